@@ -1,0 +1,1 @@
+//! Hand-written conveniences on the generated types.

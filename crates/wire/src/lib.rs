@@ -1,0 +1,147 @@
+//! pydantic-ai message histories as Rust types, read and written byte for byte.
+//!
+//! This crate is msgflow's equivalent of pydantic-ai's `ModelMessagesTypeAdapter`: it parses a
+//! history (a JSON array of `request` / `response` messages) into the types generated from
+//! `schema/pydantic-ai-messages.schema.json`, and serialises it back.
+//!
+//! * **Byte-identical.** A history written by pydantic-ai 2.68.0's `dump_json` is written back
+//!   with the same bytes: key order, explicit `null`s, numbers, string escapes, timestamps.
+//! * **Lossless.** Keys left out by older releases stay out ([`Field`]), unknown keys are kept
+//!   ([`Extra`]), parts and content items of kinds this version does not know are kept whole
+//!   ([`UnknownObject`]), and opaque values (tool arguments, tool output, metadata) are kept as
+//!   written ([`RawJson`]).
+//! * **Located errors.** Input that is not a history gives a [`ParseError`] with the JSON path,
+//!   line and column, and what was expected. Nesting deeper than [`MAX_DEPTH`] is an error, not a
+//!   stack overflow.
+//!
+//! ```
+//! let json = r#"[{"parts":[{"content":"hi","timestamp":"2025-01-02T03:04:05.678901Z","part_kind":"user-prompt"}],"timestamp":null,"instructions":null,"kind":"request","run_id":null,"conversation_id":null,"metadata":null,"state":"complete"}]"#;
+//! let history = msgflow_wire::from_str(json)?;
+//! assert!(matches!(&history[0], msgflow_wire::ModelMessage::Request(_)));
+//! assert_eq!(msgflow_wire::to_string(&history)?, json);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod base64data;
+mod error;
+mod extra;
+mod field;
+#[allow(clippy::all, missing_docs, rustdoc::all)]
+mod generated;
+mod helpers;
+mod raw;
+mod rt;
+mod scalars;
+mod timestamp;
+
+use std::io::{Read, Write};
+
+pub use base64data::{Base64Data, Base64Error};
+pub use error::{ParseError, ParseErrorCategory, WriteError};
+pub use extra::{Extra, UnknownObject};
+pub use field::Field;
+pub use generated::*;
+pub use helpers::*;
+pub use raw::RawJson;
+pub use scalars::{Decimal, Duration, Float, ForceDownload, Int};
+pub use timestamp::{Timestamp, TimestampError, TimestampParts};
+
+/// The deepest nesting of arrays and objects msgflow reads (serde_json's recursion limit).
+/// pydantic-ai's own parser stops at a similar depth; deeper input is rejected with an error.
+pub const MAX_DEPTH: usize = 128;
+
+/// Limits applied while reading untrusted input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Reject input larger than this many bytes (no limit when `None`).
+    pub max_input_bytes: Option<usize>,
+}
+
+/// Parses a history from JSON bytes.
+pub fn from_slice(input: &[u8]) -> Result<Vec<ModelMessage>, ParseError> {
+    from_slice_with(input, &ParseOptions::default())
+}
+
+/// Parses a history from JSON bytes, applying `options`.
+pub fn from_slice_with(input: &[u8], options: &ParseOptions) -> Result<Vec<ModelMessage>, ParseError> {
+    if let Some(limit) = options.max_input_bytes {
+        if input.len() > limit {
+            return Err(ParseError::new(
+                ParseErrorCategory::Limit,
+                format!("the input is {} bytes, more than the limit of {limit} bytes", input.len()),
+            ));
+        }
+    }
+    if input.starts_with(b"\xEF\xBB\xBF") {
+        let mut err = ParseError::new(
+            ParseErrorCategory::Syntax,
+            "the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes",
+        );
+        (err.line, err.column) = (1, 1);
+        return Err(err);
+    }
+    let guard = rt::ContextGuard::new(input);
+    match serde_json::from_slice::<rt::IndexedVec<ModelMessage>>(input) {
+        Ok(messages) => Ok(messages.0),
+        Err(err) => Err(locate(input, &guard, &err)),
+    }
+}
+
+/// Parses a history from a JSON string.
+pub fn from_str(input: &str) -> Result<Vec<ModelMessage>, ParseError> {
+    from_slice(input.as_bytes())
+}
+
+/// Parses a history from a reader (read to the end first: parsing borrows from the input).
+pub fn from_reader<R: Read>(mut reader: R) -> Result<Vec<ModelMessage>, ParseError> {
+    let mut input = Vec::new();
+    reader
+        .read_to_end(&mut input)
+        .map_err(|err| ParseError::new(ParseErrorCategory::Io, format!("cannot read the input: {err}")))?;
+    from_slice(&input)
+}
+
+/// Parses one message (a JSON object) from a string.
+pub fn message_from_str(input: &str) -> Result<ModelMessage, ParseError> {
+    let guard = rt::ContextGuard::new(input.as_bytes());
+    serde_json::from_str::<ModelMessage>(input).map_err(|err| locate(input.as_bytes(), &guard, &err))
+}
+
+fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> ParseError {
+    let (path, offset) = guard.error_location();
+    let (line, column) = match offset {
+        Some(offset) => rt::line_column(input, offset),
+        None => (err.line(), err.column()),
+    };
+    let category = match err.classify() {
+        serde_json::error::Category::Io => ParseErrorCategory::Io,
+        serde_json::error::Category::Syntax => ParseErrorCategory::Syntax,
+        serde_json::error::Category::Data => ParseErrorCategory::Data,
+        serde_json::error::Category::Eof => ParseErrorCategory::Eof,
+    };
+    let mut message = rt::message_of(err);
+    if message.contains("recursion limit exceeded") {
+        message = format!("nesting deeper than {MAX_DEPTH} levels (msgflow's limit)");
+    }
+    ParseError { category, path, line, column, message }
+}
+
+/// Serialises a history in pydantic-ai's compact form.
+pub fn to_vec(messages: &[ModelMessage]) -> Result<Vec<u8>, WriteError> {
+    let mut out = Vec::with_capacity(64 * messages.len());
+    to_writer(&mut out, messages)?;
+    Ok(out)
+}
+
+/// Serialises a history as a string in pydantic-ai's compact form.
+pub fn to_string(messages: &[ModelMessage]) -> Result<String, WriteError> {
+    let bytes = to_vec(messages)?;
+    // serde_json writes only UTF-8.
+    Ok(String::from_utf8(bytes).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()))
+}
+
+/// Serialises a history to a writer in pydantic-ai's compact form.
+pub fn to_writer<W: Write>(writer: W, messages: &[ModelMessage]) -> Result<(), WriteError> {
+    serde_json::to_writer(writer, messages)?;
+    Ok(())
+}

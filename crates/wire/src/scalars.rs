@@ -1,0 +1,265 @@
+//! Small runtime types the schema names with `x-msgflow-rust-type`.
+
+use std::fmt;
+
+use serde::de::Deserializer;
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::RawJson;
+
+macro_rules! opaque_scalar {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub struct $name(RawJson);
+
+        impl $name {
+            /// The JSON text as written (a string literal with its quotes, or a number).
+            pub fn as_json(&self) -> &str {
+                self.0.get()
+            }
+
+            /// Wraps a JSON value.
+            pub fn from_raw(raw: RawJson) -> Self {
+                $name(raw)
+            }
+
+            /// The value as written when it is a JSON string, else the number's text.
+            pub fn text(&self) -> String {
+                self.0.as_string().unwrap_or_else(|| self.0.get().to_owned())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.text())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                self.0.serialize(serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                RawJson::deserialize(deserializer).map($name)
+            }
+        }
+    };
+}
+
+opaque_scalar! {
+    /// A decimal amount (`usage.cost`): pydantic-ai writes a JSON string with its digits kept
+    /// (`"0.001234"`, `"0.50"`) and reads a string or a number. msgflow keeps the text.
+    ///
+    /// ```
+    /// let cost = msgflow_wire::Decimal::new("0.50");
+    /// assert_eq!(cost.as_json(), "\"0.50\"");
+    /// assert_eq!(cost.to_f64(), Some(0.5));
+    /// ```
+    Decimal
+}
+
+impl Decimal {
+    /// A decimal written as pydantic-ai writes it (a JSON string).
+    pub fn new(digits: &str) -> Self {
+        Decimal(RawJson::string(digits))
+    }
+
+    /// The amount as a float (for sums and display).
+    pub fn to_f64(&self) -> Option<f64> {
+        self.text().trim().parse().ok()
+    }
+}
+
+opaque_scalar! {
+    /// A duration (`failed_attempts[].duration`): pydantic-ai writes ISO 8601 (`"PT1.5S"`) and
+    /// reads that, seconds as a number, or `"HH:MM:SS"`. msgflow keeps what was written.
+    Duration
+}
+
+impl Duration {
+    /// A duration from ISO 8601 text such as `PT1.5S`.
+    pub fn iso8601(text: &str) -> Self {
+        Duration(RawJson::string(text))
+    }
+}
+
+/// `force_download` of a file URL: `false`, `true` or `"allow-local"`.
+///
+/// Any other value (pydantic-ai's lax mode reads `"yes"` as `true`) is kept as written in
+/// `Other`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ForceDownload {
+    /// Send the URL to providers that accept URLs; download otherwise.
+    #[default]
+    No,
+    /// Always download, with SSRF protection.
+    Yes,
+    /// Always download, allowing private addresses.
+    AllowLocal,
+    /// A value pydantic-ai coerces (such as `"yes"` or `1`), kept as written.
+    Other(RawJson),
+}
+
+impl Serialize for ForceDownload {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ForceDownload::No => serializer.serialize_bool(false),
+            ForceDownload::Yes => serializer.serialize_bool(true),
+            ForceDownload::AllowLocal => serializer.serialize_str("allow-local"),
+            ForceDownload::Other(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ForceDownload {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawJson::deserialize(deserializer)?;
+        Ok(match raw.get() {
+            "false" => ForceDownload::No,
+            "true" => ForceDownload::Yes,
+            "\"allow-local\"" => ForceDownload::AllowLocal,
+            _ => ForceDownload::Other(raw),
+        })
+    }
+}
+
+/// An integer field (token counts, retry attempts, offsets).
+///
+/// pydantic-ai reads integers leniently (`5.0` and `"5"` are 5) and writes them back as plain
+/// integers; msgflow keeps such a spelling as written so that a round trip returns the same
+/// JSON, and rejects anything that is not an integer.
+///
+/// ```
+/// use msgflow_wire::Int;
+/// let tokens: Int = serde_json::from_str("5.0").unwrap();
+/// assert_eq!(tokens.value(), 5);
+/// assert_eq!(serde_json::to_string(&tokens).unwrap(), "5.0");
+/// assert!(serde_json::from_str::<Int>("5.5").is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Int {
+    value: i64,
+    written: Option<Box<str>>,
+}
+
+impl Int {
+    /// The integer.
+    pub fn value(&self) -> i64 {
+        self.value
+    }
+
+    /// The spelling read from the input when it was not a plain integer (`5.0`, `"5"`).
+    pub fn written(&self) -> Option<&str> {
+        self.written.as_deref()
+    }
+}
+
+impl From<i64> for Int {
+    fn from(value: i64) -> Self {
+        Int { value, written: None }
+    }
+}
+
+impl From<Int> for i64 {
+    fn from(value: Int) -> Self {
+        value.value
+    }
+}
+
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.value)
+    }
+}
+
+impl Serialize for Int {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.written.as_deref().and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok()) {
+            Some(raw) => raw.serialize(serializer),
+            None => serializer.serialize_i64(self.value),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawJson::deserialize(deserializer)?;
+        let text = raw.get();
+        let inner = raw.as_string();
+        let literal = inner.as_deref().unwrap_or(text).trim();
+        let value = if let Ok(value) = literal.parse::<i64>() {
+            value
+        } else if literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !literal.is_empty() && literal != "-" {
+            return Err(D::Error::custom(format_args!("integer {literal} does not fit in 64 bits")));
+        } else {
+            match literal.parse::<f64>() {
+                Ok(float) if float.fract() == 0.0 && float.abs() < 9.2e18 && !literal.contains(['i', 'n', 'N', 'I']) => {
+                    float as i64
+                }
+                _ => return Err(D::Error::custom(format_args!("invalid value {text}: expected an integer"))),
+            }
+        };
+        let written = (value.to_string() != text).then(|| text.into());
+        Ok(Int { value, written })
+    }
+}
+
+/// A floating-point field (`audio_seconds`).
+///
+/// Written as pydantic-ai writes floats (`0.0`, `1e+16`); a spelling read from the input that
+/// differs (`0`, `1E16`) is kept as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Float {
+    value: f64,
+    written: Option<Box<str>>,
+}
+
+impl Float {
+    /// The number.
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+}
+
+impl From<f64> for Float {
+    fn from(value: f64) -> Self {
+        Float { value, written: None }
+    }
+}
+
+impl fmt::Display for Float {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.value)
+    }
+}
+
+impl Serialize for Float {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.written.as_deref().and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok()) {
+            Some(raw) => raw.serialize(serializer),
+            None => serializer.serialize_f64(self.value),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Float {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawJson::deserialize(deserializer)?;
+        let text = raw.get();
+        let inner = raw.as_string();
+        let literal = inner.as_deref().unwrap_or(text).trim();
+        let value: f64 = match literal.parse() {
+            Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
+            _ => return Err(D::Error::custom(format_args!("invalid value {text}: expected a number"))),
+        };
+        let canonical = serde_json::to_string(&value).unwrap_or_default();
+        let written = (canonical != text).then(|| text.into());
+        Ok(Float { value, written })
+    }
+}

@@ -1,0 +1,344 @@
+//! [`Timestamp`]: a wire datetime kept exactly as written.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A datetime as pydantic-ai writes it: `2025-01-02T03:04:05.678901Z`, `...+05:30`, or naive
+/// (no offset), with microseconds only when they are not zero.
+///
+/// msgflow keeps the exact text, because a parsed datetime would lose three distinctions that
+/// pydantic-ai preserves (naive versus aware, the offset, and whether microseconds are written).
+/// Reading validates the text: the forms pydantic-ai accepts are RFC 3339 datetimes with `T`, `t`
+/// or a space, optional fractional seconds and `Z` or a numeric offset, plain dates, and Unix
+/// times as numbers or numeric strings.
+///
+/// ```
+/// use msgflow_wire::Timestamp;
+/// let ts = Timestamp::parse("2025-01-02T03:04:05.678901+05:30").unwrap();
+/// assert_eq!(ts.as_str(), Some("2025-01-02T03:04:05.678901+05:30"));
+/// let parts = ts.parts().unwrap();
+/// assert_eq!((parts.year, parts.microsecond, parts.offset_minutes), (2025, 678901, Some(330)));
+/// assert!(Timestamp::parse("yesterday").is_err());
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Timestamp(Repr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Repr {
+    Text(String),
+    /// A Unix time written as a JSON number, kept as its literal.
+    Number(String),
+}
+
+/// The calendar fields of a [`Timestamp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimestampParts {
+    /// Year.
+    pub year: i32,
+    /// Month, 1 to 12.
+    pub month: u8,
+    /// Day of the month, 1 to 31.
+    pub day: u8,
+    /// Hour, 0 to 23.
+    pub hour: u8,
+    /// Minute, 0 to 59.
+    pub minute: u8,
+    /// Second, 0 to 59 (60 is accepted for leap seconds).
+    pub second: u8,
+    /// Microsecond (digits beyond six are truncated, as pydantic-ai does).
+    pub microsecond: u32,
+    /// Offset from UTC in minutes; `None` for a naive datetime.
+    pub offset_minutes: Option<i32>,
+}
+
+/// Why a text is not a datetime pydantic-ai would accept.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid datetime {text:?}: expected an RFC 3339 datetime such as \"2025-01-02T03:04:05Z\", a date or a Unix time")]
+pub struct TimestampError {
+    /// The rejected text.
+    pub text: String,
+}
+
+impl Timestamp {
+    /// Validates and wraps a datetime string.
+    pub fn parse(text: &str) -> Result<Self, TimestampError> {
+        if parse_datetime(text).is_some() || is_numeric(text) {
+            Ok(Timestamp(Repr::Text(text.to_owned())))
+        } else {
+            Err(TimestampError { text: text.to_owned() })
+        }
+    }
+
+    /// Formats calendar fields the way pydantic-ai writes them (`Z` for UTC, six fractional
+    /// digits only when the microsecond is not zero).
+    pub fn from_parts(parts: TimestampParts) -> Self {
+        let mut text = format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second
+        );
+        if parts.microsecond != 0 {
+            text.push_str(&format!(".{:06}", parts.microsecond));
+        }
+        match parts.offset_minutes {
+            None => {}
+            Some(0) => text.push('Z'),
+            Some(offset) => {
+                let sign = if offset < 0 { '-' } else { '+' };
+                let abs = offset.unsigned_abs();
+                text.push_str(&format!("{sign}{:02}:{:02}", abs / 60, abs % 60));
+            }
+        }
+        Timestamp(Repr::Text(text))
+    }
+
+    /// The datetime text, unless the value was written as a JSON number.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Text(text) => Some(text),
+            Repr::Number(_) => None,
+        }
+    }
+
+    /// The text as written (a number literal for Unix times).
+    pub fn as_written(&self) -> &str {
+        match &self.0 {
+            Repr::Text(text) | Repr::Number(text) => text,
+        }
+    }
+
+    /// The calendar fields, when the value is a datetime or date string.
+    pub fn parts(&self) -> Option<TimestampParts> {
+        self.as_str().and_then(parse_datetime)
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Timestamp({})", self.as_written())
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_written())
+    }
+}
+
+impl std::str::FromStr for Timestamp {
+    type Err = TimestampError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::parse(text)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Text(text) => serializer.serialize_str(text),
+            Repr::Number(literal) => match RawValue::from_string(literal.clone()) {
+                Ok(raw) => raw.serialize(serializer),
+                Err(_) => serializer.serialize_str(literal),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TimestampVisitor;
+        impl Visitor<'_> for TimestampVisitor {
+            type Value = Timestamp;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a datetime string such as \"2025-01-02T03:04:05Z\" or a Unix time")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Timestamp, E> {
+                Timestamp::parse(text).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Timestamp, E> {
+                Ok(Timestamp(Repr::Number(value.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Timestamp, E> {
+                Ok(Timestamp(Repr::Number(value.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Timestamp, E> {
+                if value.is_finite() {
+                    let literal = serde_json::to_string(&value).map_err(E::custom)?;
+                    Ok(Timestamp(Repr::Number(literal)))
+                } else {
+                    Err(E::custom("a Unix time must be finite"))
+                }
+            }
+        }
+        deserializer.deserialize_any(TimestampVisitor)
+    }
+}
+
+fn is_numeric(text: &str) -> bool {
+    !text.is_empty() && text.parse::<f64>().is_ok_and(f64::is_finite) && !text.contains(['e', 'E', 'i', 'n', 'N', 'I'])
+}
+
+/// A small cursor over ASCII digits and separators.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn digits(&mut self, count: usize) -> Option<u32> {
+        let slice = self.bytes.get(self.at..self.at + count)?;
+        let mut value = 0u32;
+        for &byte in slice {
+            if !byte.is_ascii_digit() {
+                return None;
+            }
+            value = value * 10 + u32::from(byte - b'0');
+        }
+        self.at += count;
+        Some(value)
+    }
+
+    fn eat(&mut self, expected: &[u8]) -> Option<u8> {
+        let byte = *self.bytes.get(self.at)?;
+        if expected.contains(&byte) {
+            self.at += 1;
+            Some(byte)
+        } else {
+            None
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn done(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+}
+
+fn days_in_month(year: i32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+fn parse_datetime(text: &str) -> Option<TimestampParts> {
+    let mut cur = Cursor { bytes: text.as_bytes(), at: 0 };
+    let year = cur.digits(4)? as i32;
+    cur.eat(b"-")?;
+    let month = cur.digits(2)?;
+    cur.eat(b"-")?;
+    let day = cur.digits(2)?;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut parts = TimestampParts {
+        year,
+        month: month as u8,
+        day: day as u8,
+        hour: 0,
+        minute: 0,
+        second: 0,
+        microsecond: 0,
+        offset_minutes: None,
+    };
+    if cur.done() {
+        return Some(parts);
+    }
+    cur.eat(b"Tt _")?;
+    let hour = cur.digits(2)?;
+    cur.eat(b":")?;
+    let minute = cur.digits(2)?;
+    let mut second = 0;
+    if cur.eat(b":").is_some() {
+        second = cur.digits(2)?;
+        if cur.eat(b".,").is_some() {
+            let start = cur.at;
+            let mut micro = 0u32;
+            while let Some(byte) = cur.peek().filter(u8::is_ascii_digit) {
+                if cur.at - start < 6 {
+                    micro = micro * 10 + u32::from(byte - b'0');
+                }
+                cur.at += 1;
+            }
+            let written = cur.at - start;
+            if written == 0 {
+                return None;
+            }
+            for _ in written..6 {
+                micro *= 10;
+            }
+            parts.microsecond = micro;
+        }
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    parts.hour = hour as u8;
+    parts.minute = minute as u8;
+    parts.second = second as u8;
+    match cur.peek() {
+        None => {}
+        Some(b'Z' | b'z') => {
+            cur.at += 1;
+            parts.offset_minutes = Some(0);
+        }
+        Some(b'+' | b'-') => {
+            let negative = cur.eat(b"+-")? == b'-';
+            let hours = cur.digits(2)?;
+            let _ = cur.eat(b":");
+            let minutes = if cur.done() { 0 } else { cur.digits(2)? };
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let total = (hours * 60 + minutes) as i32;
+            parts.offset_minutes = Some(if negative { -total } else { total });
+        }
+        Some(_) => return None,
+    }
+    cur.done().then_some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_pydantic_forms() {
+        for text in [
+            "2025-01-02T03:04:05Z",
+            "2025-01-02T03:04:05.678901Z",
+            "2025-01-02T03:04:05",
+            "2025-01-02 03:04:05",
+            "2025-01-02",
+            "2025-01-02T03:04:05.123456789Z",
+            "2025-01-02T03:04:05-08:00",
+            "2024-02-29T00:00:00+0530",
+            "1735787045",
+        ] {
+            assert!(Timestamp::parse(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        for text in ["garbage", "", "2025-13-01", "2025-02-30", "2025-01-02T25:00:00", "2025-01-02T03:04:05Zjunk", "NaN", "inf"] {
+            assert!(Timestamp::parse(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn formats_like_pydantic() {
+        let parts = Timestamp::parse("2025-01-02T03:04:05.120000+00:00").unwrap().parts().unwrap();
+        assert_eq!(Timestamp::from_parts(parts).as_str(), Some("2025-01-02T03:04:05.120000Z"));
+        let naive = Timestamp::parse("2025-01-02 03:04:05").unwrap().parts().unwrap();
+        assert_eq!(Timestamp::from_parts(naive).as_str(), Some("2025-01-02T03:04:05"));
+    }
+}

@@ -1,0 +1,12 @@
+//! `cargo xtask conformance` (being written).
+
+use anyhow::{bail, Result};
+
+/// Command-line arguments.
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Runs the task.
+pub fn run(_args: &Args) -> Result<()> {
+    bail!("cargo xtask conformance is not written yet")
+}

@@ -1,0 +1,54 @@
+//! msgflow's build tasks: `cargo xtask <task>`.
+//!
+//! Each task is a module with a `run` function; the Python side of the oracle tasks lives in
+//! `python/` and runs in a venv under `target/` that [`venv`] creates.
+
+mod bench;
+mod codegen;
+mod conformance;
+mod fixtures;
+mod media_conformance;
+mod venv;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "xtask", about = "msgflow build tasks")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Generate crates/wire/src/generated.rs from schema/pydantic-ai-messages.schema.json.
+    Codegen {
+        /// Fail when the checked-in file is stale instead of rewriting it.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Create the pydantic-ai venvs and regenerate the committed fixtures in tests/fixtures/.
+    Fixtures(fixtures::Args),
+    /// Live differential checks against pydantic-ai 2.68.0 (wire, canonical, repair, media).
+    Conformance(conformance::Args),
+    /// Side-by-side benchmarks against pydantic-ai and the JSON parsing limit.
+    Bench(bench::Args),
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().task {
+        Task::Codegen { check } => codegen::run(check),
+        Task::Fixtures(args) => fixtures::run(&args),
+        Task::Conformance(args) => conformance::run(&args),
+        Task::Bench(args) => bench::run(&args),
+    }
+}
+
+/// The workspace root (the parent of `xtask/`).
+pub fn project_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
