@@ -4,7 +4,6 @@
 //! `python/` and runs in a venv under `target/` that [`venv`] creates.
 
 mod bench;
-mod codegen;
 mod conformance;
 mod fixtures;
 mod media_conformance;
@@ -40,7 +39,7 @@ enum Task {
 
 fn main() -> Result<()> {
     match Cli::parse().task {
-        Task::Codegen { check } => codegen::run(check),
+        Task::Codegen { check } => xtask_codegen::run(check),
         Task::Fixtures(args) => fixtures::run(&args),
         Task::Conformance(args) => conformance::run(&args),
         Task::Bench(args) => bench::run(&args),

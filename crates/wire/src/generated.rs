@@ -59,6 +59,15 @@ impl Serialize for ModelMessage {
     }
 }
 
+impl rt::SizeHint for ModelMessage {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Request(v) => rt::SizeHint::size_hint(v),
+            Self::Response(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ModelMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -68,7 +77,7 @@ impl<'de> Deserialize<'de> for ModelMessage {
                 f.write_str("a ModelMessage object with `kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ModelMessage, A::Error> {
-                ModelMessage::from_entries(rt::Entries::from_map(map)?)
+                ModelMessage::from_entries(rt::Entries::from_map_splitting(map, &["parts"])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -130,6 +139,21 @@ impl Serialize for ModelRequest {
         rt::serialize_field(&mut map, "state", &self.state)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ModelRequest {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.parts);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 16 + rt::SizeHint::size_hint(&self.instructions);
+        size += 17;
+        size += 10 + rt::SizeHint::size_hint(&self.run_id);
+        size += 19 + rt::SizeHint::size_hint(&self.conversation_id);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 9 + rt::SizeHint::size_hint(&self.state);
+        size
     }
 }
 
@@ -295,6 +319,34 @@ impl Serialize for ModelResponse {
         rt::serialize_field(&mut map, "state", &self.state)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ModelResponse {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.parts);
+        size += 9 + rt::SizeHint::size_hint(&self.usage);
+        size += 14 + rt::SizeHint::size_hint(&self.model_name);
+        size += 12 + rt::SizeHint::size_hint(&self.model_id);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 18;
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 16 + rt::SizeHint::size_hint(&self.provider_url);
+        size += 20 + rt::SizeHint::size_hint(&self.canonical_system);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 18 + rt::SizeHint::size_hint(&self.vendor_details);
+        size += 24 + rt::SizeHint::size_hint(&self.provider_response_id);
+        size += 13 + rt::SizeHint::size_hint(&self.vendor_id);
+        size += 17 + rt::SizeHint::size_hint(&self.finish_reason);
+        size += 10 + rt::SizeHint::size_hint(&self.run_id);
+        size += 19 + rt::SizeHint::size_hint(&self.conversation_id);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 17 + rt::SizeHint::size_hint(&self.workspace_ref);
+        size += 18 + rt::SizeHint::size_hint(&self.history_digest);
+        size += 19 + rt::SizeHint::size_hint(&self.failed_attempts);
+        size += 9 + rt::SizeHint::size_hint(&self.state);
+        size
     }
 }
 
@@ -508,6 +560,26 @@ impl Serialize for ModelRequestPart {
     }
 }
 
+impl rt::SizeHint for ModelRequestPart {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::SystemPrompt(v) => rt::SizeHint::size_hint(v),
+            Self::UserPrompt(v) => rt::SizeHint::size_hint(v),
+            Self::Speech(v) => rt::SizeHint::size_hint(v),
+            Self::ToolReturn(v) => rt::SizeHint::size_hint(v),
+            Self::RetryPrompt(v) => rt::SizeHint::size_hint(v),
+            Self::RetryFeedback(v) => rt::SizeHint::size_hint(v),
+            Self::ToolAvailabilityDelta(v) => rt::SizeHint::size_hint(v),
+            Self::CapabilityLoadDelta(v) => rt::SizeHint::size_hint(v),
+            Self::ModelSettingsDelta(v) => rt::SizeHint::size_hint(v),
+            Self::InstructionDelta(v) => rt::SizeHint::size_hint(v),
+            Self::InstructionBaseline(v) => rt::SizeHint::size_hint(v),
+            Self::Compaction(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ModelRequestPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -517,7 +589,7 @@ impl<'de> Deserialize<'de> for ModelRequestPart {
                 f.write_str("a ModelRequestPart object with `part_kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ModelRequestPart, A::Error> {
-                ModelRequestPart::from_entries(rt::Entries::from_map(map)?)
+                ModelRequestPart::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -575,6 +647,20 @@ impl Serialize for SystemPromptPart {
         map.serialize_entry("part_kind", "system-prompt")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for SystemPromptPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 15 + rt::SizeHint::size_hint(&self.dynamic_ref);
+        size += 14 + rt::SizeHint::size_hint(&self.context_id);
+        size += 9 + rt::SizeHint::size_hint(&self.scope);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 28;
+        size
     }
 }
 
@@ -659,6 +745,16 @@ impl Serialize for UserPromptPart {
         map.serialize_entry("part_kind", "user-prompt")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for UserPromptPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 26;
+        size
     }
 }
 
@@ -762,6 +858,23 @@ impl Serialize for ToolReturnPart {
     }
 }
 
+impl rt::SizeHint for ToolReturnPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_kind);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 11 + rt::SizeHint::size_hint(&self.outcome);
+        size += 9 + rt::SizeHint::size_hint(&self.retry);
+        size += 26;
+        size += 24 + rt::SizeHint::size_hint(&self.content_file_digests);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolReturnPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -862,6 +975,17 @@ impl Serialize for RetryFeedbackPart {
     }
 }
 
+impl rt::SizeHint for RetryFeedbackPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 9 + rt::SizeHint::size_hint(&self.retry);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 29;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for RetryFeedbackPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -942,6 +1066,18 @@ impl Serialize for RetryPromptPart {
         map.serialize_entry("part_kind", "retry-prompt")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for RetryPromptPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 27;
+        size
     }
 }
 
@@ -1035,6 +1171,17 @@ impl Serialize for ToolAvailabilityDeltaPart {
     }
 }
 
+impl rt::SizeHint for ToolAvailabilityDeltaPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 15 + rt::SizeHint::size_hint(&self.tools_added);
+        size += 9 + rt::SizeHint::size_hint(&self.added);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 38;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolAvailabilityDeltaPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -1118,6 +1265,16 @@ impl Serialize for CapabilityLoadDeltaPart {
     }
 }
 
+impl rt::SizeHint for CapabilityLoadDeltaPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 10 + rt::SizeHint::size_hint(&self.loaded);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 36;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for CapabilityLoadDeltaPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -1187,6 +1344,16 @@ impl Serialize for ModelSettingsDeltaPart {
         map.serialize_entry("part_kind", "model-settings-delta")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ModelSettingsDeltaPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 12 + rt::SizeHint::size_hint(&self.settings);
+        size += 13 + rt::SizeHint::size_hint(&self.top_level);
+        size += 35;
+        size
     }
 }
 
@@ -1266,6 +1433,17 @@ impl Serialize for InstructionDeltaPart {
     }
 }
 
+impl rt::SizeHint for InstructionDeltaPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 13 + rt::SizeHint::size_hint(&self.base_hash);
+        size += 32;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for InstructionDeltaPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -1334,6 +1512,15 @@ impl Serialize for InstructionBaselinePart {
         map.serialize_entry("part_kind", "instruction-baseline")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for InstructionBaselinePart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 16 + rt::SizeHint::size_hint(&self.instructions);
+        size += 35;
+        size
     }
 }
 
@@ -1424,6 +1611,19 @@ impl Serialize for CompactionPart {
         map.serialize_entry("part_kind", "compaction")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for CompactionPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 25;
+        size
     }
 }
 
@@ -1529,6 +1729,22 @@ impl Serialize for SpeechPart {
         map.serialize_entry("part_kind", "speech")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for SpeechPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.speaker);
+        size += 14 + rt::SizeHint::size_hint(&self.transcript);
+        size += 9 + rt::SizeHint::size_hint(&self.audio);
+        size += 21 + rt::SizeHint::size_hint(&self.interrupted_at_ms);
+        size += 14 + rt::SizeHint::size_hint(&self.timestamps);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 21;
+        size
     }
 }
 
@@ -1679,6 +1895,22 @@ impl Serialize for ModelResponsePart {
     }
 }
 
+impl rt::SizeHint for ModelResponsePart {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Text(v) => rt::SizeHint::size_hint(v),
+            Self::ToolCall(v) => rt::SizeHint::size_hint(v),
+            Self::BuiltinToolCall(v) => rt::SizeHint::size_hint(v),
+            Self::BuiltinToolReturn(v) => rt::SizeHint::size_hint(v),
+            Self::Thinking(v) => rt::SizeHint::size_hint(v),
+            Self::Compaction(v) => rt::SizeHint::size_hint(v),
+            Self::File(v) => rt::SizeHint::size_hint(v),
+            Self::Speech(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ModelResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -1688,7 +1920,7 @@ impl<'de> Deserialize<'de> for ModelResponsePart {
                 f.write_str("a ModelResponsePart object with `part_kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ModelResponsePart, A::Error> {
-                ModelResponsePart::from_entries(rt::Entries::from_map(map)?)
+                ModelResponsePart::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -1742,6 +1974,19 @@ impl Serialize for TextPart {
         map.serialize_entry("part_kind", "text")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for TextPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 13 + rt::SizeHint::size_hint(&self.citations);
+        size += 19;
+        size
     }
 }
 
@@ -1837,6 +2082,19 @@ impl Serialize for ThinkingPart {
         map.serialize_entry("part_kind", "thinking")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ThinkingPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 13 + rt::SizeHint::size_hint(&self.signature);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 23;
+        size
     }
 }
 
@@ -1938,6 +2196,21 @@ impl Serialize for ToolCallPart {
         map.serialize_entry("part_kind", "tool-call")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ToolCallPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 8 + rt::SizeHint::size_hint(&self.args);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_kind);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 24;
+        size
     }
 }
 
@@ -2045,6 +2318,21 @@ impl Serialize for NativeToolCallPart {
         map.serialize_entry("part_kind", "builtin-tool-call")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for NativeToolCallPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 8 + rt::SizeHint::size_hint(&self.args);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_kind);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 32;
+        size
     }
 }
 
@@ -2167,6 +2455,24 @@ impl Serialize for NativeToolReturnPart {
     }
 }
 
+impl rt::SizeHint for NativeToolReturnPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_kind);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 11 + rt::SizeHint::size_hint(&self.outcome);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 34;
+        size += 24 + rt::SizeHint::size_hint(&self.content_file_digests);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for NativeToolReturnPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -2274,6 +2580,18 @@ impl Serialize for FilePart {
     }
 }
 
+impl rt::SizeHint for FilePart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 19;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for FilePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -2328,6 +2646,15 @@ impl Serialize for UserPromptContent {
         match self {
             Self::Text(text) => serializer.serialize_str(text),
             Self::Items(items) => items.serialize(serializer),
+        }
+    }
+}
+
+impl rt::SizeHint for UserPromptContent {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Text(text) => rt::SizeHint::size_hint(text),
+            Self::Items(items) => rt::SizeHint::size_hint(items),
         }
     }
 }
@@ -2449,6 +2776,24 @@ impl Serialize for UserContent {
     }
 }
 
+impl rt::SizeHint for UserContent {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Text(text) => rt::SizeHint::size_hint(text),
+            Self::TextContent(v) => rt::SizeHint::size_hint(v),
+            Self::StructuredContent(v) => rt::SizeHint::size_hint(v),
+            Self::ImageUrl(v) => rt::SizeHint::size_hint(v),
+            Self::AudioUrl(v) => rt::SizeHint::size_hint(v),
+            Self::VideoUrl(v) => rt::SizeHint::size_hint(v),
+            Self::DocumentUrl(v) => rt::SizeHint::size_hint(v),
+            Self::Binary(v) => rt::SizeHint::size_hint(v),
+            Self::UploadedFile(v) => rt::SizeHint::size_hint(v),
+            Self::CachePoint(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for UserContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -2458,7 +2803,7 @@ impl<'de> Deserialize<'de> for UserContent {
                 f.write_str("a string or a UserContent object with `kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<UserContent, A::Error> {
-                UserContent::from_entries(rt::Entries::from_map(map)?)
+                UserContent::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
                 Ok(Self::Value::Text(text.to_owned()))
@@ -2506,6 +2851,16 @@ impl Serialize for TextContent {
         map.serialize_entry("kind", "text-content")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for TextContent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 22;
+        size
     }
 }
 
@@ -2590,6 +2945,19 @@ impl Serialize for StructuredContent {
         rt::serialize_field(&mut map, "description", &self.description)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for StructuredContent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 12 + rt::SizeHint::size_hint(&self.metadata);
+        size += 28;
+        size += 9 + rt::SizeHint::size_hint(&self.value);
+        size += 7 + rt::SizeHint::size_hint(&self.tag);
+        size += 15 + rt::SizeHint::size_hint(&self.description);
+        size
     }
 }
 
@@ -2686,6 +3054,19 @@ impl Serialize for ImageUrl {
     }
 }
 
+impl rt::SizeHint for ImageUrl {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 7 + rt::SizeHint::size_hint(&self.url);
+        size += 18 + rt::SizeHint::size_hint(&self.force_download);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 19;
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for ImageUrl {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -2776,6 +3157,19 @@ impl Serialize for AudioUrl {
         rt::serialize_field(&mut map, "identifier", &self.identifier)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for AudioUrl {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 7 + rt::SizeHint::size_hint(&self.url);
+        size += 18 + rt::SizeHint::size_hint(&self.force_download);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 19;
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
     }
 }
 
@@ -2872,6 +3266,19 @@ impl Serialize for VideoUrl {
     }
 }
 
+impl rt::SizeHint for VideoUrl {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 7 + rt::SizeHint::size_hint(&self.url);
+        size += 18 + rt::SizeHint::size_hint(&self.force_download);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 19;
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for VideoUrl {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -2965,6 +3372,19 @@ impl Serialize for DocumentUrl {
     }
 }
 
+impl rt::SizeHint for DocumentUrl {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 7 + rt::SizeHint::size_hint(&self.url);
+        size += 18 + rt::SizeHint::size_hint(&self.force_download);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 22;
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for DocumentUrl {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -3051,6 +3471,18 @@ impl Serialize for BinaryContent {
         rt::serialize_field(&mut map, "identifier", &self.identifier)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for BinaryContent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 8 + rt::SizeHint::size_hint(&self.data);
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 16;
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
     }
 }
 
@@ -3144,6 +3576,19 @@ impl Serialize for UploadedFile {
     }
 }
 
+impl rt::SizeHint for UploadedFile {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.file_id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 19 + rt::SizeHint::size_hint(&self.vendor_metadata);
+        size += 23;
+        size += 14 + rt::SizeHint::size_hint(&self.media_type);
+        size += 14 + rt::SizeHint::size_hint(&self.identifier);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for UploadedFile {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -3227,6 +3672,15 @@ impl Serialize for CachePoint {
     }
 }
 
+impl rt::SizeHint for CachePoint {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 21;
+        size += 7 + rt::SizeHint::size_hint(&self.ttl);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for CachePoint {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -3290,6 +3744,16 @@ impl Serialize for RetryInfo {
         rt::serialize_field(&mut map, "max_retries", &self.max_retries)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for RetryInfo {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.cause);
+        size += 11 + rt::SizeHint::size_hint(&self.attempt);
+        size += 15 + rt::SizeHint::size_hint(&self.max_retries);
+        size
     }
 }
 
@@ -3360,6 +3824,15 @@ impl Serialize for Citation {
         rt::serialize_field(&mut map, "anchor", &self.anchor)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for Citation {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.sources);
+        size += 10 + rt::SizeHint::size_hint(&self.anchor);
+        size
     }
 }
 
@@ -3444,6 +3917,16 @@ impl Serialize for CitationSource {
     }
 }
 
+impl rt::SizeHint for CitationSource {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Web(v) => rt::SizeHint::size_hint(v),
+            Self::Document(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for CitationSource {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -3453,7 +3936,7 @@ impl<'de> Deserialize<'de> for CitationSource {
                 f.write_str("a CitationSource object with `kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CitationSource, A::Error> {
-                CitationSource::from_entries(rt::Entries::from_map(map)?)
+                CitationSource::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -3499,6 +3982,17 @@ impl Serialize for WebCitationSource {
         map.serialize_entry("kind", "web")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for WebCitationSource {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 7 + rt::SizeHint::size_hint(&self.url);
+        size += 9 + rt::SizeHint::size_hint(&self.title);
+        size += 12 + rt::SizeHint::size_hint(&self.excerpts);
+        size += 13;
+        size
     }
 }
 
@@ -3587,6 +4081,17 @@ impl Serialize for DocumentCitationSource {
     }
 }
 
+impl rt::SizeHint for DocumentCitationSource {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 15 + rt::SizeHint::size_hint(&self.document_id);
+        size += 9 + rt::SizeHint::size_hint(&self.title);
+        size += 12 + rt::SizeHint::size_hint(&self.excerpts);
+        size += 18;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for DocumentCitationSource {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -3670,6 +4175,16 @@ impl Serialize for CitationAnchor {
     }
 }
 
+impl rt::SizeHint for CitationAnchor {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Content(v) => rt::SizeHint::size_hint(v),
+            Self::Marker(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for CitationAnchor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -3679,7 +4194,7 @@ impl<'de> Deserialize<'de> for CitationAnchor {
                 f.write_str("a CitationAnchor object with `kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CitationAnchor, A::Error> {
-                CitationAnchor::from_entries(rt::Entries::from_map(map)?)
+                CitationAnchor::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -3721,6 +4236,16 @@ impl Serialize for ContentCitationAnchor {
         map.serialize_entry("kind", "content")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ContentCitationAnchor {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.start);
+        size += 7 + rt::SizeHint::size_hint(&self.end);
+        size += 17;
+        size
     }
 }
 
@@ -3793,6 +4318,16 @@ impl Serialize for MarkerCitationAnchor {
         map.serialize_entry("kind", "marker")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for MarkerCitationAnchor {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.start);
+        size += 7 + rt::SizeHint::size_hint(&self.end);
+        size += 16;
+        size
     }
 }
 
@@ -3869,6 +4404,17 @@ impl Serialize for SpeechTimestamp {
         rt::serialize_field(&mut map, "granularity", &self.granularity)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for SpeechTimestamp {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 8 + rt::SizeHint::size_hint(&self.text);
+        size += 12 + rt::SizeHint::size_hint(&self.start_ms);
+        size += 15 + rt::SizeHint::size_hint(&self.duration_ms);
+        size += 15 + rt::SizeHint::size_hint(&self.granularity);
+        size
     }
 }
 
@@ -3953,6 +4499,15 @@ impl Serialize for InstructionBlock {
     }
 }
 
+impl rt::SizeHint for InstructionBlock {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::InstructionDigest(v) => rt::SizeHint::size_hint(v),
+            Self::Instruction(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for InstructionBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -3962,7 +4517,7 @@ impl<'de> Deserialize<'de> for InstructionBlock {
                 f.write_str("a InstructionBlock object with `part_kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<InstructionBlock, A::Error> {
-                InstructionBlock::from_entries(rt::Entries::from_map(map)?)
+                InstructionBlock::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -4016,6 +4571,19 @@ impl Serialize for InstructionPart {
         rt::serialize_field(&mut map, "part_kind", &self.part_kind)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for InstructionPart {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.content);
+        size += 11 + rt::SizeHint::size_hint(&self.dynamic);
+        size += 13 + rt::SizeHint::size_hint(&self.on_change);
+        size += 8 + rt::SizeHint::size_hint(&self.name);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 13 + rt::SizeHint::size_hint(&self.part_kind);
+        size
     }
 }
 
@@ -4106,6 +4674,17 @@ impl Serialize for InstructionDigest {
     }
 }
 
+impl rt::SizeHint for InstructionDigest {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size += 11 + rt::SizeHint::size_hint(&self.dynamic);
+        size += 16 + rt::SizeHint::size_hint(&self.content_hash);
+        size += 33;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for InstructionDigest {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -4174,6 +4753,15 @@ impl Serialize for WorkspaceRef {
         map.serialize_entry("id", &self.id)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for WorkspaceRef {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 12 + rt::SizeHint::size_hint(&self.provider);
+        size += 6 + rt::SizeHint::size_hint(&self.id);
+        size
     }
 }
 
@@ -4266,6 +4854,20 @@ impl Serialize for ModelRequestAttempt {
         rt::serialize_field(&mut map, "usage", &self.usage)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ModelRequestAttempt {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 14 + rt::SizeHint::size_hint(&self.model_name);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 11 + rt::SizeHint::size_hint(&self.outcome);
+        size += 9 + rt::SizeHint::size_hint(&self.error);
+        size += 13 + rt::SizeHint::size_hint(&self.timestamp);
+        size += 12 + rt::SizeHint::size_hint(&self.duration);
+        size += 9 + rt::SizeHint::size_hint(&self.usage);
+        size
     }
 }
 
@@ -4413,6 +5015,28 @@ impl Serialize for RequestUsage {
     }
 }
 
+impl rt::SizeHint for RequestUsage {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 16 + rt::SizeHint::size_hint(&self.input_tokens);
+        size += 18 + rt::SizeHint::size_hint(&self.request_tokens);
+        size += 22 + rt::SizeHint::size_hint(&self.cache_write_tokens);
+        size += 25 + rt::SizeHint::size_hint(&self.cache_write_1h_tokens);
+        size += 21 + rt::SizeHint::size_hint(&self.cache_read_tokens);
+        size += 17 + rt::SizeHint::size_hint(&self.output_tokens);
+        size += 19 + rt::SizeHint::size_hint(&self.response_tokens);
+        size += 23 + rt::SizeHint::size_hint(&self.unmeasured_requests);
+        size += 27 + rt::SizeHint::size_hint(&self.output_reasoning_tokens);
+        size += 22 + rt::SizeHint::size_hint(&self.input_audio_tokens);
+        size += 27 + rt::SizeHint::size_hint(&self.cache_audio_read_tokens);
+        size += 23 + rt::SizeHint::size_hint(&self.output_audio_tokens);
+        size += 17 + rt::SizeHint::size_hint(&self.audio_seconds);
+        size += 11 + rt::SizeHint::size_hint(&self.details);
+        size += 8 + rt::SizeHint::size_hint(&self.cost);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for RequestUsage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -4527,6 +5151,14 @@ impl Serialize for RecordedModelSettings {
     }
 }
 
+impl rt::SizeHint for RecordedModelSettings {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 12 + rt::SizeHint::size_hint(&self.thinking);
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for RecordedModelSettings {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -4607,6 +5239,12 @@ impl FinishReason {
     }
 }
 
+impl rt::SizeHint for FinishReason {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for FinishReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -4663,6 +5301,12 @@ impl ModelRequestState {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for ModelRequestState {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -4730,6 +5374,12 @@ impl ModelResponseState {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for ModelResponseState {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -4804,6 +5454,12 @@ impl ToolReturnOutcome {
     }
 }
 
+impl rt::SizeHint for ToolReturnOutcome {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for ToolReturnOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -4860,6 +5516,12 @@ impl SystemPromptScope {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for SystemPromptScope {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -4922,6 +5584,12 @@ impl CachePointTtl {
     }
 }
 
+impl rt::SizeHint for CachePointTtl {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for CachePointTtl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -4978,6 +5646,12 @@ impl Speaker {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for Speaker {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -5040,6 +5714,12 @@ impl SpeechTimestampGranularity {
     }
 }
 
+impl rt::SizeHint for SpeechTimestampGranularity {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for SpeechTimestampGranularity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -5099,6 +5779,12 @@ impl InstructionChangePolicy {
     }
 }
 
+impl rt::SizeHint for InstructionChangePolicy {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for InstructionChangePolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -5155,6 +5841,12 @@ impl ModelRequestAttemptOutcome {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for ModelRequestAttemptOutcome {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -5250,6 +5942,12 @@ impl UploadedFileProviderName {
     }
 }
 
+impl rt::SizeHint for UploadedFileProviderName {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for UploadedFileProviderName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -5322,6 +6020,12 @@ impl ThinkingEffort {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for ThinkingEffort {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -5399,6 +6103,12 @@ impl RetryCause {
     /// `false` for a value outside the schema's list.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl rt::SizeHint for RetryCause {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }
 
@@ -5494,6 +6204,12 @@ impl ResponsePartKind {
     }
 }
 
+impl rt::SizeHint for ResponsePartKind {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
+    }
+}
+
 impl fmt::Display for ResponsePartKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -5570,6 +6286,18 @@ impl Serialize for ModelResponsePartDelta {
     }
 }
 
+impl rt::SizeHint for ModelResponsePartDelta {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::Text(v) => rt::SizeHint::size_hint(v),
+            Self::Thinking(v) => rt::SizeHint::size_hint(v),
+            Self::ToolCall(v) => rt::SizeHint::size_hint(v),
+            Self::Speech(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ModelResponsePartDelta {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -5579,7 +6307,7 @@ impl<'de> Deserialize<'de> for ModelResponsePartDelta {
                 f.write_str("a ModelResponsePartDelta object with `part_delta_kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ModelResponsePartDelta, A::Error> {
-                ModelResponsePartDelta::from_entries(rt::Entries::from_map(map)?)
+                ModelResponsePartDelta::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -5629,6 +6357,18 @@ impl Serialize for TextPartDelta {
         map.serialize_entry("part_delta_kind", "text")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for TextPartDelta {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 17 + rt::SizeHint::size_hint(&self.content_delta);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 19 + rt::SizeHint::size_hint(&self.citations_delta);
+        size += 25;
+        size
     }
 }
 
@@ -5724,6 +6464,18 @@ impl Serialize for ThinkingPartDelta {
         map.serialize_entry("part_delta_kind", "thinking")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for ThinkingPartDelta {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 17 + rt::SizeHint::size_hint(&self.content_delta);
+        size += 19 + rt::SizeHint::size_hint(&self.signature_delta);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 29;
+        size
     }
 }
 
@@ -5823,6 +6575,19 @@ impl Serialize for ToolCallPartDelta {
     }
 }
 
+impl rt::SizeHint for ToolCallPartDelta {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 19 + rt::SizeHint::size_hint(&self.tool_name_delta);
+        size += 14 + rt::SizeHint::size_hint(&self.args_delta);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 17 + rt::SizeHint::size_hint(&self.provider_name);
+        size += 20 + rt::SizeHint::size_hint(&self.provider_details);
+        size += 30;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallPartDelta {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -5919,6 +6684,19 @@ impl Serialize for SpeechPartDelta {
         map.serialize_entry("part_delta_kind", "speech")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for SpeechPartDelta {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 11 + rt::SizeHint::size_hint(&self.speaker);
+        size += 20 + rt::SizeHint::size_hint(&self.transcript_delta);
+        size += 14 + rt::SizeHint::size_hint(&self.transcript);
+        size += 15 + rt::SizeHint::size_hint(&self.audio_chunk);
+        size += 14 + rt::SizeHint::size_hint(&self.timestamps);
+        size += 27;
+        size
     }
 }
 
@@ -6026,6 +6804,18 @@ impl Serialize for AgentStreamEvent {
     }
 }
 
+impl rt::SizeHint for AgentStreamEvent {
+    fn size_hint(&self) -> usize {
+        match self {
+            Self::PartStart(v) => rt::SizeHint::size_hint(v),
+            Self::PartDelta(v) => rt::SizeHint::size_hint(v),
+            Self::PartEnd(v) => rt::SizeHint::size_hint(v),
+            Self::FinalResult(v) => rt::SizeHint::size_hint(v),
+            Self::Unknown(v) => rt::SizeHint::size_hint(v),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for AgentStreamEvent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct UnionVisitor;
@@ -6035,7 +6825,7 @@ impl<'de> Deserialize<'de> for AgentStreamEvent {
                 f.write_str("a AgentStreamEvent object with `event_kind`")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AgentStreamEvent, A::Error> {
-                AgentStreamEvent::from_entries(rt::Entries::from_map(map)?)
+                AgentStreamEvent::from_entries(rt::Entries::from_map_splitting(map, &[])?)
             }
         }
         deserializer.deserialize_map(UnionVisitor)
@@ -6085,6 +6875,18 @@ impl Serialize for PartStartEvent {
         map.serialize_entry("event_kind", "part_start")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for PartStartEvent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.index);
+        size += 8 + rt::SizeHint::size_hint(&self.part);
+        size += 22 + rt::SizeHint::size_hint(&self.previous_part_kind);
+        size += 20 + rt::SizeHint::size_hint(&self.canonical_system);
+        size += 26;
+        size
     }
 }
 
@@ -6163,6 +6965,16 @@ impl Serialize for PartDeltaEvent {
         map.serialize_entry("event_kind", "part_delta")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for PartDeltaEvent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.index);
+        size += 9 + rt::SizeHint::size_hint(&self.delta);
+        size += 26;
+        size
     }
 }
 
@@ -6246,6 +7058,18 @@ impl Serialize for PartEndEvent {
     }
 }
 
+impl rt::SizeHint for PartEndEvent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 9 + rt::SizeHint::size_hint(&self.index);
+        size += 8 + rt::SizeHint::size_hint(&self.part);
+        size += 18 + rt::SizeHint::size_hint(&self.next_part_kind);
+        size += 20 + rt::SizeHint::size_hint(&self.canonical_system);
+        size += 24;
+        size
+    }
+}
+
 impl<'de> Deserialize<'de> for PartEndEvent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct FieldsVisitor;
@@ -6321,6 +7145,16 @@ impl Serialize for FinalResultEvent {
         map.serialize_entry("event_kind", "final_result")?;
         self.extra.serialize_into(&mut map)?;
         map.end()
+    }
+}
+
+impl rt::SizeHint for FinalResultEvent {
+    fn size_hint(&self) -> usize {
+        let mut size = 2 + rt::SizeHint::size_hint(&self.extra);
+        size += 13 + rt::SizeHint::size_hint(&self.tool_name);
+        size += 16 + rt::SizeHint::size_hint(&self.tool_call_id);
+        size += 28;
+        size
     }
 }
 

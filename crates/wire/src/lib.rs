@@ -22,6 +22,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 mod base64data;
 mod error;
 mod extra;
@@ -41,7 +43,7 @@ pub use error::{ParseError, ParseErrorCategory, WriteError};
 pub use extra::{Extra, UnknownObject};
 pub use field::Field;
 pub use generated::*;
-pub use helpers::*;
+
 pub use raw::RawJson;
 pub use scalars::{Decimal, Duration, Float, ForceDownload, Int};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
@@ -80,8 +82,19 @@ pub fn from_slice_with(input: &[u8], options: &ParseOptions) -> Result<Vec<Model
         (err.line, err.column) = (1, 1);
         return Err(err);
     }
+    // Validating UTF-8 once here lets serde_json read the input as a `str`, which it then does
+    // not validate again for every raw value it borrows.
+    let text = std::str::from_utf8(input).map_err(|err| {
+        let (line, column) = rt::line_column(input, err.valid_up_to());
+        let mut error = ParseError::new(
+            ParseErrorCategory::Syntax,
+            format!("invalid UTF-8 at byte {}: JSON text must be UTF-8", err.valid_up_to()),
+        );
+        (error.line, error.column) = (line, column);
+        error
+    })?;
     let guard = rt::ContextGuard::new(input);
-    match serde_json::from_slice::<rt::IndexedVec<ModelMessage>>(input) {
+    match serde_json::from_str::<rt::IndexedVec<ModelMessage>>(text) {
         Ok(messages) => Ok(messages.0),
         Err(err) => Err(locate(input, &guard, &err)),
     }
@@ -128,7 +141,8 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
 
 /// Serialises a history in pydantic-ai's compact form.
 pub fn to_vec(messages: &[ModelMessage]) -> Result<Vec<u8>, WriteError> {
-    let mut out = Vec::with_capacity(64 * messages.len());
+    let estimate: usize = messages.iter().map(rt::SizeHint::size_hint).sum();
+    let mut out = Vec::with_capacity(estimate + estimate / 32 + 64);
     to_writer(&mut out, messages)?;
     Ok(out)
 }

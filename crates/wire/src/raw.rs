@@ -177,26 +177,36 @@ impl<'de> Deserialize<'de> for RawJson {
 
 /// Where the string starting after an opening quote at `start` ends (the index after its
 /// closing quote), or the end of the input.
+///
+/// Only quotes stop the search: a quote is the closing one when an even number of backslashes
+/// precede it. Tool output is full of `\n` escapes, so this is much faster than stopping at
+/// every backslash.
 fn skip_string(bytes: &[u8], start: usize) -> usize {
     let mut i = start;
     while let Some(rest) = bytes.get(i..) {
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(offset) => {
-                let at = i + offset;
-                if bytes.get(at) == Some(&b'\\') {
-                    i = at + 2;
-                } else {
-                    return at + 1;
-                }
-            }
-            None => return bytes.len(),
+        let Some(offset) = memchr::memchr(b'"', rest) else {
+            return bytes.len();
+        };
+        let at = i + offset;
+        let backslashes = bytes.get(start..at).map_or(0, |before| before.iter().rev().take_while(|&&b| b == b'\\').count());
+        if backslashes % 2 == 0 {
+            return at + 1;
         }
+        i = at + 1;
     }
     bytes.len()
 }
 
 /// `true` when valid JSON text holds whitespace outside its strings.
 pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
+    // Raw newlines, returns and tabs cannot occur inside JSON strings: one fast search finds
+    // every pretty-printed value. Only spaces need the string-aware walk below.
+    if memchr::memchr3(b'\n', b'\r', b'\t', bytes).is_some() {
+        return true;
+    }
+    if memchr::memchr(b' ', bytes).is_none() {
+        return false;
+    }
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {
         match byte {

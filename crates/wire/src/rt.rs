@@ -234,54 +234,124 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// A JSON object read as `(key, raw value)` pairs borrowed from the input, in input order.
+/// The value of one entry of [`Entries`].
+pub(crate) enum EntryValue<'de> {
+    /// The value's JSON text, borrowed from the input.
+    Raw(&'de RawValue),
+    /// An array of objects already split into entries (a message's `parts`, read before the
+    /// message's `kind` is known, so that the parts are scanned once).
+    Objects(Vec<Entries<'de>>),
+}
+
+impl<'de> EntryValue<'de> {
+    /// The JSON text (rebuilt, compact, for split arrays).
+    fn to_raw_json(&self) -> crate::RawJson {
+        match self {
+            EntryValue::Raw(raw) => crate::RawJson::from_raw(raw),
+            EntryValue::Objects(objects) => {
+                let mut text = String::from("[");
+                for (index, object) in objects.iter().enumerate() {
+                    if index > 0 {
+                        text.push(',');
+                    }
+                    text.push('{');
+                    for (position, (key, value)) in object.items.iter().enumerate() {
+                        if position > 0 {
+                            text.push(',');
+                        }
+                        text.push_str(&serde_json::to_string(key.as_str()).unwrap_or_default());
+                        text.push(':');
+                        text.push_str(value.to_raw_json().get());
+                    }
+                    text.push('}');
+                }
+                text.push(']');
+                crate::RawJson::trusted(&text)
+            }
+        }
+    }
+
+    /// A raw value inside this one, to locate errors.
+    fn anchor(&self) -> Option<&'de RawValue> {
+        match self {
+            EntryValue::Raw(raw) => Some(*raw),
+            EntryValue::Objects(objects) => objects.iter().find_map(Entries::anchor),
+        }
+    }
+}
+
+/// A JSON object read as `(key, value)` pairs borrowed from the input, in input order.
 pub(crate) struct Entries<'de> {
-    pub(crate) items: Vec<(Key<'de>, &'de RawValue)>,
+    pub(crate) items: Vec<(Key<'de>, EntryValue<'de>)>,
 }
 
 impl<'de> Entries<'de> {
     /// Reads the rest of a JSON object as pairs.
-    pub(crate) fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+    pub(crate) fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Self::from_map_splitting(map, &[])
+    }
+
+    /// Reads the rest of a JSON object as pairs, splitting the arrays of objects under
+    /// `split_keys` into entries too.
+    pub(crate) fn from_map_splitting<A: MapAccess<'de>>(mut map: A, split_keys: &[&'static str]) -> Result<Self, A::Error> {
         let mut items = Vec::with_capacity(map.size_hint().unwrap_or(10));
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            push(Segment::Key(Cow::Owned(key.as_str().to_owned())));
-            let value = map.next_value::<&'de RawValue>();
-            if value.is_err() {
-                note_error_path();
-            }
-            pop();
-            items.push((key, value?));
+            let value = match split_keys.iter().find(|split| **split == key.as_str()) {
+                Some(split) => {
+                    push(Segment::Key(Cow::Borrowed(split)));
+                    let objects = map.next_value::<IndexedVec<Entries<'de>>>();
+                    if objects.is_err() {
+                        note_error_path();
+                    }
+                    pop();
+                    EntryValue::Objects(objects?.0)
+                }
+                None => match map.next_value::<&'de RawValue>() {
+                    Ok(raw) => EntryValue::Raw(raw),
+                    Err(err) => {
+                        // Only now is the key worth an allocation for the path.
+                        push(Segment::Key(Cow::Owned(key.as_str().to_owned())));
+                        note_error_path();
+                        pop();
+                        return Err(err);
+                    }
+                },
+            };
+            items.push((key, value));
         }
         Ok(Entries { items })
+    }
+
+    fn anchor(&self) -> Option<&'de RawValue> {
+        self.items.iter().find_map(|(_, value)| value.anchor())
     }
 
     /// The string value of a discriminator key (the last one wins, as in pydantic-ai), or `None`
     /// when the key is absent or `null`.
     pub(crate) fn tag<E: de::Error>(&self, key: &'static str) -> Result<Option<Key<'de>>, E> {
-        let Some((_, raw)) = self.items.iter().rev().find(|(name, _)| name.as_str() == key) else {
+        let Some((_, value)) = self.items.iter().rev().find(|(name, _)| name.as_str() == key) else {
             return Ok(None);
         };
-        if raw.get() == "null" {
-            return Ok(None);
-        }
         push(Segment::Key(Cow::Borrowed(key)));
-        let result = Key::deserialize(RawSlot(raw)).map_err(|err| {
-            note_error_at(raw);
-            E::custom(format_args!("`{key}` must be a string: {}", message_of(&err)))
-        });
+        let result = match value {
+            EntryValue::Raw(raw) if raw.get() == "null" => Ok(None),
+            EntryValue::Raw(raw) => Key::deserialize(RawSlot(raw)).map(Some).map_err(|err| {
+                note_error_at(raw);
+                E::custom(format_args!("`{key}` must be a string: {}", message_of(&err)))
+            }),
+            EntryValue::Objects(_) => {
+                note_error_path();
+                Err(E::custom(format_args!("`{key}` must be a string, not an array")))
+            }
+        };
         pop();
-        result.map(Some)
-    }
-
-    /// The raw value of a key.
-    pub(crate) fn get(&self, key: &str) -> Option<&'de RawValue> {
-        self.items.iter().rev().find(|(name, _)| name.as_str() == key).map(|(_, raw)| *raw)
+        result
     }
 
     /// An error about the whole object, located at its first value.
     pub(crate) fn error<E: de::Error>(&self, message: fmt::Arguments<'_>) -> E {
-        match self.items.first() {
-            Some((_, raw)) => note_error_at(raw),
+        match self.anchor() {
+            Some(raw) => note_error_at(raw),
             None => note_error_path(),
         }
         E::custom(message)
@@ -289,11 +359,11 @@ impl<'de> Entries<'de> {
 
     /// Reads the object as the struct `T` (whose visitor reads it like any JSON object).
     pub(crate) fn into_struct<T: Deserialize<'de>, E: de::Error>(self) -> Result<T, E> {
-        let first = self.items.first().map(|(_, raw)| *raw);
+        let first = self.anchor().map(RawValue::get);
         T::deserialize(EntriesDeserializer(self)).map_err(|err| {
             // Errors about the object as a whole (a missing key) point at its first value.
             if let Some(raw) = first {
-                note_error_offset(raw.get(), 1, 1);
+                note_error_offset(raw, 1, 1);
             }
             E::custom(message_of(&err))
         })
@@ -302,8 +372,8 @@ impl<'de> Entries<'de> {
     /// Keeps the object whole, for a kind msgflow does not know.
     pub(crate) fn into_unknown(self) -> crate::UnknownObject {
         let mut extra = crate::Extra::new();
-        for (key, raw) in self.items {
-            extra.push(key.0.into_owned(), crate::RawJson::from_raw(raw));
+        for (key, value) in self.items {
+            extra.push(key.0.into_owned(), value.to_raw_json());
         }
         crate::UnknownObject::from_extra(extra)
     }
@@ -355,8 +425,8 @@ impl<'de> Deserializer<'de> for EntriesDeserializer<'de> {
 
 /// Map access over [`Entries`]: each value is read from its raw slice.
 struct EntriesMapAccess<'de> {
-    items: std::vec::IntoIter<(Key<'de>, &'de RawValue)>,
-    value: Option<&'de RawValue>,
+    items: std::vec::IntoIter<(Key<'de>, EntryValue<'de>)>,
+    value: Option<EntryValue<'de>>,
 }
 
 impl<'de> MapAccess<'de> for EntriesMapAccess<'de> {
@@ -377,18 +447,59 @@ impl<'de> MapAccess<'de> for EntriesMapAccess<'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
-        let raw = self.value.take().ok_or_else(|| de::Error::custom("value requested before its key"))?;
-        seed.deserialize(RawSlot(raw)).inspect_err(|err| {
-            if err.line() != 0 {
-                note_error_offset(raw.get(), err.line(), err.column());
-            } else {
-                note_error_offset(raw.get(), 1, 1);
-            }
-        })
+        match self.value.take() {
+            Some(EntryValue::Raw(raw)) => seed.deserialize(RawSlot(raw)).inspect_err(|err| {
+                if err.line() != 0 {
+                    note_error_offset(raw.get(), err.line(), err.column());
+                } else {
+                    note_error_offset(raw.get(), 1, 1);
+                }
+            }),
+            Some(EntryValue::Objects(objects)) => seed.deserialize(ObjectsDeserializer(objects)),
+            None => Err(de::Error::custom("value requested before its key")),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.items.len())
+    }
+}
+
+/// An array already split into objects' entries, as a deserializer of a sequence.
+struct ObjectsDeserializer<'de>(Vec<Entries<'de>>);
+
+impl<'de> Deserializer<'de> for ObjectsDeserializer<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_seq(ObjectsSeqAccess(self.0.into_iter()))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ObjectsSeqAccess<'de>(std::vec::IntoIter<Entries<'de>>);
+
+impl<'de> SeqAccess<'de> for ObjectsSeqAccess<'de> {
+    type Error = serde_json::Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error> {
+        match self.0.next() {
+            Some(entries) => seed.deserialize(EntriesDeserializer(entries)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
     }
 }
 
@@ -536,16 +647,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for IndexedField<T> {
     }
 }
 
-/// `Option<Vec<T>>` with indexed elements (a required, nullable array).
-pub(crate) struct IndexedOption<T>(pub(crate) Option<Vec<T>>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for IndexedOption<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Option::<IndexedVec<T>>::deserialize(deserializer)?;
-        Ok(IndexedOption(value.map(|v| v.0)))
-    }
-}
-
 /// Writes an optional field unless it was absent.
 pub(crate) fn serialize_field<M, T>(map: &mut M, key: &'static str, field: &crate::Field<T>) -> Result<(), M::Error>
 where
@@ -556,5 +657,80 @@ where
         crate::Field::Absent => Ok(()),
         crate::Field::Null => map.serialize_entry(key, &()),
         crate::Field::Present(value) => map.serialize_entry(key, value),
+    }
+}
+
+/// A cheap estimate of a value's serialised size, so that serialising a large history writes
+/// into one buffer instead of growing (and copying) it repeatedly.
+pub(crate) trait SizeHint {
+    fn size_hint(&self) -> usize;
+}
+
+impl SizeHint for String {
+    fn size_hint(&self) -> usize {
+        // Quotes, and a little room for escapes.
+        self.len() + self.len() / 16 + 2
+    }
+}
+
+impl SizeHint for crate::RawJson {
+    fn size_hint(&self) -> usize {
+        self.get().len()
+    }
+}
+
+impl SizeHint for crate::UnknownObject {
+    fn size_hint(&self) -> usize {
+        self.entries().iter().map(|(key, value)| key.len() + value.get().len() + 4).sum::<usize>() + 2
+    }
+}
+
+impl SizeHint for crate::Extra {
+    fn size_hint(&self) -> usize {
+        self.iter().map(|(key, value)| key.len() + value.get().len() + 4).sum()
+    }
+}
+
+impl<T: SizeHint> SizeHint for Vec<T> {
+    fn size_hint(&self) -> usize {
+        self.iter().map(|item| item.size_hint() + 1).sum::<usize>() + 2
+    }
+}
+
+impl<T: SizeHint> SizeHint for Option<T> {
+    fn size_hint(&self) -> usize {
+        self.as_ref().map_or(4, SizeHint::size_hint)
+    }
+}
+
+impl<T: SizeHint> SizeHint for crate::Field<T> {
+    fn size_hint(&self) -> usize {
+        self.get().map_or(4, SizeHint::size_hint)
+    }
+}
+
+macro_rules! fixed_size_hint {
+    ($($ty:ty => $size:expr),* $(,)?) => {$(
+        impl SizeHint for $ty {
+            fn size_hint(&self) -> usize {
+                $size
+            }
+        }
+    )*};
+}
+
+fixed_size_hint! {
+    bool => 5,
+    crate::Int => 12,
+    crate::Float => 16,
+    crate::Timestamp => 34,
+    crate::Decimal => 12,
+    crate::Duration => 12,
+    crate::ForceDownload => 13,
+}
+
+impl SizeHint for crate::Base64Data {
+    fn size_hint(&self) -> usize {
+        self.as_str().len() + 2
     }
 }

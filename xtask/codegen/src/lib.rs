@@ -18,7 +18,12 @@ use std::process::{Command, Stdio};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{Map, Value};
 
-use crate::project_root;
+
+/// The workspace root (two levels above this crate).
+pub fn project_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.ancestors().nth(2).map(PathBuf::from).unwrap_or(manifest)
+}
 
 const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
@@ -701,6 +706,25 @@ impl Model {
         }
         out.push_str("self.extra.serialize_into(&mut map)?;\nmap.end()\n}\n}\n\n");
 
+        // Size hint.
+        let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nlet mut size = 2 + rt::SizeHint::size_hint(&self.extra);");
+        for prop in &s.props {
+            match &prop.kind {
+                PropKind::Const(value) => {
+                    let _ = writeln!(out, "size += {};", prop.key.len() + value.len() + 6);
+                }
+                PropKind::Value { .. } => {
+                    let _ = writeln!(
+                        out,
+                        "size += {} + rt::SizeHint::size_hint(&self.{});",
+                        prop.key.len() + 4,
+                        rust_field_name(&prop.key)
+                    );
+                }
+            }
+        }
+        out.push_str("size\n}\n}\n\n");
+
         // Deserialize.
         let _ = writeln!(
             out,
@@ -764,8 +788,35 @@ impl Model {
         Ok(())
     }
 
+    /// Keys whose value is, in every member of the union, an array of a tagged union: they are
+    /// split into entries while the union's own tag is still unknown, so they are scanned once.
+    fn split_keys(&self, u: &UnionDef) -> Vec<String> {
+        let mut keys: Option<BTreeSet<String>> = None;
+        for (_, target) in &u.variants {
+            let Some(Def { kind: DefKind::Struct(s), .. }) = self.def(target) else { return Vec::new() };
+            let here: BTreeSet<String> = s
+                .props
+                .iter()
+                .filter(|p| match &p.kind {
+                    PropKind::Value { ty: Ty::Vec(inner), required: true, nullable: false, .. } => matches!(
+                        &**inner,
+                        Ty::Named(n) if matches!(self.def(n), Some(Def { kind: DefKind::Union(inner_union), .. }) if !inner_union.plain_string)
+                    ),
+                    _ => false,
+                })
+                .map(|p| p.key.clone())
+                .collect();
+            keys = Some(match keys {
+                None => here,
+                Some(previous) => previous.intersection(&here).cloned().collect(),
+            });
+        }
+        keys.unwrap_or_default().into_iter().collect()
+    }
+
     fn emit_union(&self, out: &mut String, def: &Def, u: &UnionDef) -> Result<()> {
         let name = &def.name;
+        let split = self.split_keys(u).iter().map(|k| lit(k)).collect::<Vec<_>>().join(", ");
         let tag_key = lit(&u.tag);
         doc_lines(out, &def.doc);
         if !u.routes.is_empty() {
@@ -873,6 +924,17 @@ impl Model {
             out.push_str("Self::Unknown(v) => v.serialize(serializer),\n");
         }
         out.push_str("}\n}\n}\n\n");
+        let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nmatch self {{");
+        if u.plain_string {
+            out.push_str("Self::Text(text) => rt::SizeHint::size_hint(text),\n");
+        }
+        for (value, _) in &u.variants {
+            let _ = writeln!(out, "Self::{}(v) => rt::SizeHint::size_hint(v),", variant_name(value));
+        }
+        if matches!(u.unknown, UnknownPolicy::Keep) {
+            out.push_str("Self::Unknown(v) => rt::SizeHint::size_hint(v),\n");
+        }
+        out.push_str("}\n}\n}\n\n");
 
         // Deserialize.
         let _ = writeln!(
@@ -881,7 +943,7 @@ impl Model {
              struct UnionVisitor;\nimpl<'de> Visitor<'de> for UnionVisitor {{\ntype Value = {name};\n\
              fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{\nf.write_str({})\n}}\n\
              fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<{name}, A::Error> {{\n\
-             {name}::from_entries(rt::Entries::from_map(map)?)\n}}",
+             {name}::from_entries(rt::Entries::from_map_splitting(map, &[{split}])?)\n}}",
             lit(&if u.plain_string {
                 format!("a string or a {name} object with `{}`", u.tag)
             } else {
@@ -927,6 +989,7 @@ fn emit_enum(out: &mut String, def: &Def, values: &[String]) {
         let _ = writeln!(out, "{} => Self::{},", lit(value), variant_name(value));
     }
     out.push_str("other => Self::Unknown(other.to_owned()),\n}\n}\n\n/// `false` for a value outside the schema's list.\npub fn is_known(&self) -> bool {\n!matches!(self, Self::Unknown(_))\n}\n}\n\n");
+    let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nself.as_str().len() + 2\n}}\n}}\n");
     let _ = writeln!(out, "impl fmt::Display for {name} {{\nfn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{\nf.write_str(self.as_str())\n}}\n}}\n");
     let _ = writeln!(out, "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\nserializer.serialize_str(self.as_str())\n}}\n}}\n");
     let _ = writeln!(out, "impl<'de> Deserialize<'de> for {name} {{\nfn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\nrt::Key::deserialize(deserializer).map(|key| Self::from_wire(key.as_str()))\n}}\n}}\n");
@@ -941,6 +1004,8 @@ fn emit_string_or_list(out: &mut String, def: &Def, item: &Ty) {
         "#[derive(Clone, Debug, PartialEq)]\npub enum {name} {{\n/// A plain string.\nText(String),\n/// A list of items.\nItems(Vec<{item}>),\n}}\n\n\
          impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\nmatch self {{\n\
          Self::Text(text) => serializer.serialize_str(text),\nSelf::Items(items) => items.serialize(serializer),\n}}\n}}\n}}\n\n\
+         impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nmatch self {{\n\
+         Self::Text(text) => rt::SizeHint::size_hint(text),\nSelf::Items(items) => rt::SizeHint::size_hint(items),\n}}\n}}\n}}\n\n\
          impl<'de> Deserialize<'de> for {name} {{\nfn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n\
          struct ContentVisitor;\nimpl<'de> Visitor<'de> for ContentVisitor {{\ntype Value = {name};\n\
          fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{\nf.write_str(\"a string or an array\")\n}}\n\
