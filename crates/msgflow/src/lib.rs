@@ -1,0 +1,36 @@
+//! msgflow: pydantic-ai message histories in Rust.
+//!
+//! This crate is a facade over msgflow's focused crates, re-exported as modules:
+//!
+//! * [`wire`]: the wire types generated from the JSON Schema; parse and write histories byte for
+//!   byte (`msgflow_wire`).
+//! * [`canonical`]: the small, immutable `CanonicalMessage { role, parts }` model
+//!   (`msgflow_canonical`).
+//! * [`adapter`]: conversions between the two, and history helpers (`msgflow_adapter`).
+//! * [`sanitize`]: find invariant breaks and repair a history so that every tool call has its
+//!   return (`msgflow_sanitize`).
+//! * [`registry`]: the lifecycle of each tool call and hints for the next model turn
+//!   (`msgflow_registry`).
+//! * [`media`]: file items built in Rust exactly as pydantic-ai builds them (`msgflow_media`).
+//!
+//! ```
+//! use msgflow::{sanitize, wire};
+//!
+//! // A session aborted while a tool was running: the last response's call has no return.
+//! let json = std::fs::read("../../examples/interrupted-session.json")?;
+//! let history = wire::from_slice(&json)?;
+//! assert!(!sanitize::check(&history).is_empty());
+//!
+//! let repaired = sanitize::repair(history, &sanitize::RepairOptions::default());
+//! assert!(sanitize::check(&repaired.history).iter().all(|v| v.kind != sanitize::ViolationKind::DanglingCall));
+//! let bytes = wire::to_vec(&repaired.history)?;
+//! # let _ = bytes;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub use msgflow_adapter as adapter;
+pub use msgflow_canonical as canonical;
+pub use msgflow_media as media;
+pub use msgflow_registry as registry;
+pub use msgflow_sanitize as sanitize;
+pub use msgflow_wire as wire;
