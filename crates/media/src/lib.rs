@@ -11,8 +11,48 @@
 //! * Tool-return file records: [`content_file_digests`], [`file_item_digest`],
 //!   [`python_json_dumps_sorted_ascii`].
 //!
-//! Everything works on `&str`, `&[u8]` and `serde_json::Value`; nothing panics on bad input.
+//! * Building items: [`FileItem`] (URL items, binary data from bytes, a path or a `data:` URI, uploaded files),
+//!   [`text_content`], [`structured_content`], [`cache_point`], [`IntoUserContent`], [`user_prompt`], and tool
+//!   results with their file record: [`tool_return`], [`content_file_digests_field`],
+//!   [`record_content_file_digests`]. Built items are the `msgflow_wire` types with `media_type` and
+//!   `identifier` filled in, so `msgflow_wire` writes them exactly as pydantic-ai dumps the same item.
+//!
+//! The rules work on `&str`, `&[u8]` and `serde_json::Value`; nothing panics on bad input.
+//!
+//! # Example: a multimodal history
+//!
+//! The seed's multimodal message (text, an image URL, a document URL, inline bytes) and a model response, written
+//! as a history pydantic-ai loads with `ModelMessagesTypeAdapter.validate_json` (the full program is
+//! `examples/multimodal_history.rs`):
+//!
+//! ```
+//! use msgflow_media::{user_prompt, FileItem, IntoUserContent};
+//! use msgflow_wire::{ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, TextPart, Timestamp};
+//!
+//! let prompt = user_prompt(
+//!     vec![
+//!         "Analyse this image and this document".into_user_content(),
+//!         FileItem::image_url("https://example.com/chart.png").build()?.into_user_content(),
+//!         FileItem::document_url("https://example.com/report.pdf").build()?.into_user_content(),
+//!         FileItem::binary(&b"col,value\nq1,42\n"[..], "text/csv").build()?.into_user_content(),
+//!     ],
+//!     Timestamp::parse("2025-01-02T03:04:05Z")?,
+//! );
+//! let mut response = ModelResponse::new(vec![ModelResponsePart::Text(TextPart::new("The chart shows...".to_owned()))]);
+//! response.model_name = Some("gpt-4o".to_owned()).into();
+//! response.timestamp = Some(Timestamp::parse("2025-01-02T03:04:07Z")?).into();
+//! let history = vec![
+//!     ModelMessage::Request(ModelRequest::new(vec![ModelRequestPart::UserPrompt(prompt)])),
+//!     ModelMessage::Response(response),
+//! ];
+//! let json = msgflow_wire::to_string(&history)?;
+//! assert!(json.contains(r#"{"url":"https://example.com/chart.png","force_download":false,"vendor_metadata":null,"kind":"image-url","media_type":"image/png","identifier":"c198f8"}"#));
+//! assert_eq!(msgflow_wire::from_str(&json)?, history);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod build;
+mod content;
 mod data_uri;
 mod digests;
 mod error;
@@ -22,7 +62,12 @@ mod identifier;
 mod pyjson;
 mod pyurl;
 mod tables;
+mod tool_return;
 
+pub use build::{BinaryBuilder, BuildError, FileItem, UploadedFileBuilder, UrlItem, UrlItemBuilder};
+pub use content::{
+    cache_point, structured_content, text_content, user_prompt, IntoUserContent, StructuredContentBuilder,
+};
 pub use data_uri::parse_data_uri;
 pub use digests::{content_file_digests, content_needs_file_digests, file_item_digest, is_recorded_file_item};
 pub use error::MediaError;
@@ -36,3 +81,6 @@ pub use guess::{
 };
 pub use identifier::{effective_identifier, identifier_for_bytes, identifier_for_file_id, identifier_for_url};
 pub use pyjson::python_json_dumps_sorted_ascii;
+pub use tool_return::{
+    content_file_digests_field, record_content_file_digests, record_native_content_file_digests, tool_return,
+};

@@ -98,8 +98,16 @@ const URLS: &[&str] = &[
     "https://example.com/ü.mp3",
 ];
 
-const MEDIA_TYPES: &[&str] =
-    &["image/png", "image/jpeg", "audio/wav", "audio/mpeg", "video/mp4", "application/pdf", "text/plain", "x/custom"];
+const MEDIA_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "audio/wav",
+    "audio/mpeg",
+    "video/mp4",
+    "application/pdf",
+    "text/plain",
+    "x/custom",
+];
 
 /// The instruction ids pydantic-ai writes back unchanged (an unknown namespace becomes null).
 const INSTRUCTION_IDS: &[&str] = &[
@@ -119,10 +127,25 @@ const DURATIONS: &[&str] = &["PT1.5S", "PT0S", "P1DT1H1M1.000005S", "-PT1S", "PT
 const PLAIN_TOOL_KINDS: &[&str] = &["acme.thing", "mcp_server", "ns.tool"];
 
 /// Number spellings pydantic-ai would rewrite but msgflow keeps as written.
-const ODD_NUMBERS: &[&str] = &["1E5", "1.50", "-0", "0e0", "1e400", "-1e-400", "12345678901234567890123", "0.1e+2"];
+const ODD_NUMBERS: &[&str] = &[
+    "1E5",
+    "1.50",
+    "-0",
+    "0e0",
+    "1e400",
+    "-1e-400",
+    "12345678901234567890123",
+    "0.1e+2",
+];
 
 /// String spellings (JSON text) pydantic-ai would rewrite but msgflow keeps as written.
-const ODD_STRINGS: &[&str] = &[r#""\u00e9""#, r#""\/""#, r#""\ud83d\ude00""#, r#""\u0041\u000A""#, r#""tab\u0009""#];
+const ODD_STRINGS: &[&str] = &[
+    r#""\u00e9""#,
+    r#""\/""#,
+    r#""\ud83d\ude00""#,
+    r#""\u0041\u000A""#,
+    r#""tab\u0009""#,
+];
 
 /// Any string: words mixed with escapes, controls, non-BMP and arbitrary characters.
 pub fn text() -> BoxedStrategy<String> {
@@ -138,7 +161,9 @@ pub fn text() -> BoxedStrategy<String> {
 
 /// A non-empty string.
 fn non_empty_text() -> BoxedStrategy<String> {
-    text().prop_map(|text| if text.is_empty() { "x".to_owned() } else { text }).boxed()
+    text()
+        .prop_map(|text| if text.is_empty() { "x".to_owned() } else { text })
+        .boxed()
 }
 
 /// An id such as `call_00ab12cd34`.
@@ -155,10 +180,30 @@ pub fn timestamp(flavour: Flavour) -> BoxedStrategy<Timestamp> {
         2 => (-1439i32..=1439).prop_map(Some),
     ];
     let micro = prop_oneof![Just(0u32), 0u32..1_000_000];
-    let canonical = (1i32..=9999, 1u8..=12, 1u8..=28, 0u8..24, 0u8..60, 0u8..60, micro, offset)
-        .prop_map(|(year, month, day, hour, minute, second, microsecond, offset_minutes)| {
-            Timestamp::from_parts(TimestampParts { year, month, day, hour, minute, second, microsecond, offset_minutes })
-        })
+    let canonical = (
+        1i32..=9999,
+        1u8..=12,
+        1u8..=28,
+        0u8..24,
+        0u8..60,
+        0u8..60,
+        micro,
+        offset,
+    )
+        .prop_map(
+            |(year, month, day, hour, minute, second, microsecond, offset_minutes)| {
+                Timestamp::from_parts(TimestampParts {
+                    year,
+                    month,
+                    day,
+                    hour,
+                    minute,
+                    second,
+                    microsecond,
+                    offset_minutes,
+                })
+            },
+        )
         .boxed();
     match flavour {
         Flavour::Pydantic => canonical,
@@ -176,7 +221,9 @@ pub fn timestamp(flavour: Flavour) -> BoxedStrategy<Timestamp> {
             )
             .prop_filter_map("a datetime msgflow accepts", |text| Timestamp::parse(text).ok());
             let number = select(&["1700000000", "1700000000.5"][..])
-                .prop_filter_map("a Unix time msgflow accepts", |text| serde_json::from_str::<Timestamp>(text).ok());
+                .prop_filter_map("a Unix time msgflow accepts", |text| {
+                    serde_json::from_str::<Timestamp>(text).ok()
+                });
             prop_oneof![6 => canonical, 2 => odd_text, 1 => number].boxed()
         }
     }
@@ -186,7 +233,9 @@ pub fn timestamp(flavour: Flavour) -> BoxedStrategy<Timestamp> {
 /// integers beyond 64 bits, floats at the notation boundaries. The pydantic flavour keeps to
 /// what pydantic-ai writes back unchanged (finite floats in its spelling, unique keys).
 pub fn raw_json(flavour: Flavour) -> BoxedStrategy<RawJson> {
-    json_text(flavour, 6, None).prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok()).boxed()
+    json_text(flavour, 6, None)
+        .prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok())
+        .boxed()
 }
 
 /// A JSON object (`dict[str, Any]`).
@@ -198,7 +247,9 @@ fn raw_object(flavour: Flavour) -> BoxedStrategy<RawJson> {
 
 /// Shallow JSON for tool arguments, tool output and metadata (keeps histories small).
 fn small_json(flavour: Flavour) -> BoxedStrategy<RawJson> {
-    json_text(flavour, 3, None).prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok()).boxed()
+    json_text(flavour, 3, None)
+        .prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok())
+        .boxed()
 }
 
 fn json_string(text: &str) -> String {
@@ -210,7 +261,20 @@ fn json_leaf(flavour: Flavour) -> BoxedStrategy<String> {
         .prop_filter("finite", |value| value.is_finite())
         .prop_map(|value| serde_json::to_string(&value).unwrap_or_else(|_| "0.0".to_owned()));
     let boundary_float = select(
-        &[0.0, -0.0, 1e16, 1e-5, 9.99e-6, 5e-324, 1.7976931348623157e308, 1e15, 2.0, -1e16, 0.1, 1.5e300][..],
+        &[
+            0.0,
+            -0.0,
+            1e16,
+            1e-5,
+            9.99e-6,
+            5e-324,
+            1.7976931348623157e308,
+            1e15,
+            2.0,
+            -1e16,
+            0.1,
+            1.5e300,
+        ][..],
     )
     .prop_map(|value: f64| serde_json::to_string(&value).unwrap_or_else(|_| "0.0".to_owned()));
     let big_int = (any::<bool>(), 1u8..=9, vec(0u8..=9, 18..30)).prop_map(|(negative, first, rest)| {
@@ -241,7 +305,11 @@ fn json_leaf(flavour: Flavour) -> BoxedStrategy<String> {
 /// Object keys; the pydantic flavour avoids `kind`, which could make pydantic-ai rebuild a
 /// tool-output dictionary as a file item.
 fn json_key(flavour: Flavour) -> BoxedStrategy<String> {
-    text().prop_filter("not a file-item tag", move |key| flavour == Flavour::Any || key != "kind").boxed()
+    text()
+        .prop_filter("not a file-item tag", move |key| {
+            flavour == Flavour::Any || key != "kind"
+        })
+        .boxed()
 }
 
 fn object_text(value: BoxedStrategy<String>, flavour: Flavour) -> BoxedStrategy<String> {
@@ -272,7 +340,11 @@ fn json_text(flavour: Flavour, depth: u32, leaf: Option<BoxedStrategy<String>>) 
 
 /// An optional key: pydantic writes it always (present, or null when `nullable`); the any
 /// flavour also leaves it out.
-fn field<T: Clone + Debug + 'static>(flavour: Flavour, nullable: bool, value: BoxedStrategy<T>) -> BoxedStrategy<Field<T>> {
+fn field<T: Clone + Debug + 'static>(
+    flavour: Flavour,
+    nullable: bool,
+    value: BoxedStrategy<T>,
+) -> BoxedStrategy<Field<T>> {
     match (flavour, nullable) {
         (Flavour::Pydantic, false) => value.prop_map(Field::Present).boxed(),
         (Flavour::Pydantic, true) => prop_oneof![1 => Just(Field::Null), 2 => value.prop_map(Field::Present)].boxed(),
@@ -328,7 +400,7 @@ fn enum_value<T: Clone + Debug + 'static>(
     known: &'static [&'static str],
     from_wire: fn(&str) -> T,
 ) -> BoxedStrategy<T> {
-    let known = select(known).prop_map(move |value| from_wire(value));
+    let known = select(known).prop_map(from_wire);
     match flavour {
         Flavour::Pydantic => known.boxed(),
         Flavour::Any => prop_oneof![4 => known, 1 => ident("future").prop_map(move |value| from_wire(&value))].boxed(),
@@ -416,7 +488,17 @@ const FEEDBACK_RETRY_CAUSES: &[&str] = &["validation_error", "no_output", "model
 
 fn usage(flavour: Flavour) -> BoxedStrategy<RequestUsage> {
     let counter = || field(flavour, false, small_int(flavour));
-    let counters = (counter(), counter(), counter(), counter(), counter(), counter(), counter(), counter(), counter());
+    let counters = (
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+        counter(),
+    );
     let unmeasured = match flavour {
         // pydantic-ai writes unmeasured_requests only when it is not 0.
         Flavour::Pydantic => prop_oneof![
@@ -428,7 +510,11 @@ fn usage(flavour: Flavour) -> BoxedStrategy<RequestUsage> {
     };
     let legacy = match flavour {
         Flavour::Pydantic => Just((Field::Absent, Field::Absent)).boxed(),
-        Flavour::Any => (field(flavour, true, small_int(flavour)), field(flavour, true, small_int(flavour))).boxed(),
+        Flavour::Any => (
+            field(flavour, true, small_int(flavour)),
+            field(flavour, true, small_int(flavour)),
+        )
+            .boxed(),
     };
     let details = object_text((0i64..1000).prop_map(|n| n.to_string()).boxed(), Flavour::Pydantic)
         .prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok())
@@ -450,28 +536,47 @@ fn usage(flavour: Flavour) -> BoxedStrategy<RequestUsage> {
         field(flavour, true, cost.boxed()),
         extra(flavour),
     )
-        .prop_map(|(counters, unmeasured_requests, (request_tokens, response_tokens), audio_seconds, details, cost, extra)| {
-            let (input, cache_write, cache_write_1h, cache_read, output, reasoning, input_audio, cache_audio, output_audio) =
-                counters;
-            let mut usage = RequestUsage::new();
-            usage.input_tokens = input;
-            usage.request_tokens = request_tokens;
-            usage.cache_write_tokens = cache_write;
-            usage.cache_write_1h_tokens = cache_write_1h;
-            usage.cache_read_tokens = cache_read;
-            usage.output_tokens = output;
-            usage.response_tokens = response_tokens;
-            usage.unmeasured_requests = unmeasured_requests;
-            usage.output_reasoning_tokens = reasoning;
-            usage.input_audio_tokens = input_audio;
-            usage.cache_audio_read_tokens = cache_audio;
-            usage.output_audio_tokens = output_audio;
-            usage.audio_seconds = audio_seconds;
-            usage.details = details;
-            usage.cost = cost;
-            usage.extra = extra;
-            usage
-        })
+        .prop_map(
+            |(
+                counters,
+                unmeasured_requests,
+                (request_tokens, response_tokens),
+                audio_seconds,
+                details,
+                cost,
+                extra,
+            )| {
+                let (
+                    input,
+                    cache_write,
+                    cache_write_1h,
+                    cache_read,
+                    output,
+                    reasoning,
+                    input_audio,
+                    cache_audio,
+                    output_audio,
+                ) = counters;
+                let mut usage = RequestUsage::new();
+                usage.input_tokens = input;
+                usage.request_tokens = request_tokens;
+                usage.cache_write_tokens = cache_write;
+                usage.cache_write_1h_tokens = cache_write_1h;
+                usage.cache_read_tokens = cache_read;
+                usage.output_tokens = output;
+                usage.response_tokens = response_tokens;
+                usage.unmeasured_requests = unmeasured_requests;
+                usage.output_reasoning_tokens = reasoning;
+                usage.input_audio_tokens = input_audio;
+                usage.cache_audio_read_tokens = cache_audio;
+                usage.output_audio_tokens = output_audio;
+                usage.audio_seconds = audio_seconds;
+                usage.details = details;
+                usage.cost = cost;
+                usage.extra = extra;
+                usage
+            },
+        )
         .boxed()
 }
 
@@ -482,7 +587,7 @@ fn duration(flavour: Flavour) -> BoxedStrategy<Duration> {
         Flavour::Any => prop_oneof![
             3 => iso,
             1 => select(&["1.5", "\"00:00:01.5\"", "0"][..])
-                .prop_filter_map("a duration msgflow reads", |text| parse_json::<Duration>(text)),
+                .prop_filter_map("a duration msgflow reads", parse_json::<Duration>),
         ]
         .boxed(),
     }
@@ -492,44 +597,55 @@ fn failed_attempt(flavour: Flavour) -> BoxedStrategy<ModelRequestAttempt> {
     (
         text(),
         nullable_text(flavour),
-        enum_value(flavour, ModelRequestAttemptOutcome::KNOWN, ModelRequestAttemptOutcome::from_wire),
+        enum_value(
+            flavour,
+            ModelRequestAttemptOutcome::KNOWN,
+            ModelRequestAttemptOutcome::from_wire,
+        ),
         nullable_text(flavour),
         timestamp(flavour),
         duration(flavour),
         field(flavour, true, usage(flavour)),
         extra(flavour),
     )
-        .prop_map(|(model_name, provider_name, outcome, error, timestamp, duration, usage, extra)| {
-            let mut attempt = ModelRequestAttempt::new(model_name, outcome, timestamp, duration);
-            attempt.provider_name = provider_name;
-            attempt.error = error;
-            attempt.usage = usage;
-            attempt.extra = extra;
-            attempt
-        })
+        .prop_map(
+            |(model_name, provider_name, outcome, error, timestamp, duration, usage, extra)| {
+                let mut attempt = ModelRequestAttempt::new(model_name, outcome, timestamp, duration);
+                attempt.provider_name = provider_name;
+                attempt.error = error;
+                attempt.usage = usage;
+                attempt.extra = extra;
+                attempt
+            },
+        )
         .boxed()
 }
 
 fn citation(flavour: Flavour) -> BoxedStrategy<Citation> {
     let excerpts = || field(flavour, false, vec(text(), 0..3).boxed());
-    let web = (select(URLS), nullable_text(flavour), excerpts(), extra(flavour)).prop_map(|(url, title, excerpts, extra)| {
-        let mut source = WebCitationSource::new(url.to_owned());
-        source.title = title;
-        source.excerpts = excerpts;
-        source.extra = extra;
-        CitationSource::Web(source)
-    });
+    let web =
+        (select(URLS), nullable_text(flavour), excerpts(), extra(flavour)).prop_map(|(url, title, excerpts, extra)| {
+            let mut source = WebCitationSource::new(url.to_owned());
+            source.title = title;
+            source.excerpts = excerpts;
+            source.extra = extra;
+            CitationSource::Web(source)
+        });
     // pydantic-ai requires one of document_id, title, excerpts: the pydantic flavour always sets the id.
-    let document = (field(flavour, false, ident("doc")), nullable_text(flavour), excerpts(), extra(flavour)).prop_map(
-        |(document_id, title, excerpts, extra)| {
+    let document = (
+        field(flavour, false, ident("doc")),
+        nullable_text(flavour),
+        excerpts(),
+        extra(flavour),
+    )
+        .prop_map(|(document_id, title, excerpts, extra)| {
             let mut source = DocumentCitationSource::new();
             source.document_id = document_id;
             source.title = title;
             source.excerpts = excerpts;
             source.extra = extra;
             CitationSource::Document(source)
-        },
-    );
+        });
     let source = match flavour {
         Flavour::Pydantic => prop_oneof![web, document].boxed(),
         Flavour::Any => prop_oneof![
@@ -566,7 +682,15 @@ fn speech_timestamp(flavour: Flavour) -> BoxedStrategy<SpeechTimestamp> {
         text(),
         small_int(flavour),
         small_int(flavour),
-        field(flavour, false, enum_value(flavour, SpeechTimestampGranularity::KNOWN, SpeechTimestampGranularity::from_wire)),
+        field(
+            flavour,
+            false,
+            enum_value(
+                flavour,
+                SpeechTimestampGranularity::KNOWN,
+                SpeechTimestampGranularity::from_wire,
+            ),
+        ),
         extra(flavour),
     )
         .prop_map(|(text, start_ms, duration_ms, granularity, extra)| {
@@ -587,7 +711,11 @@ fn instruction_id(flavour: Flavour) -> BoxedStrategy<RawJson> {
 }
 
 fn instruction_block(flavour: Flavour) -> BoxedStrategy<InstructionBlock> {
-    let on_change = enum_value(flavour, InstructionChangePolicy::KNOWN, InstructionChangePolicy::from_wire);
+    let on_change = enum_value(
+        flavour,
+        InstructionChangePolicy::KNOWN,
+        InstructionChangePolicy::from_wire,
+    );
     let tag = match flavour {
         Flavour::Pydantic => Just(Field::Present("instruction".to_owned())).boxed(),
         // A block without `part_kind` is read as an instruction.
@@ -633,7 +761,11 @@ fn instruction_block(flavour: Flavour) -> BoxedStrategy<InstructionBlock> {
 // ---------------------------------------------------------------------------------------------
 
 fn force_download(flavour: Flavour) -> BoxedStrategy<ForceDownload> {
-    let known = prop_oneof![Just(ForceDownload::No), Just(ForceDownload::Yes), Just(ForceDownload::AllowLocal)];
+    let known = prop_oneof![
+        Just(ForceDownload::No),
+        Just(ForceDownload::Yes),
+        Just(ForceDownload::AllowLocal)
+    ];
     match flavour {
         Flavour::Pydantic => known.boxed(),
         Flavour::Any => prop_oneof![
@@ -685,7 +817,14 @@ fn binary_content(flavour: Flavour, media_types: &'static [&'static str]) -> Box
 }
 
 /// The fields shared by the four URL items.
-type UrlFields = (String, Field<ForceDownload>, Field<RawJson>, Field<String>, Field<String>, Extra);
+type UrlFields = (
+    String,
+    Field<ForceDownload>,
+    Field<RawJson>,
+    Field<String>,
+    Field<String>,
+    Extra,
+);
 
 fn url_fields(flavour: Flavour) -> BoxedStrategy<UrlFields> {
     (
@@ -754,22 +893,42 @@ pub fn user_content(flavour: Flavour) -> BoxedStrategy<UserContent> {
     });
     let binary = binary_content(flavour, MEDIA_TYPES).prop_map(UserContent::Binary);
     let uploaded = (
-        select(&["file-abc", "files/x/report.pdf", "gs://b/v.mp4", "s3://b/k.csv?versionId=1"][..]),
-        enum_value(flavour, UploadedFileProviderName::KNOWN, UploadedFileProviderName::from_wire),
+        select(
+            &[
+                "file-abc",
+                "files/x/report.pdf",
+                "gs://b/v.mp4",
+                "s3://b/k.csv?versionId=1",
+            ][..],
+        ),
+        enum_value(
+            flavour,
+            UploadedFileProviderName::KNOWN,
+            UploadedFileProviderName::from_wire,
+        ),
         nullable_object(flavour),
         computed_text(flavour, select(MEDIA_TYPES).prop_map(str::to_owned).boxed()),
         computed_text(flavour, ident("up")),
         extra(flavour),
     )
-        .prop_map(|(file_id, provider_name, vendor_metadata, media_type, identifier, extra)| {
-            let mut item = UploadedFile::new(file_id.to_owned(), provider_name);
-            item.vendor_metadata = vendor_metadata;
-            item.media_type = media_type;
-            item.identifier = identifier;
-            item.extra = extra;
-            UserContent::UploadedFile(item)
-        });
-    let cache_point = (field(flavour, false, enum_value(flavour, CachePointTtl::KNOWN, CachePointTtl::from_wire)), extra(flavour))
+        .prop_map(
+            |(file_id, provider_name, vendor_metadata, media_type, identifier, extra)| {
+                let mut item = UploadedFile::new(file_id.to_owned(), provider_name);
+                item.vendor_metadata = vendor_metadata;
+                item.media_type = media_type;
+                item.identifier = identifier;
+                item.extra = extra;
+                UserContent::UploadedFile(item)
+            },
+        );
+    let cache_point = (
+        field(
+            flavour,
+            false,
+            enum_value(flavour, CachePointTtl::KNOWN, CachePointTtl::from_wire),
+        ),
+        extra(flavour),
+    )
         .prop_map(|(ttl, extra)| {
             let mut item = CachePoint::new();
             item.ttl = ttl;
@@ -806,7 +965,11 @@ fn tool_output(flavour: Flavour) -> BoxedStrategy<(RawJson, Field<Vec<String>>)>
     match flavour {
         Flavour::Pydantic => content
             .prop_map(|content| {
-                let digests = if content.is_object() || content.is_array() { Field::Present(Vec::new()) } else { Field::Absent };
+                let digests = if content.is_object() || content.is_array() {
+                    Field::Present(Vec::new())
+                } else {
+                    Field::Absent
+                };
                 (content, digests)
             })
             .boxed(),
@@ -822,34 +985,49 @@ fn tool_kind(flavour: Flavour) -> BoxedStrategy<Field<String>> {
         Flavour::Any => field(
             flavour,
             true,
-            prop_oneof![3 => plain, 1 => select(&["tool-search", "capability-load"][..]).prop_map(str::to_owned)].boxed(),
+            prop_oneof![3 => plain, 1 => select(&["tool-search", "capability-load"][..]).prop_map(str::to_owned)]
+                .boxed(),
         ),
     }
 }
 
 fn tool_return(flavour: Flavour) -> BoxedStrategy<ToolReturnPart> {
     (
-        (text(), tool_output(flavour), field(flavour, false, ident("call")), tool_kind(flavour)),
+        (
+            text(),
+            tool_output(flavour),
+            field(flavour, false, ident("call")),
+            tool_kind(flavour),
+        ),
         (
             json_field(flavour, true, small_json(flavour)),
             field(flavour, false, timestamp(flavour)),
-            field(flavour, false, enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire)),
+            field(
+                flavour,
+                false,
+                enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire),
+            ),
             field(flavour, true, retry_info(flavour, TOOL_RETRY_CAUSES)),
             extra(flavour),
         ),
     )
-        .prop_map(|((tool_name, (content, digests), tool_call_id, tool_kind), (metadata, timestamp, outcome, retry, extra))| {
-            let mut part = ToolReturnPart::new(tool_name, content);
-            part.tool_call_id = tool_call_id;
-            part.tool_kind = tool_kind;
-            part.metadata = metadata;
-            part.timestamp = timestamp;
-            part.outcome = outcome;
-            part.retry = retry;
-            part.content_file_digests = digests;
-            part.extra = extra;
-            part
-        })
+        .prop_map(
+            |(
+                (tool_name, (content, digests), tool_call_id, tool_kind),
+                (metadata, timestamp, outcome, retry, extra),
+            )| {
+                let mut part = ToolReturnPart::new(tool_name, content);
+                part.tool_call_id = tool_call_id;
+                part.tool_kind = tool_kind;
+                part.metadata = metadata;
+                part.timestamp = timestamp;
+                part.outcome = outcome;
+                part.retry = retry;
+                part.content_file_digests = digests;
+                part.extra = extra;
+                part
+            },
+        )
         .boxed()
 }
 
@@ -857,7 +1035,13 @@ fn tool_return(flavour: Flavour) -> BoxedStrategy<ToolReturnPart> {
 fn error_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
     let detail = (
         select(&["missing", "int_parsing", "value_error"][..]),
-        vec(prop_oneof![text().prop_map(|key| json_string(&key)), (0u8..5).prop_map(|n| n.to_string())], 0..3),
+        vec(
+            prop_oneof![
+                text().prop_map(|key| json_string(&key)),
+                (0u8..5).prop_map(|n| n.to_string())
+            ],
+            0..3,
+        ),
         text(),
         small_json(Flavour::Pydantic),
     )
@@ -870,7 +1054,9 @@ fn error_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
                 input.get()
             )
         });
-    let list = vec(detail, 1..3).prop_filter_map("valid JSON", |items| RawJson::from_json_text(&format!("[{}]", items.join(","))).ok());
+    let list = vec(detail, 1..3).prop_filter_map("valid JSON", |items| {
+        RawJson::from_json_text(&format!("[{}]", items.join(","))).ok()
+    });
     let string = text().prop_map(|text| RawJson::string(&text));
     match flavour {
         Flavour::Pydantic => prop_oneof![list, string].boxed(),
@@ -897,38 +1083,70 @@ fn speech(flavour: Flavour, speaker: &'static str) -> BoxedStrategy<SpeechPart> 
         Flavour::Any => enum_value(flavour, Speaker::KNOWN, Speaker::from_wire),
     };
     (
-        (speaker_value, nullable_text(flavour), field(flavour, true, binary_content(flavour, &["audio/pcm", "audio/wav"]))),
+        (
+            speaker_value,
+            nullable_text(flavour),
+            field(flavour, true, binary_content(flavour, &["audio/pcm", "audio/wav"])),
+        ),
         (
             field(flavour, true, small_int(flavour)),
             field(flavour, true, vec(speech_timestamp(flavour), 0..3).boxed()),
             provider(field(flavour, true, ident("sp"))),
-            provider(field(flavour, true, select(&["openai", "google"][..]).prop_map(str::to_owned).boxed())),
+            provider(field(
+                flavour,
+                true,
+                select(&["openai", "google"][..]).prop_map(str::to_owned).boxed(),
+            )),
             details,
             extra(flavour),
         ),
     )
-        .prop_map(|((speaker, transcript, audio), (interrupted_at_ms, timestamps, id, provider_name, provider_details, extra))| {
-            let mut part = SpeechPart::new(speaker);
-            part.transcript = transcript;
-            part.audio = audio;
-            part.interrupted_at_ms = interrupted_at_ms;
-            part.timestamps = timestamps;
-            part.id = id;
-            part.provider_name = provider_name;
-            part.provider_details = provider_details;
-            part.extra = extra;
-            part
-        })
+        .prop_map(
+            |(
+                (speaker, transcript, audio),
+                (interrupted_at_ms, timestamps, id, provider_name, provider_details, extra),
+            )| {
+                let mut part = SpeechPart::new(speaker);
+                part.transcript = transcript;
+                part.audio = audio;
+                part.interrupted_at_ms = interrupted_at_ms;
+                part.timestamps = timestamps;
+                part.id = id;
+                part.provider_name = provider_name;
+                part.provider_details = provider_details;
+                part.extra = extra;
+                part
+            },
+        )
         .boxed()
 }
 
 fn compaction(flavour: Flavour, in_request: bool) -> BoxedStrategy<CompactionPart> {
     // pydantic-ai requires the provider fields to be null in a request.
     let request_pydantic = in_request && flavour == Flavour::Pydantic;
-    let id = if request_pydantic { Just(Field::Null).boxed() } else { nullable_text(flavour) };
-    let provider_name = if request_pydantic { Just(Field::Null).boxed() } else { nullable_text(flavour) };
-    let provider_details = if request_pydantic { Just(Field::Null).boxed() } else { nullable_object(flavour) };
-    (nullable_text(flavour), id, provider_name, provider_details, nullable_object(flavour), extra(flavour))
+    let id = if request_pydantic {
+        Just(Field::Null).boxed()
+    } else {
+        nullable_text(flavour)
+    };
+    let provider_name = if request_pydantic {
+        Just(Field::Null).boxed()
+    } else {
+        nullable_text(flavour)
+    };
+    let provider_details = if request_pydantic {
+        Just(Field::Null).boxed()
+    } else {
+        nullable_object(flavour)
+    };
+    (
+        nullable_text(flavour),
+        id,
+        provider_name,
+        provider_details,
+        nullable_object(flavour),
+        extra(flavour),
+    )
         .prop_map(|(content, id, provider_name, provider_details, metadata, extra)| {
             let mut part = CompactionPart::new();
             part.content = content;
@@ -951,30 +1169,37 @@ pub fn request_part(flavour: Flavour) -> BoxedStrategy<ModelRequestPart> {
         field(flavour, false, timestamp(flavour)),
         nullable_text(flavour),
         nullable_text(flavour),
-        field(flavour, false, enum_value(flavour, SystemPromptScope::KNOWN, SystemPromptScope::from_wire)),
+        field(
+            flavour,
+            false,
+            enum_value(flavour, SystemPromptScope::KNOWN, SystemPromptScope::from_wire),
+        ),
         nullable_object(flavour),
         extra(flavour),
     )
-        .prop_map(|(content, timestamp, dynamic_ref, context_id, scope, metadata, extra)| {
-            let mut part = SystemPromptPart::new(content);
-            part.timestamp = timestamp;
-            part.dynamic_ref = dynamic_ref;
-            part.context_id = context_id;
-            part.scope = scope;
-            part.metadata = metadata;
-            part.extra = extra;
-            ModelRequestPart::SystemPrompt(part)
-        });
+        .prop_map(
+            |(content, timestamp, dynamic_ref, context_id, scope, metadata, extra)| {
+                let mut part = SystemPromptPart::new(content);
+                part.timestamp = timestamp;
+                part.dynamic_ref = dynamic_ref;
+                part.context_id = context_id;
+                part.scope = scope;
+                part.metadata = metadata;
+                part.extra = extra;
+                ModelRequestPart::SystemPrompt(part)
+            },
+        );
     let content = prop_oneof![
         text().prop_map(UserPromptContent::Text),
         vec(user_content(flavour), 0..5).prop_map(UserPromptContent::Items),
     ];
-    let user = (content, field(flavour, false, timestamp(flavour)), extra(flavour)).prop_map(|(content, timestamp, extra)| {
-        let mut part = UserPromptPart::new(content);
-        part.timestamp = timestamp;
-        part.extra = extra;
-        ModelRequestPart::UserPrompt(part)
-    });
+    let user =
+        (content, field(flavour, false, timestamp(flavour)), extra(flavour)).prop_map(|(content, timestamp, extra)| {
+            let mut part = UserPromptPart::new(content);
+            part.timestamp = timestamp;
+            part.extra = extra;
+            ModelRequestPart::UserPrompt(part)
+        });
     let retry_feedback = (
         error_details(flavour),
         retry_info(flavour, FEEDBACK_RETRY_CAUSES),
@@ -1005,7 +1230,11 @@ pub fn request_part(flavour: Flavour) -> BoxedStrategy<ModelRequestPart> {
             part.extra = extra;
             ModelRequestPart::ToolAvailabilityDelta(part)
         });
-    let capability = (field(flavour, false, vec(text(), 0..3).boxed()), field(flavour, true, ident("call")), extra(flavour))
+    let capability = (
+        field(flavour, false, vec(text(), 0..3).boxed()),
+        field(flavour, true, ident("call")),
+        extra(flavour),
+    )
         .prop_map(|(loaded, tool_call_id, extra)| {
             let mut part = CapabilityLoadDeltaPart::new();
             part.loaded = loaded;
@@ -1019,8 +1248,13 @@ pub fn request_part(flavour: Flavour) -> BoxedStrategy<ModelRequestPart> {
         1 => Just(Field::Null),
         3 => enum_value(flavour, ThinkingEffort::KNOWN, ThinkingEffort::from_wire).prop_map(Field::Present),
     ];
-    let settings = (thinking, extra(flavour), field(flavour, false, any::<bool>().boxed()), extra(flavour)).prop_map(
-        |(thinking, settings_extra, top_level, extra)| {
+    let settings = (
+        thinking,
+        extra(flavour),
+        field(flavour, false, any::<bool>().boxed()),
+        extra(flavour),
+    )
+        .prop_map(|(thinking, settings_extra, top_level, extra)| {
             let mut settings = RecordedModelSettings::new();
             settings.thinking = thinking;
             settings.extra = settings_extra;
@@ -1028,8 +1262,7 @@ pub fn request_part(flavour: Flavour) -> BoxedStrategy<ModelRequestPart> {
             part.top_level = top_level;
             part.extra = extra;
             ModelRequestPart::ModelSettingsDelta(part)
-        },
-    );
+        });
     let instruction_delta = (
         instruction_id(flavour),
         proptest::option::of(text()),
@@ -1105,7 +1338,16 @@ fn tool_args(flavour: Flavour) -> BoxedStrategy<Field<RawJson>> {
     }
 }
 
-type CallFields = (String, Field<RawJson>, Field<String>, Field<String>, Field<String>, Field<String>, Field<RawJson>, Extra);
+type CallFields = (
+    String,
+    Field<RawJson>,
+    Field<String>,
+    Field<String>,
+    Field<String>,
+    Field<String>,
+    Field<RawJson>,
+    Extra,
+);
 
 fn call_fields(flavour: Flavour) -> BoxedStrategy<CallFields> {
     (
@@ -1174,21 +1416,33 @@ pub fn response_part(flavour: Flavour) -> BoxedStrategy<ModelResponsePart> {
             ModelResponsePart::Thinking(part)
         });
     let call = call_fields(flavour).prop_map(|fields| ModelResponsePart::ToolCall(call_part!(fields, ToolCallPart)));
-    let native_call =
-        call_fields(flavour).prop_map(|fields| ModelResponsePart::BuiltinToolCall(call_part!(fields, NativeToolCallPart)));
+    let native_call = call_fields(flavour)
+        .prop_map(|fields| ModelResponsePart::BuiltinToolCall(call_part!(fields, NativeToolCallPart)));
     let native_return = (
-        (text(), tool_output(flavour), field(flavour, false, ident("call")), tool_kind(flavour)),
+        (
+            text(),
+            tool_output(flavour),
+            field(flavour, false, ident("call")),
+            tool_kind(flavour),
+        ),
         (
             json_field(flavour, true, small_json(flavour)),
             field(flavour, false, timestamp(flavour)),
-            field(flavour, false, enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire)),
+            field(
+                flavour,
+                false,
+                enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire),
+            ),
             nullable_text(flavour),
             nullable_object(flavour),
             extra(flavour),
         ),
     )
         .prop_map(
-            |((tool_name, (content, digests), tool_call_id, tool_kind), (metadata, timestamp, outcome, provider_name, provider_details, extra))| {
+            |(
+                (tool_name, (content, digests), tool_call_id, tool_kind),
+                (metadata, timestamp, outcome, provider_name, provider_details, extra),
+            )| {
                 let mut part = NativeToolReturnPart::new(tool_name, content);
                 part.tool_call_id = tool_call_id;
                 part.tool_kind = tool_kind;
@@ -1257,20 +1511,26 @@ pub fn request(flavour: Flavour) -> BoxedStrategy<ModelRequest> {
         nullable_text(flavour),
         nullable_text(flavour),
         nullable_object(flavour),
-        field(flavour, false, enum_value(flavour, ModelRequestState::KNOWN, ModelRequestState::from_wire)),
+        field(
+            flavour,
+            false,
+            enum_value(flavour, ModelRequestState::KNOWN, ModelRequestState::from_wire),
+        ),
         extra(flavour),
     )
-        .prop_map(|(parts, timestamp, instructions, run_id, conversation_id, metadata, state, extra)| {
-            let mut request = ModelRequest::new(parts);
-            request.timestamp = timestamp;
-            request.instructions = instructions;
-            request.run_id = run_id;
-            request.conversation_id = conversation_id;
-            request.metadata = metadata;
-            request.state = state;
-            request.extra = extra;
-            request
-        })
+        .prop_map(
+            |(parts, timestamp, instructions, run_id, conversation_id, metadata, state, extra)| {
+                let mut request = ModelRequest::new(parts);
+                request.timestamp = timestamp;
+                request.instructions = instructions;
+                request.run_id = run_id;
+                request.conversation_id = conversation_id;
+                request.metadata = metadata;
+                request.state = state;
+                request.extra = extra;
+                request
+            },
+        )
         .boxed()
 }
 
@@ -1304,7 +1564,11 @@ pub fn response(flavour: Flavour) -> BoxedStrategy<ModelResponse> {
             nullable_object(flavour),
             legacy,
             nullable_text(flavour),
-            field(flavour, true, enum_value(flavour, FinishReason::KNOWN, FinishReason::from_wire)),
+            field(
+                flavour,
+                true,
+                enum_value(flavour, FinishReason::KNOWN, FinishReason::from_wire),
+            ),
             nullable_text(flavour),
             nullable_text(flavour),
             nullable_object(flavour),
@@ -1313,14 +1577,25 @@ pub fn response(flavour: Flavour) -> BoxedStrategy<ModelResponse> {
             field(flavour, true, workspace.boxed()),
             nullable_text(flavour),
             field(flavour, true, vec(failed_attempt(flavour), 0..3).boxed()),
-            field(flavour, false, enum_value(flavour, ModelResponseState::KNOWN, ModelResponseState::from_wire)),
+            field(
+                flavour,
+                false,
+                enum_value(flavour, ModelResponseState::KNOWN, ModelResponseState::from_wire),
+            ),
             extra(flavour),
         ),
     )
         .prop_map(|(first, second, third)| {
             let (parts, usage, model_name, model_id, timestamp, provider_name, provider_url, canonical_system) = first;
-            let (provider_details, (vendor_details, vendor_id), provider_response_id, finish_reason, run_id, conversation_id, metadata) =
-                second;
+            let (
+                provider_details,
+                (vendor_details, vendor_id),
+                provider_response_id,
+                finish_reason,
+                run_id,
+                conversation_id,
+                metadata,
+            ) = second;
             let (workspace_ref, history_digest, failed_attempts, state, extra) = third;
             let mut response = ModelResponse::new(parts);
             response.usage = usage;

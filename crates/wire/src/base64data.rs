@@ -66,7 +66,9 @@ fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     } else {
         text.into()
     };
-    LENIENT.decode(url_safe.as_bytes()).map_err(|err| Base64Error { reason: err.to_string() })
+    LENIENT.decode(url_safe.as_bytes()).map_err(|err| Base64Error {
+        reason: err.to_string(),
+    })
 }
 
 impl fmt::Debug for Base64Data {

@@ -62,7 +62,13 @@ impl ParseError {
     }
 
     pub(crate) fn new(category: ParseErrorCategory, message: impl Into<String>) -> Self {
-        ParseError { category, path: "$".to_owned(), line: 0, column: 0, message: message.into() }
+        ParseError {
+            category,
+            path: "$".to_owned(),
+            line: 0,
+            column: 0,
+            message: message.into(),
+        }
     }
 }
 
@@ -71,7 +77,11 @@ impl fmt::Display for ParseError {
         if self.line == 0 {
             write!(f, "at {}: {}", self.path, self.message)
         } else {
-            write!(f, "at {} (line {}, column {}): {}", self.path, self.line, self.column, self.message)
+            write!(
+                f,
+                "at {} (line {}, column {}): {}",
+                self.path, self.line, self.column, self.message
+            )
         }
     }
 }

@@ -31,7 +31,11 @@ impl Extra {
 
     /// The value of an unknown key (the last one, if it was written twice).
     pub fn get(&self, key: &str) -> Option<&RawJson> {
-        self.0.iter().rev().find(|(name, _)| name == key).map(|(_, value)| value)
+        self.0
+            .iter()
+            .rev()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value)
     }
 
     /// Appends a key, or replaces its value when it is already there.

@@ -3031,7 +3031,7 @@ impl ImageUrl {
     pub fn new(url: String) -> Self {
         Self {
             url,
-            force_download: Field::Absent,
+            force_download: Field::Present(ForceDownload::No),
             vendor_metadata: Field::Null,
             media_type: Field::Null,
             identifier: Field::Null,
@@ -3137,7 +3137,7 @@ impl AudioUrl {
     pub fn new(url: String) -> Self {
         Self {
             url,
-            force_download: Field::Absent,
+            force_download: Field::Present(ForceDownload::No),
             vendor_metadata: Field::Null,
             media_type: Field::Null,
             identifier: Field::Null,
@@ -3243,7 +3243,7 @@ impl VideoUrl {
     pub fn new(url: String) -> Self {
         Self {
             url,
-            force_download: Field::Absent,
+            force_download: Field::Present(ForceDownload::No),
             vendor_metadata: Field::Null,
             media_type: Field::Null,
             identifier: Field::Null,
@@ -3349,7 +3349,7 @@ impl DocumentUrl {
     pub fn new(url: String) -> Self {
         Self {
             url,
-            force_download: Field::Absent,
+            force_download: Field::Present(ForceDownload::No),
             vendor_metadata: Field::Null,
             media_type: Field::Null,
             identifier: Field::Null,

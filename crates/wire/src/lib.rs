@@ -70,7 +70,10 @@ pub fn from_slice_with(input: &[u8], options: &ParseOptions) -> Result<Vec<Model
         if input.len() > limit {
             return Err(ParseError::new(
                 ParseErrorCategory::Limit,
-                format!("the input is {} bytes, more than the limit of {limit} bytes", input.len()),
+                format!(
+                    "the input is {} bytes, more than the limit of {limit} bytes",
+                    input.len()
+                ),
             ));
         }
     }
@@ -136,7 +139,13 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
     if message.contains("recursion limit exceeded") {
         message = format!("nesting deeper than {MAX_DEPTH} levels (msgflow's limit)");
     }
-    ParseError { category, path, line, column, message }
+    ParseError {
+        category,
+        path,
+        line,
+        column,
+        message,
+    }
 }
 
 /// Serialises a history in pydantic-ai's compact form.

@@ -188,7 +188,9 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
             return bytes.len();
         };
         let at = i + offset;
-        let backslashes = bytes.get(start..at).map_or(0, |before| before.iter().rev().take_while(|&&b| b == b'\\').count());
+        let backslashes = bytes
+            .get(start..at)
+            .map_or(0, |before| before.iter().rev().take_while(|&&b| b == b'\\').count());
         if backslashes % 2 == 0 {
             return at + 1;
         }

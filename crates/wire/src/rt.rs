@@ -54,9 +54,15 @@ pub(crate) struct ContextGuard {
 
 impl ContextGuard {
     pub(crate) fn new(input: &[u8]) -> Self {
-        let fresh = Context { base: input.as_ptr() as usize, len: input.len(), ..Context::default() };
+        let fresh = Context {
+            base: input.as_ptr() as usize,
+            len: input.len(),
+            ..Context::default()
+        };
         let previous = CONTEXT.with(|ctx| std::mem::replace(&mut *ctx.borrow_mut(), fresh));
-        ContextGuard { previous: Some(previous) }
+        ContextGuard {
+            previous: Some(previous),
+        }
     }
 
     /// The JSON path and absolute byte offset recorded for the error being reported.
@@ -184,7 +190,11 @@ pub(crate) fn next_unknown_value<'de, A: MapAccess<'de>>(map: &mut A, key: &str)
 }
 
 /// Checks that a constant discriminator key holds its value.
-pub(crate) fn expect_tag<'de, A: MapAccess<'de>>(map: &mut A, key: &'static str, expected: &str) -> Result<(), A::Error> {
+pub(crate) fn expect_tag<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    key: &'static str,
+    expected: &str,
+) -> Result<(), A::Error> {
     let found: Key<'de> = next_value(map, key)?;
     if found.as_str() == expected {
         Ok(())
@@ -192,7 +202,10 @@ pub(crate) fn expect_tag<'de, A: MapAccess<'de>>(map: &mut A, key: &'static str,
         push(Segment::Key(Cow::Borrowed(key)));
         note_error_path();
         pop();
-        Err(de::Error::custom(format_args!("`{key}` is {:?} here, expected {expected:?}", found.as_str())))
+        Err(de::Error::custom(format_args!(
+            "`{key}` is {:?} here, expected {expected:?}",
+            found.as_str()
+        )))
     }
 }
 
@@ -293,7 +306,10 @@ impl<'de> Entries<'de> {
 
     /// Reads the rest of a JSON object as pairs, splitting the arrays of objects under
     /// `split_keys` into entries too.
-    pub(crate) fn from_map_splitting<A: MapAccess<'de>>(mut map: A, split_keys: &[&'static str]) -> Result<Self, A::Error> {
+    pub(crate) fn from_map_splitting<A: MapAccess<'de>>(
+        mut map: A,
+        split_keys: &[&'static str],
+    ) -> Result<Self, A::Error> {
         let mut items = Vec::with_capacity(map.size_hint().unwrap_or(10));
         while let Some(key) = map.next_key::<Key<'de>>()? {
             let value = match split_keys.iter().find(|split| **split == key.as_str()) {
@@ -413,7 +429,10 @@ impl<'de> Deserializer<'de> for EntriesDeserializer<'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(EntriesMapAccess { items: self.0.items.into_iter(), value: None })
+        visitor.visit_map(EntriesMapAccess {
+            items: self.0.items.into_iter(),
+            value: None,
+        })
     }
 
     serde::forward_to_deserialize_any! {
@@ -534,9 +553,15 @@ impl<'de> Deserializer<'de> for RawSlot<'de> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Self::Error> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
         if name == RAW_VALUE_TOKEN {
-            visitor.visit_map(RawValueHandoff { raw: Some(self.0.get()) })
+            visitor.visit_map(RawValueHandoff {
+                raw: Some(self.0.get()),
+            })
         } else {
             self.0.deserialize_newtype_struct(name, visitor)
         }
@@ -589,14 +614,18 @@ impl<'de> MapAccess<'de> for RawValueHandoff<'de> {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
         if self.raw.is_some() {
-            seed.deserialize(BorrowedStrDeserializer::new(RAW_VALUE_TOKEN)).map(Some)
+            seed.deserialize(BorrowedStrDeserializer::new(RAW_VALUE_TOKEN))
+                .map(Some)
         } else {
             Ok(None)
         }
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
-        let raw = self.raw.take().ok_or_else(|| de::Error::custom("raw value already taken"))?;
+        let raw = self
+            .raw
+            .take()
+            .ok_or_else(|| de::Error::custom("raw value already taken"))?;
         seed.deserialize(BorrowedStrDeserializer::new(raw))
     }
 }
@@ -681,7 +710,11 @@ impl SizeHint for crate::RawJson {
 
 impl SizeHint for crate::UnknownObject {
     fn size_hint(&self) -> usize {
-        self.entries().iter().map(|(key, value)| key.len() + value.get().len() + 4).sum::<usize>() + 2
+        self.entries()
+            .iter()
+            .map(|(key, value)| key.len() + value.get().len() + 4)
+            .sum::<usize>()
+            + 2
     }
 }
 

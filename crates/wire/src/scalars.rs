@@ -178,7 +178,11 @@ impl fmt::Display for Int {
 
 impl Serialize for Int {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.written.as_deref().and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok()) {
+        match self
+            .written
+            .as_deref()
+            .and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok())
+        {
             Some(raw) => raw.serialize(serializer),
             None => serializer.serialize_i64(self.value),
         }
@@ -195,13 +199,21 @@ impl<'de> Deserialize<'de> for Int {
         let value = if let Ok(value) = literal.parse::<i64>() {
             value
         } else if literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !literal.is_empty() && literal != "-" {
-            return Err(D::Error::custom(format_args!("integer {literal} does not fit in 64 bits")));
+            return Err(D::Error::custom(format_args!(
+                "integer {literal} does not fit in 64 bits"
+            )));
         } else {
             match literal.parse::<f64>() {
-                Ok(float) if float.fract() == 0.0 && float.abs() < 9.2e18 && !literal.contains(['i', 'n', 'N', 'I']) => {
+                Ok(float)
+                    if float.fract() == 0.0 && float.abs() < 9.2e18 && !literal.contains(['i', 'n', 'N', 'I']) =>
+                {
                     float as i64
                 }
-                _ => return Err(D::Error::custom(format_args!("invalid value {text}: expected an integer"))),
+                _ => {
+                    return Err(D::Error::custom(format_args!(
+                        "invalid value {text}: expected an integer"
+                    )))
+                }
             }
         };
         let written = (value.to_string() != text).then(|| text.into());
@@ -240,7 +252,11 @@ impl fmt::Display for Float {
 
 impl Serialize for Float {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.written.as_deref().and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok()) {
+        match self
+            .written
+            .as_deref()
+            .and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok())
+        {
             Some(raw) => raw.serialize(serializer),
             None => serializer.serialize_f64(self.value),
         }
@@ -256,7 +272,11 @@ impl<'de> Deserialize<'de> for Float {
         let literal = inner.as_deref().unwrap_or(text).trim();
         let value: f64 = match literal.parse() {
             Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
-            _ => return Err(D::Error::custom(format_args!("invalid value {text}: expected a number"))),
+            _ => {
+                return Err(D::Error::custom(format_args!(
+                    "invalid value {text}: expected a number"
+                )))
+            }
         };
         let canonical = serde_json::to_string(&value).unwrap_or_default();
         let written = (canonical != text).then(|| text.into());

@@ -56,7 +56,9 @@ pub struct TimestampParts {
 
 /// Why a text is not a datetime pydantic-ai would accept.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid datetime {text:?}: expected an RFC 3339 datetime such as \"2025-01-02T03:04:05Z\", a date or a Unix time")]
+#[error(
+    "invalid datetime {text:?}: expected an RFC 3339 datetime such as \"2025-01-02T03:04:05Z\", a date or a Unix time"
+)]
 pub struct TimestampError {
     /// The rejected text.
     pub text: String,
@@ -230,7 +232,10 @@ fn days_in_month(year: i32, month: u32) -> u32 {
 }
 
 fn parse_datetime(text: &str) -> Option<TimestampParts> {
-    let mut cur = Cursor { bytes: text.as_bytes(), at: 0 };
+    let mut cur = Cursor {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
     let year = cur.digits(4)? as i32;
     cur.eat(b"-")?;
     let month = cur.digits(2)?;
@@ -329,15 +334,30 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        for text in ["garbage", "", "2025-13-01", "2025-02-30", "2025-01-02T25:00:00", "2025-01-02T03:04:05Zjunk", "NaN", "inf"] {
+        for text in [
+            "garbage",
+            "",
+            "2025-13-01",
+            "2025-02-30",
+            "2025-01-02T25:00:00",
+            "2025-01-02T03:04:05Zjunk",
+            "NaN",
+            "inf",
+        ] {
             assert!(Timestamp::parse(text).is_err(), "{text}");
         }
     }
 
     #[test]
     fn formats_like_pydantic() {
-        let parts = Timestamp::parse("2025-01-02T03:04:05.120000+00:00").unwrap().parts().unwrap();
-        assert_eq!(Timestamp::from_parts(parts).as_str(), Some("2025-01-02T03:04:05.120000Z"));
+        let parts = Timestamp::parse("2025-01-02T03:04:05.120000+00:00")
+            .unwrap()
+            .parts()
+            .unwrap();
+        assert_eq!(
+            Timestamp::from_parts(parts).as_str(),
+            Some("2025-01-02T03:04:05.120000Z")
+        );
         let naive = Timestamp::parse("2025-01-02 03:04:05").unwrap().parts().unwrap();
         assert_eq!(Timestamp::from_parts(naive).as_str(), Some("2025-01-02T03:04:05"));
     }

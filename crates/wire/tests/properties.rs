@@ -11,16 +11,24 @@ use serde_json::Value;
 fn assert_round_trip(messages: &[ModelMessage]) -> Result<(), TestCaseError> {
     let bytes = to_vec(messages).map_err(|err| TestCaseError::fail(format!("serialising failed: {err}")))?;
     let parsed = from_slice(&bytes).map_err(|err| {
-        TestCaseError::fail(format!("parsing our own output failed: {err}\n{}", String::from_utf8_lossy(&bytes)))
+        TestCaseError::fail(format!(
+            "parsing our own output failed: {err}\n{}",
+            String::from_utf8_lossy(&bytes)
+        ))
     })?;
     prop_assert_eq!(&parsed, messages);
     let again = to_vec(&parsed).map_err(|err| TestCaseError::fail(format!("serialising failed: {err}")))?;
-    prop_assert!(again == bytes, "re-serialised bytes differ:\n{}\n{}", String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&again));
+    prop_assert!(
+        again == bytes,
+        "re-serialised bytes differ:\n{}\n{}",
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&again)
+    );
     Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn pydantic_flavour_round_trips(messages in history(Flavour::Pydantic)) {
@@ -53,7 +61,10 @@ fn fixtures() -> Vec<(String, Value)> {
         .into_iter()
         .map(|path| {
             let text = std::fs::read(&path).expect("readable fixture");
-            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
             (name, serde_json::from_slice(&text).expect("fixture is JSON"))
         })
         .collect()
@@ -62,9 +73,35 @@ fn fixtures() -> Vec<(String, Value)> {
 /// Keys whose removal makes a history invalid (tags and required fields), and whose string
 /// values must keep their format (timestamps, base64): mutations leave them alone.
 const REQUIRED_KEYS: &[&str] = &[
-    "kind", "part_kind", "parts", "content", "tool_name", "data", "media_type", "url", "file_id", "provider_name",
-    "retry", "settings", "id", "instructions", "speaker", "sources", "start", "end", "text", "start_ms",
-    "duration_ms", "model_name", "outcome", "timestamp", "duration", "provider", "content_hash", "value", "cause",
+    "kind",
+    "part_kind",
+    "parts",
+    "content",
+    "tool_name",
+    "data",
+    "media_type",
+    "url",
+    "file_id",
+    "provider_name",
+    "retry",
+    "settings",
+    "id",
+    "instructions",
+    "speaker",
+    "sources",
+    "start",
+    "end",
+    "text",
+    "start_ms",
+    "duration_ms",
+    "model_name",
+    "outcome",
+    "timestamp",
+    "duration",
+    "provider",
+    "content_hash",
+    "value",
+    "cause",
 ];
 const FORMATTED_KEYS: &[&str] = &["kind", "part_kind", "timestamp", "data"];
 
@@ -89,9 +126,13 @@ impl Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), any::<usize>()).prop_map(|(object, key)| Mutation::DeleteKey { object, key }),
-        (any::<usize>(), "[a-z]{1,8}", any::<i64>())
-            .prop_map(|(object, name, value)| Mutation::AddKey { object, name: format!("x_mut_{name}"), value }),
-        (any::<usize>(), msgflow_wire::arbitrary::text()).prop_map(|(string, text)| Mutation::ChangeString { string, text }),
+        (any::<usize>(), "[a-z]{1,8}", any::<i64>()).prop_map(|(object, name, value)| Mutation::AddKey {
+            object,
+            name: format!("x_mut_{name}"),
+            value
+        }),
+        (any::<usize>(), msgflow_wire::arbitrary::text())
+            .prop_map(|(string, text)| Mutation::ChangeString { string, text }),
         any::<usize>().prop_map(|object| Mutation::ReorderKeys { object }),
     ]
 }
@@ -126,15 +167,22 @@ fn apply(value: &mut Value, mutation: &Mutation) {
     match mutation {
         Mutation::DeleteKey { object, key } => for_each_object(value, &mut |map| {
             if index == object % objects {
-                let optional: Vec<String> =
-                    map.keys().filter(|name| !REQUIRED_KEYS.contains(&name.as_str())).cloned().collect();
+                let optional: Vec<String> = map
+                    .keys()
+                    .filter(|name| !REQUIRED_KEYS.contains(&name.as_str()))
+                    .cloned()
+                    .collect();
                 if !optional.is_empty() {
                     map.shift_remove(&optional[key % optional.len()]);
                 }
             }
             index += 1;
         }),
-        Mutation::AddKey { object, name, value: number } => for_each_object(value, &mut |map| {
+        Mutation::AddKey {
+            object,
+            name,
+            value: number,
+        } => for_each_object(value, &mut |map| {
             if index == object % objects {
                 map.insert(name.clone(), Value::from(*number));
             }
@@ -174,7 +222,7 @@ fn apply(value: &mut Value, mutation: &Mutation) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// A mutated fixture that msgflow still reads is written back the same way every time;
     /// unless keys were reordered, it is written back byte for byte (msgflow drops nothing).
@@ -228,5 +276,8 @@ fn most_mutations_stay_valid() {
             valid += 1;
         }
     }
-    assert!(valid * 10 >= total * 8, "only {valid} of {total} mutated fixtures were valid");
+    assert!(
+        valid * 10 >= total * 8,
+        "only {valid} of {total} mutated fixtures were valid"
+    );
 }

@@ -18,7 +18,6 @@ use std::process::{Command, Stdio};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{Map, Value};
 
-
 /// The workspace root (two levels above this crate).
 pub fn project_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -33,14 +32,20 @@ pub fn run(check: bool) -> Result<()> {
     let root = project_root();
     let generated = generate(&root.join(SCHEMA))?;
     let output = root.join(OUTPUT);
-    let current = std::fs::read_to_string(&output).unwrap_or_default().replace("\r\n", "\n");
+    let current = std::fs::read_to_string(&output)
+        .unwrap_or_default()
+        .replace("\r\n", "\n");
     if current == generated {
         eprintln!("{OUTPUT} is up to date");
         return Ok(());
     }
     if check {
         let diff = similar::TextDiff::from_lines(&current, &generated);
-        let shown: String = diff.unified_diff().context_radius(2).header("checked in", "generated").to_string();
+        let shown: String = diff
+            .unified_diff()
+            .context_radius(2)
+            .header("checked in", "generated")
+            .to_string();
         let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
         bail!("{OUTPUT} is stale relative to {SCHEMA}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
     }
@@ -93,7 +98,13 @@ impl Ty {
 enum PropKind {
     /// A discriminator written as a constant at this position.
     Const(String),
-    Value { ty: Ty, required: bool, nullable: bool, default: Option<Value>, omit_by_default: bool },
+    Value {
+        ty: Ty,
+        required: bool,
+        nullable: bool,
+        default: Option<Value>,
+        omit_by_default: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -157,7 +168,10 @@ fn doc_of(schema: &Value) -> String {
 }
 
 fn ref_name(schema: &Value) -> Option<&str> {
-    schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"))
+    schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
 }
 
 /// typify's view of the schema: the resolved type of every property of every struct.
@@ -169,12 +183,14 @@ struct TypifyTypes {
 impl TypifyTypes {
     fn build(schema: &Value, def_names: &BTreeSet<String>) -> Result<Self> {
         // typify names a root type only when it has a title; the schema's $defs are what we need.
-        let root: schemars08::schema::RootSchema =
-            serde_json::from_value(normalize_for_typify(schema)).context("the schema is not readable by schemars 0.8")?;
+        let root: schemars08::schema::RootSchema = serde_json::from_value(normalize_for_typify(schema))
+            .context("the schema is not readable by schemars 0.8")?;
         let mut settings = typify_impl::TypeSpaceSettings::default();
         settings.with_map_type("::std::collections::BTreeMap".to_string());
         let mut space = typify_impl::TypeSpace::new(&settings);
-        space.add_root_schema(root).map_err(|err| anyhow!("typify rejected the schema: {err}"))?;
+        space
+            .add_root_schema(root)
+            .map_err(|err| anyhow!("typify rejected the schema: {err}"))?;
 
         let mut props = BTreeMap::new();
         for ty in space.iter_types() {
@@ -262,9 +278,15 @@ fn schema_type(schema: &Value) -> Result<(Ty, bool)> {
     if let Some(name) = ref_name(schema) {
         return Ok((Ty::Named(name.to_owned()), false));
     }
-    if let Some(options) = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array) {
-        let non_null: Vec<&Value> =
-            options.iter().filter(|o| o.get("type").and_then(Value::as_str) != Some("null")).collect();
+    if let Some(options) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let non_null: Vec<&Value> = options
+            .iter()
+            .filter(|o| o.get("type").and_then(Value::as_str) != Some("null"))
+            .collect();
         let nullable = non_null.len() < options.len();
         if let [only] = non_null.as_slice() {
             let (ty, inner_nullable) = schema_type(only)?;
@@ -302,7 +324,10 @@ fn schema_type(schema: &Value) -> Result<(Ty, bool)> {
 
 impl Model {
     fn read(schema: &Value) -> Result<Self> {
-        let defs_json = schema.get("$defs").and_then(Value::as_object).ok_or_else(|| anyhow!("the schema has no $defs"))?;
+        let defs_json = schema
+            .get("$defs")
+            .and_then(Value::as_object)
+            .ok_or_else(|| anyhow!("the schema has no $defs"))?;
         let route_targets: BTreeSet<String> = defs_json
             .values()
             .filter_map(|d| d.get("x-msgflow-union")?.get("routes")?.as_array())
@@ -319,7 +344,11 @@ impl Model {
                 continue;
             }
             let kind = Self::read_def(name, def, schema, &typify).with_context(|| format!("in $defs/{name}"))?;
-            defs.push(Def { name: name.clone(), doc: doc_of(def), kind });
+            defs.push(Def {
+                name: name.clone(),
+                doc: doc_of(def),
+                kind,
+            });
         }
         Ok(Model { defs })
     }
@@ -327,22 +356,36 @@ impl Model {
     fn read_def(name: &str, def: &Value, schema: &Value, typify: &TypifyTypes) -> Result<DefKind> {
         if let Some(union) = def.get("x-msgflow-union") {
             if union.get("by").and_then(Value::as_str) == Some("json-type") {
-                let options = def.get("oneOf").and_then(Value::as_array).ok_or_else(|| anyhow!("json-type union without oneOf"))?;
+                let options = def
+                    .get("oneOf")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| anyhow!("json-type union without oneOf"))?;
                 let items = options
                     .iter()
                     .find_map(|o| o.get("items"))
                     .ok_or_else(|| anyhow!("json-type union needs an array member"))?;
                 return Ok(DefKind::StringOrList(schema_type(items)?.0));
             }
-            let tag = union.get("tag").and_then(Value::as_str).ok_or_else(|| anyhow!("union without tag"))?;
+            let tag = union
+                .get("tag")
+                .and_then(Value::as_str)
+                .ok_or_else(|| anyhow!("union without tag"))?;
             let mut variants = union
                 .get("variants")
                 .and_then(Value::as_object)
                 .ok_or_else(|| anyhow!("union without variants"))?
                 .iter()
-                .map(|(value, target)| Ok((value.clone(), target.as_str().ok_or_else(|| anyhow!("bad variant"))?.to_owned())))
+                .map(|(value, target)| {
+                    Ok((
+                        value.clone(),
+                        target.as_str().ok_or_else(|| anyhow!("bad variant"))?.to_owned(),
+                    ))
+                })
                 .collect::<Result<Vec<_>>>()?;
-            let unknown = match (union.get("fallback").and_then(Value::as_str), union.get("unknown").and_then(Value::as_str)) {
+            let unknown = match (
+                union.get("fallback").and_then(Value::as_str),
+                union.get("unknown").and_then(Value::as_str),
+            ) {
                 (Some(fallback), _) => UnknownPolicy::Fallback(fallback.to_owned()),
                 (None, Some("error")) => UnknownPolicy::Error,
                 _ => UnknownPolicy::Keep,
@@ -370,8 +413,14 @@ impl Model {
                 .map(|route| {
                     let when = route.get("when").map(Value::to_string).unwrap_or_default();
                     let target = route.get("schema").and_then(Value::as_str).unwrap_or_default();
-                    let success = route.get("outcome_success_only").and_then(Value::as_bool).unwrap_or(false);
-                    format!("{when} -> {target}{}", if success { " (outcome success only)" } else { "" })
+                    let success = route
+                        .get("outcome_success_only")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    format!(
+                        "{when} -> {target}{}",
+                        if success { " (outcome success only)" } else { "" }
+                    )
                 })
                 .collect();
             return Ok(DefKind::Union(UnionDef {
@@ -383,7 +432,9 @@ impl Model {
             }));
         }
         if let Some(values) = def.get("enum").and_then(Value::as_array) {
-            return Ok(DefKind::Enum(values.iter().filter_map(Value::as_str).map(str::to_owned).collect()));
+            return Ok(DefKind::Enum(
+                values.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            ));
         }
         if let Some(properties) = def.get("properties").and_then(Value::as_object) {
             return Ok(DefKind::Struct(Self::read_struct(name, def, properties, typify)?));
@@ -391,15 +442,29 @@ impl Model {
         Ok(DefKind::Alias(schema_type(def)?.0))
     }
 
-    fn read_struct(name: &str, def: &Value, properties: &Map<String, Value>, typify: &TypifyTypes) -> Result<StructDef> {
-        let required: BTreeSet<&str> =
-            def.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    fn read_struct(
+        name: &str,
+        def: &Value,
+        properties: &Map<String, Value>,
+        typify: &TypifyTypes,
+    ) -> Result<StructDef> {
+        let required: BTreeSet<&str> = def
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         let resolved = typify.props.get(name);
         let mut props = Vec::new();
         for (key, prop) in properties {
             let doc = doc_of(prop);
             if let Some(value) = prop.get("const").and_then(Value::as_str) {
-                props.push(Prop { key: key.clone(), doc, kind: PropKind::Const(value.to_owned()) });
+                props.push(Prop {
+                    key: key.clone(),
+                    doc,
+                    kind: PropKind::Const(value.to_owned()),
+                });
                 continue;
             }
             let (stated, stated_nullable) = schema_type(prop).with_context(|| format!("property {key}"))?;
@@ -414,7 +479,8 @@ impl Model {
                 }
                 _ => (stated, stated_nullable),
             };
-            let omit_by_default = prop.get("x-msgflow-conditional").is_some() || prop.get("x-msgflow-alias-of").is_some();
+            let omit_by_default =
+                prop.get("x-msgflow-conditional").is_some() || prop.get("x-msgflow-alias-of").is_some();
             props.push(Prop {
                 key: key.clone(),
                 doc,
@@ -460,7 +526,12 @@ fn reachable(schema: &Value, defs: &Map<String, Value>, skip: &BTreeSet<String>)
                     }
                 }
                 if let Some(union) = map.get("x-msgflow-union") {
-                    for target in union.get("variants").and_then(Value::as_object).into_iter().flat_map(|v| v.values()) {
+                    for target in union
+                        .get("variants")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flat_map(|v| v.values())
+                    {
                         if let Some(name) = target.as_str() {
                             if seen.insert(name.to_owned()) {
                                 if let Some(def) = defs.get(name) {
@@ -503,7 +574,10 @@ const KEYWORDS: &[&str] = &[
 ];
 
 fn rust_field_name(key: &str) -> String {
-    let name: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let name: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
     if KEYWORDS.contains(&name.as_str()) {
         format!("r#{name}")
     } else {
@@ -591,9 +665,16 @@ impl Model {
             (Ty::Vec(_), Value::Array(items)) if items.is_empty() => "Vec::new()".into(),
             (Ty::Vec(inner), Value::Array(items)) if **inner == Ty::String => format!(
                 "vec![{}]",
-                items.iter().filter_map(Value::as_str).map(|s| format!("{}.to_owned()", lit(s))).collect::<Vec<_>>().join(", ")
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| format!("{}.to_owned()", lit(s)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             (Ty::RawJson, value) => format!("RawJson::trusted({})", lit(&value.to_string())),
+            (Ty::Named(name), Value::Bool(false)) if name == "ForceDownload" => "ForceDownload::No".into(),
+            (Ty::Named(name), Value::Bool(true)) if name == "ForceDownload" => "ForceDownload::Yes".into(),
             (Ty::Named(name), Value::String(s)) if matches!(self.def(name)?.kind, DefKind::Enum(_)) => {
                 format!("{name}::from_wire({})", lit(s))
             }
@@ -607,7 +688,9 @@ impl Model {
     }
 
     fn has_required(&self, s: &StructDef) -> bool {
-        s.props.iter().any(|p| matches!(p.kind, PropKind::Value { required: true, .. }))
+        s.props
+            .iter()
+            .any(|p| matches!(p.kind, PropKind::Value { required: true, .. }))
     }
 
     fn emit_struct(&self, out: &mut String, def: &Def, s: &StructDef) -> Result<()> {
@@ -621,7 +704,12 @@ impl Model {
         out.push_str("#[derive(Clone, Debug, PartialEq)]\n");
         let _ = writeln!(out, "pub struct {name} {{");
         for prop in &s.props {
-            let PropKind::Value { ty, required, nullable, .. } = &prop.kind else { continue };
+            let PropKind::Value {
+                ty, required, nullable, ..
+            } = &prop.kind
+            else {
+                continue;
+            };
             doc_lines(out, &prop.doc);
             let field_ty = match (required, nullable) {
                 (true, false) => ty.rust(),
@@ -635,15 +723,28 @@ impl Model {
         // Constructor and constants.
         let _ = writeln!(out, "impl {name} {{");
         if let Some((key, value)) = tag {
-            let _ = writeln!(out, "/// The `{key}` value that selects this type.\npub const TAG: &'static str = {};\n", lit(value));
+            let _ = writeln!(
+                out,
+                "/// The `{key}` value that selects this type.\npub const TAG: &'static str = {};\n",
+                lit(value)
+            );
         }
-        let required: Vec<&Prop> =
-            s.props.iter().filter(|p| matches!(p.kind, PropKind::Value { required: true, .. })).collect();
+        let required: Vec<&Prop> = s
+            .props
+            .iter()
+            .filter(|p| matches!(p.kind, PropKind::Value { required: true, .. }))
+            .collect();
         let params: Vec<String> = required
             .iter()
             .map(|p| {
-                let PropKind::Value { ty, nullable, .. } = &p.kind else { unreachable!() };
-                let ty = if *nullable { format!("Option<{}>", ty.rust()) } else { ty.rust() };
+                let PropKind::Value { ty, nullable, .. } = &p.kind else {
+                    unreachable!()
+                };
+                let ty = if *nullable {
+                    format!("Option<{}>", ty.rust())
+                } else {
+                    ty.rust()
+                };
                 format!("{}: {ty}", rust_field_name(&p.key))
             })
             .collect();
@@ -655,7 +756,16 @@ impl Model {
             params.join(", ")
         );
         for prop in &s.props {
-            let PropKind::Value { ty, required, default, omit_by_default, .. } = &prop.kind else { continue };
+            let PropKind::Value {
+                ty,
+                required,
+                default,
+                omit_by_default,
+                ..
+            } = &prop.kind
+            else {
+                continue;
+            };
             let field = rust_field_name(&prop.key);
             if *required {
                 let _ = writeln!(out, "{field},");
@@ -677,7 +787,10 @@ impl Model {
         }
         out.push_str("extra: Extra::new(),\n}\n}\n}\n\n");
         if !self.has_required(s) {
-            let _ = writeln!(out, "impl Default for {name} {{\nfn default() -> Self {{\nSelf::new()\n}}\n}}\n");
+            let _ = writeln!(
+                out,
+                "impl Default for {name} {{\nfn default() -> Self {{\nSelf::new()\n}}\n}}\n"
+            );
         }
 
         // Serialize.
@@ -692,7 +805,12 @@ impl Model {
                     let _ = writeln!(out, "map.serialize_entry({}, {})?;", lit(&prop.key), lit(value));
                 }
                 PropKind::Value { required: true, .. } => {
-                    let _ = writeln!(out, "map.serialize_entry({}, &self.{})?;", lit(&prop.key), rust_field_name(&prop.key));
+                    let _ = writeln!(
+                        out,
+                        "map.serialize_entry({}, &self.{})?;",
+                        lit(&prop.key),
+                        rust_field_name(&prop.key)
+                    );
                 }
                 PropKind::Value { required: false, .. } => {
                     let _ = writeln!(
@@ -735,7 +853,12 @@ impl Model {
             lit(&format!("a {name} object"))
         );
         for prop in &s.props {
-            let PropKind::Value { ty, required, nullable, .. } = &prop.kind else { continue };
+            let PropKind::Value {
+                ty, required, nullable, ..
+            } = &prop.kind
+            else {
+                continue;
+            };
             let field = rust_field_name(&prop.key);
             let holder = match (required, nullable) {
                 (true, false) => format!("Option<{}>", ty.rust()),
@@ -752,17 +875,28 @@ impl Model {
                 PropKind::Const(value) => {
                     let _ = writeln!(out, "{key} => rt::expect_tag(&mut map, {key}, {})?,", lit(value));
                 }
-                PropKind::Value { ty, required, nullable, .. } => {
+                PropKind::Value {
+                    ty, required, nullable, ..
+                } => {
                     let field = rust_field_name(&prop.key);
                     let read = match (ty, required, nullable) {
                         (Ty::Vec(inner), true, false) => {
-                            format!("Some(rt::next_value::<rt::IndexedVec<{}>, _>(&mut map, {key})?.0)", inner.rust())
+                            format!(
+                                "Some(rt::next_value::<rt::IndexedVec<{}>, _>(&mut map, {key})?.0)",
+                                inner.rust()
+                            )
                         }
                         (Ty::Vec(inner), true, true) => {
-                            format!("Some(rt::next_value::<rt::IndexedOption<{}>, _>(&mut map, {key})?.0)", inner.rust())
+                            format!(
+                                "Some(rt::next_value::<rt::IndexedOption<{}>, _>(&mut map, {key})?.0)",
+                                inner.rust()
+                            )
                         }
                         (Ty::Vec(inner), false, _) => {
-                            format!("rt::next_value::<rt::IndexedField<{}>, _>(&mut map, {key})?.0", inner.rust())
+                            format!(
+                                "rt::next_value::<rt::IndexedField<{}>, _>(&mut map, {key})?.0",
+                                inner.rust()
+                            )
                         }
                         (_, true, _) => format!("Some(rt::next_value(&mut map, {key})?)"),
                         (_, false, _) => format!("rt::next_value(&mut map, {key})?"),
@@ -776,10 +910,17 @@ impl Model {
         );
         let _ = writeln!(out, "Ok({name} {{");
         for prop in &s.props {
-            let PropKind::Value { required, .. } = &prop.kind else { continue };
+            let PropKind::Value { required, .. } = &prop.kind else {
+                continue;
+            };
             let field = rust_field_name(&prop.key);
             if *required {
-                let _ = writeln!(out, "{field}: {field}.ok_or_else(|| rt::missing({}, {}))?,", lit(&prop.key), lit(name));
+                let _ = writeln!(
+                    out,
+                    "{field}: {field}.ok_or_else(|| rt::missing({}, {}))?,",
+                    lit(&prop.key),
+                    lit(name)
+                );
             } else {
                 let _ = writeln!(out, "{field},");
             }
@@ -793,7 +934,13 @@ impl Model {
     fn split_keys(&self, u: &UnionDef) -> Vec<String> {
         let mut keys: Option<BTreeSet<String>> = None;
         for (_, target) in &u.variants {
-            let Some(Def { kind: DefKind::Struct(s), .. }) = self.def(target) else { return Vec::new() };
+            let Some(Def {
+                kind: DefKind::Struct(s),
+                ..
+            }) = self.def(target)
+            else {
+                return Vec::new();
+            };
             let here: BTreeSet<String> = s
                 .props
                 .iter()
@@ -831,7 +978,8 @@ impl Model {
             out.push_str("/// A plain JSON string.\nText(String),\n");
         }
         for (value, target) in &u.variants {
-            self.def(target).ok_or_else(|| anyhow!("union {name} names unknown struct {target}"))?;
+            self.def(target)
+                .ok_or_else(|| anyhow!("union {name} names unknown struct {target}"))?;
             let _ = writeln!(out, "/// `{}` = `{value}`.\n{}({target}),", u.tag, variant_name(value));
         }
         if matches!(u.unknown, UnknownPolicy::Keep) {
@@ -845,8 +993,12 @@ impl Model {
 
         // Tag accessor.
         let _ = writeln!(out, "impl {name} {{");
-        let _ = writeln!(out, "/// Every `{}` value this type knows.\npub const KNOWN_TAGS: &'static [&'static str] = &[{}];\n", u.tag,
-            u.variants.iter().map(|(v, _)| lit(v)).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            out,
+            "/// Every `{}` value this type knows.\npub const KNOWN_TAGS: &'static [&'static str] = &[{}];\n",
+            u.tag,
+            u.variants.iter().map(|(v, _)| lit(v)).collect::<Vec<_>>().join(", ")
+        );
         let _ = writeln!(out, "/// The `{}` value as written (`None` for a plain string or a missing tag).\npub fn tag(&self) -> Option<std::borrow::Cow<'_, str>> {{\nmatch self {{", u.tag);
         if u.plain_string {
             out.push_str("Self::Text(_) => None,\n");
@@ -861,11 +1013,19 @@ impl Model {
                     rust_field_name(&u.tag)
                 );
             } else {
-                let _ = writeln!(out, "Self::{}(_) => Some(std::borrow::Cow::Borrowed({})),", variant_name(value), lit(value));
+                let _ = writeln!(
+                    out,
+                    "Self::{}(_) => Some(std::borrow::Cow::Borrowed({})),",
+                    variant_name(value),
+                    lit(value)
+                );
             }
         }
         if matches!(u.unknown, UnknownPolicy::Keep) {
-            let _ = writeln!(out, "Self::Unknown(v) => v.tag({tag_key}).map(std::borrow::Cow::Owned),");
+            let _ = writeln!(
+                out,
+                "Self::Unknown(v) => v.tag({tag_key}).map(std::borrow::Cow::Owned),"
+            );
         }
         out.push_str("}\n}\n\n");
 
@@ -876,28 +1036,50 @@ impl Model {
              let tag = entries.tag::<E>({tag_key})?;\nmatch tag.as_ref().map(rt::Key::as_str) {{"
         );
         for (value, target) in &u.variants {
-            let _ = writeln!(out, "Some({}) => entries.into_struct::<{target}, E>().map(Self::{}),", lit(value), variant_name(value));
+            let _ = writeln!(
+                out,
+                "Some({}) => entries.into_struct::<{target}, E>().map(Self::{}),",
+                lit(value),
+                variant_name(value)
+            );
         }
-        let expected = u.variants.iter().map(|(v, _)| format!("{v:?}")).collect::<Vec<_>>().join(", ");
+        let expected = u
+            .variants
+            .iter()
+            .map(|(v, _)| format!("{v:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         match &u.unknown {
             UnknownPolicy::Keep => {
                 out.push_str("Some(_) => Ok(Self::Unknown(entries.into_unknown())),\n");
                 let _ = writeln!(
                     out,
                     "None => Err(entries.error(format_args!({}))),",
-                    lit(&format!("missing `{}`: expected one of {}", u.tag, expected.replace('{', "{{").replace('}', "}}")))
+                    lit(&format!(
+                        "missing `{}`: expected one of {}",
+                        u.tag,
+                        expected.replace('{', "{{").replace('}', "}}")
+                    ))
                 );
             }
             UnknownPolicy::Error => {
                 let _ = writeln!(
                     out,
                     "Some(other) => Err(entries.error(format_args!({}, other))),",
-                    lit(&format!("unknown `{}` {{:?}}: expected one of {}", u.tag, expected.replace('{', "{{").replace('}', "}}")))
+                    lit(&format!(
+                        "unknown `{}` {{:?}}: expected one of {}",
+                        u.tag,
+                        expected.replace('{', "{{").replace('}', "}}")
+                    ))
                 );
                 let _ = writeln!(
                     out,
                     "None => Err(entries.error(format_args!({}))),",
-                    lit(&format!("missing `{}`: expected one of {}", u.tag, expected.replace('{', "{{").replace('}', "}}")))
+                    lit(&format!(
+                        "missing `{}`: expected one of {}",
+                        u.tag,
+                        expected.replace('{', "{{").replace('}', "}}")
+                    ))
                 );
             }
             UnknownPolicy::Fallback(target) => {
@@ -924,7 +1106,10 @@ impl Model {
             out.push_str("Self::Unknown(v) => v.serialize(serializer),\n");
         }
         out.push_str("}\n}\n}\n\n");
-        let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nmatch self {{");
+        let _ = writeln!(
+            out,
+            "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nmatch self {{"
+        );
         if u.plain_string {
             out.push_str("Self::Text(text) => rt::SizeHint::size_hint(text),\n");
         }
@@ -971,7 +1156,9 @@ impl Model {
 fn emit_enum(out: &mut String, def: &Def, values: &[String]) {
     let name = &def.name;
     doc_lines(out, &def.doc);
-    out.push_str("///\n/// A value outside the list (from a newer pydantic-ai) is kept as `Unknown` and written back.\n");
+    out.push_str(
+        "///\n/// A value outside the list (from a newer pydantic-ai) is kept as `Unknown` and written back.\n",
+    );
     out.push_str("#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n");
     let _ = writeln!(out, "pub enum {name} {{");
     for value in values {
@@ -989,7 +1176,10 @@ fn emit_enum(out: &mut String, def: &Def, values: &[String]) {
         let _ = writeln!(out, "{} => Self::{},", lit(value), variant_name(value));
     }
     out.push_str("other => Self::Unknown(other.to_owned()),\n}\n}\n\n/// `false` for a value outside the schema's list.\npub fn is_known(&self) -> bool {\n!matches!(self, Self::Unknown(_))\n}\n}\n\n");
-    let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nself.as_str().len() + 2\n}}\n}}\n");
+    let _ = writeln!(
+        out,
+        "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nself.as_str().len() + 2\n}}\n}}\n"
+    );
     let _ = writeln!(out, "impl fmt::Display for {name} {{\nfn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{\nf.write_str(self.as_str())\n}}\n}}\n");
     let _ = writeln!(out, "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\nserializer.serialize_str(self.as_str())\n}}\n}}\n");
     let _ = writeln!(out, "impl<'de> Deserialize<'de> for {name} {{\nfn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\nrt::Key::deserialize(deserializer).map(|key| Self::from_wire(key.as_str()))\n}}\n}}\n");
@@ -1035,7 +1225,11 @@ fn rustfmt(source: &str) -> Result<String> {
     if !output.status.success() {
         let dump: PathBuf = std::env::temp_dir().join("msgflow-generated-unformatted.rs");
         let _ = std::fs::write(&dump, source);
-        bail!("rustfmt failed (unformatted output in {}):\n{}", dump.display(), String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "rustfmt failed (unformatted output in {}):\n{}",
+            dump.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     Ok(String::from_utf8(output.stdout)?)
 }

@@ -1,0 +1,359 @@
+//! The command-line interface: arguments and subcommands (clap derive).
+//!
+//! To add a subcommand: add a variant to [`Command`] with its `Args` struct (flattening
+//! [`InputArgs`] and [`OutputArgs`] or [`ReportOutputArgs`]), implement
+//! [`crate::runner::FileCommand`] for it in `commands/`, and add one arm in `commands::dispatch`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// msgflow: read, format, inspect and validate pydantic-ai message histories.
+#[derive(Debug, Parser)]
+#[command(
+    name = "msgflow",
+    version,
+    propagate_version = true,
+    after_help = concat!(
+        "Inputs: FILE, `-` or nothing for stdin, or several files and directories (batch mode; a directory\n",
+        "means the *.json files directly inside it, add -r for subdirectories).\n\n",
+        "Examples:\n",
+        "  msgflow fmt history.json -o compact.json\n",
+        "  msgflow show history.json | less -R\n",
+        "  msgflow stats --json runs/\n",
+        "  msgflow check -r runs/\n",
+        "  msgflow repair --in-place --backup history.json\n\n",
+        exit_codes_text!()
+    )
+)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every subcommand.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rewrite a history in pydantic-ai's compact JSON form (as `dump_json` writes it).
+    #[command(after_help = FMT_HELP)]
+    Fmt(FmtArgs),
+    /// Print a history as a readable transcript.
+    #[command(after_help = SHOW_HELP)]
+    Show(ShowArgs),
+    /// Count messages, parts, tool calls, tokens and cost.
+    #[command(after_help = STATS_HELP)]
+    Stats(StatsArgs),
+    /// Convert a history to msgflow's canonical JSON form.
+    #[command(after_help = CANONICAL_HELP)]
+    Canonical(CanonicalArgs),
+    /// Convert canonical JSON back to a pydantic-ai history.
+    #[command(after_help = WIRE_HELP)]
+    Wire(WireArgs),
+    /// Find what a provider would reject or pydantic-ai would change (dangling calls, orphan results...).
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+    /// Repair a history as pydantic-ai's repair_messages does, reporting every change.
+    #[command(after_help = REPAIR_HELP)]
+    Repair(RepairArgs),
+    /// Export the tool-call registry (lifecycle of every tool call) as JSON, or guidance hints.
+    #[command(after_help = TOOLS_HELP)]
+    Tools(ToolsArgs),
+    /// Print a JSON Schema: the wire format, the canonical form or the registry export.
+    #[command(after_help = SCHEMA_HELP)]
+    Schema(SchemaArgs),
+    /// Print a shell completion script.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+}
+
+/// Which inputs to read.
+#[derive(Debug, Args, Clone, Default)]
+pub struct InputArgs {
+    /// History files or directories; `-` or nothing reads standard input. Several inputs or a
+    /// directory switch to batch mode.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// In batch mode, also read *.json files in subdirectories.
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
+}
+
+/// Where a rewritten history goes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Write to FILE instead of standard output (`-` is stdout); in batch mode, a directory DIR
+    /// that receives one file per input.
+    #[arg(short = 'o', long, value_name = "FILE|DIR", conflicts_with = "in_place")]
+    pub output: Option<PathBuf>,
+    /// Rewrite each input file atomically (never half-written; untouched if anything fails).
+    #[arg(short = 'i', long)]
+    pub in_place: bool,
+    /// With --in-place, keep the original as FILE.bak (overwriting an older one).
+    #[arg(long, requires = "in_place")]
+    pub backup: bool,
+}
+
+/// Where a report goes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReportOutputArgs {
+    /// Write the report to FILE instead of standard output (`-` is stdout); in batch mode, all
+    /// files' reports go to this one file.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `msgflow fmt`.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Write nothing; exit 1 if an input is not already in compact form.
+    #[arg(long, conflicts_with_all = ["output", "in_place"])]
+    pub check: bool,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and NO_COLOR is not set.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `msgflow show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Wrap text at this many columns (default: the terminal's width, or 100).
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(20..))]
+    pub width: Option<u16>,
+    /// Show tool arguments and output whole instead of truncating them.
+    #[arg(long)]
+    pub full: bool,
+    /// Lines of tool arguments and output shown before truncating (ignored with --full).
+    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_lines: u32,
+}
+
+/// `msgflow stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// Print JSON instead of a table (JSON Lines, one object per file, in batch mode).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `msgflow canonical`.
+#[derive(Debug, Args)]
+pub struct CanonicalArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Pretty-print (indented) instead of compact JSON.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+/// `msgflow wire`.
+#[derive(Debug, Args)]
+pub struct WireArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `msgflow check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// Print the violations as JSON (JSON Lines, one object per file, in batch mode).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `msgflow repair`.
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The content of the results synthesized for dangling tool calls.
+    #[arg(long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Leave the dangling calls of the last response alone (a run that will still answer them).
+    #[arg(long)]
+    pub keep_last_response: bool,
+    /// Also write the list of changes as JSON to FILE (single input only).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+/// `msgflow tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// Print guidance hints for the next model turn (one per line) instead of the export.
+    #[arg(long)]
+    pub guidance: bool,
+}
+
+/// Which schema `msgflow schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SchemaKind {
+    /// pydantic-ai's message history wire format (schema/pydantic-ai-messages.schema.json).
+    #[default]
+    Wire,
+    /// msgflow's canonical message form.
+    Canonical,
+    /// The tool-call registry export (`msgflow tools`).
+    Registry,
+}
+
+/// `msgflow schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The schema to print.
+    #[arg(value_enum, default_value_t = SchemaKind::Wire)]
+    pub kind: SchemaKind,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+}
+
+/// `msgflow completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to generate completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+const FMT_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow fmt history.json > compact.json\n",
+    "  cat history.json | msgflow fmt - -o compact.json\n",
+    "  msgflow fmt --in-place --backup history.json    # keeps history.json.bak\n",
+    "  msgflow fmt --in-place -r histories/            # batch: every *.json, in parallel\n",
+    "  msgflow fmt --check histories/                  # exit 1 if any file would change\n\n",
+    "The output has no trailing newline, exactly like pydantic-ai's dump_json.\n",
+    "In batch mode fmt needs --in-place or -o DIR.\n\n",
+    "With --check, exit status 1 means some input is not in compact form.\n\n",
+    exit_codes_text!()
+);
+
+const SHOW_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow show history.json\n",
+    "  msgflow show --full --color always history.json | less -R\n",
+    "  msgflow show --width 80 histories/              # batch: one section per file\n\n",
+    exit_codes_text!()
+);
+
+const STATS_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow stats history.json\n",
+    "  msgflow stats --json history.json | jq .tokens\n",
+    "  msgflow stats --json -r runs/ > stats.jsonl     # batch: one JSON object per line\n\n",
+    exit_codes_text!()
+);
+
+const CANONICAL_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow canonical history.json > canonical.json\n",
+    "  msgflow canonical --pretty history.json | less\n",
+    "  msgflow canonical -r -o canonical/ histories/    # batch: one output file per input\n\n",
+    "`msgflow wire` converts the output back, byte for byte.\n\n",
+    exit_codes_text!()
+);
+
+const WIRE_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow wire canonical.json > history.json\n",
+    "  msgflow canonical history.json | msgflow wire - | cmp - history.json\n\n",
+    "The input is canonical JSON as `msgflow canonical` writes it (`msgflow schema canonical`).\n\n",
+    exit_codes_text!()
+);
+
+const CHECK_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow check history.json\n",
+    "  msgflow check --json history.json | jq '.violations[].kind'\n",
+    "  msgflow check -r histories/                      # batch: exit 1 if any file has problems\n\n",
+    "Exit status 1 means at least one violation was found.\n\n",
+    exit_codes_text!()
+);
+
+const REPAIR_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow repair history.json > repaired.json\n",
+    "  msgflow repair --in-place --backup --report changes.json history.json\n",
+    "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n\n",
+    "The changes are listed on stderr, one per line. A successful repair exits 0.\n\n",
+    exit_codes_text!()
+);
+
+const TOOLS_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow tools history.json | jq '.calls[] | select(.status == \"failed\")'\n",
+    "  msgflow tools --guidance history.json\n\n",
+    "Registry warnings (lifecycles that do not fit) are printed on stderr.\n\n",
+    exit_codes_text!()
+);
+
+const SCHEMA_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow schema > pydantic-ai-messages.schema.json\n",
+    "  msgflow schema registry -o registry.schema.json\n\n",
+    exit_codes_text!()
+);
+
+const COMPLETIONS_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow completions bash > ~/.local/share/bash-completion/completions/msgflow\n",
+    "  msgflow completions zsh > ~/.zfunc/_msgflow\n",
+    "  msgflow completions fish > ~/.config/fish/completions/msgflow.fish\n\n",
+    exit_codes_text!()
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::EXIT_CODES_HELP;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_exit_code_table_matches_the_shared_one() {
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains(EXIT_CODES_HELP), "{help}");
+    }
+}

@@ -1,0 +1,43 @@
+//! `msgflow check`: list what a provider would reject or pydantic-ai would change
+//! (msgflow-sanitize's `check`), exit 1 when anything is found.
+
+use crate::outcome::{Failure, Status};
+use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// Checks each input; text (one violation per line) or JSON.
+pub struct Check {
+    /// Print `{"valid": bool, "violations": [...]}` instead of text.
+    pub json: bool,
+}
+
+impl FileCommand for Check {
+    fn mode(&self) -> Mode {
+        Mode::Report { json: self.json }
+    }
+
+    fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        let history = super::parse_history(source.bytes)?;
+        let violations = msgflow_sanitize::check(&history);
+        let status = if violations.is_empty() {
+            Status::Ok
+        } else {
+            Status::Problems
+        };
+        let output = if self.json {
+            let document = serde_json::json!({ "valid": violations.is_empty(), "violations": violations });
+            let mut text = serde_json::to_string_pretty(&document)
+                .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
+            text.push('\n');
+            text
+        } else if violations.is_empty() {
+            "no problems found\n".to_owned()
+        } else {
+            violations.iter().map(|violation| format!("{violation}\n")).collect()
+        };
+        Ok(Processed {
+            output: output.into_bytes(),
+            status,
+            notes: String::new(),
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! The subcommands. Each file-processing command implements [`crate::runner::FileCommand`];
+//! [`dispatch`] maps the parsed command line to one of them.
+
+mod check;
+mod convert;
+mod fmt;
+mod repair;
+mod schema;
+mod show;
+mod stats;
+mod tools;
+
+use std::io::Write;
+
+use clap::CommandFactory;
+
+use crate::cli::{Cli, Command, CompletionsArgs};
+use crate::outcome::{Failure, Status};
+use crate::runner::{self, report_destination};
+
+/// Runs the subcommand and returns the exit status.
+pub fn dispatch(cli: Cli) -> Status {
+    match cli.command {
+        Command::Fmt(args) => {
+            let command = fmt::Fmt { check: args.check };
+            runner::run(&command, &args.input, &args.output)
+        }
+        Command::Show(args) => {
+            let destination = report_destination(args.output.output.clone());
+            let command = show::Show::from_args(&args, runner::output_is_terminal(&destination));
+            runner::run(&command, &args.input, &destination)
+        }
+        Command::Stats(args) => {
+            let command = stats::Stats { json: args.json };
+            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+        }
+        Command::Canonical(args) => {
+            runner::run(&convert::ToCanonical { pretty: args.pretty }, &args.input, &args.output)
+        }
+        Command::Wire(args) => runner::run(&convert::ToWire, &args.input, &args.output),
+        Command::Check(args) => {
+            let command = check::Check { json: args.json };
+            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+        }
+        Command::Repair(args) => {
+            if args.report.is_some() && runner::is_batch(&args.input) {
+                return crate::outcome::usage_error(
+                    "--report takes a single input",
+                    Some("run repair once per file to get one report each"),
+                );
+            }
+            let mut options = msgflow_sanitize::RepairOptions::default();
+            if let Some(message) = &args.message {
+                options.content.clone_from(message);
+            }
+            options.repair_last_response = !args.keep_last_response;
+            let command = repair::Repair {
+                options,
+                report: args.report.clone(),
+            };
+            runner::run(&command, &args.input, &args.output)
+        }
+        Command::Tools(args) => {
+            let command = tools::Tools {
+                guidance: args.guidance,
+            };
+            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+        }
+        Command::Schema(args) => schema::run(&args),
+        Command::Completions(args) => completions(&args),
+    }
+}
+
+/// Parses `bytes` as a history, turning a parse error into a located [`Failure`].
+pub(crate) fn parse_history(bytes: &[u8]) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {
+    msgflow_wire::from_slice(bytes).map_err(|err| Failure::from_parse_error(&err))
+}
+
+fn completions(args: &CompletionsArgs) -> Status {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "msgflow", &mut script);
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&script) {
+        Ok(()) => Status::Ok,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Status::Ok,
+        Err(err) => crate::outcome::usage_error(&format!("cannot write to standard output: {err}"), None),
+    }
+}

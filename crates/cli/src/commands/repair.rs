@@ -1,0 +1,54 @@
+//! `msgflow repair`: pydantic-ai's `repair_messages` (msgflow-sanitize), reporting every change.
+
+use std::path::PathBuf;
+
+use crate::files;
+use crate::outcome::Failure;
+use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// Repairs each input; changes go to stderr, and as JSON to `report` when set.
+pub struct Repair {
+    /// What the repair does.
+    pub options: msgflow_sanitize::RepairOptions,
+    /// Where to write the JSON list of changes (single input only; checked by the caller).
+    pub report: Option<PathBuf>,
+}
+
+impl FileCommand for Repair {
+    fn mode(&self) -> Mode {
+        Mode::Transform
+    }
+
+    fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        let history = super::parse_history(source.bytes)?;
+        let repaired = msgflow_sanitize::repair(history, &self.options);
+        let output = msgflow_wire::to_vec(&repaired.history).map_err(|err| {
+            Failure::invalid(
+                format!("cannot serialise the history: {err}"),
+                Some("please report this".to_owned()),
+            )
+        })?;
+        if let Some(path) = &self.report {
+            let mut json = serde_json::to_vec_pretty(&repaired.report)
+                .map_err(|err| Failure::invalid(format!("cannot serialise the repair report: {err}"), None))?;
+            json.push(b'\n');
+            // Written before the history is delivered: if it fails, nothing else is written.
+            files::write_atomically(path, &json, None).map_err(|err| Failure::unwritable(path, &err))?;
+        }
+        let notes = if repaired.report.is_empty() {
+            String::new()
+        } else {
+            repaired
+                .report
+                .changes
+                .iter()
+                .map(|change| format!("msgflow: {}: {change}\n", source.label))
+                .collect()
+        };
+        Ok(Processed {
+            output,
+            notes,
+            ..Processed::default()
+        })
+    }
+}

@@ -1,0 +1,197 @@
+//! Reading inputs and writing outputs safely: stdin/stdout, directory walks, atomic replacement
+//! and backups.
+//!
+//! Every file msgflow writes goes through [`write_atomically`]: the new content is written to a
+//! temporary file in the target's directory, flushed to disk, then renamed over the target, so a
+//! reader (or a crash) sees either the old file or the new one, never a half-written or empty one.
+
+use std::ffi::OsString;
+use std::fs::{self, Permissions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Reads all of stdin.
+pub fn read_stdin() -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    io::stdin().lock().read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Writes `bytes` to stdout. A closed pipe (`msgflow show x | head`) is not an error.
+pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// `FILE.bak`: where `--backup` keeps the original of `path`.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name: OsString = path.file_name().map(OsString::from).unwrap_or_default();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+/// Replaces `target` with `bytes` atomically (temporary file in the same directory, write, fsync,
+/// rename). `permissions` are applied to the new file; `None` keeps those of an existing target,
+/// or gives a new file the usual `rw-r--r--`.
+pub fn write_atomically(target: &Path, bytes: &[u8], permissions: Option<Permissions>) -> io::Result<()> {
+    let directory = parent_directory(target);
+    let name = target
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A leading dot and a non-.json suffix keep half-written files out of directory scans.
+    let mut temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".msgflow-tmp")
+        .tempfile_in(directory)?;
+    temporary.write_all(bytes)?;
+    let permissions = match permissions {
+        Some(permissions) => Some(permissions),
+        None => match fs::metadata(target) {
+            Ok(metadata) => Some(metadata.permissions()),
+            Err(_) => default_permissions(),
+        },
+    };
+    if let Some(permissions) = permissions {
+        temporary.as_file().set_permissions(permissions)?;
+    }
+    temporary.as_file().sync_all()?;
+    // On failure the temporary file is dropped, which deletes it; the target is untouched.
+    temporary.persist(target).map_err(|err| err.error)?;
+    sync_directory(directory);
+    Ok(())
+}
+
+/// Rewrites the file at `path` (whose current content is `original`) with `bytes`, atomically.
+/// With `backup`, `FILE.bak` receives `original` first; if that fails, `path` is not touched.
+/// Symlinks are followed, so the file they point to is rewritten and the link stays a link.
+pub fn replace_in_place(path: &Path, original: &[u8], bytes: &[u8], backup: bool) -> Result<(), (PathBuf, io::Error)> {
+    let target = fs::canonicalize(path).map_err(|err| (path.to_path_buf(), err))?;
+    let permissions = fs::metadata(&target).map(|metadata| metadata.permissions()).ok();
+    if backup {
+        let backup = backup_path(&target);
+        write_atomically(&backup, original, permissions.clone()).map_err(|err| (backup, err))?;
+    }
+    write_atomically(&target, bytes, permissions).map_err(|err| (target.clone(), err))
+}
+
+/// The `*.json` files under `directory` (subdirectories only when `recursive`), sorted by path.
+/// Symlinked directories are not followed (they could form cycles); symlinked files are read.
+pub fn json_files_in(directory: &Path, recursive: bool) -> io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![directory.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in fs::read_dir(&current)? {
+            let entry = entry?;
+            let path = entry.path();
+            let file_type = entry.file_type()?;
+            if file_type.is_dir() {
+                if recursive {
+                    pending.push(path);
+                }
+            } else if is_json_name(&path) && path.is_file() {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn is_json_name(path: &Path) -> bool {
+    let hidden = path
+        .file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with('.'));
+    !hidden
+        && path
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("json"))
+}
+
+fn parent_directory(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<Permissions> {
+    None
+}
+
+/// Makes the rename durable. Best effort: some platforms and file systems cannot sync a
+/// directory, and the data itself is already on disk.
+fn sync_directory(directory: &Path) {
+    #[cfg(unix)]
+    if let Ok(handle) = fs::File::open(directory) {
+        let _ = handle.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = directory;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_content_and_leaves_no_temporary_file() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let target = dir.path().join("a.json");
+        fs::write(&target, b"old")?;
+        write_atomically(&target, b"new", None)?;
+        assert_eq!(fs::read(&target)?, b"new");
+        assert_eq!(fs::read_dir(dir.path())?.count(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn failed_backup_leaves_the_original_alone() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let target = dir.path().join("a.json");
+        fs::write(&target, b"old")?;
+        // A directory where the backup should go makes the backup's rename fail.
+        fs::create_dir(dir.path().join("a.json.bak"))?;
+        let result = replace_in_place(&target, b"old", b"new", true);
+        assert!(result.is_err());
+        assert_eq!(fs::read(&target)?, b"old");
+        Ok(())
+    }
+
+    #[test]
+    fn directory_scan_finds_json_files_sorted() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        fs::create_dir(dir.path().join("sub"))?;
+        for name in ["b.json", "a.JSON", "c.txt", ".hidden.json", "sub/d.json"] {
+            fs::write(dir.path().join(name), b"[]")?;
+        }
+        let names = |files: Vec<PathBuf>| -> Vec<String> {
+            files
+                .iter()
+                .filter_map(|f| f.strip_prefix(dir.path()).ok())
+                .map(|f| f.display().to_string())
+                .collect()
+        };
+        assert_eq!(names(json_files_in(dir.path(), false)?), ["a.JSON", "b.json"]);
+        assert_eq!(
+            names(json_files_in(dir.path(), true)?),
+            ["a.JSON", "b.json", "sub/d.json"]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn backup_goes_beside_the_file() {
+        assert_eq!(backup_path(Path::new("x/h.json")), PathBuf::from("x/h.json.bak"));
+    }
+}

@@ -1,0 +1,83 @@
+//! `check` and `repair` on 1k / 10k / 100k-message histories built here
+//! (`cargo bench -p msgflow-sanitize`): the time per message (criterion's "elements" throughput)
+//! should stay flat as the history grows.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use msgflow_sanitize::{check, repair, RepairOptions};
+use msgflow_wire::{
+    Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, TextPart,
+    ToolCallPart, ToolReturnPart, UserPromptContent, UserPromptPart,
+};
+
+const SIZES: &[usize] = &[1_000, 10_000, 100_000];
+
+/// `messages` alternating messages (request first): tool calls answered by the next request,
+/// with a few defects for `repair` to fix: every 50th call is never answered, every 70th result
+/// answers no call, and the last response's call dangles.
+fn history(messages: usize) -> Vec<ModelMessage> {
+    let mut history = Vec::with_capacity(messages);
+    let mut pending: Option<String> = None;
+    for index in 0..messages {
+        if index % 2 == 0 {
+            let mut parts = Vec::new();
+            match pending.take() {
+                Some(call_id) if index % 100 != 0 => {
+                    let mut result = ToolReturnPart::new("run_shell".to_owned(), RawJson::string("exit 0: ok"));
+                    result.tool_call_id = Field::Present(call_id);
+                    parts.push(ModelRequestPart::ToolReturn(result));
+                }
+                _ => {
+                    let prompt = UserPromptPart::new(UserPromptContent::Text("run the tests".to_owned()));
+                    parts.push(ModelRequestPart::UserPrompt(prompt));
+                }
+            }
+            if index % 140 == 0 {
+                let mut orphan = ToolReturnPart::new("grep".to_owned(), RawJson::string("no matches"));
+                orphan.tool_call_id = Field::Present(format!("orphan_{index}"));
+                parts.push(ModelRequestPart::ToolReturn(orphan));
+            }
+            history.push(ModelMessage::Request(ModelRequest::new(parts)));
+        } else {
+            let call_id = format!("toolu_{index:08}");
+            let mut call = ToolCallPart::new("run_shell".to_owned());
+            call.args = Field::Present(RawJson::from_json_text(r#"{"command":"cargo test"}"#).expect("valid JSON"));
+            call.tool_call_id = Field::Present(call_id.clone());
+            pending = Some(call_id);
+            let parts = vec![
+                ModelResponsePart::Text(TextPart::new("Running the tests.".to_owned())),
+                ModelResponsePart::ToolCall(call),
+            ];
+            history.push(ModelMessage::Response(ModelResponse::new(parts)));
+        }
+    }
+    history
+}
+
+fn sanitize(c: &mut Criterion) {
+    let options = RepairOptions::default();
+    let mut group = c.benchmark_group("sanitize");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(3));
+    for &size in SIZES {
+        let input = history(size);
+        group.throughput(Throughput::Elements(size as u64));
+        group.bench_with_input(BenchmarkId::new("check", size), &input, |b, input| {
+            b.iter(|| check(black_box(input)))
+        });
+        group.bench_with_input(BenchmarkId::new("repair", size), &input, |b, input| {
+            b.iter_batched(
+                || input.clone(),
+                |history| repair(history, &options),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sanitize);
+criterion_main!(benches);

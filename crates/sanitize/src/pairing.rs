@@ -1,0 +1,164 @@
+//! The call/result matching shared by [`crate::check`] and [`crate::repair`]: which parts are
+//! calls and results, and pydantic-ai's ordered matching walk (`_dangling_tool_calls_by_response`).
+
+use std::collections::{HashMap, VecDeque};
+
+use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
+
+/// What a call or result is matched by. A part without a `tool_call_id` gets a key of its own
+/// that matches nothing: pydantic-ai would give it a freshly generated id on load.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CallKey {
+    /// The part's `tool_call_id`.
+    Id(String),
+    /// A part without an id, identified by its (message, part) position in the walked list.
+    Missing(usize, usize),
+}
+
+impl CallKey {
+    pub(crate) fn of(id: &Field<String>, message: usize, part: usize) -> Self {
+        match id.get() {
+            Some(id) => CallKey::Id(id.clone()),
+            None => CallKey::Missing(message, part),
+        }
+    }
+}
+
+/// pydantic-ai's `_is_tool_result_part`: a `tool-return` (any `tool_kind`, any `outcome`) or a
+/// legacy `retry-prompt` that names a tool. Builtin returns and `retry-feedback` never answer a call.
+pub(crate) fn is_tool_result(part: &ModelRequestPart) -> bool {
+    match part {
+        ModelRequestPart::ToolReturn(_) => true,
+        ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().is_some(),
+        _ => false,
+    }
+}
+
+/// The `tool_call_id` of a result part (`None` for parts that are not results).
+pub(crate) fn result_id(part: &ModelRequestPart) -> Option<&Field<String>> {
+    match part {
+        ModelRequestPart::ToolReturn(ret) => Some(&ret.tool_call_id),
+        ModelRequestPart::RetryPrompt(retry) if retry.tool_name.get().is_some() => Some(&retry.tool_call_id),
+        _ => None,
+    }
+}
+
+/// The tool name a result part names.
+pub(crate) fn result_tool_name(part: &ModelRequestPart) -> Option<&str> {
+    match part {
+        ModelRequestPart::ToolReturn(ret) => Some(ret.tool_name.as_str()),
+        ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().map(String::as_str),
+        _ => None,
+    }
+}
+
+/// pydantic-ai's `_tool_results_first_sort_key` as it applies to a history read from JSON: a
+/// `tool-return` sorts ahead of the other parts of a merged request, and so does a legacy
+/// `retry-prompt` naming a tool (2.68.0 loads it as a `tool-return`). A tool-less `retry-prompt`
+/// does not: 2.68.0 loads it as a `retry-feedback`. (In memory, pydantic-ai also sorts a tool-less
+/// `RetryPromptPart` first, which makes its repair non-idempotent: a later repair moves that part
+/// from between the results again. No history read from JSON holds one.)
+pub(crate) fn sorts_first(part: &ModelRequestPart) -> bool {
+    is_tool_result(part)
+}
+
+/// One message as the matching walk sees it: the keys of its calls or results, by part index.
+pub(crate) enum MessageView {
+    /// A response with its `tool-call` parts.
+    Response(Vec<(usize, CallKey)>),
+    /// A request with its result parts.
+    Request(Vec<(usize, CallKey)>),
+}
+
+/// The view of a wire message.
+pub(crate) fn view_of(index: usize, message: &ModelMessage) -> MessageView {
+    match message {
+        ModelMessage::Response(response) => MessageView::Response(
+            response
+                .parts
+                .iter()
+                .enumerate()
+                .filter_map(|(part_index, part)| match part {
+                    ModelResponsePart::ToolCall(call) => {
+                        Some((part_index, CallKey::of(&call.tool_call_id, index, part_index)))
+                    }
+                    _ => None,
+                })
+                .collect(),
+        ),
+        ModelMessage::Request(request) => MessageView::Request(results_of(index, request.parts.iter())),
+    }
+}
+
+/// The result keys of a request's parts.
+pub(crate) fn results_of<'a>(index: usize, parts: impl Iterator<Item = &'a ModelRequestPart>) -> Vec<(usize, CallKey)> {
+    parts
+        .enumerate()
+        .filter_map(|(part_index, part)| result_id(part).map(|id| (part_index, CallKey::of(id, index, part_index))))
+        .collect()
+}
+
+/// A (message, part) position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Pos {
+    pub(crate) message: usize,
+    pub(crate) part: usize,
+}
+
+/// The outcome of the matching walk.
+#[derive(Default)]
+pub(crate) struct Walk {
+    /// Dangling calls (part indices) by response index, in pydantic-ai's order: calls found
+    /// dangling by shadowing first, then the calls still open at the end grouped by id in order of
+    /// each id's first appearance as a call, FIFO within an id.
+    pub(crate) dangling: HashMap<usize, Vec<usize>>,
+    /// Every result, in order, with the call it answered (if any).
+    pub(crate) answers: Vec<(Pos, Option<Pos>)>,
+    /// The index of the last response.
+    pub(crate) last_response: Option<usize>,
+}
+
+/// pydantic-ai's `_dangling_tool_calls_by_response`, in linear time.
+pub(crate) fn walk(views: impl IntoIterator<Item = MessageView>) -> Walk {
+    let mut slot_of: HashMap<CallKey, usize> = HashMap::new();
+    // Open calls per id, in order of each id's first appearance (Python dict insertion order).
+    let mut slots: Vec<VecDeque<Pos>> = Vec::new();
+    let mut result = Walk::default();
+    for (index, view) in views.into_iter().enumerate() {
+        match view {
+            MessageView::Response(calls) => {
+                result.last_response = Some(index);
+                for (part, key) in calls {
+                    let slot = *slot_of.entry(key).or_insert_with(|| {
+                        slots.push(VecDeque::new());
+                        slots.len() - 1
+                    });
+                    let Some(pending) = slots.get_mut(slot) else { continue };
+                    if pending.back().is_some_and(|open| open.message != index) {
+                        // A call reusing the id of calls from an earlier response: those can no
+                        // longer be answered (a later result answers the new call), so they dangle.
+                        for shadowed in pending.drain(..) {
+                            result.dangling.entry(shadowed.message).or_default().push(shadowed.part);
+                        }
+                    }
+                    pending.push_back(Pos { message: index, part });
+                }
+            }
+            MessageView::Request(results) => {
+                for (part, key) in results {
+                    let answered = slot_of
+                        .get(&key)
+                        .and_then(|&slot| slots.get_mut(slot))
+                        .and_then(VecDeque::pop_front);
+                    result.answers.push((Pos { message: index, part }, answered));
+                }
+            }
+        }
+    }
+    for pending in slots {
+        for open in pending {
+            result.dangling.entry(open.message).or_default().push(open.part);
+        }
+    }
+    result
+}

@@ -1,0 +1,631 @@
+//! [`repair`]: pydantic-ai 2.68.0's `repair_messages`, on the wire types, with a report.
+
+use std::collections::{HashMap, HashSet};
+
+use msgflow_wire::{
+    Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, ToolReturnOutcome,
+    ToolReturnPart,
+};
+
+use crate::pairing::{self, CallKey, MessageView, Pos};
+use crate::report::{Change, MoveReason, RepairReport};
+
+/// msgflow's default content for synthesized results (the text of the original design document).
+pub const DEFAULT_SYNTHESIZED_CONTENT: &str = "[Aborted by user]";
+
+/// pydantic-ai's content for synthesized results (`INTERRUPTED_TOOL_RETURN_CONTENT`).
+pub const PYDANTIC_AI_SYNTHESIZED_CONTENT: &str = "The tool call was interrupted before a result was produced.";
+
+/// The metadata key pydantic-ai sets to `true` on synthesized results.
+pub const SYNTHESIZED_METADATA_KEY: &str = "pydantic_ai_synthesized_tool_return";
+
+/// The metadata namespace reserved for pydantic-ai, the only metadata a request merge keeps.
+const FRAMEWORK_METADATA_KEY: &str = "__pydantic_ai__";
+
+/// How [`repair`] behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairOptions {
+    /// The `content` of synthesized results. Default [`DEFAULT_SYNTHESIZED_CONTENT`]; use
+    /// [`PYDANTIC_AI_SYNTHESIZED_CONTENT`] for output identical to pydantic-ai's.
+    pub content: String,
+    /// Close out the dangling calls of the last response too (pydantic-ai's
+    /// `repair_last_response`). Default `true`; `false` leaves that live frontier alone, for a
+    /// run that will still execute or answer those calls.
+    pub repair_last_response: bool,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        Self {
+            content: DEFAULT_SYNTHESIZED_CONTENT.to_owned(),
+            repair_last_response: true,
+        }
+    }
+}
+
+/// The result of [`repair`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repair {
+    /// The repaired history.
+    pub history: Vec<ModelMessage>,
+    /// Every change made, including everything removed or discarded.
+    pub report: RepairReport,
+}
+
+/// Where a part of the working history came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// An input part at this (input message, part) position.
+    Input(Pos),
+    /// The synthesized result with this index in `Repairer::synthesized`.
+    Synthesized(usize),
+}
+
+struct Tracked<P> {
+    origin: Origin,
+    part: P,
+}
+
+/// A message of the working history: its own fields (with empty `parts`), its tracked parts,
+/// and where it came from.
+enum Body {
+    Request(ModelRequest, Vec<Tracked<ModelRequestPart>>),
+    Response(Box<ModelResponse>, Vec<Tracked<ModelResponsePart>>),
+}
+
+struct Work {
+    body: Body,
+    /// The input messages it holds (several after a merge; none for an inserted request).
+    inputs: Vec<usize>,
+    /// The own fields of each merged input message, filled when a merge happens.
+    originals: Vec<serde_json::Value>,
+    /// Set once consecutive requests were merged into this one (keeps merging chains linear).
+    merged: Option<MergedRequest>,
+}
+
+/// The state of a merged request while further requests may join it: `parts` of its body holds
+/// the results (which sort first), `rest` the other parts; the framework metadata namespace is
+/// kept parsed. Both are folded back in [`Repairer::finish`].
+#[derive(Default)]
+struct MergedRequest {
+    rest: Vec<Tracked<ModelRequestPart>>,
+    namespace: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// A synthesized result's provenance, for the report.
+struct Synthesized {
+    tool_call_id: Option<String>,
+    tool_name: String,
+    call: Pos,
+}
+
+/// Repairs `history` exactly as pydantic-ai 2.68.0's
+/// `repair_messages(history, repair_last_response=options.repair_last_response)` does, except
+/// that synthesized results carry `options.content`.
+///
+/// The three passes, in pydantic-ai's order:
+/// 1. results answering no earlier call (by `tool_call_id`) are removed; an interior request left
+///    empty is removed, a trailing one is kept (the history still ends on a request);
+/// 2. each dangling call gets a synthesized `tool-return` (outcome `interrupted`, metadata
+///    `{"pydantic_ai_synthesized_tool_return":true}`, the call's `tool_name` / `tool_call_id` /
+///    `tool_kind`, the timestamp of the response that made the call), placed right after the
+///    existing results of the next message if it is a request, else in a new request;
+/// 3. consecutive requests with compatible instructions are merged (results first, stable),
+///    consecutive synthetic responses are merged, and in other requests the parts sitting between
+///    tool results move right after the last result.
+///
+/// Nothing is lost: removed parts and the fields a merge discards are in the report. Runs in
+/// linear time; deterministic and idempotent (repairing the output changes nothing), except for
+/// calls without a `tool_call_id`, which nothing can answer.
+pub fn repair(history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
+    let mut repairer = Repairer::default();
+    let work = repairer.drop_orphans(history);
+    let work = repairer.close_dangling(work, options);
+    let work = repairer.merge_consecutive(work);
+    repairer.finish(work)
+}
+
+#[derive(Default)]
+struct Repairer {
+    changes: Vec<Change>,
+    synthesized: Vec<Synthesized>,
+    moved: HashMap<Pos, MoveReason>,
+}
+
+/// A message's own fields (every key but `parts`) as JSON.
+fn own_fields(body: &Body) -> serde_json::Value {
+    match body {
+        Body::Request(header, _) => header_fields(header),
+        Body::Response(header, _) => header_fields(header),
+    }
+}
+
+/// The fields of a message header (its parts are held apart, so `parts` is empty) without `parts`.
+fn header_fields<T: serde::Serialize>(header: &T) -> serde_json::Value {
+    match serde_json::to_value(header) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.shift_remove("parts");
+            serde_json::Value::Object(object)
+        }
+        // The wire types always serialise as objects; keep whatever came out rather than panic.
+        Ok(other) => other,
+        Err(err) => serde_json::Value::String(format!("unserialisable message fields: {err}")),
+    }
+}
+
+fn tracked<P>(message: usize, parts: Vec<P>) -> Vec<Tracked<P>> {
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(part, p)| Tracked {
+            origin: Origin::Input(Pos { message, part }),
+            part: p,
+        })
+        .collect()
+}
+
+impl Repairer {
+    /// Pass 1, pydantic-ai's `_drop_orphaned_tool_results`.
+    fn drop_orphans(&mut self, history: Vec<ModelMessage>) -> Vec<Work> {
+        let last_index = history.len().checked_sub(1);
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut work = Vec::with_capacity(history.len());
+        for (index, message) in history.into_iter().enumerate() {
+            match message {
+                ModelMessage::Response(mut response) => {
+                    for part in &response.parts {
+                        if let ModelResponsePart::ToolCall(call) = part {
+                            if let Some(id) = call.tool_call_id.get() {
+                                seen.insert(id.clone());
+                            }
+                        }
+                    }
+                    let parts = std::mem::take(&mut response.parts);
+                    work.push(Work {
+                        body: Body::Response(Box::new(response), tracked(index, parts)),
+                        inputs: vec![index],
+                        originals: Vec::new(),
+                        merged: None,
+                    });
+                }
+                ModelMessage::Request(mut request) => {
+                    let parts = std::mem::take(&mut request.parts);
+                    let had_parts = !parts.is_empty();
+                    let mut kept = Vec::with_capacity(parts.len());
+                    for (part_index, part) in parts.into_iter().enumerate() {
+                        let orphan_id = match pairing::result_id(&part) {
+                            Some(id) => match id.get() {
+                                Some(id) if seen.contains(id) => None,
+                                Some(id) => Some(Some(id.clone())),
+                                None => Some(None),
+                            },
+                            None => None,
+                        };
+                        match orphan_id {
+                            Some(tool_call_id) => self.changes.push(Change::RemovedOrphanReturn {
+                                input_message: index,
+                                input_part: part_index,
+                                tool_call_id,
+                                part: Box::new(part),
+                            }),
+                            None => kept.push(Tracked {
+                                origin: Origin::Input(Pos {
+                                    message: index,
+                                    part: part_index,
+                                }),
+                                part,
+                            }),
+                        }
+                    }
+                    let body = Body::Request(request, kept);
+                    if had_parts
+                        && matches!(&body, Body::Request(_, kept) if kept.is_empty())
+                        && Some(index) != last_index
+                    {
+                        self.changes.push(Change::RemovedEmptyRequest {
+                            input_message: index,
+                            fields: own_fields(&body),
+                        });
+                        continue;
+                    }
+                    work.push(Work {
+                        body,
+                        inputs: vec![index],
+                        originals: Vec::new(),
+                        merged: None,
+                    });
+                }
+            }
+        }
+        work
+    }
+
+    /// Pass 2, pydantic-ai's `_repair_dangling_tool_calls`.
+    fn close_dangling(&mut self, work: Vec<Work>, options: &RepairOptions) -> Vec<Work> {
+        let views = work.iter().enumerate().map(|(index, message)| match &message.body {
+            Body::Response(_, parts) => MessageView::Response(
+                parts
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(part_index, tracked)| match &tracked.part {
+                        ModelResponsePart::ToolCall(call) => {
+                            Some((part_index, CallKey::of(&call.tool_call_id, index, part_index)))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            Body::Request(_, parts) => {
+                MessageView::Request(pairing::results_of(index, parts.iter().map(|tracked| &tracked.part)))
+            }
+        });
+        let walk = pairing::walk(views);
+        let mut dangling = walk.dangling;
+        if !options.repair_last_response {
+            if let Some(last) = walk.last_response {
+                dangling.remove(&last);
+            }
+        }
+        dangling.retain(|_, calls| !calls.is_empty());
+        if dangling.is_empty() {
+            return work;
+        }
+
+        let content = RawJson::string(&options.content);
+        let mut metadata_object = serde_json::Map::new();
+        metadata_object.insert(SYNTHESIZED_METADATA_KEY.to_owned(), serde_json::Value::Bool(true));
+        let metadata = RawJson::from(serde_json::Value::Object(metadata_object));
+
+        let mut repaired = Vec::with_capacity(work.len() + 1);
+        let mut pending: Vec<Tracked<ModelRequestPart>> = Vec::new();
+        for (index, mut message) in work.into_iter().enumerate() {
+            match &mut message.body {
+                Body::Response(response, parts) => {
+                    if !pending.is_empty() {
+                        repaired.push(new_request(std::mem::take(&mut pending)));
+                    }
+                    for &part_index in dangling.get(&index).map(Vec::as_slice).unwrap_or_default() {
+                        let Some(Tracked {
+                            origin,
+                            part: ModelResponsePart::ToolCall(call),
+                        }) = parts.get(part_index)
+                        else {
+                            continue;
+                        };
+                        let mut synthesized = ToolReturnPart::new(call.tool_name.clone(), content.clone());
+                        synthesized.tool_call_id = call.tool_call_id.clone();
+                        synthesized.tool_kind = match call.tool_kind.get() {
+                            Some(kind) => Field::Present(kind.clone()),
+                            None => Field::Null,
+                        };
+                        synthesized.metadata = Field::Present(metadata.clone());
+                        synthesized.timestamp = response.timestamp.clone();
+                        synthesized.outcome = Field::Present(ToolReturnOutcome::Interrupted);
+                        let call_pos = match origin {
+                            Origin::Input(pos) => *pos,
+                            // Response parts are never synthesized.
+                            Origin::Synthesized(_) => continue,
+                        };
+                        self.synthesized.push(Synthesized {
+                            tool_call_id: call.tool_call_id.get().cloned(),
+                            tool_name: call.tool_name.clone(),
+                            call: call_pos,
+                        });
+                        pending.push(Tracked {
+                            origin: Origin::Synthesized(self.synthesized.len() - 1),
+                            part: ModelRequestPart::ToolReturn(synthesized),
+                        });
+                    }
+                }
+                Body::Request(_, parts) => {
+                    if !pending.is_empty() {
+                        let insert_at = parts
+                            .iter()
+                            .rposition(|tracked| pairing::is_tool_result(&tracked.part))
+                            .map_or(0, |last| last + 1);
+                        parts.splice(insert_at..insert_at, std::mem::take(&mut pending));
+                    }
+                }
+            }
+            repaired.push(message);
+        }
+        if !pending.is_empty() {
+            repaired.push(new_request(pending));
+        }
+        repaired
+    }
+
+    /// Pass 3, pydantic-ai's `_merge_consecutive_messages`.
+    fn merge_consecutive(&mut self, work: Vec<Work>) -> Vec<Work> {
+        let mut clean: Vec<Work> = Vec::with_capacity(work.len());
+        for mut message in work {
+            let merged = match (clean.last_mut(), &mut message.body) {
+                (Some(last), Body::Request(request, parts)) => self.merge_request(last, request, parts),
+                (Some(last), Body::Response(response, parts)) => merge_response(last, response, parts),
+                (None, _) => false,
+            };
+            if merged {
+                if let Some(last) = clean.last_mut() {
+                    last.inputs.append(&mut message.inputs);
+                }
+                continue;
+            }
+            if let Body::Request(_, parts) = &mut message.body {
+                self.move_from_between_results(parts);
+            }
+            clean.push(message);
+        }
+        clean
+    }
+
+    /// pydantic-ai's `_append_request` merge branch; `false` when `request` cannot join `last`.
+    ///
+    /// The merged parts are a stable sort of the concatenation, results first. `last` keeps its
+    /// results and other parts apart ([`MergedRequest`]), so each merge costs only the size of
+    /// the joining request.
+    fn merge_request(
+        &mut self,
+        last: &mut Work,
+        request: &mut ModelRequest,
+        parts: &mut Vec<Tracked<ModelRequestPart>>,
+    ) -> bool {
+        let Body::Request(last_request, _) = &last.body else {
+            return false;
+        };
+        let non_empty = |instructions: &Field<String>| instructions.get().filter(|text| !text.is_empty()).is_some();
+        if non_empty(&last_request.instructions)
+            && non_empty(&request.instructions)
+            && last_request.instructions.get() != request.instructions.get()
+        {
+            return false;
+        }
+        if last.originals.is_empty() {
+            last.originals.push(own_fields(&last.body));
+        }
+        last.originals.push(header_fields(request));
+        let Body::Request(last_request, last_parts) = &mut last.body else {
+            return false;
+        };
+        let state = match &mut last.merged {
+            Some(state) => state,
+            None => {
+                // First merge: split the earlier request's parts, results first.
+                let mut results = Vec::with_capacity(last_parts.len());
+                let mut rest = Vec::new();
+                for tracked in std::mem::take(last_parts) {
+                    self.sort_part(tracked, &mut results, &mut rest);
+                }
+                *last_parts = results;
+                let namespace = framework_namespace(&last_request.metadata);
+                last.merged.insert(MergedRequest { rest, namespace })
+            }
+        };
+        for tracked in std::mem::take(parts) {
+            self.sort_part(tracked, last_parts, &mut state.rest);
+        }
+
+        // `instructions`: the earlier ones if non-empty, else the later ones (pydantic-ai's `or`).
+        let instructions = match std::mem::take(&mut last_request.instructions) {
+            Field::Present(text) if !text.is_empty() => Field::Present(text),
+            _ => match std::mem::take(&mut request.instructions) {
+                Field::Present(text) => Field::Present(text),
+                Field::Absent | Field::Null => Field::Null,
+            },
+        };
+        // `timestamp`: the later one if set, else the earlier one.
+        let timestamp = match (
+            std::mem::take(&mut request.timestamp),
+            std::mem::take(&mut last_request.timestamp),
+        ) {
+            (Field::Present(later), _) => Field::Present(later),
+            (_, Field::Present(earlier)) => Field::Present(earlier),
+            _ => Field::Null,
+        };
+        // `metadata`: only the `__pydantic_ai__` namespace, shallow-merged, later keys winning.
+        if let Some(later) = framework_namespace(&request.metadata) {
+            let merged = state.namespace.get_or_insert_with(serde_json::Map::new);
+            for (key, value) in later {
+                merged.insert(key, value);
+            }
+        }
+        let mut merged = ModelRequest::new(Vec::new());
+        merged.instructions = instructions;
+        merged.timestamp = timestamp;
+        *last_request = merged;
+        true
+    }
+
+    /// Appends a part to a merged request's results or other parts; a result that follows other
+    /// content in the concatenation has moved.
+    fn sort_part(
+        &mut self,
+        tracked: Tracked<ModelRequestPart>,
+        results: &mut Vec<Tracked<ModelRequestPart>>,
+        rest: &mut Vec<Tracked<ModelRequestPart>>,
+    ) {
+        if pairing::sorts_first(&tracked.part) {
+            if !rest.is_empty() {
+                if let Origin::Input(pos) = tracked.origin {
+                    self.moved.insert(pos, MoveReason::ResultsFirst);
+                }
+            }
+            results.push(tracked);
+        } else {
+            rest.push(tracked);
+        }
+    }
+
+    /// pydantic-ai's `_move_parts_from_between_tool_results`.
+    fn move_from_between_results(&mut self, parts: &mut Vec<Tracked<ModelRequestPart>>) {
+        let first = parts.iter().position(|tracked| pairing::is_tool_result(&tracked.part));
+        let last = parts.iter().rposition(|tracked| pairing::is_tool_result(&tracked.part));
+        let (Some(first), Some(last)) = (first, last) else {
+            return;
+        };
+        let stays = |part: &ModelRequestPart| {
+            pairing::is_tool_result(part) || matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
+        };
+        let needs_move = parts
+            .get(first..=last)
+            .is_some_and(|between| between.iter().any(|tracked| !stays(&tracked.part)));
+        if !needs_move {
+            return;
+        }
+        let tail = parts.split_off(last + 1);
+        let between = parts.split_off(first);
+        let mut moved = Vec::new();
+        for tracked in between {
+            if stays(&tracked.part) {
+                parts.push(tracked);
+            } else {
+                if let Origin::Input(pos) = tracked.origin {
+                    self.moved.insert(pos, MoveReason::FromBetweenResults);
+                }
+                moved.push(tracked);
+            }
+        }
+        parts.append(&mut moved);
+        parts.extend(tail);
+    }
+
+    /// Rebuilds wire messages and lists the changes with their output positions.
+    fn finish(mut self, work: Vec<Work>) -> Repair {
+        let mut history = Vec::with_capacity(work.len());
+        for (output_message, message) in work.into_iter().enumerate() {
+            if message.inputs.is_empty() {
+                self.changes.push(Change::InsertedRequest { output_message });
+            }
+            if message.inputs.len() > 1 {
+                let (input_messages, originals) = (message.inputs, message.originals);
+                self.changes.push(match &message.body {
+                    Body::Request(..) => Change::MergedRequests {
+                        output_message,
+                        input_messages,
+                        originals,
+                    },
+                    Body::Response(..) => Change::MergedResponses {
+                        output_message,
+                        input_messages,
+                        originals,
+                    },
+                });
+            }
+            match message.body {
+                Body::Request(mut request, mut parts) => {
+                    if let Some(merged) = message.merged {
+                        parts.extend(merged.rest);
+                        request.metadata = framework_metadata(merged.namespace);
+                    }
+                    request.parts = parts
+                        .into_iter()
+                        .enumerate()
+                        .map(|(output_part, tracked)| {
+                            self.note_part(tracked.origin, output_message, output_part);
+                            tracked.part
+                        })
+                        .collect();
+                    history.push(ModelMessage::Request(request));
+                }
+                Body::Response(mut response, parts) => {
+                    response.parts = parts.into_iter().map(|tracked| tracked.part).collect();
+                    history.push(ModelMessage::Response(*response));
+                }
+            }
+        }
+        Repair {
+            history,
+            report: RepairReport { changes: self.changes },
+        }
+    }
+
+    fn note_part(&mut self, origin: Origin, output_message: usize, output_part: usize) {
+        match origin {
+            Origin::Synthesized(index) => {
+                if let Some(synthesized) = self.synthesized.get(index) {
+                    self.changes.push(Change::InsertedSyntheticReturn {
+                        output_message,
+                        output_part,
+                        tool_call_id: synthesized.tool_call_id.clone(),
+                        tool_name: synthesized.tool_name.clone(),
+                        call_input_message: synthesized.call.message,
+                        call_input_part: synthesized.call.part,
+                    });
+                }
+            }
+            Origin::Input(pos) => {
+                if let Some(&reason) = self.moved.get(&pos) {
+                    self.changes.push(Change::MovedPart {
+                        input_message: pos.message,
+                        input_part: pos.part,
+                        output_message,
+                        output_part,
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn new_request(parts: Vec<Tracked<ModelRequestPart>>) -> Work {
+    Work {
+        body: Body::Request(ModelRequest::new(Vec::new()), parts),
+        inputs: Vec::new(),
+        originals: Vec::new(),
+        merged: None,
+    }
+}
+
+/// pydantic-ai's `_append_response` merge branch: only two synthetic responses merge, keeping
+/// the earlier one's fields.
+fn merge_response(last: &mut Work, response: &ModelResponse, parts: &mut Vec<Tracked<ModelResponsePart>>) -> bool {
+    let Body::Response(last_response, _) = &last.body else {
+        return false;
+    };
+    if !is_synthetic(last_response) || !is_synthetic(response) {
+        return false;
+    }
+    if last.originals.is_empty() {
+        last.originals.push(own_fields(&last.body));
+    }
+    last.originals.push(header_fields(response));
+    if let Body::Response(_, last_parts) = &mut last.body {
+        last_parts.append(parts);
+    }
+    true
+}
+
+/// A response that did not come from a model API: no provider response id (or its legacy
+/// `vendor_id` alias, which pydantic-ai loads into it), provider name or model name.
+fn is_synthetic(response: &ModelResponse) -> bool {
+    response
+        .provider_response_id
+        .get()
+        .or(response.vendor_id.get())
+        .is_none()
+        && response.provider_name.get().is_none()
+        && response.model_name.get().is_none()
+}
+
+/// The `__pydantic_ai__` namespace of a request's metadata, when it is an object.
+fn framework_namespace(metadata: &Field<RawJson>) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match metadata.get().map(RawJson::to_value) {
+        Some(serde_json::Value::Object(mut object)) => match object.shift_remove(FRAMEWORK_METADATA_KEY) {
+            Some(serde_json::Value::Object(namespace)) => Some(namespace),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A merged request's metadata: `{"__pydantic_ai__": namespace}`, or null without a namespace.
+fn framework_metadata(namespace: Option<serde_json::Map<String, serde_json::Value>>) -> Field<RawJson> {
+    match namespace {
+        Some(namespace) => {
+            let mut metadata = serde_json::Map::new();
+            metadata.insert(FRAMEWORK_METADATA_KEY.to_owned(), serde_json::Value::Object(namespace));
+            Field::Present(RawJson::from(serde_json::Value::Object(metadata)))
+        }
+        None => Field::Null,
+    }
+}

@@ -1,0 +1,188 @@
+//! One test per violation kind, plus the cases that must not be reported.
+
+mod common;
+
+use common::history;
+use msgflow_sanitize::{check, Violation, ViolationKind};
+use msgflow_wire::{
+    Field, ModelMessage, ModelRequestPart, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart, RawJson,
+    UnknownObject, UserContent, UserPromptContent,
+};
+
+fn kinds(history: &[ModelMessage]) -> Vec<(ViolationKind, usize, Option<usize>)> {
+    check(history)
+        .into_iter()
+        .map(|v| (v.kind, v.message_index, v.part_index))
+        .collect()
+}
+
+#[test]
+fn a_valid_history_has_no_violations() {
+    assert!(check(&history(
+        r#"R[user] S[call a, call b] R[ret a, ret b, user "x"] S[text]"#
+    ))
+    .is_empty());
+    // A trailing empty request is pydantic-ai's frontier, not a problem.
+    assert!(check(&history("R[user] S[text] R[]")).is_empty());
+    // Legacy retry prompts naming a tool answer calls.
+    assert!(check(&history("R[user] S[call a] R[retry a]")).is_empty());
+}
+
+#[test]
+fn dangling_calls_follow_the_matching_walk() {
+    use ViolationKind::DanglingCall;
+    // FIFO within one response: the second call with id a is unanswered (and a duplicate id).
+    assert_eq!(
+        kinds(&history("S[call a, call a] R[ret a] S[text]")),
+        vec![(DanglingCall, 0, Some(1)), (ViolationKind::DuplicateCallId, 0, Some(1))]
+    );
+    // Shadowing: a later response reusing id a makes the earlier call dangle.
+    let found = kinds(&history("S[call a] S[call a] R[ret a]"));
+    assert!(found.contains(&(DanglingCall, 0, Some(0))), "{found:?}");
+    // Feedback never answers a call.
+    assert_eq!(
+        kinds(&history("S[call a] R[feedback] S[text]")),
+        vec![(DanglingCall, 0, Some(0))]
+    );
+    // The live frontier is reported and says so.
+    let violations = check(&history("R[user] S[call a]"));
+    assert_eq!(violations.len(), 1);
+    assert!(violations[0].detail.contains("live frontier"), "{}", violations[0]);
+}
+
+#[test]
+fn orphan_results_precede_or_lack_their_call() {
+    use ViolationKind::{DanglingCall, OrphanReturn};
+    assert_eq!(
+        kinds(&history("R[user, ret z] S[text]")),
+        vec![(OrphanReturn, 0, Some(1))]
+    );
+    let found = kinds(&history("R[ret z] S[call z] R[user]"));
+    assert_eq!(found, vec![(DanglingCall, 1, Some(0)), (OrphanReturn, 0, Some(0))]);
+    assert_eq!(kinds(&history("R[retry q] S[text]")), vec![(OrphanReturn, 0, Some(0))]);
+}
+
+#[test]
+fn duplicate_call_ids_point_at_the_first_use() {
+    let violations = check(&history("S[call a] R[ret a] S[call a] R[ret a]"));
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    assert_eq!(
+        (
+            violations[0].kind,
+            violations[0].message_index,
+            violations[0].part_index
+        ),
+        (ViolationKind::DuplicateCallId, 2, Some(0))
+    );
+    assert!(violations[0].detail.contains("message 0, part 0"));
+}
+
+#[test]
+fn builtin_calls_need_their_builtin_return() {
+    let builtin_call = |id: &str| {
+        let mut part = NativeToolCallPart::new("web_search".to_owned());
+        part.tool_call_id = Field::Present(id.to_owned());
+        ModelResponsePart::BuiltinToolCall(part)
+    };
+    let builtin_return = |id: &str| {
+        let mut part = NativeToolReturnPart::new("web_search".to_owned(), RawJson::string("hits"));
+        part.tool_call_id = Field::Present(id.to_owned());
+        ModelResponsePart::BuiltinToolReturn(part)
+    };
+    // Co-located, or in a later response: fine.
+    assert!(check(&[common::response(vec![builtin_call("w"), builtin_return("w")])]).is_empty());
+    assert!(check(&[
+        common::response(vec![builtin_call("w")]),
+        common::response(vec![builtin_return("w")])
+    ])
+    .is_empty());
+    // Missing, or only before the call: reported. Builtin parts never pair with tool returns.
+    let history = [
+        common::response(vec![builtin_return("v"), builtin_call("v")]),
+        common::request(vec![common::user("x")]),
+    ];
+    assert_eq!(
+        kinds(&history),
+        vec![(ViolationKind::BuiltinCallWithoutReturn, 0, Some(1))]
+    );
+}
+
+#[test]
+fn misplaced_results() {
+    use ViolationKind::MisplacedReturn;
+    // Not in the first request after the call.
+    assert_eq!(
+        kinds(&history(r#"S[call a] R[user "x"] R[ret a]"#)),
+        vec![(MisplacedReturn, 2, Some(0))]
+    );
+    // Behind other content of its request.
+    assert_eq!(
+        kinds(&history(r#"S[call a] R[user "x", ret a]"#)),
+        vec![(MisplacedReturn, 1, Some(1))]
+    );
+    // A duplicate result answers nothing.
+    assert_eq!(
+        kinds(&history("S[call a] R[ret a, ret a]")),
+        vec![(MisplacedReturn, 1, Some(1))]
+    );
+}
+
+#[test]
+fn empty_messages_except_a_trailing_request() {
+    use ViolationKind::EmptyMessage;
+    assert_eq!(
+        kinds(&history("R[] S[text] S[] R[user]")),
+        vec![(EmptyMessage, 0, None), (EmptyMessage, 2, None)]
+    );
+}
+
+#[test]
+fn unknown_part_and_content_kinds() {
+    let unknown = |json: &str| UnknownObject::from_json_text(json).expect("an object");
+    let mut prompt = msgflow_wire::UserPromptPart::new(UserPromptContent::Items(vec![
+        UserContent::Text("hi".to_owned()),
+        UserContent::Unknown(unknown(r#"{"kind":"hologram"}"#)),
+    ]));
+    prompt.timestamp = common::time();
+    let history = [
+        common::request(vec![
+            ModelRequestPart::UserPrompt(prompt),
+            ModelRequestPart::Unknown(unknown(r#"{"part_kind":"telepathy"}"#)),
+        ]),
+        common::response(vec![ModelResponsePart::Unknown(unknown(r#"{"part_kind":"aura"}"#))]),
+    ];
+    let violations = check(&history);
+    let found: Vec<_> = violations
+        .iter()
+        .map(|v| (v.kind, v.message_index, v.part_index))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (ViolationKind::UnknownPartKind, 0, Some(1)),
+            (ViolationKind::UnknownPartKind, 1, Some(0)),
+            (ViolationKind::UnknownContentKind, 0, Some(0)),
+        ]
+    );
+    assert!(violations[0].detail.contains("`telepathy`"));
+    assert!(violations[2].detail.contains("content item 1") && violations[2].detail.contains("`hologram`"));
+}
+
+#[test]
+fn display_and_json_say_what_where_and_how_to_fix() {
+    let violations = check(&history("R[user] S[call a, call b] R[ret a]"));
+    let violation: &Violation = &violations[0];
+    let line = violation.to_string();
+    assert_eq!(
+        line,
+        "dangling tool call at message 1, part 1 (tool_call_id `b`, tool `t`): no later result answers it (it is in \
+         the last response, the live frontier a resumed run may still answer); fix: run `repair` to add an \
+         interrupted result, or answer the call"
+    );
+    assert!(!line.contains('\n'));
+    let json = serde_json::to_value(violation).expect("serialisable");
+    assert_eq!(json["kind"], "dangling-call");
+    assert_eq!(json["message_index"], 1);
+    assert_eq!(json["part_index"], 1);
+    assert_eq!(json["tool_call_id"], "b");
+}
