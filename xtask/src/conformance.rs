@@ -1,12 +1,384 @@
-//! `cargo xtask conformance` (being written).
+//! `cargo xtask conformance [--count N] [--seed S]`: live differential checks against
+//! pydantic-ai 2.68.0 (the oracle scripts in `python/`, run in the pinned venv).
+//!
+//! 1. **pydantic-ai -> msgflow.** `conformance.py gen-histories` writes random valid histories
+//!    with pydantic-ai; msgflow must parse each and write it back byte for byte.
+//! 2. **msgflow -> pydantic-ai.** Random histories from `msgflow_wire::arbitrary` (pydantic
+//!    flavour, seeded) are written by msgflow; `conformance.py check-accepts` must report every
+//!    one accepted and re-dumped by pydantic-ai to the same bytes (so msgflow wrote every key
+//!    pydantic-ai writes, in its order and spelling).
+//! 3. **Media types and identifiers** (`media_conformance`).
+//! 4. Further checks (canonical form, repair).
+//!
+//! Every check runs even when an earlier one fails; the task exits non-zero when any failed.
+//! Scratch files go to `target/conformance/`.
 
-use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use msgflow_wire::arbitrary::{history, Flavour};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde::Deserialize;
+
+use crate::project_root;
+use crate::venv::pydantic_ai_python;
+
+/// How many failures a check prints in detail.
+const SHOWN_FAILURES: usize = 5;
 
 /// Command-line arguments.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Histories per direction (pydantic-ai -> msgflow and msgflow -> pydantic-ai).
+    #[arg(long, default_value_t = 1000)]
+    count: usize,
+    /// Seed for both generators (the same seed gives the same histories).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
 
-/// Runs the task.
-pub fn run(_args: &Args) -> Result<()> {
-    bail!("cargo xtask conformance is not written yet")
+/// Runs every check and fails when any of them failed.
+pub fn run(args: &Args) -> Result<()> {
+    let python = pydantic_ai_python()?;
+    let work = project_root().join("target/conformance");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    println!(
+        "oracle: {} (pydantic-ai 2.68.0); work dir {}",
+        python.display(),
+        work.display()
+    );
+
+    let mut results = Vec::new();
+    results.push(check("pydantic-ai histories round-trip through msgflow", || {
+        python_histories_round_trip(&python, &work, args)
+    }));
+    results.push(check(
+        "msgflow histories accepted and re-dumped unchanged by pydantic-ai",
+        || msgflow_histories_accepted(&python, &work, args),
+    ));
+    results.push(check("media types and identifiers", || {
+        crate::media_conformance::run(&python, &work)
+    }));
+    // Further checks (canonical, repair) are called here.
+    results.push(check(
+        "canonical messages built in code are accepted by pydantic-ai",
+        || crate::conformance_canonical::run(&python, &work),
+    ));
+    results.push(check("repair matches pydantic-ai repair_messages", || {
+        crate::conformance_repair::run(&python, &work)
+    }));
+
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|(_, passed)| !passed)
+        .map(|(name, _)| *name)
+        .collect();
+    println!();
+    if failed.is_empty() {
+        println!("conformance: all {} checks passed", results.len());
+        Ok(())
+    } else {
+        bail!(
+            "conformance: {} of {} checks failed: {}",
+            failed.len(),
+            results.len(),
+            failed.join("; ")
+        )
+    }
+}
+
+/// Runs one check, printing its outcome; returns its name and whether it passed.
+fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
+    println!("\n== {name}");
+    let started = Instant::now();
+    let outcome = body();
+    let seconds = started.elapsed().as_secs_f64();
+    match outcome {
+        Ok(()) => {
+            println!("PASS {name} ({seconds:.1}s)");
+            (name, true)
+        }
+        Err(err) => {
+            println!("FAIL {name} ({seconds:.1}s): {err:#}");
+            (name, false)
+        }
+    }
+}
+
+/// Empties (or creates) a scratch directory under the work dir.
+fn fresh_dir(path: &Path) -> Result<()> {
+    if path.exists() {
+        std::fs::remove_dir_all(path).with_context(|| format!("removing {}", path.display()))?;
+    }
+    std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))
+}
+
+/// Runs `python/conformance.py` with `args` from the project root.
+fn run_oracle(python: &Path, args: &[&str]) -> Result<()> {
+    let output = Command::new(python)
+        .arg(project_root().join("python/conformance.py"))
+        .args(args)
+        .current_dir(project_root())
+        .output()
+        .with_context(|| format!("running {} python/conformance.py", python.display()))?;
+    if !output.status.success() {
+        bail!(
+            "python/conformance.py {} failed ({}):\n{}{}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+/// The `*.json` files of a directory, sorted by name.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort_by_key(|path| natural_key(path));
+    Ok(files)
+}
+
+/// Sort key putting `hist-2.json` before `hist-10.json`.
+fn natural_key(path: &Path) -> (String, u64) {
+    let stem = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let digits: String = stem
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let prefix = stem[..stem.len() - digits.len()].to_owned();
+    (prefix, digits.parse().unwrap_or(0))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Check 1: pydantic-ai writes, msgflow reads and writes back the same bytes.
+fn python_histories_round_trip(python: &Path, work: &Path, args: &Args) -> Result<()> {
+    let dir = work.join("pydantic-histories");
+    fresh_dir(&dir)?;
+    let (seed, count) = (args.seed.to_string(), args.count.to_string());
+    let out = dir.to_string_lossy().into_owned();
+    run_oracle(
+        python,
+        &["gen-histories", "--seed", &seed, "--count", &count, "--out", &out],
+    )?;
+    let files = json_files(&dir)?;
+    if files.len() != args.count {
+        bail!("gen-histories wrote {} files, expected {}", files.len(), args.count);
+    }
+    let mut failures = Vec::new();
+    let mut bytes_checked = 0usize;
+    for path in &files {
+        let input = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        bytes_checked += input.len();
+        match msgflow_wire::from_slice(&input) {
+            Err(err) => failures.push(format!("{}: msgflow rejects it: {err}", file_name(path))),
+            Ok(messages) => match msgflow_wire::to_vec(&messages) {
+                Err(err) => failures.push(format!("{}: msgflow cannot write it: {err}", file_name(path))),
+                Ok(output) if output != input => failures.push(format!(
+                    "{}: written back differently\n{}",
+                    file_name(path),
+                    diff_excerpt(&input, &output)
+                )),
+                Ok(_) => {}
+            },
+        }
+    }
+    println!(
+        "{} of {} pydantic-ai histories ({} KiB, seed {}) parsed and written back byte for byte",
+        files.len() - failures.len(),
+        files.len(),
+        bytes_checked / 1024,
+        args.seed
+    );
+    report_failures(&failures, files.len())
+}
+
+/// One row of `conformance.py check-accepts`' report.
+#[derive(Deserialize)]
+struct AcceptReport {
+    file: String,
+    accepted: bool,
+    error: Option<String>,
+    redump_equal: Option<bool>,
+}
+
+/// Check 2: msgflow writes random pydantic-flavour histories, pydantic-ai accepts each and
+/// re-dumps it to the same bytes.
+fn msgflow_histories_accepted(python: &Path, work: &Path, args: &Args) -> Result<()> {
+    let dir = work.join("msgflow-histories");
+    fresh_dir(&dir)?;
+    let mut runner = seeded_runner(args.seed);
+    let strategy = history(Flavour::Pydantic);
+    let mut total_messages = 0;
+    for index in 0..args.count {
+        let messages = strategy
+            .new_tree(&mut runner)
+            .map_err(|reason| anyhow::anyhow!("generating history {index}: {reason}"))?
+            .current();
+        total_messages += messages.len();
+        let bytes = msgflow_wire::to_vec(&messages).with_context(|| format!("writing history {index}"))?;
+        let path = dir.join(format!("msgflow-{index}.json"));
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let report_path = work.join("msgflow-histories-report.json");
+    let (dir_arg, report_arg) = (
+        dir.to_string_lossy().into_owned(),
+        report_path.to_string_lossy().into_owned(),
+    );
+    run_oracle(python, &["check-accepts", "--dir", &dir_arg, "--out", &report_arg])?;
+    let report: Vec<AcceptReport> = serde_json::from_slice(
+        &std::fs::read(&report_path).with_context(|| format!("reading {}", report_path.display()))?,
+    )
+    .context("parsing the check-accepts report")?;
+    if report.len() != args.count {
+        bail!("check-accepts reported {} files, expected {}", report.len(), args.count);
+    }
+    let mut failures = Vec::new();
+    for row in &report {
+        let path = dir.join(Path::new(&row.file).file_name().unwrap_or_default());
+        if !row.accepted {
+            failures.push(format!(
+                "{}: pydantic-ai rejects it: {}",
+                file_name(&path),
+                row.error.as_deref().unwrap_or("(no error text)")
+            ));
+        } else if row.redump_equal != Some(true) {
+            let detail = if failures.len() < SHOWN_FAILURES {
+                python_redump(python, &path)
+                    .and_then(|redump| Ok(diff_excerpt(&std::fs::read(&path)?, &redump)))
+                    .unwrap_or_else(|err| format!("(could not get the re-dump: {err:#})"))
+            } else {
+                String::new()
+            };
+            failures.push(format!(
+                "{}: pydantic-ai re-dumps it differently (msgflow wrote the first line)\n{detail}",
+                file_name(&path)
+            ));
+        }
+    }
+    println!(
+        "{} of {} msgflow histories ({} messages, seed {}) accepted and re-dumped unchanged by pydantic-ai",
+        report.len() - failures.len(),
+        report.len(),
+        total_messages,
+        args.seed
+    );
+    report_failures(&failures, report.len())
+}
+
+/// A proptest runner whose random stream depends only on `seed`.
+fn seeded_runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    for (index, chunk) in bytes.chunks_mut(8).enumerate() {
+        chunk.copy_from_slice(&(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
+    }
+    let config = Config {
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// pydantic-ai's `dump_json(validate_json(file))`, for showing a difference.
+fn python_redump(python: &Path, path: &Path) -> Result<Vec<u8>> {
+    const SCRIPT: &str = "import sys\nsys.path.insert(0, 'python')\nimport oracle_common\nfrom pydantic_ai.messages import ModelMessagesTypeAdapter as A\ndata = open(sys.argv[1], 'rb').read()\nsys.stdout.buffer.write(A.dump_json(A.validate_json(data)))\n";
+    let output = Command::new(python)
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg(path)
+        .current_dir(project_root())
+        .output()
+        .context("running the re-dump snippet")?;
+    if !output.status.success() {
+        bail!("{}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(output.stdout)
+}
+
+/// The bytes around the first difference of two outputs.
+fn diff_excerpt(expected: &[u8], actual: &[u8]) -> String {
+    const CONTEXT: usize = 80;
+    let at = expected
+        .iter()
+        .zip(actual)
+        .position(|(left, right)| left != right)
+        .unwrap_or(expected.len().min(actual.len()));
+    let start = at.saturating_sub(CONTEXT);
+    let excerpt = |bytes: &[u8]| {
+        let end = (at + CONTEXT).min(bytes.len());
+        let text = String::from_utf8_lossy(bytes.get(start..end).unwrap_or_default());
+        format!("{}{}", if start > 0 { "..." } else { "" }, text.escape_debug())
+    };
+    format!(
+        "  first difference at byte {at} (lengths {} and {}):\n    < {}\n    > {}",
+        expected.len(),
+        actual.len(),
+        excerpt(expected),
+        excerpt(actual)
+    )
+}
+
+/// Prints the first failures and fails when there are any.
+fn report_failures(failures: &[String], total: usize) -> Result<()> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    for failure in failures.iter().take(SHOWN_FAILURES) {
+        println!("  - {failure}");
+    }
+    if failures.len() > SHOWN_FAILURES {
+        println!("  ... and {} more", failures.len() - SHOWN_FAILURES);
+    }
+    bail!("{} of {total} histories failed", failures.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeded_runner_is_deterministic() {
+        let strategy = history(Flavour::Pydantic);
+        let draw = |seed| {
+            let mut runner = seeded_runner(seed);
+            (0..5)
+                .map(|_| strategy.new_tree(&mut runner).map(|tree| tree.current()).ok())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+    }
+
+    #[test]
+    fn diff_excerpt_points_at_the_first_difference() {
+        let excerpt = diff_excerpt(b"[{\"a\":1}]", b"[{\"a\":2}]");
+        assert!(excerpt.contains("first difference at byte 6"), "{excerpt}");
+    }
+
+    #[test]
+    fn natural_order() {
+        let mut files = [PathBuf::from("hist-10.json"), PathBuf::from("hist-2.json")];
+        files.sort_by_key(|path| natural_key(path));
+        assert_eq!(files[0], PathBuf::from("hist-2.json"));
+    }
 }

@@ -5,6 +5,8 @@
 
 mod bench;
 mod conformance;
+mod conformance_canonical;
+mod conformance_repair;
 mod fixtures;
 mod media_conformance;
 mod venv;

@@ -1,27 +1,59 @@
 //! The Python venvs the oracle tasks run pydantic-ai in (created by `python/setup_venv.py`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
 use crate::project_root;
 
+/// The legacy pydantic-ai releases with a pinned requirements file (`python/requirements-legacy-<ver>.txt`).
+pub const LEGACY_VERSIONS: &[&str] = &["0.4.0", "1.0.0", "2.0.0"];
+
 /// Creates (or reuses) `target/venv` with `python/requirements.txt` and returns its interpreter.
-#[allow(dead_code)]
 pub fn pydantic_ai_python() -> Result<PathBuf> {
+    let root = project_root();
+    setup_venv(&root.join("target/venv"), &root.join("python/requirements.txt"))
+}
+
+/// Creates (or reuses) `target/venv-legacy-<version>` with `python/requirements-legacy-<version>.txt`
+/// (a legacy pydantic-ai writer, for `gen_legacy_fixtures.py`) and returns its interpreter.
+pub fn legacy_python(version: &str) -> Result<PathBuf> {
+    let root = project_root();
+    let requirements = root.join(format!("python/requirements-legacy-{version}.txt"));
+    if !requirements.is_file() {
+        bail!(
+            "no pinned requirements for pydantic-ai {version} ({} is missing; known: {})",
+            requirements.display(),
+            LEGACY_VERSIONS.join(", ")
+        );
+    }
+    setup_venv(&root.join(format!("target/venv-legacy-{version}")), &requirements)
+}
+
+/// Runs `python/setup_venv.py`, which installs only when the requirements changed, and returns
+/// the interpreter path it prints.
+fn setup_venv(venv: &Path, requirements: &Path) -> Result<PathBuf> {
     let root = project_root();
     let output = Command::new("python3")
         .arg(root.join("python/setup_venv.py"))
         .arg("--venv")
-        .arg(root.join("target/venv"))
+        .arg(venv)
         .arg("--requirements")
-        .arg(root.join("python/requirements.txt"))
+        .arg(requirements)
         .output()
         .context("running python3 python/setup_venv.py (is Python 3 installed?)")?;
     if !output.status.success() {
-        bail!("creating the pydantic-ai venv failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "creating the venv {} failed:\n{}",
+            venv.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
-    let python = String::from_utf8(output.stdout)?.trim().to_owned();
-    Ok(PathBuf::from(python))
+    let python = String::from_utf8(output.stdout).context("setup_venv.py printed a non-UTF-8 path")?;
+    let python = PathBuf::from(python.trim());
+    if !python.exists() {
+        bail!("setup_venv.py printed {}, which does not exist", python.display());
+    }
+    Ok(python)
 }

@@ -24,7 +24,8 @@ pub enum ParseErrorCategory {
 /// let err = msgflow_wire::from_str(r#"[{"kind":"request","parts":[{"part_kind":"user-prompt"}]}]"#).unwrap_err();
 /// assert_eq!(err.path(), "$[0].parts[0]");
 /// assert!(err.message().contains("missing required key `content`"));
-/// assert_eq!((err.line(), err.column()), (1, 30));
+/// // Located at the part: its first value.
+/// assert_eq!((err.line(), err.column()), (1, 42));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {

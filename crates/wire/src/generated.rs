@@ -39,10 +39,10 @@ impl ModelMessage {
         match tag.as_ref().map(rt::Key::as_str) {
             Some("request") => entries.into_struct::<ModelRequest, E>().map(Self::Request),
             Some("response") => entries.into_struct::<ModelResponse, E>().map(Self::Response),
-            Some(other) => Err(entries.error(format_args!(
-                "unknown `kind` {:?}: expected one of \"request\", \"response\"",
-                other
-            ))),
+            Some(other) => Err(entries.error_at(
+                "kind",
+                format_args!("unknown `kind` {:?}: expected one of \"request\", \"response\"", other),
+            )),
             None => Err(entries.error(format_args!(
                 "missing `kind`: expected one of \"request\", \"response\""
             ))),
@@ -534,6 +534,12 @@ Some("model-settings-delta") => entries.into_struct::<ModelSettingsDeltaPart, E>
 Some("instruction-delta") => entries.into_struct::<InstructionDeltaPart, E>().map(Self::InstructionDelta),
 Some("instruction-baseline") => entries.into_struct::<InstructionBaselinePart, E>().map(Self::InstructionBaseline),
 Some("compaction") => entries.into_struct::<CompactionPart, E>().map(Self::Compaction),
+Some("text") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"text\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
+Some("tool-call") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"tool-call\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
+Some("builtin-tool-call") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"builtin-tool-call\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
+Some("builtin-tool-return") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"builtin-tool-return\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
+Some("thinking") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"thinking\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
+Some("file") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"file\" belongs in a ModelResponsePart, not here (expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\")"))),
 Some(_) => Ok(Self::Unknown(entries.into_unknown())),
 None => Err(entries.error(format_args!("missing `part_kind`: expected one of \"system-prompt\", \"user-prompt\", \"speech\", \"tool-return\", \"retry-prompt\", \"retry-feedback\", \"tool-availability-delta\", \"capability-load-delta\", \"model-settings-delta\", \"instruction-delta\", \"instruction-baseline\", \"compaction\""))),
 }
@@ -1873,6 +1879,16 @@ Some("thinking") => entries.into_struct::<ThinkingPart, E>().map(Self::Thinking)
 Some("compaction") => entries.into_struct::<CompactionPart, E>().map(Self::Compaction),
 Some("file") => entries.into_struct::<FilePart, E>().map(Self::File),
 Some("speech") => entries.into_struct::<SpeechPart, E>().map(Self::Speech),
+Some("system-prompt") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"system-prompt\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("user-prompt") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"user-prompt\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("tool-return") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"tool-return\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("retry-prompt") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"retry-prompt\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("retry-feedback") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"retry-feedback\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("tool-availability-delta") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"tool-availability-delta\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("capability-load-delta") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"capability-load-delta\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("model-settings-delta") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"model-settings-delta\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("instruction-delta") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"instruction-delta\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
+Some("instruction-baseline") => Err(entries.error_at("part_kind", format_args!("`part_kind` \"instruction-baseline\" belongs in a ModelRequestPart, not here (expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\")"))),
 Some(_) => Ok(Self::Unknown(entries.into_unknown())),
 None => Err(entries.error(format_args!("missing `part_kind`: expected one of \"text\", \"tool-call\", \"builtin-tool-call\", \"builtin-tool-return\", \"thinking\", \"compaction\", \"file\", \"speech\""))),
 }
@@ -2752,6 +2768,12 @@ Some("document-url") => entries.into_struct::<DocumentUrl, E>().map(Self::Docume
 Some("binary") => entries.into_struct::<BinaryContent, E>().map(Self::Binary),
 Some("uploaded-file") => entries.into_struct::<UploadedFile, E>().map(Self::UploadedFile),
 Some("cache-point") => entries.into_struct::<CachePoint, E>().map(Self::CachePoint),
+Some("request") => Err(entries.error_at("kind", format_args!("`kind` \"request\" belongs in a ModelMessage, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
+Some("response") => Err(entries.error_at("kind", format_args!("`kind` \"response\" belongs in a ModelMessage, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
+Some("web") => Err(entries.error_at("kind", format_args!("`kind` \"web\" belongs in a CitationSource, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
+Some("document") => Err(entries.error_at("kind", format_args!("`kind` \"document\" belongs in a CitationSource, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
+Some("content") => Err(entries.error_at("kind", format_args!("`kind` \"content\" belongs in a CitationAnchor, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
+Some("marker") => Err(entries.error_at("kind", format_args!("`kind` \"marker\" belongs in a CitationAnchor, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
 Some(_) => Ok(Self::Unknown(entries.into_unknown())),
 None => Err(entries.error(format_args!("missing `kind`: expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\""))),
 }
@@ -3899,11 +3921,24 @@ impl CitationSource {
     fn from_entries<E: de::Error>(entries: rt::Entries<'_>) -> Result<Self, E> {
         let tag = entries.tag::<E>("kind")?;
         match tag.as_ref().map(rt::Key::as_str) {
-            Some("web") => entries.into_struct::<WebCitationSource, E>().map(Self::Web),
-            Some("document") => entries.into_struct::<DocumentCitationSource, E>().map(Self::Document),
-            Some(_) => Ok(Self::Unknown(entries.into_unknown())),
-            None => Err(entries.error(format_args!("missing `kind`: expected one of \"web\", \"document\""))),
-        }
+Some("web") => entries.into_struct::<WebCitationSource, E>().map(Self::Web),
+Some("document") => entries.into_struct::<DocumentCitationSource, E>().map(Self::Document),
+Some("request") => Err(entries.error_at("kind", format_args!("`kind` \"request\" belongs in a ModelMessage, not here (expected one of \"web\", \"document\")"))),
+Some("response") => Err(entries.error_at("kind", format_args!("`kind` \"response\" belongs in a ModelMessage, not here (expected one of \"web\", \"document\")"))),
+Some("text-content") => Err(entries.error_at("kind", format_args!("`kind` \"text-content\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("structured-content") => Err(entries.error_at("kind", format_args!("`kind` \"structured-content\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("image-url") => Err(entries.error_at("kind", format_args!("`kind` \"image-url\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("audio-url") => Err(entries.error_at("kind", format_args!("`kind` \"audio-url\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("video-url") => Err(entries.error_at("kind", format_args!("`kind` \"video-url\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("document-url") => Err(entries.error_at("kind", format_args!("`kind` \"document-url\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("binary") => Err(entries.error_at("kind", format_args!("`kind` \"binary\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("uploaded-file") => Err(entries.error_at("kind", format_args!("`kind` \"uploaded-file\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("cache-point") => Err(entries.error_at("kind", format_args!("`kind` \"cache-point\" belongs in a UserContent, not here (expected one of \"web\", \"document\")"))),
+Some("content") => Err(entries.error_at("kind", format_args!("`kind` \"content\" belongs in a CitationAnchor, not here (expected one of \"web\", \"document\")"))),
+Some("marker") => Err(entries.error_at("kind", format_args!("`kind` \"marker\" belongs in a CitationAnchor, not here (expected one of \"web\", \"document\")"))),
+Some(_) => Ok(Self::Unknown(entries.into_unknown())),
+None => Err(entries.error(format_args!("missing `kind`: expected one of \"web\", \"document\""))),
+}
     }
 }
 
@@ -4157,11 +4192,24 @@ impl CitationAnchor {
     fn from_entries<E: de::Error>(entries: rt::Entries<'_>) -> Result<Self, E> {
         let tag = entries.tag::<E>("kind")?;
         match tag.as_ref().map(rt::Key::as_str) {
-            Some("content") => entries.into_struct::<ContentCitationAnchor, E>().map(Self::Content),
-            Some("marker") => entries.into_struct::<MarkerCitationAnchor, E>().map(Self::Marker),
-            Some(_) => Ok(Self::Unknown(entries.into_unknown())),
-            None => Err(entries.error(format_args!("missing `kind`: expected one of \"content\", \"marker\""))),
-        }
+Some("content") => entries.into_struct::<ContentCitationAnchor, E>().map(Self::Content),
+Some("marker") => entries.into_struct::<MarkerCitationAnchor, E>().map(Self::Marker),
+Some("request") => Err(entries.error_at("kind", format_args!("`kind` \"request\" belongs in a ModelMessage, not here (expected one of \"content\", \"marker\")"))),
+Some("response") => Err(entries.error_at("kind", format_args!("`kind` \"response\" belongs in a ModelMessage, not here (expected one of \"content\", \"marker\")"))),
+Some("text-content") => Err(entries.error_at("kind", format_args!("`kind` \"text-content\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("structured-content") => Err(entries.error_at("kind", format_args!("`kind` \"structured-content\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("image-url") => Err(entries.error_at("kind", format_args!("`kind` \"image-url\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("audio-url") => Err(entries.error_at("kind", format_args!("`kind` \"audio-url\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("video-url") => Err(entries.error_at("kind", format_args!("`kind` \"video-url\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("document-url") => Err(entries.error_at("kind", format_args!("`kind` \"document-url\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("binary") => Err(entries.error_at("kind", format_args!("`kind` \"binary\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("uploaded-file") => Err(entries.error_at("kind", format_args!("`kind` \"uploaded-file\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("cache-point") => Err(entries.error_at("kind", format_args!("`kind` \"cache-point\" belongs in a UserContent, not here (expected one of \"content\", \"marker\")"))),
+Some("web") => Err(entries.error_at("kind", format_args!("`kind` \"web\" belongs in a CitationSource, not here (expected one of \"content\", \"marker\")"))),
+Some("document") => Err(entries.error_at("kind", format_args!("`kind` \"document\" belongs in a CitationSource, not here (expected one of \"content\", \"marker\")"))),
+Some(_) => Ok(Self::Unknown(entries.into_unknown())),
+None => Err(entries.error(format_args!("missing `kind`: expected one of \"content\", \"marker\""))),
+}
     }
 }
 

@@ -48,8 +48,13 @@ pub use raw::RawJson;
 pub use scalars::{Decimal, Duration, Float, ForceDownload, Int};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
 
-/// The deepest nesting of arrays and objects msgflow reads (serde_json's recursion limit).
-/// pydantic-ai's own parser stops at a similar depth; deeper input is rejected with an error.
+/// The deepest nesting of arrays and objects msgflow interprets (serde_json's recursion limit).
+///
+/// Typed structure (messages, parts, content items) nested deeper is rejected with an error.
+/// Opaque values (tool arguments, tool output, metadata) are read without recursion and carried
+/// at any depth, byte for byte; only converting one to a `serde_json::Value`
+/// ([`RawJson::try_to_value`]) is limited to this depth. pydantic-ai itself rejects histories
+/// nested about 200 levels deep.
 pub const MAX_DEPTH: usize = 128;
 
 /// Limits applied while reading untrusted input.
@@ -139,6 +144,13 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
     if message.contains("recursion limit exceeded") {
         message = format!("nesting deeper than {MAX_DEPTH} levels (msgflow's limit)");
     }
+    let at = offset.unwrap_or_else(|| rt::offset_of_line_column(input, err.line(), err.column()));
+    if let Some(literal) = non_finite_literal_near(input, at) {
+        message = format!(
+            "`{literal}` is not valid JSON; pydantic-ai reads it as a float and writes it back as null, \
+             msgflow rejects it rather than change the value silently: replace it with null"
+        );
+    }
     ParseError {
         category,
         path,
@@ -146,6 +158,15 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
         column,
         message,
     }
+}
+
+/// `NaN`, `Infinity` or `-Infinity` at (or just before) a syntax error's position.
+fn non_finite_literal_near(input: &[u8], offset: usize) -> Option<&'static str> {
+    let start = offset.saturating_sub(9);
+    let window = input.get(start..(offset + 9).min(input.len()))?;
+    ["-Infinity", "Infinity", "NaN"]
+        .into_iter()
+        .find(|literal| window.windows(literal.len()).any(|w| w == literal.as_bytes()))
 }
 
 /// Serialises a history in pydantic-ai's compact form.

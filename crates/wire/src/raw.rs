@@ -109,9 +109,17 @@ impl RawJson {
     }
 
     /// The value as a [`serde_json::Value`] (integers beyond 64 bits become floats there).
+    ///
+    /// msgflow carries opaque values at any depth, but a `Value` is built recursively, so a value
+    /// nested deeper than [`crate::MAX_DEPTH`] levels cannot become one: it is an error here.
+    pub fn try_to_value(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(self.get())
+    }
+
+    /// The value as a [`serde_json::Value`]; a value nested deeper than [`crate::MAX_DEPTH`]
+    /// levels comes back as a JSON string holding its text (see [`RawJson::try_to_value`]).
     pub fn to_value(&self) -> serde_json::Value {
-        // The text is valid JSON; a failure would mean nesting beyond serde_json's limit.
-        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+        self.try_to_value().unwrap_or_else(|_| serde_json::Value::String(self.get().to_owned()))
     }
 
     /// The borrowed [`RawValue`].

@@ -155,6 +155,12 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
     text.len()
 }
 
+/// The byte offset of a 1-based (line, column) position in the whole input.
+pub(crate) fn offset_of_line_column(input: &[u8], line: usize, column: usize) -> usize {
+    let text = std::str::from_utf8(input).unwrap_or_default();
+    offset_of(text, line, column)
+}
+
 /// The 1-based (line, column) of a byte offset in `input`.
 pub(crate) fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
     let before = input.get(..offset).unwrap_or(input);
@@ -362,6 +368,18 @@ impl<'de> Entries<'de> {
         };
         pop();
         result
+    }
+
+    /// An error about a key's value (an unknown tag), located at that value.
+    pub(crate) fn error_at<E: de::Error>(&self, key: &'static str, message: fmt::Arguments<'_>) -> E {
+        let raw = self.items.iter().rev().find(|(name, _)| name.as_str() == key).and_then(|(_, value)| value.anchor());
+        push(Segment::Key(Cow::Borrowed(key)));
+        match raw {
+            Some(raw) => note_error_at(raw),
+            None => note_error_path(),
+        }
+        pop();
+        E::custom(message)
     }
 
     /// An error about the whole object, located at its first value.

@@ -1049,6 +1049,23 @@ impl Model {
             .map(|(v, _)| format!("{v:?}"))
             .collect::<Vec<_>>()
             .join(", ");
+        // A tag another union with the same discriminator knows (a response part in a request)
+        // is a mistake, not a kind from the future.
+        for (sibling, values) in self.sibling_tags(def, u) {
+            for value in values {
+                let message = format!(
+                    "`{}` {value:?} belongs in a {sibling}, not here (expected one of {})",
+                    u.tag,
+                    expected.replace('{', "{{").replace('}', "}}")
+                );
+                let _ = writeln!(
+                    out,
+                    "Some({}) => Err(entries.error_at({tag_key}, format_args!({}))),",
+                    lit(&value),
+                    lit(&message)
+                );
+            }
+        }
         match &u.unknown {
             UnknownPolicy::Keep => {
                 out.push_str("Some(_) => Ok(Self::Unknown(entries.into_unknown())),\n");
@@ -1065,7 +1082,7 @@ impl Model {
             UnknownPolicy::Error => {
                 let _ = writeln!(
                     out,
-                    "Some(other) => Err(entries.error(format_args!({}, other))),",
+                    "Some(other) => Err(entries.error_at({tag_key}, format_args!({}, other))),",
                     lit(&format!(
                         "unknown `{}` {{:?}}: expected one of {}",
                         u.tag,
@@ -1145,6 +1162,33 @@ impl Model {
             out.push_str("}\ndeserializer.deserialize_map(UnionVisitor)\n}\n}\n\n");
         }
         Ok(())
+    }
+
+    /// Tag values that other tagged unions with the same discriminator use and this one does not,
+    /// by union name (only for unions that keep unknown tags).
+    fn sibling_tags(&self, def: &Def, u: &UnionDef) -> Vec<(String, Vec<String>)> {
+        if !matches!(u.unknown, UnknownPolicy::Keep) {
+            return Vec::new();
+        }
+        let own: BTreeSet<&str> = u.variants.iter().map(|(v, _)| v.as_str()).collect();
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for other in &self.defs {
+            let DefKind::Union(o) = &other.kind else { continue };
+            if other.name == def.name || o.tag != u.tag || matches!(o.unknown, UnknownPolicy::Fallback(_)) {
+                continue;
+            }
+            let values: Vec<String> = o
+                .variants
+                .iter()
+                .map(|(v, _)| v.clone())
+                .filter(|v| !own.contains(v.as_str()) && seen.insert(v.clone()))
+                .collect();
+            if !values.is_empty() {
+                out.push((other.name.clone(), values));
+            }
+        }
+        out
     }
 
     fn struct_has_field(&self, name: &str, key: &str) -> bool {

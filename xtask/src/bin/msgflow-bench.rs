@@ -1,0 +1,236 @@
+//! Times one msgflow operation on a history file and prints one JSON line (the Rust side of
+//! `cargo xtask bench`; the Python side is `python/bench/pydantic_bench.py`, whose method and
+//! output this mirrors).
+//!
+//! ```text
+//! cargo build --release -p xtask --bin msgflow-bench
+//! target/release/msgflow-bench --file target/bench/big-strings-1x.json --op parse --runs 7
+//! ```
+//!
+//! The operation runs `--runs` times after a warm-up on a tiny built-in history. Whatever an
+//! operation needs as input (the parsed history for `serialise`, a fresh copy of it for `repair`)
+//! is prepared outside the timing, and each run's result is dropped outside the timing, so runs
+//! do not stack their memory. Right before the first measured run the kernel's peak-RSS counter
+//! is reset (`5` into `/proc/self/clear_refs`), and `VmHWM - VmRSS(before)` after it is the
+//! operation's peak memory (`null` when the reset is not possible). Run each operation in a fresh
+//! process for clean numbers: memory freed by an earlier operation stays in the process and
+//! would be reused.
+
+use std::fs;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, ValueEnum};
+use msgflow_sanitize::RepairOptions;
+use msgflow_wire::ModelMessage;
+
+/// The same tiny history `pydantic_bench.py` warms up on: every part kind the benchmark histories
+/// use.
+const WARM_UP_HISTORY: &[u8] = br#"[{"parts":[{"content":"sys","timestamp":"2025-01-02T03:04:05.000001Z","part_kind":"system-prompt"},{"content":"hi","timestamp":"2025-01-02T03:04:05.000002Z","part_kind":"user-prompt"}],"timestamp":"2025-01-02T03:04:05.000003Z","instructions":"be brief","kind":"request"},{"parts":[{"content":"hmm","signature":"c2ln","provider_name":"anthropic","part_kind":"thinking"},{"content":"ok","part_kind":"text"},{"tool_name":"read_file","args":{"path":"a.py"},"tool_call_id":"toolu_00000001","part_kind":"tool-call"}],"usage":{"input_tokens":1,"output_tokens":1,"details":{"reasoning_tokens":0}},"timestamp":"2025-01-02T03:04:06.000001Z","kind":"response","finish_reason":"tool_call"},{"parts":[{"tool_name":"read_file","content":[{"line":1,"text":"x"}],"tool_call_id":"toolu_00000001","timestamp":"2025-01-02T03:04:07.000001Z","part_kind":"tool-return"}],"kind":"request"}]"#;
+
+/// After a successful reset VmHWM equals VmRSS; allow for pages touched between the two reads.
+const RESET_SLACK_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The operations, each on the whole file's history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Operation {
+    /// `msgflow_wire::from_slice`.
+    Parse,
+    /// `msgflow_wire::to_vec` of the parsed history.
+    Serialise,
+    /// `from_slice` then `to_vec`.
+    ParseSerialise,
+    /// `to_canonical_history` then `from_canonical_history` (in memory: wire types -> canonical ->
+    /// wire types).
+    CanonicalRoundtrip,
+    /// `msgflow_sanitize::check` of the parsed history.
+    Check,
+    /// `msgflow_sanitize::repair` (default options) of a copy of the parsed history.
+    Repair,
+    /// `serde_json::from_slice::<IgnoredAny>`: validating the JSON and nothing else, the limit.
+    IgnoredAny,
+}
+
+#[derive(Parser)]
+#[command(
+    name = "msgflow-bench",
+    about = "Time one msgflow operation on a history file (one JSON line)"
+)]
+struct Cli {
+    /// A pydantic-ai history (JSON array of messages).
+    #[arg(long)]
+    file: PathBuf,
+    /// The operation to time.
+    #[arg(long, value_enum)]
+    op: Operation,
+    /// Measured runs (after the warm-up).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+}
+
+/// One run's output, kept alive until after the timing so that freeing it is not measured.
+/// The fields are only read by `Drop`.
+#[allow(dead_code)]
+enum Output {
+    History(Vec<ModelMessage>),
+    Bytes(Vec<u8>),
+    HistoryAndBytes(Vec<ModelMessage>, Vec<u8>),
+    Canonical(Vec<msgflow_canonical::CanonicalMessage>, Vec<ModelMessage>),
+    Violations(Vec<msgflow_sanitize::Violation>),
+    Repair(msgflow_sanitize::Repair),
+    Nothing,
+}
+
+/// Runs `op` once on `input` (`parsed` is `input`'s history, for the operations that start from
+/// it; `spare` a copy that `repair` may consume).
+fn run_once(op: Operation, input: &[u8], parsed: &[ModelMessage], spare: Option<Vec<ModelMessage>>) -> Result<Output> {
+    Ok(match op {
+        Operation::Parse => Output::History(msgflow_wire::from_slice(input)?),
+        Operation::Serialise => Output::Bytes(msgflow_wire::to_vec(parsed)?),
+        Operation::ParseSerialise => {
+            let history = msgflow_wire::from_slice(input)?;
+            let bytes = msgflow_wire::to_vec(&history)?;
+            Output::HistoryAndBytes(history, bytes)
+        }
+        Operation::CanonicalRoundtrip => {
+            let canonical = msgflow_adapter::to_canonical_history(parsed);
+            let back = msgflow_adapter::from_canonical_history(&canonical)?;
+            Output::Canonical(canonical, back)
+        }
+        Operation::Check => Output::Violations(msgflow_sanitize::check(parsed)),
+        Operation::Repair => {
+            let history = spare.context("repair needs a copy of the history")?;
+            Output::Repair(msgflow_sanitize::repair(history, &RepairOptions::default()))
+        }
+        Operation::IgnoredAny => {
+            serde_json::from_slice::<serde::de::IgnoredAny>(input)?;
+            Output::Nothing
+        }
+    })
+}
+
+/// A sanity fact about the first run's output, reported so that a broken operation is visible.
+fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Output) -> serde_json::Value {
+    match output {
+        Output::History(history) => serde_json::json!({ "messages": history.len() }),
+        Output::Bytes(bytes) | Output::HistoryAndBytes(_, bytes) => {
+            serde_json::json!({ "output_bytes": bytes.len(), "byte_identical": bytes.as_slice() == input })
+        }
+        Output::Canonical(canonical, back) => serde_json::json!({
+            "canonical_messages": canonical.len(),
+            "roundtrip_equal": back.as_slice() == parsed,
+        }),
+        Output::Violations(violations) => serde_json::json!({ "violations": violations.len() }),
+        Output::Repair(repair) => serde_json::json!({
+            "changes": repair.report.changes.len(),
+            "messages_after": repair.history.len(),
+        }),
+        Output::Nothing => serde_json::json!({ "op": format!("{op:?}") }),
+    }
+}
+
+/// A `kB` field of `/proc/self/status` (e.g. `VmRSS`) in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
+    let status = fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|line| {
+        let rest = line.strip_prefix(field)?.strip_prefix(':')?;
+        let kib: u64 = rest.split_whitespace().next()?.parse().ok()?;
+        Some(kib * 1024)
+    })
+}
+
+/// Resets the kernel's peak-RSS counter; true only if the reset visibly took effect.
+fn reset_peak_rss() -> bool {
+    if fs::write("/proc/self/clear_refs", "5").is_err() {
+        return false;
+    }
+    match (status_bytes("VmHWM"), status_bytes("VmRSS")) {
+        (Some(hwm), Some(rss)) => hwm <= rss + RESET_SLACK_BYTES,
+        _ => false,
+    }
+}
+
+fn median(times: &[f64]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    match sorted.len() {
+        0 => f64::NAN,
+        len if len % 2 == 1 => sorted[middle],
+        _ => (sorted[middle - 1] + sorted[middle]) / 2.0,
+    }
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let input = fs::read(&cli.file).with_context(|| format!("reading {}", cli.file.display()))?;
+
+    // Warm-up on the tiny history: touches every code path once without growing the heap.
+    let warm_parsed = msgflow_wire::from_slice(WARM_UP_HISTORY)?;
+    drop(run_once(
+        cli.op,
+        WARM_UP_HISTORY,
+        &warm_parsed,
+        Some(warm_parsed.clone()),
+    )?);
+    drop(warm_parsed);
+
+    let needs_parsed = matches!(
+        cli.op,
+        Operation::Serialise | Operation::CanonicalRoundtrip | Operation::Check | Operation::Repair
+    );
+    let parsed = if needs_parsed {
+        msgflow_wire::from_slice(&input).with_context(|| format!("parsing {}", cli.file.display()))?
+    } else {
+        Vec::new()
+    };
+
+    let mut process_peak = status_bytes("VmHWM").unwrap_or(0);
+    let mut times = Vec::new();
+    let mut peak_rss_delta = None;
+    let mut detail = serde_json::Value::Null;
+    for run in 0..cli.runs {
+        let spare = (cli.op == Operation::Repair).then(|| parsed.clone());
+        let measure_memory = run == 0;
+        let mut memory_baseline = None;
+        if measure_memory {
+            // The reset discards the peak so far; remember it for process_peak_rss_bytes.
+            process_peak = process_peak.max(status_bytes("VmHWM").unwrap_or(0));
+            let rss_before = status_bytes("VmRSS");
+            memory_baseline = rss_before.filter(|_| reset_peak_rss());
+        }
+        let started = Instant::now();
+        let output = black_box(run_once(cli.op, black_box(&input), &parsed, spare)?);
+        let elapsed = started.elapsed().as_secs_f64();
+        if let (Some(before), Some(hwm)) = (memory_baseline, status_bytes("VmHWM")) {
+            peak_rss_delta = Some(hwm.saturating_sub(before));
+        }
+        if measure_memory {
+            detail = describe(cli.op, &input, &parsed, &output);
+        }
+        times.push(elapsed);
+        drop(output);
+    }
+    process_peak = process_peak.max(status_bytes("VmHWM").unwrap_or(0));
+    if times.is_empty() {
+        bail!("no runs");
+    }
+
+    let report = serde_json::json!({
+        "tool": "msgflow",
+        "op": cli.op.to_possible_value().map(|value| value.get_name().to_owned()),
+        "file": cli.file.display().to_string(),
+        "bytes": input.len(),
+        "runs": cli.runs,
+        "median_s": median(&times),
+        "min_s": times.iter().copied().fold(f64::INFINITY, f64::min),
+        "times_s": times,
+        "peak_rss_delta_bytes": peak_rss_delta,
+        "process_peak_rss_bytes": process_peak,
+        "detail": detail,
+    });
+    println!("{report}");
+    Ok(())
+}
