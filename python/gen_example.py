@@ -11,6 +11,7 @@ Run with the pydantic-ai 2.68.0 venv: `target/venv/bin/python python/gen_example
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -114,7 +115,11 @@ def main() -> None:
         raise KeyboardInterrupt
 
     # Run until the third response (whose tools are "running" when the user aborts).
-    messages = _run_until_abort(agent)
+    # FunctionModel names itself "function:model:"; record the model the session pretends to use.
+    messages = [
+        dataclasses.replace(m, model_name="claude-sonnet-4-5") if isinstance(m, ModelResponse) else m
+        for m in _run_until_abort(agent)
+    ]
 
     # The user pressed Ctrl+C while edit_file and run_shell were running, then typed a new prompt.
     messages.append(

@@ -34,3 +34,8 @@ pub use msgflow_media as media;
 pub use msgflow_registry as registry;
 pub use msgflow_sanitize as sanitize;
 pub use msgflow_wire as wire;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
