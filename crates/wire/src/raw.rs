@@ -119,7 +119,8 @@ impl RawJson {
     /// The value as a [`serde_json::Value`]; a value nested deeper than [`crate::MAX_DEPTH`]
     /// levels comes back as a JSON string holding its text (see [`RawJson::try_to_value`]).
     pub fn to_value(&self) -> serde_json::Value {
-        self.try_to_value().unwrap_or_else(|_| serde_json::Value::String(self.get().to_owned()))
+        self.try_to_value()
+            .unwrap_or_else(|_| serde_json::Value::String(self.get().to_owned()))
     }
 
     /// The borrowed [`RawValue`].

@@ -372,7 +372,12 @@ impl<'de> Entries<'de> {
 
     /// An error about a key's value (an unknown tag), located at that value.
     pub(crate) fn error_at<E: de::Error>(&self, key: &'static str, message: fmt::Arguments<'_>) -> E {
-        let raw = self.items.iter().rev().find(|(name, _)| name.as_str() == key).and_then(|(_, value)| value.anchor());
+        let raw = self
+            .items
+            .iter()
+            .rev()
+            .find(|(name, _)| name.as_str() == key)
+            .and_then(|(_, value)| value.anchor());
         push(Segment::Key(Cow::Borrowed(key)));
         match raw {
             Some(raw) => note_error_at(raw),
