@@ -127,6 +127,27 @@ impl<'de> Deserialize<'de> for ForceDownload {
     }
 }
 
+/// The number text of a raw numeric field: the literal itself, or the content of a string
+/// (pydantic-ai's lax mode reads `"5"` as 5).
+fn numeric_literal(raw: &RawJson) -> String {
+    raw.as_string()
+        .unwrap_or_else(|| raw.get().to_owned())
+        .trim()
+        .to_owned()
+}
+
+/// Writes a number, or the spelling it was read with.
+fn serialize_number<S: Serializer>(
+    written: &Option<RawJson>,
+    serializer: S,
+    plain: impl FnOnce(S) -> Result<S::Ok, S::Error>,
+) -> Result<S::Ok, S::Error> {
+    match written {
+        Some(raw) => raw.serialize(serializer),
+        None => plain(serializer),
+    }
+}
+
 /// An integer field (token counts, retry attempts, offsets).
 ///
 /// pydantic-ai reads integers leniently (`5.0` and `"5"` are 5) and writes them back as plain
@@ -143,7 +164,7 @@ impl<'de> Deserialize<'de> for ForceDownload {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Int {
     value: i64,
-    written: Option<Box<str>>,
+    written: Option<RawJson>,
 }
 
 impl Int {
@@ -154,7 +175,7 @@ impl Int {
 
     /// The spelling read from the input when it was not a plain integer (`5.0`, `"5"`).
     pub fn written(&self) -> Option<&str> {
-        self.written.as_deref()
+        self.written.as_ref().map(RawJson::get)
     }
 }
 
@@ -178,14 +199,7 @@ impl fmt::Display for Int {
 
 impl Serialize for Int {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self
-            .written
-            .as_deref()
-            .and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok())
-        {
-            Some(raw) => raw.serialize(serializer),
-            None => serializer.serialize_i64(self.value),
-        }
+        serialize_number(&self.written, serializer, |s| s.serialize_i64(self.value))
     }
 }
 
@@ -193,12 +207,10 @@ impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let text = raw.get();
-        let inner = raw.as_string();
-        let literal = inner.as_deref().unwrap_or(text).trim();
+        let literal = numeric_literal(&raw);
         let value = if let Ok(value) = literal.parse::<i64>() {
             value
-        } else if literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !literal.is_empty() && literal != "-" {
+        } else if !literal.is_empty() && literal != "-" && literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
             return Err(D::Error::custom(format_args!(
                 "integer {literal} does not fit in 64 bits"
             )));
@@ -211,12 +223,12 @@ impl<'de> Deserialize<'de> for Int {
                 }
                 _ => {
                     return Err(D::Error::custom(format_args!(
-                        "invalid value {text}: expected an integer"
+                        "invalid value {raw}: expected an integer"
                     )))
                 }
             }
         };
-        let written = (value.to_string() != text).then(|| text.into());
+        let written = (value.to_string() != raw.get()).then_some(raw);
         Ok(Int { value, written })
     }
 }
@@ -228,7 +240,7 @@ impl<'de> Deserialize<'de> for Int {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Float {
     value: f64,
-    written: Option<Box<str>>,
+    written: Option<RawJson>,
 }
 
 impl Float {
@@ -252,14 +264,7 @@ impl fmt::Display for Float {
 
 impl Serialize for Float {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self
-            .written
-            .as_deref()
-            .and_then(|text| serde_json::value::RawValue::from_string(text.to_owned()).ok())
-        {
-            Some(raw) => raw.serialize(serializer),
-            None => serializer.serialize_f64(self.value),
-        }
+        serialize_number(&self.written, serializer, |s| s.serialize_f64(self.value))
     }
 }
 
@@ -267,19 +272,13 @@ impl<'de> Deserialize<'de> for Float {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let text = raw.get();
-        let inner = raw.as_string();
-        let literal = inner.as_deref().unwrap_or(text).trim();
+        let literal = numeric_literal(&raw);
         let value: f64 = match literal.parse() {
             Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
-            _ => {
-                return Err(D::Error::custom(format_args!(
-                    "invalid value {text}: expected a number"
-                )))
-            }
+            _ => return Err(D::Error::custom(format_args!("invalid value {raw}: expected a number"))),
         };
         let canonical = serde_json::to_string(&value).unwrap_or_default();
-        let written = (canonical != text).then(|| text.into());
+        let written = (canonical != raw.get()).then_some(raw);
         Ok(Float { value, written })
     }
 }
