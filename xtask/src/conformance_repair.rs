@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use msgflow_sanitize::{repair, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT};
-use serde_json::{json, Value};
+use msgflow_sanitize::{
+    repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT,
+};
+use serde_json::Value;
 
 /// The gen-broken seed (the committed cases in tests/fixtures/repair use seed 1).
 const SEED: u64 = 2;
@@ -50,18 +52,16 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
     for index in 0..COUNT {
         let case = dir.join(format!("case-{index}"));
         let input_path = with_suffix(&case, "input.json");
-        let mut input: Value = serde_json::from_slice(&read(&input_path)?)
-            .with_context(|| format!("{} is not JSON", input_path.display()))?;
-        match translate_legacy_retry_prompts(&mut input) {
-            Some(0) => {}
-            Some(_) => translated += 1,
-            None => {
+        let mut history = msgflow_wire::from_slice(&read(&input_path)?)
+            .map_err(|err| anyhow::anyhow!("msgflow cannot read {}: {err}", input_path.display()))?;
+        match upgrade_legacy_retry_prompts(&mut history) {
+            LegacyUpgrade { untranslated: 1.., .. } => {
                 skipped += 1;
                 continue;
             }
+            LegacyUpgrade { translated: 0, .. } => {}
+            LegacyUpgrade { .. } => translated += 1,
         }
-        let history = msgflow_wire::from_str(&input.to_string())
-            .map_err(|err| anyhow::anyhow!("msgflow cannot read {}: {err}", input_path.display()))?;
         for (suffix, repair_last_response) in [("expected.json", true), ("expected-keep-last.json", false)] {
             let expected_path = with_suffix(&case, suffix);
             let expected = read(&expected_path)?;
@@ -107,37 +107,6 @@ fn with_suffix(case: &Path, suffix: &str) -> PathBuf {
 
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
-}
-
-/// pydantic-ai 2.68.0's load-time translation of legacy `retry-prompt` parts with string content
-/// and a timestamp (what gen-broken writes); `None` for other shapes.
-fn translate_legacy_retry_prompts(history: &mut Value) -> Option<usize> {
-    let mut translated = 0;
-    for message in history.as_array_mut()? {
-        let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
-            continue;
-        };
-        for part in parts {
-            if part.get("part_kind").and_then(Value::as_str) != Some("retry-prompt") {
-                continue;
-            }
-            let content = part.get("content")?.as_str()?.to_owned();
-            let timestamp = part.get("timestamp")?.clone();
-            *part = match part.get("tool_name").and_then(Value::as_str) {
-                Some(tool_name) => json!({
-                    "tool_name": tool_name, "content": content, "tool_call_id": part.get("tool_call_id")?.clone(),
-                    "tool_kind": null, "metadata": null, "timestamp": timestamp, "outcome": "retried",
-                    "retry": null, "part_kind": "tool-return"
-                }),
-                None => json!({
-                    "content": content, "retry": {"cause": "model_retry", "attempt": null, "max_retries": null},
-                    "timestamp": timestamp, "part_kind": "retry-feedback"
-                }),
-            };
-            translated += 1;
-        }
-    }
-    Some(translated)
 }
 
 /// A readable account of one mismatch: the first differing JSON path and a line diff of the
@@ -196,21 +165,6 @@ fn first_difference(path: &str, left: &Value, right: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn legacy_retry_prompts_are_translated_as_pydantic_ai_loads_them() {
-        let mut history = json!([{"parts": [
-            {"content": "fix", "tool_name": "t", "tool_call_id": "a", "timestamp": "2025-01-02T00:00:00Z", "part_kind": "retry-prompt"},
-            {"content": "again", "tool_name": null, "tool_call_id": "b", "timestamp": "2025-01-02T00:00:00Z", "part_kind": "retry-prompt"}
-        ], "kind": "request"}]);
-        assert_eq!(translate_legacy_retry_prompts(&mut history), Some(2));
-        assert_eq!(history[0]["parts"][0]["outcome"], "retried");
-        assert_eq!(history[0]["parts"][0]["part_kind"], "tool-return");
-        assert_eq!(history[0]["parts"][1]["part_kind"], "retry-feedback");
-        assert_eq!(history[0]["parts"][1]["retry"]["cause"], "model_retry");
-        let mut list_content = json!([{"parts": [{"content": [], "tool_name": "t", "part_kind": "retry-prompt"}]}]);
-        assert_eq!(translate_legacy_retry_prompts(&mut list_content), None);
-    }
 
     #[test]
     fn a_mismatch_is_described_with_its_path_and_a_diff() {

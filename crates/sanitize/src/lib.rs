@@ -20,11 +20,13 @@
 //! ```
 
 mod check;
+mod legacy;
 mod pairing;
 mod repair;
 mod report;
 
 pub use check::{check, Violation, ViolationKind};
+pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};
 pub use repair::{
     repair, Repair, RepairOptions, DEFAULT_SYNTHESIZED_CONTENT, PYDANTIC_AI_SYNTHESIZED_CONTENT,
     SYNTHESIZED_METADATA_KEY,

@@ -4,49 +4,18 @@
 //!
 //! The expected files were computed on each input *as 2.68.0 loads it* (legacy `retry-prompt`
 //! parts translated). msgflow keeps retry prompts as written, so this test applies the same
-//! translation to the input first (test only, see `translate_legacy_retry_prompts`), then
+//! translation to the input first (`msgflow_sanitize::upgrade_legacy_retry_prompts`), then
 //! requires the repaired history to serialise to exactly the expected bytes.
 
 use std::path::{Path, PathBuf};
 
-use msgflow_sanitize::{repair, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT};
-use serde_json::{json, Value};
+use msgflow_sanitize::{
+    repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT,
+};
+use serde_json::Value;
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/repair")
-}
-
-/// pydantic-ai 2.68.0's load-time translation of legacy `retry-prompt` parts (wire reference
-/// C1/C2), for string content with a timestamp (what gen-broken writes): with a tool name, a
-/// `tool-return` with outcome `retried`; without, a `retry-feedback` with cause `model_retry`.
-/// Returns `None` for shapes this does not cover (error-list content, missing keys).
-fn translate_legacy_retry_prompts(history: &mut Value) -> Option<usize> {
-    let mut translated = 0;
-    for message in history.as_array_mut()? {
-        let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
-            continue;
-        };
-        for part in parts {
-            if part.get("part_kind").and_then(Value::as_str) != Some("retry-prompt") {
-                continue;
-            }
-            let content = part.get("content")?.as_str()?.to_owned();
-            let timestamp = part.get("timestamp")?.clone();
-            *part = match part.get("tool_name").and_then(Value::as_str) {
-                Some(tool_name) => json!({
-                    "tool_name": tool_name, "content": content, "tool_call_id": part.get("tool_call_id")?.clone(),
-                    "tool_kind": null, "metadata": null, "timestamp": timestamp, "outcome": "retried",
-                    "retry": null, "part_kind": "tool-return"
-                }),
-                None => json!({
-                    "content": content, "retry": {"cause": "model_retry", "attempt": null, "max_retries": null},
-                    "timestamp": timestamp, "part_kind": "retry-feedback"
-                }),
-            };
-            translated += 1;
-        }
-    }
-    Some(translated)
 }
 
 /// The first path where two JSON values differ.
@@ -89,16 +58,15 @@ fn repair_matches_pydantic_ai_on_every_committed_case() {
     let mut failures = Vec::new();
     for input_path in &inputs {
         let name = input_path.to_string_lossy().trim_end_matches(".input.json").to_owned();
-        let mut input: Value = serde_json::from_slice(&std::fs::read(input_path).unwrap()).unwrap();
-        match translate_legacy_retry_prompts(&mut input) {
-            Some(0) => {}
-            Some(_) => translated_cases += 1,
-            None => {
+        let mut history = msgflow_wire::from_slice(&std::fs::read(input_path).unwrap()).expect("the input parses");
+        match upgrade_legacy_retry_prompts(&mut history) {
+            LegacyUpgrade { untranslated: 1.., .. } => {
                 skipped += 1;
                 continue;
             }
+            LegacyUpgrade { translated: 0, .. } => {}
+            LegacyUpgrade { .. } => translated_cases += 1,
         }
-        let history = msgflow_wire::from_str(&input.to_string()).expect("the input parses");
         for (suffix, repair_last_response) in [("expected.json", true), ("expected-keep-last.json", false)] {
             let expected_bytes = std::fs::read(format!("{name}.{suffix}")).unwrap();
             let options = RepairOptions {
