@@ -19,8 +19,13 @@ pub fn read_stdin() -> io::Result<Vec<u8>> {
 
 /// Writes `bytes` to stdout. A closed pipe (`msgflow show x | head`) is not an error.
 pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    write_stdout_with(|out| out.write_all(bytes))
+}
+
+/// Writes to stdout with `write`; a closed pipe (`| head`) is not an error.
+pub fn write_stdout_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
@@ -37,6 +42,15 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// rename). `permissions` are applied to the new file; `None` keeps those of an existing target,
 /// or gives a new file the usual `rw-r--r--`.
 pub fn write_atomically(target: &Path, bytes: &[u8], permissions: Option<Permissions>) -> io::Result<()> {
+    write_atomically_with(target, permissions, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] with the content produced by `write` (streamed into the temporary file).
+pub fn write_atomically_with(
+    target: &Path,
+    permissions: Option<Permissions>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let directory = parent_directory(target);
     let name = target
         .file_name()
@@ -47,7 +61,7 @@ pub fn write_atomically(target: &Path, bytes: &[u8], permissions: Option<Permiss
         .prefix(&format!(".{name}."))
         .suffix(".msgflow-tmp")
         .tempfile_in(directory)?;
-    temporary.write_all(bytes)?;
+    write(temporary.as_file_mut())?;
     let permissions = match permissions {
         Some(permissions) => Some(permissions),
         None => match fs::metadata(target) {

@@ -52,10 +52,40 @@ pub struct Source<'a> {
 pub struct Processed {
     /// The rewritten history or the report (may be empty for commands that only set a status).
     pub output: Vec<u8>,
+    /// A rewritten history to serialise at delivery instead of `output`: written straight to
+    /// stdout or `-o FILE` (with the input already freed), a large history never exists twice
+    /// in memory, once parsed and once serialised.
+    pub history: Option<Vec<msgflow_wire::ModelMessage>>,
     /// `Status::Ok`, or `Status::Problems` when the command found problems in a valid history.
     pub status: Status,
     /// Diagnostics for stderr, already formatted (each line ends with a newline).
     pub notes: String,
+}
+
+impl Processed {
+    /// A rewritten history, serialised when it is delivered.
+    pub fn history(history: Vec<msgflow_wire::ModelMessage>, notes: String) -> Self {
+        Processed {
+            history: Some(history),
+            notes,
+            ..Processed::default()
+        }
+    }
+
+    /// The output as bytes (serialising a history).
+    pub fn into_bytes(self) -> Result<Vec<u8>, Failure> {
+        match self.history {
+            Some(history) => msgflow_wire::to_vec(&history).map_err(serialise_failure),
+            None => Ok(self.output),
+        }
+    }
+}
+
+fn serialise_failure(err: msgflow_wire::WriteError) -> Failure {
+    Failure::invalid(
+        format!("cannot serialise the history: {err}"),
+        Some("please report this".to_owned()),
+    )
 }
 
 /// A subcommand that processes histories one input at a time.
@@ -120,7 +150,7 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
                     command,
                     "<stdin>",
                     None,
-                    &bytes,
+                    bytes,
                     destination,
                     destination.output.as_deref(),
                 ),
@@ -138,7 +168,7 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
                     command,
                     &label,
                     Some(&path),
-                    &bytes,
+                    bytes,
                     destination,
                     destination.output.as_deref(),
                 ),
@@ -213,7 +243,7 @@ fn run_one(
     command: &dyn FileCommand,
     label: &str,
     path: Option<&Path>,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     destination: &OutputArgs,
     output: Option<&Path>,
 ) -> Status {
@@ -235,36 +265,50 @@ fn process_and_deliver(
     command: &dyn FileCommand,
     label: &str,
     path: Option<&Path>,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     destination: &OutputArgs,
     output: Option<&Path>,
 ) -> (Status, String, Option<Vec<u8>>) {
-    let source = Source { label, bytes };
-    let processed = match command.process(&source) {
+    let processed = match command.process(&Source { label, bytes: &bytes }) {
         Ok(processed) => processed,
         Err(failure) => return (failure.status, failure.render(label), None),
     };
-    let mut stderr = processed.notes;
+    let mut stderr = processed.notes.clone();
+    let status = processed.status;
     if command.mode() != Mode::Transform {
-        return (processed.status, stderr, Some(processed.output));
+        return match processed.into_bytes() {
+            Ok(report) => (status, stderr, Some(report)),
+            Err(failure) => (failure.status, stderr + &failure.render(label), None),
+        };
     }
     let written = match (destination.in_place, path) {
-        (true, Some(path)) => {
-            if processed.output == bytes {
+        (true, Some(path)) => processed.into_bytes().and_then(|new| {
+            if new == bytes {
                 Ok(()) // Already in the requested form: leave the file (and its mtime) alone.
             } else {
-                files::replace_in_place(path, bytes, &processed.output, destination.backup)
+                files::replace_in_place(path, &bytes, &new, destination.backup)
                     .map_err(|(target, err)| Failure::unwritable(&target, &err))
             }
+        }),
+        _ => {
+            // The input is no longer needed: free it before the output is written.
+            drop(bytes);
+            let write = |writer: &mut dyn std::io::Write| match &processed.history {
+                Some(history) => msgflow_wire::to_writer(std::io::BufWriter::with_capacity(1 << 16, writer), history)
+                    .map_err(std::io::Error::other),
+                None => writer.write_all(&processed.output),
+            };
+            match output {
+                Some(target) if target != Path::new("-") => {
+                    files::write_atomically_with(target, None, write).map_err(|err| Failure::unwritable(target, &err))
+                }
+                _ => files::write_stdout_with(write)
+                    .map_err(|err| Failure::invalid(format!("cannot write to standard output: {err}"), None)),
+            }
         }
-        _ => match output {
-            Some(target) if target != Path::new("-") => files::write_atomically(target, &processed.output, None)
-                .map_err(|err| Failure::unwritable(target, &err)),
-            _ => return (processed.status, stderr, Some(processed.output)),
-        },
     };
     match written {
-        Ok(()) => (processed.status, stderr, None),
+        Ok(()) => (status, stderr, None),
         Err(failure) => {
             stderr.push_str(&failure.render(label));
             (Status::Invalid, stderr, None)
@@ -310,14 +354,8 @@ fn run_batch(command: &dyn FileCommand, items: &[BatchItem], destination: &Outpu
                 .map(|directory| directory.join(&item.relative));
             let result = match std::fs::read(&item.path) {
                 Ok(bytes) => {
-                    let (status, stderr, report) = process_and_deliver(
-                        command,
-                        &label,
-                        Some(&item.path),
-                        &bytes,
-                        destination,
-                        target.as_deref(),
-                    );
+                    let (status, stderr, report) =
+                        process_and_deliver(command, &label, Some(&item.path), bytes, destination, target.as_deref());
                     BatchResult { status, stderr, report }
                 }
                 Err(err) => BatchResult {

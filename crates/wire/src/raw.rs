@@ -210,6 +210,10 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
 
 /// `true` when valid JSON text holds whitespace outside its strings.
 pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
+    // A raw value starts at its first token: only arrays and objects can hold whitespace.
+    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+        return false;
+    }
     // Raw newlines, returns and tabs cannot occur inside JSON strings: one fast search finds
     // every pretty-printed value. Only spaces need the string-aware walk below.
     if memchr::memchr3(b'\n', b'\r', b'\t', bytes).is_some() {

@@ -37,7 +37,7 @@ impl FileCommand for Check {
         Ok(Processed {
             output: output.into_bytes(),
             status,
-            notes: String::new(),
+            ..Processed::default()
         })
     }
 }

@@ -61,15 +61,6 @@ impl FileCommand for ToWire {
                 Some("fix that message (message and part indices are zero-based)".to_owned()),
             )
         })?;
-        let output = msgflow_wire::to_vec(&history).map_err(|err| {
-            Failure::invalid(
-                format!("cannot serialise the history: {err}"),
-                Some("please report this".to_owned()),
-            )
-        })?;
-        Ok(Processed {
-            output,
-            ..Processed::default()
-        })
+        Ok(Processed::history(history, String::new()))
     }
 }

@@ -21,28 +21,25 @@ impl FileCommand for Fmt {
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let history = super::parse_history(source.bytes)?;
+        if !self.check {
+            return Ok(Processed::history(history, String::new()));
+        }
         let compact = msgflow_wire::to_vec(&history).map_err(|err| {
             Failure::invalid(
                 format!("cannot serialise the history: {err}"),
                 Some("please report this".to_owned()),
             )
         })?;
-        if !self.check {
-            return Ok(Processed {
-                output: compact,
-                ..Processed::default()
-            });
-        }
         if compact == source.bytes {
             return Ok(Processed::default());
         }
         Ok(Processed {
-            output: Vec::new(),
             status: Status::Problems,
             notes: format!(
                 "msgflow: {}: not in pydantic-ai's compact form (`msgflow fmt --in-place` rewrites it)\n",
                 source.label
             ),
+            ..Processed::default()
         })
     }
 }
@@ -67,7 +64,7 @@ mod tests {
                 .map_err(|err| Failure::invalid(err.to_string(), None))?,
         )
         .map_err(|err| Failure::invalid(err.to_string(), None))?;
-        assert_eq!(run(false, &indented)?.output, COMPACT.as_bytes());
+        assert_eq!(run(false, &indented)?.into_bytes()?, COMPACT.as_bytes());
         assert_eq!(run(true, &indented)?.status, Status::Problems);
         assert_eq!(run(true, COMPACT)?.status, Status::Ok);
         Ok(())

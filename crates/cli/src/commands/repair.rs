@@ -22,12 +22,6 @@ impl FileCommand for Repair {
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let history = super::parse_history(source.bytes)?;
         let repaired = msgflow_sanitize::repair(history, &self.options);
-        let output = msgflow_wire::to_vec(&repaired.history).map_err(|err| {
-            Failure::invalid(
-                format!("cannot serialise the history: {err}"),
-                Some("please report this".to_owned()),
-            )
-        })?;
         if let Some(path) = &self.report {
             let mut json = serde_json::to_vec_pretty(&repaired.report)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the repair report: {err}"), None))?;
@@ -45,10 +39,6 @@ impl FileCommand for Repair {
                 .map(|change| format!("msgflow: {}: {change}\n", source.label))
                 .collect()
         };
-        Ok(Processed {
-            output,
-            notes,
-            ..Processed::default()
-        })
+        Ok(Processed::history(repaired.history, notes))
     }
 }
