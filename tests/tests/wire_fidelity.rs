@@ -27,7 +27,11 @@ fn pydantic_ai_2_68_histories_are_rewritten_byte_for_byte() {
             Ok(history) => {
                 let output = msgflow_wire::to_vec(&history).unwrap();
                 if output != input {
-                    let at = output.iter().zip(&input).position(|(a, b)| a != b).unwrap_or(output.len().min(input.len()));
+                    let at = output
+                        .iter()
+                        .zip(&input)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(output.len().min(input.len()));
                     let lo = at.saturating_sub(80);
                     failures.push(format!(
                         "{}: differs at byte {at}\n  expected: {}\n  got:      {}",

@@ -114,11 +114,15 @@ struct Synthesized {
 ///    consecutive synthetic responses are merged, and in other requests the parts sitting between
 ///    tool results move right after the last result.
 ///
+/// Before the passes, a tool call without a `tool_call_id` gets one derived from its position
+/// (`msgflow_call_<message>_<part>`), reported as a change: pydantic-ai gives such a call a random
+/// id on load, and without an id the result synthesized for it could never answer it.
+///
 /// Nothing is lost: removed parts and the fields a merge discards are in the report. Runs in
-/// linear time; deterministic and idempotent (repairing the output changes nothing), except for
-/// calls without a `tool_call_id`, which nothing can answer.
-pub fn repair(history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
+/// linear time; deterministic and idempotent (repairing the output changes nothing).
+pub fn repair(mut history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
     let mut repairer = Repairer::default();
+    repairer.assign_missing_call_ids(&mut history);
     let work = repairer.drop_orphans(history);
     let work = repairer.close_dangling(work, options);
     let work = repairer.merge_consecutive(work);
@@ -165,6 +169,30 @@ fn tracked<P>(message: usize, parts: Vec<P>) -> Vec<Tracked<P>> {
 }
 
 impl Repairer {
+    /// Gives every tool call without a `tool_call_id` a deterministic one.
+    fn assign_missing_call_ids(&mut self, history: &mut [ModelMessage]) {
+        for (input_message, message) in history.iter_mut().enumerate() {
+            let ModelMessage::Response(response) = message else {
+                continue;
+            };
+            for (input_part, part) in response.parts.iter_mut().enumerate() {
+                let ModelResponsePart::ToolCall(call) = part else {
+                    continue;
+                };
+                if call.tool_call_id.get().is_some() {
+                    continue;
+                }
+                let tool_call_id = format!("msgflow_call_{input_message}_{input_part}");
+                call.tool_call_id = Field::Present(tool_call_id.clone());
+                self.changes.push(Change::AssignedToolCallId {
+                    input_message,
+                    input_part,
+                    tool_call_id,
+                });
+            }
+        }
+    }
+
     /// Pass 1, pydantic-ai's `_drop_orphaned_tool_results`.
     fn drop_orphans(&mut self, history: Vec<ModelMessage>) -> Vec<Work> {
         let last_index = history.len().checked_sub(1);

@@ -48,6 +48,17 @@ pub enum MoveReason {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "change", rename_all = "kebab-case")]
 pub enum Change {
+    /// A tool call without a `tool_call_id` was given one, so that the result synthesized for it
+    /// can answer it (pydantic-ai gives such a call a random `pyd_ai_…` id when it loads the
+    /// history; msgflow's is derived from the call's position, so repairs are deterministic).
+    AssignedToolCallId {
+        /// The call's message in the input.
+        input_message: usize,
+        /// Its index in that message's parts.
+        input_part: usize,
+        /// The id it was given.
+        tool_call_id: String,
+    },
     /// A result whose `tool_call_id` matches no earlier call was removed; `part` is the part, whole.
     RemovedOrphanReturn {
         /// Its message in the input.
@@ -142,6 +153,15 @@ fn list(indices: &[usize]) -> String {
 impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Change::AssignedToolCallId {
+                input_message,
+                input_part,
+                tool_call_id,
+            } => write!(
+                f,
+                "gave the tool call at input message {input_message}, part {input_part} the id `{tool_call_id}` \
+                 (it had none, so no result could answer it)"
+            ),
             Change::RemovedOrphanReturn {
                 input_message,
                 input_part,

@@ -200,9 +200,17 @@ fn calls_without_an_id_are_closed_and_the_repair_is_stable() {
     assert_eq!(violations[0].kind, ViolationKind::DanglingCall);
     assert!(violations[0].detail.contains("no tool_call_id"));
     let once = repair(input, &RepairOptions::default());
-    assert_eq!(common::notation(&once.history), "R[user] S[call ] R[synth , user]");
+    assert_eq!(
+        common::notation(&once.history),
+        "R[user] S[call msgflow_call_1_0] R[synth msgflow_call_1_0, user]"
+    );
+    assert!(
+        matches!(&once.report.changes[0], Change::AssignedToolCallId { tool_call_id, .. } if tool_call_id == "msgflow_call_1_0")
+    );
+    assert!(check(&once.history).is_empty());
     let twice = repair(once.history.clone(), &RepairOptions::default());
     assert_eq!(twice.history, once.history);
+    assert!(twice.report.is_empty());
 }
 
 #[test]

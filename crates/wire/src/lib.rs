@@ -151,6 +151,8 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
              msgflow rejects it rather than change the value silently: replace it with null"
         );
     }
+    // serde_json reports column 0 for an error before the first character of a line.
+    let column = if line > 0 { column.max(1) } else { column };
     ParseError {
         category,
         path,

@@ -459,8 +459,9 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     for line in text.split('\n') {
         let mut rest = line;
-        while rest.chars().count() > width {
-            let cut = rest.char_indices().nth(width).map_or(rest.len(), |(at, _)| at);
+        // `nth(width)` finds the first character past the width (if any) without counting the
+        // whole rest of the line each time, which made long lines quadratic.
+        while let Some((cut, _)) = rest.char_indices().nth(width) {
             // A space right after the first `width` characters is a fine place to break, too.
             let lookahead = rest[cut..].chars().next().map_or(cut, |next| cut + next.len_utf8());
             // Break at the last space that keeps the line within `width`, unless that is at the start.

@@ -1,0 +1,34 @@
+//! The wire parser on arbitrary bytes: it returns a history or a located error, never panics,
+//! never overflows the stack, and every error names a position inside the input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    match msgflow_wire::from_slice(data) {
+        Ok(history) => {
+            // Anything that parses can be written back.
+            if let Err(err) = msgflow_wire::to_vec(&history) {
+                panic!("a parsed history cannot be serialised: {err}");
+            }
+        }
+        Err(err) => {
+            // Errors are located: a JSON path, and a line no further than the input's last line.
+            let _ = err.to_string();
+            assert!(
+                err.path().starts_with('$'),
+                "error path {:?} is not a JSON path",
+                err.path()
+            );
+            let lines = data.iter().filter(|&&byte| byte == b'\n').count() + 1;
+            assert!(
+                err.line() <= lines,
+                "error line {} beyond the input's {lines} lines: {err}",
+                err.line()
+            );
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = msgflow_wire::message_from_str(text);
+    }
+});
