@@ -77,6 +77,9 @@ pub struct InputArgs {
     /// In batch mode, also read *.json files in subdirectories.
     #[arg(short = 'r', long)]
     pub recursive: bool,
+    /// Refuse inputs larger than BYTES (checked before reading a file); no limit by default.
+    #[arg(long, value_name = "BYTES")]
+    pub max_input_bytes: Option<u64>,
 }
 
 /// Where a rewritten history goes.

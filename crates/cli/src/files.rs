@@ -11,10 +11,45 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Reads all of stdin.
-pub fn read_stdin() -> io::Result<Vec<u8>> {
+pub fn read_stdin(limit: Option<u64>) -> io::Result<Vec<u8>> {
+    read_limited(io::stdin().lock(), limit)
+}
+
+/// Reads a file, refusing one larger than `limit` bytes before reading it.
+pub fn read_file(path: &Path, limit: Option<u64>) -> io::Result<Vec<u8>> {
+    let file = fs::File::open(path)?;
+    if let Some(limit) = limit {
+        let size = file.metadata()?.len();
+        if size > limit {
+            return Err(too_large(limit));
+        }
+    }
+    read_limited(file, limit)
+}
+
+/// Reads to the end, but no more than `limit` bytes (a file can grow while it is read).
+fn read_limited(reader: impl Read, limit: Option<u64>) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    io::stdin().lock().read_to_end(&mut bytes)?;
+    match limit {
+        Some(limit) => {
+            reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > limit {
+                return Err(too_large(limit));
+            }
+        }
+        None => {
+            let mut reader = reader;
+            reader.read_to_end(&mut bytes)?;
+        }
+    }
     Ok(bytes)
+}
+
+fn too_large(limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("the input is larger than --max-input-bytes ({limit} bytes)"),
+    )
 }
 
 /// Writes `bytes` to stdout. A closed pipe (`msgflow show x | head`) is not an error.

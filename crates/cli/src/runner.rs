@@ -145,7 +145,7 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
                     Some("give a FILE (or a directory), or pipe a history into msgflow"),
                 );
             }
-            match files::read_stdin() {
+            match files::read_stdin(inputs.max_input_bytes) {
                 Ok(bytes) => run_one(
                     command,
                     "<stdin>",
@@ -163,7 +163,7 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
         }
         Ok(Plan::Single(path)) => {
             let label = path.display().to_string();
-            match std::fs::read(&path) {
+            match files::read_file(&path, inputs.max_input_bytes) {
                 Ok(bytes) => run_one(
                     command,
                     &label,
@@ -178,7 +178,7 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
                 }
             }
         }
-        Ok(Plan::Batch(items)) => run_batch(command, &items, destination),
+        Ok(Plan::Batch(items)) => run_batch(command, &items, destination, inputs.max_input_bytes),
     }
 }
 
@@ -333,7 +333,12 @@ struct BatchResult {
     report: Option<Vec<u8>>,
 }
 
-fn run_batch(command: &dyn FileCommand, items: &[BatchItem], destination: &OutputArgs) -> Status {
+fn run_batch(
+    command: &dyn FileCommand,
+    items: &[BatchItem],
+    destination: &OutputArgs,
+    max_input_bytes: Option<u64>,
+) -> Status {
     let mode = command.mode();
     let output_directory = match batch_output_directory(mode, items, destination) {
         Ok(directory) => directory,
@@ -352,7 +357,7 @@ fn run_batch(command: &dyn FileCommand, items: &[BatchItem], destination: &Outpu
             let target = output_directory
                 .as_ref()
                 .map(|directory| directory.join(&item.relative));
-            let result = match std::fs::read(&item.path) {
+            let result = match files::read_file(&item.path, max_input_bytes) {
                 Ok(bytes) => {
                     let (status, stderr, report) =
                         process_and_deliver(command, &label, Some(&item.path), bytes, destination, target.as_deref());

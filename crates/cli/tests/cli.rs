@@ -866,3 +866,29 @@ fn tools_exports_the_registry_and_guidance() -> TestResult {
         .stdout("");
     Ok(())
 }
+
+#[test]
+fn inputs_over_max_input_bytes_are_refused_before_reading() -> TestResult {
+    let path = fixture("minimal.json");
+    let size = fs::metadata(&path)?.len();
+    msgflow()?
+        .args(["fmt", "--max-input-bytes"])
+        .arg((size - 1).to_string())
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("larger than --max-input-bytes"));
+    msgflow()?
+        .args(["fmt", "--max-input-bytes"])
+        .arg(size.to_string())
+        .arg(&path)
+        .assert()
+        .success();
+    msgflow()?
+        .args(["check", "--max-input-bytes", "10", "-"])
+        .write_stdin(fs::read(&path)?)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("larger than --max-input-bytes (10 bytes)"));
+    Ok(())
+}
