@@ -8,17 +8,17 @@ use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
 /// What a call or result is matched by. A part without a `tool_call_id` gets a key of its own
 /// that matches nothing: pydantic-ai would give it a freshly generated id on load.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum CallKey {
-    /// The part's `tool_call_id`.
-    Id(String),
+pub(crate) enum CallKey<'a> {
+    /// The part's `tool_call_id` (borrowed: the walk copies no ids).
+    Id(&'a str),
     /// A part without an id, identified by its (message, part) position in the walked list.
     Missing(usize, usize),
 }
 
-impl CallKey {
-    pub(crate) fn of(id: &Field<String>, message: usize, part: usize) -> Self {
+impl<'a> CallKey<'a> {
+    pub(crate) fn of(id: &'a Field<String>, message: usize, part: usize) -> Self {
         match id.get() {
-            Some(id) => CallKey::Id(id.clone()),
+            Some(id) => CallKey::Id(id.as_str()),
             None => CallKey::Missing(message, part),
         }
     }
@@ -63,15 +63,15 @@ pub(crate) fn sorts_first(part: &ModelRequestPart) -> bool {
 }
 
 /// One message as the matching walk sees it: the keys of its calls or results, by part index.
-pub(crate) enum MessageView {
+pub(crate) enum MessageView<'a> {
     /// A response with its `tool-call` parts.
-    Response(Vec<(usize, CallKey)>),
+    Response(Vec<(usize, CallKey<'a>)>),
     /// A request with its result parts.
-    Request(Vec<(usize, CallKey)>),
+    Request(Vec<(usize, CallKey<'a>)>),
 }
 
 /// The view of a wire message.
-pub(crate) fn view_of(index: usize, message: &ModelMessage) -> MessageView {
+pub(crate) fn view_of(index: usize, message: &ModelMessage) -> MessageView<'_> {
     match message {
         ModelMessage::Response(response) => MessageView::Response(
             response
@@ -91,7 +91,10 @@ pub(crate) fn view_of(index: usize, message: &ModelMessage) -> MessageView {
 }
 
 /// The result keys of a request's parts.
-pub(crate) fn results_of<'a>(index: usize, parts: impl Iterator<Item = &'a ModelRequestPart>) -> Vec<(usize, CallKey)> {
+pub(crate) fn results_of<'a>(
+    index: usize,
+    parts: impl Iterator<Item = &'a ModelRequestPart>,
+) -> Vec<(usize, CallKey<'a>)> {
     parts
         .enumerate()
         .filter_map(|(part_index, part)| result_id(part).map(|id| (part_index, CallKey::of(id, index, part_index))))
@@ -119,8 +122,8 @@ pub(crate) struct Walk {
 }
 
 /// pydantic-ai's `_dangling_tool_calls_by_response`, in linear time.
-pub(crate) fn walk(views: impl IntoIterator<Item = MessageView>) -> Walk {
-    let mut slot_of: HashMap<CallKey, usize> = HashMap::new();
+pub(crate) fn walk<'a>(views: impl IntoIterator<Item = MessageView<'a>>) -> Walk {
+    let mut slot_of: HashMap<CallKey<'a>, usize> = HashMap::new();
     // Open calls per id, in order of each id's first appearance (Python dict insertion order).
     let mut slots: Vec<VecDeque<Pos>> = Vec::new();
     let mut result = Walk::default();
