@@ -1111,32 +1111,16 @@ impl Model {
         }
         out.push_str("}\n}\n}\n\n");
 
-        // Serialize.
-        let _ = writeln!(out, "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\nmatch self {{");
-        if u.plain_string {
-            out.push_str("Self::Text(text) => serializer.serialize_str(text),\n");
-        }
-        for (value, _) in &u.variants {
-            let _ = writeln!(out, "Self::{}(v) => v.serialize(serializer),", variant_name(value));
-        }
-        if matches!(u.unknown, UnknownPolicy::Keep) {
-            out.push_str("Self::Unknown(v) => v.serialize(serializer),\n");
-        }
-        out.push_str("}\n}\n}\n\n");
+        // Serialize and size hint delegate to the variant's value.
         let _ = writeln!(
             out,
-            "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{\nmatch self {{"
+            "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{"
         );
-        if u.plain_string {
-            out.push_str("Self::Text(text) => rt::SizeHint::size_hint(text),\n");
-        }
-        for (value, _) in &u.variants {
-            let _ = writeln!(out, "Self::{}(v) => rt::SizeHint::size_hint(v),", variant_name(value));
-        }
-        if matches!(u.unknown, UnknownPolicy::Keep) {
-            out.push_str("Self::Unknown(v) => rt::SizeHint::size_hint(v),\n");
-        }
-        out.push_str("}\n}\n}\n\n");
+        emit_delegating_match(out, u, "serializer.serialize_str(text)", "v.serialize(serializer)");
+        out.push_str("}\n}\n\n");
+        let _ = writeln!(out, "impl rt::SizeHint for {name} {{\nfn size_hint(&self) -> usize {{");
+        emit_delegating_match(out, u, "rt::SizeHint::size_hint(text)", "rt::SizeHint::size_hint(v)");
+        out.push_str("}\n}\n\n");
 
         // Deserialize.
         let _ = writeln!(
@@ -1195,6 +1179,22 @@ impl Model {
         matches!(self.def(name), Some(Def { kind: DefKind::Struct(s), .. })
             if s.props.iter().any(|p| p.key == key && matches!(p.kind, PropKind::Value { .. })))
     }
+}
+
+/// `match self { Self::Text(text) => <text_arm>, Self::X(v) => <value_arm>, ... }` over a union's
+/// variants (the plain-string and unknown variants included when the union has them).
+fn emit_delegating_match(out: &mut String, u: &UnionDef, text_arm: &str, value_arm: &str) {
+    out.push_str("match self {\n");
+    if u.plain_string {
+        let _ = writeln!(out, "Self::Text(text) => {text_arm},");
+    }
+    for (value, _) in &u.variants {
+        let _ = writeln!(out, "Self::{}(v) => {value_arm},", variant_name(value));
+    }
+    if matches!(u.unknown, UnknownPolicy::Keep) {
+        let _ = writeln!(out, "Self::Unknown(v) => {value_arm},");
+    }
+    out.push_str("}\n");
 }
 
 fn emit_enum(out: &mut String, def: &Def, values: &[String]) {
