@@ -7,6 +7,7 @@ use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserConten
 use serde::Serialize;
 
 use crate::pairing::{self, Pos};
+use crate::typed;
 
 /// The kind of a [`Violation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -33,6 +34,9 @@ pub enum ViolationKind {
     UnknownPartKind,
     /// A user-prompt content item whose `kind` this version does not know.
     UnknownContentKind,
+    /// A tool part whose `tool_kind` (`tool-search`, `capability-load`) makes pydantic-ai 2.68.0
+    /// read it as a typed part it does not fit, so that pydantic-ai refuses the whole history.
+    TypedPartMismatch,
 }
 
 impl ViolationKind {
@@ -46,6 +50,7 @@ impl ViolationKind {
             ViolationKind::EmptyMessage => "empty message",
             ViolationKind::UnknownPartKind => "unknown part kind",
             ViolationKind::UnknownContentKind => "unknown user content kind",
+            ViolationKind::TypedPartMismatch => "typed tool part that does not fit its type",
         }
     }
 
@@ -65,6 +70,7 @@ impl ViolationKind {
             ViolationKind::UnknownPartKind | ViolationKind::UnknownContentKind => {
                 "upgrade msgflow, or remove it before sending it to pydantic-ai 2.68.0"
             }
+            ViolationKind::TypedPartMismatch => "fix the part, or remove its `tool_kind` if it is an ordinary tool",
         }
     }
 }
@@ -229,6 +235,7 @@ pub fn check(history: &[ModelMessage]) -> Vec<Violation> {
     check_builtin_calls(&mut collector);
     check_placement(&mut collector, &walk.answers, &orphans);
     check_shapes(&mut collector);
+    check_typed_parts(&mut collector);
     collector.found
 }
 
@@ -410,6 +417,50 @@ fn check_shapes(collector: &mut Collector<'_>) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Tool parts pydantic-ai routes by `tool_kind` to a typed class they do not fit.
+fn check_typed_parts(collector: &mut Collector<'_>) {
+    let history = collector.history;
+    for (index, message) in history.iter().enumerate() {
+        let problems: Vec<(usize, String)> = match message {
+            ModelMessage::Response(response) => response
+                .parts
+                .iter()
+                .enumerate()
+                .filter_map(|(part, p)| {
+                    let problem = match p {
+                        ModelResponsePart::ToolCall(call) => {
+                            typed::call_problem(false, &call.tool_kind, &call.tool_name, &call.args)
+                        }
+                        ModelResponsePart::BuiltinToolCall(call) => {
+                            typed::call_problem(true, &call.tool_kind, &call.tool_name, &call.args)
+                        }
+                        ModelResponsePart::BuiltinToolReturn(ret) => {
+                            typed::return_problem(true, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
+                        }
+                        _ => None,
+                    };
+                    problem.map(|problem| (part, problem))
+                })
+                .collect(),
+            ModelMessage::Request(request) => request
+                .parts
+                .iter()
+                .enumerate()
+                .filter_map(|(part, p)| match p {
+                    ModelRequestPart::ToolReturn(ret) => {
+                        typed::return_problem(false, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
+                            .map(|problem| (part, problem))
+                    }
+                    _ => None,
+                })
+                .collect(),
+        };
+        for (part, problem) in problems {
+            collector.push(ViolationKind::TypedPartMismatch, Pos { message: index, part }, problem);
         }
     }
 }

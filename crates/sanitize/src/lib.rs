@@ -24,6 +24,7 @@ mod legacy;
 mod pairing;
 mod repair;
 mod report;
+mod typed;
 
 pub use check::{check, Violation, ViolationKind};
 pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};

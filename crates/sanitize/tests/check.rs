@@ -186,3 +186,90 @@ fn display_and_json_say_what_where_and_how_to_fix() {
     assert_eq!(json["part_index"], 1);
     assert_eq!(json["tool_call_id"], "b");
 }
+
+/// Parts pydantic-ai 2.68.0 routes by `tool_kind` to a typed class (wire-format reference §1.3):
+/// the refusals listed there are reported, everything pydantic-ai accepts is not.
+mod typed_parts {
+    use msgflow_sanitize::{check, ViolationKind};
+
+    fn typed_violations(json: &str) -> Vec<String> {
+        let history = msgflow_wire::from_str(json).expect("a history");
+        check(&history)
+            .into_iter()
+            .filter(|v| v.kind == ViolationKind::TypedPartMismatch)
+            .map(|v| v.detail)
+            .collect()
+    }
+
+    fn call(tool_kind: &str, tool_name: &str, args: &str) -> String {
+        format!(
+            r#"[{{"kind":"response","parts":[{{"part_kind":"tool-call","tool_name":"{tool_name}","args":{args},"tool_call_id":"c1","tool_kind":"{tool_kind}"}}]}},
+               {{"kind":"request","parts":[{{"part_kind":"tool-return","tool_name":"{tool_name}","content":"ok","tool_call_id":"c1","outcome":"failed"}}]}}]"#
+        )
+    }
+
+    fn search_return(tool_name: &str, content: &str, outcome: &str) -> String {
+        format!(
+            r#"[{{"kind":"response","parts":[{{"part_kind":"tool-call","tool_name":"search_tools","args":null,"tool_call_id":"c1","tool_kind":"tool-search"}}]}},
+               {{"kind":"request","parts":[{{"part_kind":"tool-return","tool_name":"{tool_name}","content":{content},"tool_call_id":"c1","tool_kind":"tool-search","outcome":"{outcome}"}}]}}]"#
+        )
+    }
+
+    #[test]
+    fn pydantic_ai_refusals_are_reported() {
+        let renamed = typed_violations(&call("tool-search", "renamed", r#"{"queries":["x"]}"#));
+        assert_eq!(renamed.len(), 1, "{renamed:?}");
+        assert!(
+            renamed[0].contains("ToolSearchCallPart") && renamed[0].contains("`renamed`"),
+            "{renamed:?}"
+        );
+        let no_queries = typed_violations(&call("tool-search", "search_tools", r#"{"nope":1}"#));
+        assert!(no_queries[0].contains("lacks `queries`"), "{no_queries:?}");
+        let no_id = typed_violations(&call("capability-load", "load_capability", r#"{"name":"x"}"#));
+        assert!(
+            no_id[0].contains("LoadCapabilityCallPart") && no_id[0].contains("lacks `id`"),
+            "{no_id:?}"
+        );
+        let content = typed_violations(&search_return("search_tools", r#""nope""#, "success"));
+        assert!(
+            content[0].contains("ToolSearchReturnPart") && content[0].contains("must be an object"),
+            "{content:?}"
+        );
+    }
+
+    #[test]
+    fn what_pydantic_ai_accepts_is_not_reported() {
+        // String arguments are accepted unchecked; a failed return is not routed; other kinds stay base parts.
+        assert!(typed_violations(&call("tool-search", "search_tools", r#""{not json""#)).is_empty());
+        assert!(typed_violations(&call(
+            "tool-search",
+            "search_tools",
+            r#"{"queries":["a","b"],"extra":1}"#
+        ))
+        .is_empty());
+        assert!(typed_violations(&call("capability-load", "load_capability", r#"{"id":"budget"}"#)).is_empty());
+        assert!(typed_violations(&call("acme.thing", "search_tools", r#"{"nope":1}"#)).is_empty());
+        assert!(typed_violations(&search_return("search_tools", r#""an error""#, "failed")).is_empty());
+        let found = r#"{"discovered_tools":[{"name":"grep"}],"message":"1 tool"}"#;
+        assert!(typed_violations(&search_return("search_tools", found, "success")).is_empty());
+    }
+
+    #[test]
+    fn the_typed_fixtures_written_by_pydantic_ai_pass() {
+        for name in [
+            "tool-search-typed.json",
+            "capability-load-typed.json",
+            "builtin-tools.json",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/v2_68")
+                .join(name);
+            let json = std::fs::read_to_string(&path).expect("fixture");
+            assert!(
+                typed_violations(&json).is_empty(),
+                "{name}: {:?}",
+                typed_violations(&json)
+            );
+        }
+    }
+}
