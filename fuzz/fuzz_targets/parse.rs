@@ -1,11 +1,20 @@
 //! The wire parser on arbitrary bytes: it returns a history or a located error, never panics,
-//! never overflows the stack, and every error names a position inside the input.
+//! never overflows the stack, and every error names a position inside the input. Parsing with
+//! a shared input (`from_vec`) gives the same history or the same error as copying
+//! (`from_slice`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    match msgflow_wire::from_slice(data) {
+    let copied = msgflow_wire::from_slice(data);
+    let shared = msgflow_wire::from_vec(data.to_vec());
+    match (&copied, &shared) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "copying and sharing parses differ"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "copying and sharing errors differ"),
+        _ => panic!("copying and sharing parses disagree: {copied:?} / {shared:?}"),
+    }
+    match copied {
         Ok(history) => {
             // Anything that parses can be written back.
             if let Err(err) = msgflow_wire::to_vec(&history) {

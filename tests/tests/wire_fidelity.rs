@@ -3,8 +3,19 @@
 //! 1. Histories written by pydantic-ai 2.68.0 are written back byte for byte.
 //! 2. Histories written by older releases and by other tools come back as the same JSON value
 //!    (unknown keys and kinds kept, nothing defaulted in, aliases as written).
+//!
+//! Each fixture is parsed both ways, copying opaque values (`from_slice`) and sharing the input
+//! (`from_vec`); the two histories must be equal.
 
 use std::path::{Path, PathBuf};
+
+/// Parses `input` both ways and checks that they agree.
+fn parse(input: &[u8]) -> Result<Vec<msgflow_wire::ModelMessage>, msgflow_wire::ParseError> {
+    let copied = msgflow_wire::from_slice(input)?;
+    let shared = msgflow_wire::from_vec(input.to_vec())?;
+    assert_eq!(copied, shared, "copying and sharing parses differ");
+    Ok(shared)
+}
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(dir);
@@ -23,7 +34,7 @@ fn pydantic_ai_2_68_histories_are_rewritten_byte_for_byte() {
     let mut failures = Vec::new();
     for path in fixtures("v2_68") {
         let input = std::fs::read(&path).unwrap();
-        match msgflow_wire::from_slice(&input) {
+        match parse(&input) {
             Ok(history) => {
                 let output = msgflow_wire::to_vec(&history).unwrap();
                 if output != input {
@@ -51,7 +62,7 @@ fn same_value_after_round_trip(dir: &str) {
     let mut failures = Vec::new();
     for path in fixtures(dir) {
         let input = std::fs::read(&path).unwrap();
-        match msgflow_wire::from_slice(&input) {
+        match parse(&input) {
             Ok(history) => {
                 let output = msgflow_wire::to_vec(&history).unwrap();
                 let before: serde_json::Value = serde_json::from_slice(&input).unwrap();

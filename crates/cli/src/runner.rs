@@ -43,8 +43,15 @@ pub enum Mode {
 pub struct Source<'a> {
     /// How messages name the input: its path as given, or `<stdin>`.
     pub label: &'a str,
-    /// The raw content.
-    pub bytes: &'a [u8],
+    /// The content, which a parsed history shares rather than copies.
+    pub input: &'a msgflow_wire::Input,
+}
+
+impl Source<'_> {
+    /// The content as bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.input.as_bytes()
+    }
 }
 
 /// What a command made of one input.
@@ -269,7 +276,11 @@ fn process_and_deliver(
     destination: &OutputArgs,
     output: Option<&Path>,
 ) -> (Status, String, Option<Vec<u8>>) {
-    let processed = match command.process(&Source { label, bytes: &bytes }) {
+    let input = match msgflow_wire::Input::from_vec(bytes) {
+        Ok(input) => input,
+        Err(err) => return (Status::Invalid, Failure::from_parse_error(&err).render(label), None),
+    };
+    let processed = match command.process(&Source { label, input: &input }) {
         Ok(processed) => processed,
         Err(failure) => return (failure.status, failure.render(label), None),
     };
@@ -283,16 +294,16 @@ fn process_and_deliver(
     }
     let written = match (destination.in_place, path) {
         (true, Some(path)) => processed.into_bytes().and_then(|new| {
-            if new == bytes {
+            if new == input.as_bytes() {
                 Ok(()) // Already in the requested form: leave the file (and its mtime) alone.
             } else {
-                files::replace_in_place(path, &bytes, &new, destination.backup)
+                files::replace_in_place(path, input.as_bytes(), &new, destination.backup)
                     .map_err(|(target, err)| Failure::unwritable(&target, &err))
             }
         }),
         _ => {
-            // The input is no longer needed: free it before the output is written.
-            drop(bytes);
+            // Only the history's opaque values still need the input's text: drop the rest.
+            drop(input);
             let write = |writer: &mut dyn std::io::Write| match &processed.history {
                 Some(history) => msgflow_wire::to_writer(std::io::BufWriter::with_capacity(1 << 16, writer), history)
                     .map_err(std::io::Error::other),

@@ -65,47 +65,31 @@ pub struct ParseOptions {
 }
 
 /// Parses a history from JSON bytes.
+///
+/// Opaque values are copied out of `input`. To parse without copying them, hand the buffer
+/// over instead: [`from_vec`] or [`Input`].
 pub fn from_slice(input: &[u8]) -> Result<Vec<ModelMessage>, ParseError> {
     from_slice_with(input, &ParseOptions::default())
 }
 
 /// Parses a history from JSON bytes, applying `options`.
 pub fn from_slice_with(input: &[u8], options: &ParseOptions) -> Result<Vec<ModelMessage>, ParseError> {
-    if let Some(limit) = options.max_input_bytes {
-        if input.len() > limit {
-            return Err(ParseError::new(
-                ParseErrorCategory::Limit,
-                format!(
-                    "the input is {} bytes, more than the limit of {limit} bytes",
-                    input.len()
-                ),
-            ));
-        }
-    }
-    if input.starts_with(b"\xEF\xBB\xBF") {
-        let mut err = ParseError::new(
-            ParseErrorCategory::Syntax,
-            "the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes",
-        );
-        (err.line, err.column) = (1, 1);
-        return Err(err);
-    }
-    // Validating UTF-8 once here lets serde_json read the input as a `str`, which it then does
-    // not validate again for every raw value it borrows.
-    let text = std::str::from_utf8(input).map_err(|err| {
-        let (line, column) = rt::line_column(input, err.valid_up_to());
-        let mut error = ParseError::new(
-            ParseErrorCategory::Syntax,
-            format!("invalid UTF-8 at byte {}: JSON text must be UTF-8", err.valid_up_to()),
-        );
-        (error.line, error.column) = (line, column);
-        error
-    })?;
-    let guard = rt::ContextGuard::new(input);
-    match serde_json::from_str::<rt::IndexedVec<ModelMessage>>(text) {
-        Ok(messages) => Ok(messages.0),
-        Err(err) => Err(locate(input, &guard, &err)),
-    }
+    check_size(input.len(), options)?;
+    let text = utf8(input)?;
+    parse_text(text, &rt::ContextGuard::new(input))
+}
+
+/// Parses a history from a buffer it takes over, without copying opaque values (see
+/// [`Input`]).
+///
+/// ```
+/// let json = br#"[{"parts":[{"content":"hi","timestamp":"2025-01-02T03:04:05.678901Z","part_kind":"user-prompt"}],"timestamp":null,"instructions":null,"kind":"request","run_id":null,"conversation_id":null,"metadata":null,"state":"complete"}]"#;
+/// let history = msgflow_wire::from_vec(json.to_vec())?;
+/// assert_eq!(msgflow_wire::to_vec(&history)?, json);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn from_vec(input: Vec<u8>) -> Result<Vec<ModelMessage>, ParseError> {
+    Input::from_vec(input)?.parse()
 }
 
 /// Parses a history from a JSON string.
@@ -113,19 +97,115 @@ pub fn from_str(input: &str) -> Result<Vec<ModelMessage>, ParseError> {
     from_slice(input.as_bytes())
 }
 
-/// Parses a history from a reader (read to the end first: parsing borrows from the input).
+/// Parses a history from a reader (read to the end first, then parsed as an [`Input`]).
 pub fn from_reader<R: Read>(mut reader: R) -> Result<Vec<ModelMessage>, ParseError> {
     let mut input = Vec::new();
     reader
         .read_to_end(&mut input)
         .map_err(|err| ParseError::new(ParseErrorCategory::Io, format!("cannot read the input: {err}")))?;
-    from_slice(&input)
+    from_vec(input)
 }
 
 /// Parses one message (a JSON object) from a string.
 pub fn message_from_str(input: &str) -> Result<ModelMessage, ParseError> {
     let guard = rt::ContextGuard::new(input.as_bytes());
     serde_json::from_str::<ModelMessage>(input).map_err(|err| locate(input.as_bytes(), &guard, &err))
+}
+
+/// The text of a history, read once and shared by everything parsed from it.
+///
+/// Tool output, tool arguments and other opaque values make up most of a history. Parsed from
+/// an `Input`, each is a slice of the input's text rather than a copy: parsing is faster and a
+/// parsed history takes little memory beyond the input itself. The text is freed when the
+/// `Input` and the last [`RawJson`] parsed from it are dropped, so a program that keeps one
+/// small value of a large history should copy it (`RawJson::from_json_text(raw.get())`).
+///
+/// ```
+/// let input = msgflow_wire::Input::from_vec(br#"[]"#.to_vec())?;
+/// assert!(input.parse()?.is_empty());
+/// # Ok::<(), msgflow_wire::ParseError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Input(std::sync::Arc<String>);
+
+impl Input {
+    /// Takes over a buffer of JSON bytes, checking that they are UTF-8 (the buffer is not
+    /// copied).
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, ParseError> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Input::from(text)),
+            Err(err) => Err(utf8_error(err.as_bytes(), &err.utf8_error())),
+        }
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The JSON text as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+
+    /// Parses the text as a history.
+    pub fn parse(&self) -> Result<Vec<ModelMessage>, ParseError> {
+        self.parse_with(&ParseOptions::default())
+    }
+
+    /// Parses the text as a history, applying `options`.
+    pub fn parse_with(&self, options: &ParseOptions) -> Result<Vec<ModelMessage>, ParseError> {
+        check_size(self.0.len(), options)?;
+        parse_text(&self.0, &rt::ContextGuard::shared(&self.0))
+    }
+}
+
+impl From<String> for Input {
+    fn from(text: String) -> Self {
+        Input(std::sync::Arc::new(text))
+    }
+}
+
+fn check_size(len: usize, options: &ParseOptions) -> Result<(), ParseError> {
+    match options.max_input_bytes {
+        Some(limit) if len > limit => Err(ParseError::new(
+            ParseErrorCategory::Limit,
+            format!("the input is {len} bytes, more than the limit of {limit} bytes"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn utf8(input: &[u8]) -> Result<&str, ParseError> {
+    std::str::from_utf8(input).map_err(|err| utf8_error(input, &err))
+}
+
+fn utf8_error(input: &[u8], err: &std::str::Utf8Error) -> ParseError {
+    let (line, column) = rt::line_column(input, err.valid_up_to());
+    let mut error = ParseError::new(
+        ParseErrorCategory::Syntax,
+        format!("invalid UTF-8 at byte {}: JSON text must be UTF-8", err.valid_up_to()),
+    );
+    (error.line, error.column) = (line, column);
+    error
+}
+
+/// Parses validated text; the guard's context decides whether opaque values are shared.
+fn parse_text(text: &str, guard: &rt::ContextGuard) -> Result<Vec<ModelMessage>, ParseError> {
+    if text.starts_with('\u{FEFF}') {
+        let mut err = ParseError::new(
+            ParseErrorCategory::Syntax,
+            "the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes",
+        );
+        (err.line, err.column) = (1, 1);
+        return Err(err);
+    }
+    // serde_json reads the text as a `str`, so it does not validate UTF-8 again for every raw
+    // value it borrows.
+    match serde_json::from_str::<rt::IndexedVec<ModelMessage>>(text) {
+        Ok(messages) => Ok(messages.0),
+        Err(err) => Err(locate(text.as_bytes(), guard, &err)),
+    }
 }
 
 fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> ParseError {

@@ -1,8 +1,10 @@
 //! [`RawJson`]: a JSON value msgflow carries without interpreting it.
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::de::{DeserializeOwned, Deserializer};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -14,23 +16,42 @@ use serde_json::value::RawValue;
 /// re-escaped. The only change made on reading is removing insignificant whitespace, so that
 /// output is always in pydantic-ai's compact form.
 ///
+/// A history parsed from an [`Input`](crate::Input) does not copy its opaque values at all: each
+/// one is a slice of the input text, which stays allocated while any of them is alive. Cloning a
+/// `RawJson` never copies its text either.
+///
 /// ```
 /// use msgflow_wire::RawJson;
 /// let raw = RawJson::from_json_text("{ \"path\": \"src/main.rs\",\n \"n\": 123456789012345678901234567890 }").unwrap();
 /// assert_eq!(raw.get(), r#"{"path":"src/main.rs","n":123456789012345678901234567890}"#);
 /// ```
 #[derive(Clone)]
-pub struct RawJson(Box<RawValue>);
+pub struct RawJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Owned(Arc<str>),
+    /// `input[start..end]`, a value as it was read from a shared input.
+    Slice {
+        input: Arc<String>,
+        start: usize,
+        end: usize,
+    },
+}
 
 impl RawJson {
     /// The JSON text, compact.
     pub fn get(&self) -> &str {
-        self.0.get()
+        match &self.0 {
+            Repr::Owned(text) => text,
+            // The bounds were taken from a slice of this very input.
+            Repr::Slice { input, start, end } => input.get(*start..*end).unwrap_or("null"),
+        }
     }
 
     /// `null`.
     pub fn null() -> Self {
-        RawJson(RawValue::NULL.to_owned())
+        Self::trusted("null")
     }
 
     /// `{}`.
@@ -40,13 +61,13 @@ impl RawJson {
 
     /// Parses JSON text (any whitespace is removed).
     pub fn from_json_text(text: &str) -> Result<Self, serde_json::Error> {
-        let raw: Box<RawValue> = serde_json::from_str(text)?;
-        Ok(Self::from_raw(&raw))
+        let raw: &RawValue = serde_json::from_str(text)?;
+        Ok(Self::from_raw(raw))
     }
 
     /// Serialises a value in compact form.
     pub fn from_value<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        Ok(RawJson(serde_json::value::to_raw_value(value)?))
+        Ok(Self::trusted_owned(serde_json::to_string(value)?))
     }
 
     /// A JSON string holding `text`.
@@ -55,23 +76,34 @@ impl RawJson {
         Self::from_value(text).unwrap_or_else(|_| Self::null())
     }
 
-    /// Copies a borrowed raw value, compacting it when it holds insignificant whitespace.
+    /// Takes a raw value, compacting it when it holds insignificant whitespace.
     pub fn from_raw(raw: &RawValue) -> Self {
-        let text = raw.get();
+        Self::from_read_text(raw.get())
+    }
+
+    /// A value's text as the parser delivered it: a slice of the shared input when there is
+    /// one (see [`crate::Input`]), a copy otherwise.
+    pub(crate) fn from_read_text(text: &str) -> Self {
         if needs_compaction(text.as_bytes()) {
-            Self::trusted(&compact(text))
-        } else {
-            RawJson(raw.to_owned())
+            return Self::trusted_owned(compact(text));
+        }
+        match crate::rt::shared_input_range(text) {
+            Some((input, start)) => RawJson(Repr::Slice {
+                input,
+                start,
+                end: start + text.len(),
+            }),
+            None => Self::trusted(text),
         }
     }
 
     /// Wraps text that is already known to be one compact JSON value.
     pub(crate) fn trusted(text: &str) -> Self {
-        match RawValue::from_string(text.to_owned()) {
-            Ok(raw) => RawJson(raw),
-            // Unreachable for valid input; keep the data as a string rather than panic.
-            Err(_) => Self::string(text),
-        }
+        RawJson(Repr::Owned(Arc::from(text)))
+    }
+
+    fn trusted_owned(text: String) -> Self {
+        RawJson(Repr::Owned(Arc::from(text)))
     }
 
     /// `true` for the JSON literal `null`.
@@ -122,11 +154,6 @@ impl RawJson {
         self.try_to_value()
             .unwrap_or_else(|_| serde_json::Value::String(self.get().to_owned()))
     }
-
-    /// The borrowed [`RawValue`].
-    pub fn as_raw_value(&self) -> &RawValue {
-        &self.0
-    }
 }
 
 impl PartialEq for RawJson {
@@ -167,20 +194,62 @@ impl From<&serde_json::Value> for RawJson {
     }
 }
 
+// Both directions speak serde_json's raw-value protocol (what `RawValue` does): a newtype
+// struct named by the marker, holding the JSON text. serde_json writes the text verbatim and,
+// reading from a slice, hands over the text borrowed from the input.
+
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        let mut raw = serializer.serialize_struct(crate::rt::RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(crate::rt::RAW_VALUE_TOKEN, self.get())?;
+        raw.end()
     }
 }
 
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        if needs_compaction(raw.get().as_bytes()) {
-            Ok(Self::trusted(&compact(raw.get())))
-        } else {
-            Ok(RawJson(raw))
+        struct RawVisitor;
+        impl<'de> Visitor<'de> for RawVisitor {
+            type Value = RawJson;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+                if map.next_key::<IgnoredAny>()?.is_none() {
+                    return Err(de::Error::invalid_type(de::Unexpected::Map, &self));
+                }
+                map.next_value_seed(RawTextSeed)
+            }
         }
+        deserializer.deserialize_newtype_struct(crate::rt::RAW_VALUE_TOKEN, RawVisitor)
+    }
+}
+
+/// The text of a raw value: borrowed from the input when the parser reads a slice, a
+/// temporary string when it reads a stream.
+struct RawTextSeed;
+
+impl<'de> DeserializeSeed<'de> for RawTextSeed {
+    type Value = RawJson;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawJson, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawTextSeed {
+    type Value = RawJson;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the text of a JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<RawJson, E> {
+        Ok(RawJson::from_read_text(text))
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<RawJson, E> {
+        Ok(if needs_compaction(text.as_bytes()) {
+            RawJson::trusted_owned(compact(text))
+        } else {
+            RawJson::trusted(text)
+        })
     }
 }
 
@@ -191,7 +260,17 @@ impl<'de> Deserialize<'de> for RawJson {
 /// precede it. Tool output is full of `\n` escapes, so this is much faster than stopping at
 /// every backslash.
 fn skip_string(bytes: &[u8], start: usize) -> usize {
+    // Keys and short values end within a few bytes, where a plain loop beats starting a
+    // vectorised search.
     let mut i = start;
+    let short_end = (start + SHORT_STRING).min(bytes.len());
+    while i < short_end {
+        match bytes.get(i) {
+            Some(b'"') => return i + 1,
+            Some(b'\\') => i += 2,
+            _ => i += 1,
+        }
+    }
     while let Some(rest) = bytes.get(i..) {
         let Some(offset) = memchr::memchr(b'"', rest) else {
             return bytes.len();
@@ -208,18 +287,20 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
+/// How far [`skip_string`] looks byte by byte before it searches.
+const SHORT_STRING: usize = 16;
+
 /// `true` when valid JSON text holds whitespace outside its strings.
+///
+/// Called on every opaque value read. JSON strings cannot hold raw newlines, returns or tabs,
+/// and their spaces do not count, so the walk jumps over each string with a vectorised search
+/// for its closing quote and looks only at the bytes between strings, which are few in compact
+/// JSON. (A separate search for newlines first would cost a whole extra pass on the compact
+/// input that is the common case, and the walk finds a pretty-printed value's whitespace within
+/// its first bytes anyway.)
 pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
     // A raw value starts at its first token: only arrays and objects can hold whitespace.
     if !matches!(bytes.first(), Some(b'{' | b'[')) {
-        return false;
-    }
-    // Raw newlines, returns and tabs cannot occur inside JSON strings: one fast search finds
-    // every pretty-printed value. Only spaces need the string-aware walk below.
-    if memchr::memchr3(b'\n', b'\r', b'\t', bytes).is_some() {
-        return true;
-    }
-    if memchr::memchr(b' ', bytes).is_none() {
         return false;
     }
     let mut i = 0;
@@ -266,6 +347,50 @@ mod tests {
         assert!(needs_compaction(text.as_bytes()));
         assert_eq!(compact(text), "{\"a b\":[1E5,\"x\\\" y\"],\"c\":-0.0}");
         assert!(!needs_compaction(compact(text).as_bytes()));
+    }
+
+    #[test]
+    fn values_parsed_from_an_input_are_slices_of_it_and_outlive_it() {
+        let text = r#"[{"parts":[{"tool_name":"f","content":{"a": [1, 2]},"tool_call_id":"c","metadata":null,"timestamp":"2025-01-02T03:04:05Z","part_kind":"tool-return"}],"kind":"request"}]"#;
+        let input = crate::Input::from(text.to_owned());
+        let history = input.parse().unwrap();
+        drop(input);
+        let crate::ModelMessage::Request(request) = &history[0] else {
+            panic!("a request")
+        };
+        let crate::ModelRequestPart::ToolReturn(part) = &request.parts[0] else {
+            panic!("a tool return")
+        };
+        // Whitespace is removed even from a shared input (the value becomes a copy).
+        assert_eq!(part.content.get(), r#"{"a":[1,2]}"#);
+        assert!(matches!(part.content.0, Repr::Owned(_)));
+        assert_eq!(history, crate::from_str(text).unwrap());
+    }
+
+    #[test]
+    fn compact_values_from_an_input_share_it() {
+        let input = crate::Input::from(r#"[{"parts":[{"tool_name":"f","content":[1,"two"],"tool_call_id":"c","timestamp":"2025-01-02T03:04:05Z","part_kind":"tool-return"}],"kind":"request"}]"#.to_owned());
+        let history = input.parse().unwrap();
+        let crate::ModelMessage::Request(request) = &history[0] else {
+            panic!("a request")
+        };
+        let crate::ModelRequestPart::ToolReturn(part) = &request.parts[0] else {
+            panic!("a tool return")
+        };
+        assert_eq!(part.content.get(), r#"[1,"two"]"#);
+        let Repr::Slice { input: shared, .. } = &part.content.0 else {
+            panic!("a slice")
+        };
+        assert!(std::ptr::eq(shared.as_str(), input.as_str()));
+        // A copied parse owns its values.
+        let copied = crate::from_str(input.as_str()).unwrap();
+        let crate::ModelMessage::Request(request) = &copied[0] else {
+            panic!("a request")
+        };
+        let crate::ModelRequestPart::ToolReturn(part) = &request.parts[0] else {
+            panic!("a tool return")
+        };
+        assert!(matches!(part.content.0, Repr::Owned(_)));
     }
 
     #[test]

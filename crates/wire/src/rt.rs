@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
@@ -21,7 +22,7 @@ use serde_json::value::RawValue;
 
 /// serde_json's private marker for raw values (stable across 1.x; the workspace pins
 /// serde_json, and `raw_values_are_handed_over_without_rescanning` tests it).
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// One step of a JSON path.
 #[derive(Clone, Debug)]
@@ -36,6 +37,8 @@ pub(crate) struct Context {
     /// Address and length of the input being parsed, to turn raw slices into offsets.
     base: usize,
     len: usize,
+    /// The input itself when it is shared: opaque values then become slices of it.
+    shared: Option<Arc<String>>,
     path: Vec<Segment>,
     /// The path where the first (innermost) error was seen.
     error_path: Option<Vec<Segment>>,
@@ -54,11 +57,24 @@ pub(crate) struct ContextGuard {
 
 impl ContextGuard {
     pub(crate) fn new(input: &[u8]) -> Self {
-        let fresh = Context {
+        Self::install(Context {
             base: input.as_ptr() as usize,
             len: input.len(),
             ..Context::default()
-        };
+        })
+    }
+
+    /// A context whose opaque values are slices of `input` rather than copies.
+    pub(crate) fn shared(input: &Arc<String>) -> Self {
+        Self::install(Context {
+            base: input.as_ptr() as usize,
+            len: input.len(),
+            shared: Some(Arc::clone(input)),
+            ..Context::default()
+        })
+    }
+
+    fn install(fresh: Context) -> Self {
         let previous = CONTEXT.with(|ctx| std::mem::replace(&mut *ctx.borrow_mut(), fresh));
         ContextGuard {
             previous: Some(previous),
@@ -81,6 +97,16 @@ impl Drop for ContextGuard {
             CONTEXT.with(|ctx| *ctx.borrow_mut() = previous);
         }
     }
+}
+
+/// When `text` lies inside the shared input being parsed: that input and `text`'s offset in it.
+pub(crate) fn shared_input_range(text: &str) -> Option<(Arc<String>, usize)> {
+    CONTEXT.with(|ctx| {
+        let ctx = ctx.borrow();
+        let input = ctx.shared.as_ref()?;
+        let start = (text.as_ptr() as usize).checked_sub(ctx.base)?;
+        (start + text.len() <= ctx.len).then(|| (Arc::clone(input), start))
+    })
 }
 
 pub(crate) fn format_path(path: &[Segment]) -> String {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use msgflow_wire::arbitrary::{history, Flavour};
-use msgflow_wire::{from_slice, to_vec, ModelMessage};
+use msgflow_wire::{from_slice, from_vec, to_vec, ModelMessage};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -17,6 +17,8 @@ fn assert_round_trip(messages: &[ModelMessage]) -> Result<(), TestCaseError> {
         ))
     })?;
     prop_assert_eq!(&parsed, messages);
+    let shared = from_vec(bytes.clone()).map_err(|err| TestCaseError::fail(format!("sharing parse failed: {err}")))?;
+    prop_assert_eq!(&shared, messages);
     let again = to_vec(&parsed).map_err(|err| TestCaseError::fail(format!("serialising failed: {err}")))?;
     prop_assert!(
         again == bytes,
@@ -239,7 +241,7 @@ proptest! {
         // shape, for example): such inputs are skipped, the rest must survive.
         let Ok(first) = from_slice(&input) else { return Ok(()) };
         let written = to_vec(&first).expect("serialising a parsed history");
-        let second = from_slice(&written)
+        let second = from_vec(written.clone())
             .map_err(|err| TestCaseError::fail(format!("{name}: re-parsing our output failed: {err}")))?;
         prop_assert_eq!(&first, &second, "{}: value changed after a round trip", name);
         prop_assert!(to_vec(&second).expect("serialising") == written, "{}: output not stable", name);

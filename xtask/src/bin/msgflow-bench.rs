@@ -36,11 +36,11 @@ const RESET_SLACK_BYTES: u64 = 4 * 1024 * 1024;
 /// The operations, each on the whole file's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Operation {
-    /// `msgflow_wire::from_slice`.
+    /// `msgflow_wire::from_vec` (the buffer is handed over, as the CLI does after reading a file).
     Parse,
     /// `msgflow_wire::to_vec` of the parsed history.
     Serialise,
-    /// `from_slice` then `to_vec`.
+    /// `from_vec` then `to_vec`.
     ParseSerialise,
     /// `to_canonical_history` then `from_canonical_history` (in memory: wire types -> canonical ->
     /// wire types).
@@ -51,6 +51,12 @@ enum Operation {
     Repair,
     /// `serde_json::from_slice::<IgnoredAny>`: validating the JSON and nothing else, the limit.
     IgnoredAny,
+    /// `std::fs::read` of the file: what every command pays before it parses (the file is in
+    /// the page cache after the warm-up).
+    ReadFile,
+    /// `msgflow_wire::to_writer` into a buffer whose memory is already mapped (a diagnostic:
+    /// `serialise` minus the kernel's cost of providing fresh pages for the output).
+    SerialiseWarm,
 }
 
 #[derive(Parser)]
@@ -83,14 +89,51 @@ enum Output {
     Nothing,
 }
 
+/// What a run consumes, prepared outside the timing.
+#[derive(Default)]
+struct Spare {
+    /// A copy of the input bytes, for the operations that take the buffer over.
+    buffer: Option<Vec<u8>>,
+    /// A copy of the parsed history, for `repair`.
+    history: Option<Vec<ModelMessage>>,
+}
+
+impl Spare {
+    fn for_op(op: Operation, input: &[u8], parsed: &[ModelMessage]) -> Self {
+        let buffer = match op {
+            Operation::Parse | Operation::ParseSerialise => Some(input.to_vec()),
+            // Written once, so that every page is mapped, then emptied.
+            Operation::SerialiseWarm => Some(vec![1; input.len() + input.len() / 8]).map(|mut buffer| {
+                buffer.clear();
+                buffer
+            }),
+            _ => None,
+        };
+        Spare {
+            buffer,
+            history: (op == Operation::Repair).then(|| parsed.to_vec()),
+        }
+    }
+
+    fn buffer(&mut self) -> Result<Vec<u8>> {
+        self.buffer.take().context("parsing needs a copy of the input")
+    }
+}
+
 /// Runs `op` once on `input` (`parsed` is `input`'s history, for the operations that start from
-/// it; `spare` a copy that `repair` may consume).
-fn run_once(op: Operation, input: &[u8], parsed: &[ModelMessage], spare: Option<Vec<ModelMessage>>) -> Result<Output> {
+/// it; `spare` what the operation consumes; `file` where `input` came from).
+fn run_once(
+    op: Operation,
+    file: &std::path::Path,
+    input: &[u8],
+    parsed: &[ModelMessage],
+    mut spare: Spare,
+) -> Result<Output> {
     Ok(match op {
-        Operation::Parse => Output::History(msgflow_wire::from_slice(input)?),
+        Operation::Parse => Output::History(msgflow_wire::from_vec(spare.buffer()?)?),
         Operation::Serialise => Output::Bytes(msgflow_wire::to_vec(parsed)?),
         Operation::ParseSerialise => {
-            let history = msgflow_wire::from_slice(input)?;
+            let history = msgflow_wire::from_vec(spare.buffer()?)?;
             let bytes = msgflow_wire::to_vec(&history)?;
             Output::HistoryAndBytes(history, bytes)
         }
@@ -101,12 +144,18 @@ fn run_once(op: Operation, input: &[u8], parsed: &[ModelMessage], spare: Option<
         }
         Operation::Check => Output::Violations(msgflow_sanitize::check(parsed)),
         Operation::Repair => {
-            let history = spare.context("repair needs a copy of the history")?;
+            let history = spare.history.context("repair needs a copy of the history")?;
             Output::Repair(msgflow_sanitize::repair(history, &RepairOptions::default()))
         }
         Operation::IgnoredAny => {
             serde_json::from_slice::<serde::de::IgnoredAny>(input)?;
             Output::Nothing
+        }
+        Operation::ReadFile => Output::Bytes(fs::read(file)?),
+        Operation::SerialiseWarm => {
+            let mut buffer = spare.buffer()?;
+            msgflow_wire::to_writer(&mut buffer, parsed)?;
+            Output::Bytes(buffer)
         }
     })
 }
@@ -169,20 +218,20 @@ fn main() -> Result<()> {
 
     // Warm-up on the tiny history: touches every code path once without growing the heap.
     let warm_parsed = msgflow_wire::from_slice(WARM_UP_HISTORY)?;
-    drop(run_once(
-        cli.op,
-        WARM_UP_HISTORY,
-        &warm_parsed,
-        Some(warm_parsed.clone()),
-    )?);
+    let warm_spare = Spare::for_op(cli.op, WARM_UP_HISTORY, &warm_parsed);
+    drop(run_once(cli.op, &cli.file, WARM_UP_HISTORY, &warm_parsed, warm_spare)?);
     drop(warm_parsed);
 
     let needs_parsed = matches!(
         cli.op,
-        Operation::Serialise | Operation::CanonicalRoundtrip | Operation::Check | Operation::Repair
+        Operation::Serialise
+            | Operation::SerialiseWarm
+            | Operation::CanonicalRoundtrip
+            | Operation::Check
+            | Operation::Repair
     );
     let parsed = if needs_parsed {
-        msgflow_wire::from_slice(&input).with_context(|| format!("parsing {}", cli.file.display()))?
+        msgflow_wire::from_vec(input.clone()).with_context(|| format!("parsing {}", cli.file.display()))?
     } else {
         Vec::new()
     };
@@ -192,7 +241,7 @@ fn main() -> Result<()> {
     let mut peak_rss_delta = None;
     let mut detail = serde_json::Value::Null;
     for run in 0..cli.runs {
-        let spare = (cli.op == Operation::Repair).then(|| parsed.clone());
+        let spare = Spare::for_op(cli.op, &input, &parsed);
         let measure_memory = run == 0;
         let mut memory_baseline = None;
         if measure_memory {
@@ -202,7 +251,7 @@ fn main() -> Result<()> {
             memory_baseline = rss_before.filter(|_| reset_peak_rss());
         }
         let started = Instant::now();
-        let output = black_box(run_once(cli.op, black_box(&input), &parsed, spare)?);
+        let output = black_box(run_once(cli.op, &cli.file, black_box(&input), &parsed, spare)?);
         let elapsed = started.elapsed().as_secs_f64();
         if let (Some(before), Some(hwm)) = (memory_baseline, status_bytes("VmHWM")) {
             peak_rss_delta = Some(hwm.saturating_sub(before));

@@ -16,7 +16,7 @@ impl FileCommand for Check {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         let violations = msgflow_sanitize::check(&history);
         let status = if violations.is_empty() {
             Status::Ok

@@ -16,7 +16,7 @@ impl FileCommand for ToCanonical {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         let canonical = msgflow_adapter::to_canonical_history(&history);
         let written = if self.pretty {
             msgflow_canonical::to_json_vec_pretty(&canonical)
@@ -45,7 +45,7 @@ impl FileCommand for ToWire {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let canonical = msgflow_canonical::from_json_slice(source.bytes).map_err(|err| {
+        let canonical = msgflow_canonical::from_json_slice(source.bytes()).map_err(|err| {
             Failure::invalid(
                 format!("not msgflow canonical JSON: {err}"),
                 Some(

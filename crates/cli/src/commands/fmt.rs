@@ -20,7 +20,7 @@ impl FileCommand for Fmt {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         if !self.check {
             return Ok(Processed::history(history, String::new()));
         }
@@ -30,7 +30,7 @@ impl FileCommand for Fmt {
                 Some("please report this".to_owned()),
             )
         })?;
-        if compact == source.bytes {
+        if compact == source.bytes() {
             return Ok(Processed::default());
         }
         Ok(Processed {
@@ -53,7 +53,7 @@ mod tests {
     fn run(check: bool, input: &str) -> Result<Processed, Failure> {
         Fmt { check }.process(&Source {
             label: "t.json",
-            bytes: input.as_bytes(),
+            input: &msgflow_wire::Input::from(input.to_owned()),
         })
     }
 

@@ -16,7 +16,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, Command, CompletionsArgs};
 use crate::outcome::{Failure, Status};
-use crate::runner::{self, report_destination};
+use crate::runner::{self, report_destination, Source};
 
 /// Runs the subcommand and returns the exit status.
 pub fn dispatch(cli: Cli) -> Status {
@@ -71,9 +71,9 @@ pub fn dispatch(cli: Cli) -> Status {
     }
 }
 
-/// Parses `bytes` as a history, turning a parse error into a located [`Failure`].
-pub(crate) fn parse_history(bytes: &[u8]) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {
-    msgflow_wire::from_slice(bytes).map_err(|err| Failure::from_parse_error(&err))
+/// Parses the input as a history, turning a parse error into a located [`Failure`].
+pub(crate) fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {
+    source.input.parse().map_err(|err| Failure::from_parse_error(&err))
 }
 
 fn completions(args: &CompletionsArgs) -> Status {

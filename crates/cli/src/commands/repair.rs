@@ -20,7 +20,7 @@ impl FileCommand for Repair {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         let repaired = msgflow_sanitize::repair(history, &self.options);
         if let Some(path) = &self.report {
             let mut json = serde_json::to_vec_pretty(&repaired.report)

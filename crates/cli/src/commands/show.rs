@@ -50,7 +50,7 @@ impl FileCommand for Show {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         Ok(Processed {
             output: self.render(&history).into_bytes(),
             ..Processed::default()

@@ -22,7 +22,7 @@ impl FileCommand for Stats {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         let report = Report::of(&history);
         let output = if self.json {
             let mut text = serde_json::to_string_pretty(&report)

@@ -16,7 +16,7 @@ impl FileCommand for Tools {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source.bytes)?;
+        let history = super::parse_history(source)?;
         let (registry, warnings) = msgflow_adapter::tool_registry(&history);
         let notes = warnings
             .iter()
