@@ -1,7 +1,9 @@
 //! The call/result matching shared by [`crate::check`] and [`crate::repair`]: which parts are
 //! calls and results, and pydantic-ai's ordered matching walk (`_dangling_tool_calls_by_response`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt};
 
 use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
 

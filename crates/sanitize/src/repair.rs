@@ -1,6 +1,6 @@
 //! [`repair`]: pydantic-ai 2.68.0's `repair_messages`, on the wire types, with a report.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use msgflow_wire::{
     Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, ToolReturnOutcome,
