@@ -10,6 +10,8 @@
 //!   ([`Extra`]), parts and content items of kinds this version does not know are kept whole
 //!   ([`UnknownObject`]), and opaque values (tool arguments, tool output, metadata) are kept as
 //!   written ([`RawJson`]).
+//! * **Zero copy.** Parsed from an [`Input`] (or [`from_vec`]), opaque values are slices of the
+//!   input's text rather than copies.
 //! * **Located errors.** Input that is not a history gives a [`ParseError`] with the JSON path,
 //!   line and column, and what was expected. Nesting deeper than [`MAX_DEPTH`] is an error, not a
 //!   stack overflow.
