@@ -238,7 +238,7 @@ fn at(second: u32) -> Result<Timestamp> {
 fn request(parts: Vec<ModelRequestPart>, second: u32) -> Result<ModelMessage> {
     let mut message = ModelRequest::new(parts);
     message.timestamp = Some(at(second)?).into();
-    Ok(ModelMessage::Request(message))
+    Ok(ModelMessage::from(message))
 }
 
 fn response(parts: Vec<ModelResponsePart>, second: u32) -> Result<ModelMessage> {
@@ -247,7 +247,7 @@ fn response(parts: Vec<ModelResponsePart>, second: u32) -> Result<ModelMessage> 
     message.timestamp = Some(at(second)?).into();
     message.provider_name = Some("test".to_owned()).into();
     message.finish_reason = Some(FinishReason::Stop).into();
-    Ok(ModelMessage::Response(message))
+    Ok(ModelMessage::from(message))
 }
 
 fn text_response(text: &str, second: u32) -> Result<ModelMessage> {

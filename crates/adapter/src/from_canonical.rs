@@ -43,7 +43,7 @@ pub fn from_canonical(message: &CanonicalMessage) -> Result<ModelMessage, Adapte
                 .enumerate()
                 .map(|(index, part)| request_part(message, index, part, &fallback))
                 .collect::<Result<_, _>>()?;
-            Ok(ModelMessage::Request(request))
+            Ok(ModelMessage::from(request))
         }
         PartSide::Response => {
             let mut response = match message.origin() {
@@ -69,7 +69,7 @@ pub fn from_canonical(message: &CanonicalMessage) -> Result<ModelMessage, Adapte
                 .enumerate()
                 .map(|(index, part)| response_part(message, index, part, &fallback))
                 .collect::<Result<_, _>>()?;
-            Ok(ModelMessage::Response(response))
+            Ok(ModelMessage::from(response))
         }
     }
 }

@@ -17,14 +17,14 @@ pub fn to_canonical(message: &ModelMessage) -> CanonicalMessage {
         ModelMessage::Request(request) => {
             let parts: Vec<CanonicalPart> = request.parts.iter().map(request_part).collect();
             let role = request_role(&parts);
-            let envelope = ModelMessage::Request(request.clone_without_parts());
+            let envelope = ModelMessage::from(request.clone_without_parts());
             CanonicalMessage::new(role, parts)
                 .with_timestamp(request.timestamp.get().cloned())
                 .with_origin(Some(Arc::new(envelope)))
         }
         ModelMessage::Response(response) => {
             let parts: Vec<CanonicalPart> = response.parts.iter().map(response_part).collect();
-            let envelope = ModelMessage::Response(response.clone_without_parts());
+            let envelope = ModelMessage::from(response.clone_without_parts());
             CanonicalMessage::new(MessageRole::Assistant, parts)
                 .with_timestamp(response.timestamp.get().cloned())
                 .with_origin(Some(Arc::new(envelope)))

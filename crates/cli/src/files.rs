@@ -12,24 +12,32 @@ use std::path::{Path, PathBuf};
 
 /// Reads all of stdin.
 pub fn read_stdin(limit: Option<u64>) -> io::Result<Vec<u8>> {
-    read_limited(io::stdin().lock(), limit)
+    read_limited(io::stdin().lock(), limit, 0)
 }
 
 /// Reads a file, refusing one larger than `limit` bytes before reading it.
 pub fn read_file(path: &Path, limit: Option<u64>) -> io::Result<Vec<u8>> {
     let file = fs::File::open(path)?;
+    let size = file.metadata()?.len();
     if let Some(limit) = limit {
-        let size = file.metadata()?.len();
         if size > limit {
             return Err(too_large(limit));
         }
     }
-    read_limited(file, limit)
+    // The buffer is sized once (a `take` reader would otherwise grow it by doubling); one
+    // byte more lets the read see the end without growing it.
+    read_limited(
+        file,
+        limit,
+        usize::try_from(size).map_or(0, |size| size.saturating_add(1)),
+    )
 }
 
 /// Reads to the end, but no more than `limit` bytes (a file can grow while it is read).
-fn read_limited(reader: impl Read, limit: Option<u64>) -> io::Result<Vec<u8>> {
+fn read_limited(reader: impl Read, limit: Option<u64>, capacity: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
+    // Only a hint: a failed reservation leaves the buffer to grow as it reads.
+    let _ = bytes.try_reserve_exact(capacity);
     match limit {
         Some(limit) => {
             reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;

@@ -69,10 +69,10 @@ fn build_history() -> Result<Vec<ModelMessage>, Box<dyn Error>> {
     answer.finish_reason = Some(FinishReason::Stop).into();
 
     Ok(vec![
-        ModelMessage::Request(request),
-        ModelMessage::Response(asking),
-        ModelMessage::Request(returning),
-        ModelMessage::Response(answer),
+        ModelMessage::from(request),
+        ModelMessage::from(asking),
+        ModelMessage::from(returning),
+        ModelMessage::from(answer),
     ])
 }
 

@@ -42,8 +42,8 @@
 //! response.model_name = Some("gpt-4o".to_owned()).into();
 //! response.timestamp = Some(Timestamp::parse("2025-01-02T03:04:07Z")?).into();
 //! let history = vec![
-//!     ModelMessage::Request(ModelRequest::new(vec![ModelRequestPart::UserPrompt(prompt)])),
-//!     ModelMessage::Response(response),
+//!     ModelMessage::from(ModelRequest::new(vec![ModelRequestPart::UserPrompt(prompt)])),
+//!     ModelMessage::from(response),
 //! ];
 //! let json = msgflow_wire::to_string(&history)?;
 //! assert!(json.contains(r#"{"url":"https://example.com/chart.png","force_download":false,"vendor_metadata":null,"kind":"image-url","media_type":"image/png","identifier":"c198f8"}"#));

@@ -352,7 +352,7 @@ fn tool_returns_match_pydantic_ai() {
 /// Wraps items in a one-message history, as the wire crate writes and reads them.
 fn history_of(items: Vec<UserContent>) -> Vec<ModelMessage> {
     let part = user_prompt(items, Timestamp::parse("2025-01-02T03:04:05Z").unwrap());
-    vec![ModelMessage::Request(ModelRequest::new(vec![
+    vec![ModelMessage::from(ModelRequest::new(vec![
         ModelRequestPart::UserPrompt(part),
     ]))]
 }

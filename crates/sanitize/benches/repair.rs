@@ -39,7 +39,7 @@ fn history(messages: usize) -> Vec<ModelMessage> {
                 orphan.tool_call_id = Field::Present(format!("orphan_{index}"));
                 parts.push(ModelRequestPart::ToolReturn(orphan));
             }
-            history.push(ModelMessage::Request(ModelRequest::new(parts)));
+            history.push(ModelMessage::from(ModelRequest::new(parts)));
         } else {
             let call_id = format!("toolu_{index:08}");
             let mut call = ToolCallPart::new("run_shell".to_owned());
@@ -50,7 +50,7 @@ fn history(messages: usize) -> Vec<ModelMessage> {
                 ModelResponsePart::Text(TextPart::new("Running the tests.".to_owned())),
                 ModelResponsePart::ToolCall(call),
             ];
-            history.push(ModelMessage::Response(ModelResponse::new(parts)));
+            history.push(ModelMessage::from(ModelResponse::new(parts)));
         }
     }
     history

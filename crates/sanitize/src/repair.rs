@@ -69,7 +69,7 @@ struct Tracked<P> {
 /// A message of the working history: its own fields (with empty `parts`), its tracked parts,
 /// and where it came from.
 enum Body {
-    Request(ModelRequest, Vec<Tracked<ModelRequestPart>>),
+    Request(Box<ModelRequest>, Vec<Tracked<ModelRequestPart>>),
     Response(Box<ModelResponse>, Vec<Tracked<ModelResponsePart>>),
 }
 
@@ -210,7 +210,7 @@ impl Repairer {
                     }
                     let parts = std::mem::take(&mut response.parts);
                     work.push(Work {
-                        body: Body::Response(Box::new(response), tracked(index, parts)),
+                        body: Body::Response(response, tracked(index, parts)),
                         inputs: vec![index],
                         originals: Vec::new(),
                         merged: None,
@@ -459,7 +459,7 @@ impl Repairer {
         let mut merged = ModelRequest::new(Vec::new());
         merged.instructions = instructions;
         merged.timestamp = timestamp;
-        *last_request = merged;
+        **last_request = merged;
         true
     }
 
@@ -556,7 +556,7 @@ impl Repairer {
                 }
                 Body::Response(mut response, parts) => {
                     response.parts = parts.into_iter().map(|tracked| tracked.part).collect();
-                    history.push(ModelMessage::Response(*response));
+                    history.push(ModelMessage::Response(response));
                 }
             }
         }
@@ -597,7 +597,7 @@ impl Repairer {
 
 fn new_request(parts: Vec<Tracked<ModelRequestPart>>) -> Work {
     Work {
-        body: Body::Request(ModelRequest::new(Vec::new()), parts),
+        body: Body::Request(Box::new(ModelRequest::new(Vec::new())), parts),
         inputs: Vec::new(),
         originals: Vec::new(),
         merged: None,

@@ -74,7 +74,7 @@ fn message() -> impl Strategy<Value = ModelMessage> {
                 request.run_id = Field::Present("run-1".to_owned());
                 request.timestamp = common::time();
             }
-            ModelMessage::Request(request)
+            ModelMessage::from(request)
         });
     let response = (prop::collection::vec(response_part(), 0..4), any::<bool>()).prop_map(|(parts, synthetic)| {
         let mut response = ModelResponse::new(parts);
@@ -82,7 +82,7 @@ fn message() -> impl Strategy<Value = ModelMessage> {
         if !synthetic {
             response.model_name = Field::Present("m".to_owned());
         }
-        ModelMessage::Response(response)
+        ModelMessage::from(response)
     });
     prop_oneof![request, response]
 }

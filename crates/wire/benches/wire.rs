@@ -85,7 +85,7 @@ fn built_history(turns: usize) -> Vec<ModelMessage> {
         };
         let mut request = ModelRequest::new(vec![first_part]);
         request.timestamp = timestamp(turn * 2);
-        history.push(ModelMessage::Request(request));
+        history.push(ModelMessage::from(request));
 
         let mut call = ToolCallPart::new("read_file".to_owned());
         call.args = Field::Present(
@@ -99,7 +99,7 @@ fn built_history(turns: usize) -> Vec<ModelMessage> {
         let mut response = ModelResponse::new(vec![ModelResponsePart::Text(text), ModelResponsePart::ToolCall(call)]);
         response.timestamp = timestamp(turn * 2 + 1);
         response.model_name = Field::Present("claude-sonnet-4-5".to_owned());
-        history.push(ModelMessage::Response(response));
+        history.push(ModelMessage::from(response));
     }
     history
 }

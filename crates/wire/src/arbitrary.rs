@@ -1626,8 +1626,8 @@ pub fn response(flavour: Flavour) -> BoxedStrategy<ModelResponse> {
 /// A request or a response.
 pub fn message(flavour: Flavour) -> BoxedStrategy<ModelMessage> {
     prop_oneof![
-        request(flavour).prop_map(ModelMessage::Request),
-        response(flavour).prop_map(ModelMessage::Response),
+        request(flavour).prop_map(ModelMessage::from),
+        response(flavour).prop_map(ModelMessage::from),
     ]
     .boxed()
 }

@@ -17,9 +17,9 @@ use crate::{
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelMessage {
     /// `kind` = `request`.
-    Request(ModelRequest),
+    Request(Box<ModelRequest>),
     /// `kind` = `response`.
-    Response(ModelResponse),
+    Response(Box<ModelResponse>),
 }
 
 impl ModelMessage {
@@ -37,8 +37,12 @@ impl ModelMessage {
     fn from_entries<E: de::Error>(entries: rt::Entries<'_>) -> Result<Self, E> {
         let tag = entries.tag::<E>("kind")?;
         match tag.as_ref().map(rt::Key::as_str) {
-            Some("request") => entries.into_struct::<ModelRequest, E>().map(Self::Request),
-            Some("response") => entries.into_struct::<ModelResponse, E>().map(Self::Response),
+            Some("request") => entries
+                .into_struct::<ModelRequest, E>()
+                .map(|value| Self::Request(Box::new(value))),
+            Some("response") => entries
+                .into_struct::<ModelResponse, E>()
+                .map(|value| Self::Response(Box::new(value))),
             Some(other) => Err(entries.error_at(
                 "kind",
                 format_args!("unknown `kind` {:?}: expected one of \"request\", \"response\"", other),
@@ -47,6 +51,18 @@ impl ModelMessage {
                 "missing `kind`: expected one of \"request\", \"response\""
             ))),
         }
+    }
+}
+
+impl From<ModelRequest> for ModelMessage {
+    fn from(value: ModelRequest) -> Self {
+        Self::Request(Box::new(value))
+    }
+}
+
+impl From<ModelResponse> for ModelMessage {
+    fn from(value: ModelResponse) -> Self {
+        Self::Response(Box::new(value))
     }
 }
 

@@ -779,6 +779,12 @@ impl<T: SizeHint> SizeHint for Vec<T> {
     }
 }
 
+impl<T: SizeHint> SizeHint for Box<T> {
+    fn size_hint(&self) -> usize {
+        T::size_hint(self)
+    }
+}
+
 impl<T: SizeHint> SizeHint for Option<T> {
     fn size_hint(&self) -> usize {
         self.as_ref().map_or(4, SizeHint::size_hint)

@@ -31,11 +31,11 @@ fn response(parts: Vec<ModelResponsePart>, at: &str) -> ModelResponse {
 #[test]
 fn output_prompt_and_text_answer() {
     let history = vec![
-        ModelMessage::Request(ModelRequest::new(vec![user_prompt(
+        ModelMessage::from(ModelRequest::new(vec![user_prompt(
             UserPromptContent::Text("Hello, \"world\"\n\u{1f}é😀".to_owned()),
             "2025-01-02T03:04:05.678901Z",
         )])),
-        ModelMessage::Response(response(
+        ModelMessage::from(response(
             vec![ModelResponsePart::Text(TextPart::new("Hi!".to_owned()))],
             "2025-01-02T03:04:06+05:30",
         )),
@@ -68,8 +68,8 @@ fn output_tool_call_and_return() {
     result.timestamp = Field::Present(timestamp("2025-01-02T03:04:07.000001Z"));
     result.content_file_digests = Field::Present(Vec::new());
     let history = vec![
-        ModelMessage::Response(first),
-        ModelMessage::Request(ModelRequest::new(vec![ModelRequestPart::ToolReturn(result)])),
+        ModelMessage::from(first),
+        ModelMessage::from(ModelRequest::new(vec![ModelRequestPart::ToolReturn(result)])),
     ];
     insta::assert_snapshot!(to_string(&history).expect("serialises"));
 }
@@ -103,7 +103,7 @@ fn output_user_content_items_and_absent_keys() {
     request
         .extra
         .insert("x_from_the_future", RawJson::from_json_text("[1,2]").expect("JSON"));
-    insta::assert_snapshot!(to_string(&[ModelMessage::Request(request)]).expect("serialises"));
+    insta::assert_snapshot!(to_string(&[ModelMessage::from(request)]).expect("serialises"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -132,6 +132,9 @@ struct UnionDef {
     /// Tag value -> struct name, in schema order.
     variants: Vec<(String, String)>,
     plain_string: bool,
+    /// Variants hold `Box<Struct>` (`"boxed": true`): for unions of large structs, so that a
+    /// `Vec` of them stays small and moving one moves a pointer.
+    boxed: bool,
     unknown: UnknownPolicy,
     routes: Vec<String>,
 }
@@ -427,6 +430,7 @@ impl Model {
                 tag: tag.to_owned(),
                 variants,
                 plain_string: union.get("plain").and_then(Value::as_str) == Some("string"),
+                boxed: union.get("boxed").and_then(Value::as_bool).unwrap_or(false),
                 unknown,
                 routes,
             }));
@@ -980,7 +984,12 @@ impl Model {
         for (value, target) in &u.variants {
             self.def(target)
                 .ok_or_else(|| anyhow!("union {name} names unknown struct {target}"))?;
-            let _ = writeln!(out, "/// `{}` = `{value}`.\n{}({target}),", u.tag, variant_name(value));
+            let held = if u.boxed {
+                format!("Box<{target}>")
+            } else {
+                target.clone()
+            };
+            let _ = writeln!(out, "/// `{}` = `{value}`.\n{}({held}),", u.tag, variant_name(value));
         }
         if matches!(u.unknown, UnknownPolicy::Keep) {
             let _ = writeln!(
@@ -1038,9 +1047,9 @@ impl Model {
         for (value, target) in &u.variants {
             let _ = writeln!(
                 out,
-                "Some({}) => entries.into_struct::<{target}, E>().map(Self::{}),",
+                "Some({}) => entries.into_struct::<{target}, E>().map({}),",
                 lit(value),
-                variant_name(value)
+                u.constructor(value)
             );
         }
         let expected = u
@@ -1104,12 +1113,22 @@ impl Model {
                     .variants
                     .iter()
                     .find(|(_, t)| t == target)
-                    .map(|(v, _)| variant_name(v))
+                    .map(|(v, _)| u.constructor(v))
                     .ok_or_else(|| anyhow!("fallback {target} is not a variant of {name}"))?;
-                let _ = writeln!(out, "_ => entries.into_struct::<{target}, E>().map(Self::{variant}),");
+                let _ = writeln!(out, "_ => entries.into_struct::<{target}, E>().map({variant}),");
             }
         }
         out.push_str("}\n}\n}\n\n");
+
+        if u.boxed {
+            for (value, target) in &u.variants {
+                let _ = writeln!(
+                    out,
+                    "impl From<{target}> for {name} {{\nfn from(value: {target}) -> Self {{\nSelf::{}(Box::new(value))\n}}\n}}\n",
+                    variant_name(value)
+                );
+            }
+        }
 
         // Serialize and size hint delegate to the variant's value.
         let _ = writeln!(
@@ -1178,6 +1197,17 @@ impl Model {
     fn struct_has_field(&self, name: &str, key: &str) -> bool {
         matches!(self.def(name), Some(Def { kind: DefKind::Struct(s), .. })
             if s.props.iter().any(|p| p.key == key && matches!(p.kind, PropKind::Value { .. })))
+    }
+}
+
+impl UnionDef {
+    /// The expression that makes the variant for tag `value` from its struct.
+    fn constructor(&self, value: &str) -> String {
+        if self.boxed {
+            format!("|value| Self::{}(Box::new(value))", variant_name(value))
+        } else {
+            format!("Self::{}", variant_name(value))
+        }
     }
 }
 

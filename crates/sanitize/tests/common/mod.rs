@@ -55,13 +55,13 @@ pub fn feedback() -> ModelRequestPart {
 }
 
 pub fn request(parts: Vec<ModelRequestPart>) -> ModelMessage {
-    ModelMessage::Request(ModelRequest::new(parts))
+    ModelMessage::from(ModelRequest::new(parts))
 }
 
 pub fn response(parts: Vec<ModelResponsePart>) -> ModelMessage {
     let mut response = ModelResponse::new(parts);
     response.timestamp = time();
-    ModelMessage::Response(response)
+    ModelMessage::from(response)
 }
 
 /// Parses the §2.6 notation, e.g. `R[user] S[call a, call b] R[ret a, user "next"]`.
