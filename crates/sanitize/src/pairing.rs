@@ -64,43 +64,46 @@ pub(crate) fn sorts_first(part: &ModelRequestPart) -> bool {
     is_tool_result(part)
 }
 
-/// One message as the matching walk sees it: the keys of its calls or results, by part index.
-pub(crate) enum MessageView<'a> {
+/// One message as the matching walk sees it: the `(part index, key)` of its calls (a response)
+/// or its results (a request). Iterators, not collections, so that the walk allocates nothing
+/// per message.
+pub(crate) enum MessageView<C, R> {
     /// A response with its `tool-call` parts.
-    Response(Vec<(usize, CallKey<'a>)>),
+    Response(C),
     /// A request with its result parts.
-    Request(Vec<(usize, CallKey<'a>)>),
+    Request(R),
 }
 
-/// The view of a wire message.
-pub(crate) fn view_of(index: usize, message: &ModelMessage) -> MessageView<'_> {
-    match message {
-        ModelMessage::Response(response) => MessageView::Response(
-            response
-                .parts
-                .iter()
-                .enumerate()
-                .filter_map(|(part_index, part)| match part {
-                    ModelResponsePart::ToolCall(call) => {
-                        Some((part_index, CallKey::of(&call.tool_call_id, index, part_index)))
-                    }
-                    _ => None,
-                })
-                .collect(),
-        ),
-        ModelMessage::Request(request) => MessageView::Request(results_of(index, request.parts.iter())),
-    }
+/// The keys of a response's `tool-call` parts.
+pub(crate) fn calls_of<'a>(
+    index: usize,
+    parts: impl Iterator<Item = &'a ModelResponsePart>,
+) -> impl Iterator<Item = (usize, CallKey<'a>)> {
+    parts.enumerate().filter_map(move |(part_index, part)| match part {
+        ModelResponsePart::ToolCall(call) => Some((part_index, CallKey::of(&call.tool_call_id, index, part_index))),
+        _ => None,
+    })
 }
 
 /// The result keys of a request's parts.
 pub(crate) fn results_of<'a>(
     index: usize,
     parts: impl Iterator<Item = &'a ModelRequestPart>,
-) -> Vec<(usize, CallKey<'a>)> {
-    parts
-        .enumerate()
-        .filter_map(|(part_index, part)| result_id(part).map(|id| (part_index, CallKey::of(id, index, part_index))))
-        .collect()
+) -> impl Iterator<Item = (usize, CallKey<'a>)> {
+    parts.enumerate().filter_map(move |(part_index, part)| {
+        result_id(part).map(|id| (part_index, CallKey::of(id, index, part_index)))
+    })
+}
+
+/// The view of a wire message.
+pub(crate) fn view_of(
+    index: usize,
+    message: &ModelMessage,
+) -> MessageView<impl Iterator<Item = (usize, CallKey<'_>)>, impl Iterator<Item = (usize, CallKey<'_>)>> {
+    match message {
+        ModelMessage::Response(response) => MessageView::Response(calls_of(index, response.parts.iter())),
+        ModelMessage::Request(request) => MessageView::Request(results_of(index, request.parts.iter())),
+    }
 }
 
 /// A (message, part) position.
@@ -123,30 +126,90 @@ pub(crate) struct Walk {
     pub(crate) last_response: Option<usize>,
 }
 
+/// The open calls of one id, oldest first. Nearly every id has one call at a time, which needs
+/// no allocation.
+#[derive(Default)]
+enum Pending {
+    #[default]
+    None,
+    One(Pos),
+    Many(VecDeque<Pos>),
+}
+
+impl Pending {
+    fn newest(&self) -> Option<Pos> {
+        match self {
+            Pending::None => None,
+            Pending::One(pos) => Some(*pos),
+            Pending::Many(queue) => queue.back().copied(),
+        }
+    }
+
+    fn push(&mut self, pos: Pos) {
+        *self = match std::mem::take(self) {
+            Pending::None => Pending::One(pos),
+            Pending::One(first) => Pending::Many(VecDeque::from([first, pos])),
+            Pending::Many(mut queue) => {
+                queue.push_back(pos);
+                Pending::Many(queue)
+            }
+        };
+    }
+
+    fn pop_oldest(&mut self) -> Option<Pos> {
+        match self {
+            Pending::None => None,
+            Pending::One(pos) => {
+                let pos = *pos;
+                *self = Pending::None;
+                Some(pos)
+            }
+            Pending::Many(queue) => queue.pop_front(),
+        }
+    }
+
+    /// Empties the queue, oldest first.
+    fn drain(&mut self) -> impl Iterator<Item = Pos> {
+        let taken = std::mem::take(self);
+        let (one, many) = match taken {
+            Pending::None => (None, VecDeque::new()),
+            Pending::One(pos) => (Some(pos), VecDeque::new()),
+            Pending::Many(queue) => (None, queue),
+        };
+        one.into_iter().chain(many)
+    }
+}
+
 /// pydantic-ai's `_dangling_tool_calls_by_response`, in linear time.
-pub(crate) fn walk<'a>(views: impl IntoIterator<Item = MessageView<'a>>) -> Walk {
-    let mut slot_of: HashMap<CallKey<'a>, usize> = HashMap::new();
+pub(crate) fn walk<'a, C, R>(views: impl IntoIterator<Item = MessageView<C, R>>) -> Walk
+where
+    C: Iterator<Item = (usize, CallKey<'a>)>,
+    R: Iterator<Item = (usize, CallKey<'a>)>,
+{
+    let views = views.into_iter();
+    // Sized up front: growing a large map rehashes every key it holds.
+    let mut slot_of: HashMap<CallKey<'a>, usize> = HashMap::with_capacity(views.size_hint().0);
     // Open calls per id, in order of each id's first appearance (Python dict insertion order).
-    let mut slots: Vec<VecDeque<Pos>> = Vec::new();
+    let mut slots: Vec<Pending> = Vec::with_capacity(views.size_hint().0);
     let mut result = Walk::default();
-    for (index, view) in views.into_iter().enumerate() {
+    for (index, view) in views.enumerate() {
         match view {
             MessageView::Response(calls) => {
                 result.last_response = Some(index);
                 for (part, key) in calls {
                     let slot = *slot_of.entry(key).or_insert_with(|| {
-                        slots.push(VecDeque::new());
+                        slots.push(Pending::None);
                         slots.len() - 1
                     });
                     let Some(pending) = slots.get_mut(slot) else { continue };
-                    if pending.back().is_some_and(|open| open.message != index) {
+                    if pending.newest().is_some_and(|open| open.message != index) {
                         // A call reusing the id of calls from an earlier response: those can no
                         // longer be answered (a later result answers the new call), so they dangle.
-                        for shadowed in pending.drain(..) {
+                        for shadowed in pending.drain() {
                             result.dangling.entry(shadowed.message).or_default().push(shadowed.part);
                         }
                     }
-                    pending.push_back(Pos { message: index, part });
+                    pending.push(Pos { message: index, part });
                 }
             }
             MessageView::Request(results) => {
@@ -154,14 +217,14 @@ pub(crate) fn walk<'a>(views: impl IntoIterator<Item = MessageView<'a>>) -> Walk
                     let answered = slot_of
                         .get(&key)
                         .and_then(|&slot| slots.get_mut(slot))
-                        .and_then(VecDeque::pop_front);
+                        .and_then(Pending::pop_oldest);
                     result.answers.push((Pos { message: index, part }, answered));
                 }
             }
         }
     }
-    for pending in slots {
-        for open in pending {
+    for mut pending in slots {
+        for open in pending.drain() {
             result.dangling.entry(open.message).or_default().push(open.part);
         }
     }

@@ -7,7 +7,7 @@ use msgflow_wire::{
     ToolReturnPart,
 };
 
-use crate::pairing::{self, CallKey, MessageView, Pos};
+use crate::pairing::{self, MessageView, Pos};
 use crate::report::{Change, MoveReason, RepairReport};
 
 /// msgflow's default content for synthesized results (the text of the original design document).
@@ -271,18 +271,9 @@ impl Repairer {
     /// Pass 2, pydantic-ai's `_repair_dangling_tool_calls`.
     fn close_dangling(&mut self, work: Vec<Work>, options: &RepairOptions) -> Vec<Work> {
         let views = work.iter().enumerate().map(|(index, message)| match &message.body {
-            Body::Response(_, parts) => MessageView::Response(
-                parts
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(part_index, tracked)| match &tracked.part {
-                        ModelResponsePart::ToolCall(call) => {
-                            Some((part_index, CallKey::of(&call.tool_call_id, index, part_index)))
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-            ),
+            Body::Response(_, parts) => {
+                MessageView::Response(pairing::calls_of(index, parts.iter().map(|tracked| &tracked.part)))
+            }
             Body::Request(_, parts) => {
                 MessageView::Request(pairing::results_of(index, parts.iter().map(|tracked| &tracked.part)))
             }
