@@ -278,7 +278,10 @@ fn process_and_deliver(
 ) -> (Status, String, Option<Vec<u8>>) {
     let input = match msgflow_wire::Input::from_vec(bytes) {
         Ok(input) => input,
-        Err(err) => return (Status::Invalid, Failure::from_parse_error(&err).render(label), None),
+        Err(err) => {
+            let failure = Failure::from_parse_error(&err);
+            return (failure.status, failure.render(label), None);
+        }
     };
     let processed = match command.process(&Source { label, input: &input }) {
         Ok(processed) => processed,
@@ -302,7 +305,7 @@ fn process_and_deliver(
             }
         }),
         _ => {
-            // Only the history's opaque values still need the input's text: drop the rest.
+            // Drop this handle: the text now lives only as long as the history's opaque values.
             drop(input);
             let write = |writer: &mut dyn std::io::Write| match &processed.history {
                 Some(history) => msgflow_wire::to_writer(std::io::BufWriter::with_capacity(1 << 16, writer), history)

@@ -127,8 +127,15 @@ pub fn message_from_str(input: &str) -> Result<ModelMessage, ParseError> {
 /// assert!(input.parse()?.is_empty());
 /// # Ok::<(), msgflow_wire::ParseError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Input(std::sync::Arc<String>);
+
+impl std::fmt::Debug for Input {
+    // The text can be hundreds of megabytes: show its size, not its content.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input").field("bytes", &self.0.len()).finish()
+    }
+}
 
 impl Input {
     /// Takes over a buffer of JSON bytes, checking that they are UTF-8 (the buffer is not
@@ -148,6 +155,16 @@ impl Input {
     /// The JSON text as bytes.
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
+    }
+
+    /// The length of the text in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// `true` for an empty text.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Parses the text as a history.
@@ -272,4 +289,52 @@ pub fn to_string(messages: &[ModelMessage]) -> Result<String, WriteError> {
 pub fn to_writer<W: Write>(writer: W, messages: &[ModelMessage]) -> Result<(), WriteError> {
     serde_json::to_writer(writer, messages)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_reports_invalid_utf8_where_it_is() {
+        let err = Input::from_vec(b"[\n  \"ok\",\n  \"\xff\"]".to_vec()).unwrap_err();
+        assert_eq!((err.line, err.column), (3, 4));
+        assert!(err.message.contains("invalid UTF-8 at byte 13"), "{err}");
+    }
+
+    #[test]
+    fn shared_and_copied_parses_fail_alike() {
+        for bad in [
+            &b"\xEF\xBB\xBF[]"[..],
+            b"[{\"kind\":\"request\"}]",
+            b"[1,",
+            b"[{\"kind\":\"nope\",\"parts\":[]}]",
+        ] {
+            let copied = from_slice(bad).unwrap_err();
+            let shared = from_vec(bad.to_vec()).unwrap_err();
+            assert_eq!(copied, shared);
+        }
+    }
+
+    #[test]
+    fn an_input_shows_its_size_not_its_text() {
+        let input = Input::from("[]".repeat(1000));
+        assert_eq!(format!("{input:?}"), "Input { bytes: 2000 }");
+        assert_eq!(input.len(), 2000);
+        assert!(!input.is_empty());
+        assert!(Input::from(String::new()).parse().is_err());
+    }
+
+    #[test]
+    fn the_size_limit_applies_to_an_input() {
+        let input = Input::from("[]".to_owned());
+        let options = ParseOptions {
+            max_input_bytes: Some(1),
+        };
+        assert_eq!(
+            input.parse_with(&options).unwrap_err().category(),
+            ParseErrorCategory::Limit
+        );
+        assert!(input.parse_with(&ParseOptions::default()).unwrap().is_empty());
+    }
 }
