@@ -245,11 +245,8 @@ impl<'de> Visitor<'de> for RawTextSeed {
         Ok(RawJson::from_read_text(text))
     }
     fn visit_str<E: de::Error>(self, text: &str) -> Result<RawJson, E> {
-        Ok(if needs_compaction(text.as_bytes()) {
-            RawJson::trusted_owned(compact(text))
-        } else {
-            RawJson::trusted(text)
-        })
+        // A transient buffer never lies inside the shared input, so this copies.
+        Ok(RawJson::from_read_text(text))
     }
 }
 
@@ -391,6 +388,20 @@ mod tests {
             panic!("a tool return")
         };
         assert!(matches!(part.content.0, Repr::Owned(_)));
+    }
+
+    /// The marker is serde_json's: with a wrong one, serde_json would write and expect a
+    /// one-key object instead of the value itself.
+    #[test]
+    fn raw_values_are_handed_over_without_rescanning() {
+        let text = r#"{"n":1.50,"s":"a\u00e9"}"#;
+        let raw: RawJson = serde_json::from_str(text).unwrap();
+        assert_eq!(raw.get(), text);
+        assert_eq!(serde_json::to_string(&raw).unwrap(), text);
+        // A reader hands the text over as a temporary string; it is copied and compacted.
+        let streamed: RawJson = serde_json::from_reader("[1, 2]".as_bytes()).unwrap();
+        assert_eq!(streamed.get(), "[1,2]");
+        assert!(matches!(streamed.0, Repr::Owned(_)));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! * **Tagged unions without buffering.** pydantic-ai writes a part's `part_kind` last, so a
 //!   union is read as a list of `(key, borrowed raw value)` pairs ([`Entries`]) and dispatched
 //!   once the tag is known. The chosen struct then reads its fields from those raw slices
-//!   ([`EntriesMapAccess`]); opaque values ([`crate::RawJson`]) are copied, never re-scanned.
+//!   ([`EntriesMapAccess`]); opaque values ([`crate::RawJson`]) are handed over, never
+//!   re-scanned, and become slices of the input when it is shared ([`ContextGuard::shared`]).
 //! * **Locations.** A thread-local [`Context`] keeps the JSON path being read and, for errors
 //!   raised while re-reading a raw slice, the absolute line and column in the input.
 

@@ -164,6 +164,8 @@ fn run_once(
 fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Output) -> serde_json::Value {
     match output {
         Output::History(history) => serde_json::json!({ "messages": history.len() }),
+        // A read is its input: comparing them would say nothing.
+        Output::Bytes(bytes) if op == Operation::ReadFile => serde_json::json!({ "bytes_read": bytes.len() }),
         Output::Bytes(bytes) | Output::HistoryAndBytes(_, bytes) => {
             serde_json::json!({ "output_bytes": bytes.len(), "byte_identical": bytes.as_slice() == input })
         }
