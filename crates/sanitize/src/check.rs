@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
@@ -113,15 +113,23 @@ impl fmt::Display for Violation {
     }
 }
 
+/// The violations found so far and the history they are in.
 struct Collector<'a> {
     history: &'a [ModelMessage],
     found: Vec<Violation>,
 }
 
-impl Collector<'_> {
+impl<'a> Collector<'a> {
+    fn new(history: &'a [ModelMessage]) -> Self {
+        Collector {
+            history,
+            found: Vec::new(),
+        }
+    }
+
     fn push(&mut self, kind: ViolationKind, pos: Pos, detail: String) {
         let (tool_call_id, tool_name) = self.ids_at(pos);
-        self.found.push(Violation {
+        self.push_violation(Violation {
             kind,
             message_index: pos.message,
             part_index: Some(pos.part),
@@ -129,6 +137,10 @@ impl Collector<'_> {
             tool_name,
             detail,
         });
+    }
+
+    fn push_violation(&mut self, violation: Violation) {
+        self.found.push(violation);
     }
 
     /// The id and tool name of the call or result at `pos`.
@@ -153,316 +165,254 @@ impl Collector<'_> {
             None => (None, None),
         }
     }
+
+    /// Every violation, by kind, then by position. Each kind is found in position order, so a
+    /// stable sort by kind is enough.
+    fn into_violations(mut self) -> Vec<Violation> {
+        self.found.sort_by_key(|violation| violation.kind as u8);
+        self.found
+    }
 }
 
 /// Lists every problem in `history`, in a fixed order: by kind (in [`ViolationKind`]'s order),
-/// then by position. Runs in linear time.
+/// then by position. Runs in linear time, in one pass over the history.
 pub fn check(history: &[ModelMessage]) -> Vec<Violation> {
-    let mut collector = Collector {
-        history,
-        found: Vec::new(),
+    let mut scan = Scan {
+        collector: Collector::new(history),
+        matcher: pairing::Matcher::with_capacity(history.len()),
+        open_builtin: HashMap::new(),
+        builtin_without_id: Vec::new(),
+        requests: Vec::with_capacity(history.len() / 2 + 1),
     };
-    let walk = pairing::walk(
-        history
-            .iter()
-            .enumerate()
-            .map(|(index, message)| pairing::view_of(index, message)),
-    );
-
-    // Dangling calls (pydantic-ai's matching walk).
-    let mut dangling: Vec<Pos> = walk
-        .dangling
-        .iter()
-        .flat_map(|(&message, parts)| parts.iter().map(move |&part| Pos { message, part }))
-        .collect();
-    dangling.sort_by_key(|pos| (pos.message, pos.part));
-    for pos in dangling {
-        let mut detail = "no later result answers it".to_owned();
-        if collector.ids_at(pos).0.is_none() {
-            detail = "it has no tool_call_id, so no result can answer it".to_owned();
-        } else if walk.last_response == Some(pos.message) {
-            detail.push_str(" (it is in the last response, the live frontier a resumed run may still answer)");
-        }
-        collector.push(ViolationKind::DanglingCall, pos, detail);
-    }
-
-    // Orphans (pydantic-ai's `_drop_orphaned_tool_results` rule) and duplicate call ids.
-    let mut seen: HashMap<&str, Pos> = HashMap::new();
-    let mut orphans: HashSet<Pos> = HashSet::new();
-    let mut duplicates = Vec::new();
+    let last = history.len().checked_sub(1);
     for (index, message) in history.iter().enumerate() {
         match message {
             ModelMessage::Response(response) => {
-                for (part, call) in response.parts.iter().enumerate().filter_map(|(part, p)| match p {
-                    ModelResponsePart::ToolCall(call) => Some((part, call)),
-                    _ => None,
-                }) {
-                    if let Some(id) = call.tool_call_id.get() {
-                        if let Some(first) = seen.get(id.as_str()) {
-                            duplicates.push((Pos { message: index, part }, *first));
-                        } else {
-                            seen.insert(id, Pos { message: index, part });
-                        }
-                    }
+                if response.parts.is_empty() {
+                    scan.collector.push_violation(empty_message(index, message));
                 }
+                scan.response(index, &response.parts);
             }
             ModelMessage::Request(request) => {
-                for (part, p) in request.parts.iter().enumerate() {
-                    if let Some(id) = pairing::result_id(p) {
-                        if id.get().is_none_or(|id| !seen.contains_key(id.as_str())) {
-                            let pos = Pos { message: index, part };
-                            orphans.insert(pos);
-                            collector.push(
-                                ViolationKind::OrphanReturn,
-                                pos,
-                                "no call in an earlier response has its tool_call_id".to_owned(),
-                            );
-                        }
-                    }
+                if request.parts.is_empty() && Some(index) != last {
+                    scan.collector.push_violation(empty_message(index, message));
                 }
+                scan.request(index, &request.parts);
             }
         }
     }
-    for (pos, first) in duplicates {
-        collector.push(
-            ViolationKind::DuplicateCallId,
-            pos,
-            format!(
-                "message {}, part {} already made a call with this id",
-                first.message, first.part
-            ),
-        );
-    }
-
-    check_builtin_calls(&mut collector);
-    check_placement(&mut collector, &walk.answers, &orphans);
-    check_shapes(&mut collector);
-    check_typed_parts(&mut collector);
-    collector.found
+    scan.finish()
 }
 
-/// Builtin calls need their builtin return later in the same response or in a later response
-/// (matched by id, oldest call first): providers co-locate them, and some (Anthropic tool search)
-/// return in a later response.
-fn check_builtin_calls(collector: &mut Collector<'_>) {
-    let mut open: HashMap<&str, VecDeque<Pos>> = HashMap::new();
-    let mut unanswered = Vec::new();
-    for (index, message) in collector.history.iter().enumerate() {
-        let ModelMessage::Response(response) = message else {
-            continue;
-        };
-        for (part, p) in response.parts.iter().enumerate() {
-            match p {
-                ModelResponsePart::BuiltinToolCall(call) => match call.tool_call_id.get() {
-                    Some(id) => open
-                        .entry(id.as_str())
-                        .or_default()
-                        .push_back(Pos { message: index, part }),
-                    None => unanswered.push((Pos { message: index, part }, true)),
-                },
+/// The state of [`check`]'s one pass.
+struct Scan<'a> {
+    collector: Collector<'a>,
+    /// pydantic-ai's matching walk; also tells orphans and duplicate ids.
+    matcher: pairing::Matcher<'a>,
+    /// Builtin calls waiting for their builtin return, by id, oldest first.
+    open_builtin: HashMap<&'a str, VecDeque<Pos>>,
+    /// Builtin calls without an id (nothing can answer them).
+    builtin_without_id: Vec<Pos>,
+    /// The indices of the requests seen so far.
+    requests: Vec<usize>,
+}
+
+impl<'a> Scan<'a> {
+    fn response(&mut self, index: usize, parts: &'a [ModelResponsePart]) {
+        self.matcher.response(index);
+        for (part_index, part) in parts.iter().enumerate() {
+            let pos = Pos {
+                message: index,
+                part: part_index,
+            };
+            let typed_problem = match part {
+                ModelResponsePart::ToolCall(call) => {
+                    let key = pairing::CallKey::of(&call.tool_call_id, index, part_index);
+                    if let Some(first) = self.matcher.call(pos, key) {
+                        self.collector.push(
+                            ViolationKind::DuplicateCallId,
+                            pos,
+                            format!(
+                                "message {}, part {} already made a call with this id",
+                                first.message, first.part
+                            ),
+                        );
+                    }
+                    typed::call_problem(false, &call.tool_kind, &call.tool_name, &call.args)
+                }
+                ModelResponsePart::BuiltinToolCall(call) => {
+                    match call.tool_call_id.get() {
+                        Some(id) => self.open_builtin.entry(id.as_str()).or_default().push_back(pos),
+                        None => self.builtin_without_id.push(pos),
+                    }
+                    typed::call_problem(true, &call.tool_kind, &call.tool_name, &call.args)
+                }
                 ModelResponsePart::BuiltinToolReturn(ret) => {
-                    if let Some(queue) = ret.tool_call_id.get().and_then(|id| open.get_mut(id.as_str())) {
+                    if let Some(queue) = ret
+                        .tool_call_id
+                        .get()
+                        .and_then(|id| self.open_builtin.get_mut(id.as_str()))
+                    {
                         queue.pop_front();
                     }
+                    typed::return_problem(true, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
                 }
+                ModelResponsePart::Unknown(object) => {
+                    self.unknown_part(pos, object.tag("part_kind"));
+                    None
+                }
+                _ => None,
+            };
+            if let Some(problem) = typed_problem {
+                self.collector.push(ViolationKind::TypedPartMismatch, pos, problem);
+            }
+        }
+    }
+
+    fn request(&mut self, index: usize, parts: &'a [ModelRequestPart]) {
+        // A result must lead the first request after its call: no request may come between the
+        // two, and no other content (tool-availability deltas aside) before it in its request.
+        let previous_request = self.requests.last().copied();
+        self.requests.push(index);
+        let mut content_before = false;
+        for (part_index, part) in parts.iter().enumerate() {
+            let pos = Pos {
+                message: index,
+                part: part_index,
+            };
+            if let Some(id) = pairing::result_id(part) {
+                let key = pairing::CallKey::of(id, index, part_index);
+                let misplaced = match self.matcher.result(&key) {
+                    pairing::Answer::NoSuchCall => {
+                        self.collector.push(
+                            ViolationKind::OrphanReturn,
+                            pos,
+                            "no call in an earlier response has its tool_call_id".to_owned(),
+                        );
+                        None
+                    }
+                    pairing::Answer::NoOpenCall => Some(
+                        "it answers no open call: its call was already answered, or shadowed by a later call \
+                         with the same id"
+                            .to_owned(),
+                    ),
+                    pairing::Answer::Call(call) if previous_request.is_some_and(|request| request > call.message) => {
+                        Some(format!(
+                            "its call is at message {}, part {}; the first request after it is message {}",
+                            call.message,
+                            call.part,
+                            self.first_request_after(call.message)
+                        ))
+                    }
+                    pairing::Answer::Call(_) if content_before => {
+                        Some("other content of its request comes before it".to_owned())
+                    }
+                    pairing::Answer::Call(_) => None,
+                };
+                if let Some(detail) = misplaced {
+                    self.collector.push(ViolationKind::MisplacedReturn, pos, detail);
+                }
+            } else if !matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)) {
+                content_before = true;
+            }
+            match part {
+                ModelRequestPart::ToolReturn(ret) => {
+                    if let Some(problem) =
+                        typed::return_problem(false, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
+                    {
+                        self.collector.push(ViolationKind::TypedPartMismatch, pos, problem);
+                    }
+                }
+                ModelRequestPart::UserPrompt(prompt) => self.user_prompt(pos, &prompt.content),
+                ModelRequestPart::Unknown(object) => self.unknown_part(pos, object.tag("part_kind")),
                 _ => {}
             }
         }
     }
-    unanswered.extend(open.into_values().flatten().map(|pos| (pos, false)));
-    unanswered.sort_by_key(|(pos, _)| (pos.message, pos.part));
-    for (pos, missing_id) in unanswered {
-        let detail = if missing_id {
-            "it has no tool_call_id, so no builtin-tool-return can match it"
-        } else {
-            "no builtin-tool-return with its id follows it"
-        };
-        collector.push(ViolationKind::BuiltinCallWithoutReturn, pos, detail.to_owned());
-    }
-}
 
-/// Results must lead the first request after their call.
-fn check_placement(collector: &mut Collector<'_>, answers: &[(Pos, Option<Pos>)], orphans: &HashSet<Pos>) {
-    let history = collector.history;
-    // The first request after each message, computed backwards in one pass.
-    let mut next_request = vec![None; history.len()];
-    let mut following = None;
-    for (index, message) in history.iter().enumerate().rev() {
-        if let Some(slot) = next_request.get_mut(index) {
-            *slot = following;
-        }
-        if matches!(message, ModelMessage::Request(_)) {
-            following = Some(index);
-        }
+    /// The first request after message `index` (one was seen: a result answers a call before it).
+    fn first_request_after(&self, index: usize) -> usize {
+        let at = self.requests.partition_point(|&request| request <= index);
+        self.requests.get(at).copied().unwrap_or(index)
     }
-    // Per request, the first part that is neither a result nor a tool-availability delta
-    // (pydantic-ai leaves those deltas among the results).
-    let first_content: Vec<Option<usize>> = history
-        .iter()
-        .map(|message| match message {
-            ModelMessage::Request(request) => request.parts.iter().position(|part| {
-                !pairing::is_tool_result(part) && !matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
-            }),
-            ModelMessage::Response(_) => None,
-        })
-        .collect();
-    for &(result, call) in answers {
-        if orphans.contains(&result) {
-            continue;
-        }
-        let detail = match call {
-            None => Some(
-                "it answers no open call: its call was already answered, or shadowed by a later call with \
-                          the same id"
-                    .to_owned(),
-            ),
-            Some(call) => {
-                let expected = next_request.get(call.message).copied().flatten();
-                if expected != Some(result.message) {
-                    Some(format!(
-                        "its call is at message {}, part {}; the first request after it is message {}",
-                        call.message,
-                        call.part,
-                        expected.map_or_else(|| "(none)".to_owned(), |m| m.to_string())
-                    ))
-                } else if first_content
-                    .get(result.message)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|first| first < result.part)
-                {
-                    Some("other content of its request comes before it".to_owned())
-                } else {
-                    None
-                }
-            }
-        };
-        if let Some(detail) = detail {
-            collector.push(ViolationKind::MisplacedReturn, result, detail);
-        }
-    }
-}
 
-/// Empty messages and unknown kinds.
-fn check_shapes(collector: &mut Collector<'_>) {
-    let history = collector.history;
-    let last = history.len().checked_sub(1);
-    for (index, message) in history.iter().enumerate() {
-        let empty = match message {
-            ModelMessage::Request(request) => request.parts.is_empty() && Some(index) != last,
-            ModelMessage::Response(response) => response.parts.is_empty(),
-        };
-        if empty {
-            collector.found.push(Violation {
-                kind: ViolationKind::EmptyMessage,
-                message_index: index,
-                part_index: None,
-                tool_call_id: None,
-                tool_name: None,
-                detail: format!("this {} has no parts", message.tag().unwrap_or_default()),
-            });
-        }
+    fn unknown_part(&mut self, pos: Pos, tag: Option<String>) {
+        self.collector.push(
+            ViolationKind::UnknownPartKind,
+            pos,
+            format!("part_kind {}", described_tag(tag)),
+        );
     }
-    for (index, message) in history.iter().enumerate() {
-        let unknown_tags: Vec<(usize, Option<String>)> = match message {
-            ModelMessage::Request(request) => request
-                .parts
-                .iter()
-                .enumerate()
-                .filter_map(|(part, p)| match p {
-                    ModelRequestPart::Unknown(object) => Some((part, object.tag("part_kind"))),
-                    _ => None,
-                })
-                .collect(),
-            ModelMessage::Response(response) => response
-                .parts
-                .iter()
-                .enumerate()
-                .filter_map(|(part, p)| match p {
-                    ModelResponsePart::Unknown(object) => Some((part, object.tag("part_kind"))),
-                    _ => None,
-                })
-                .collect(),
+
+    fn user_prompt(&mut self, pos: Pos, content: &UserPromptContent) {
+        let UserPromptContent::Items(items) = content else {
+            return;
         };
-        for (part, tag) in unknown_tags {
-            collector.push(
-                ViolationKind::UnknownPartKind,
-                Pos { message: index, part },
-                format!(
-                    "part_kind {}",
-                    tag.map_or_else(|| "(missing)".to_owned(), |tag| format!("`{tag}`"))
-                ),
-            );
-        }
-    }
-    for (index, message) in history.iter().enumerate() {
-        let ModelMessage::Request(request) = message else {
-            continue;
-        };
-        for (part, p) in request.parts.iter().enumerate() {
-            let ModelRequestPart::UserPrompt(prompt) = p else {
-                continue;
-            };
-            let UserPromptContent::Items(items) = &prompt.content else {
-                continue;
-            };
-            for (item_index, item) in items.iter().enumerate() {
-                if let UserContent::Unknown(object) = item {
-                    let tag = object.tag("kind");
-                    collector.push(
-                        ViolationKind::UnknownContentKind,
-                        Pos { message: index, part },
-                        format!(
-                            "content item {item_index} has kind {}",
-                            tag.map_or_else(|| "(missing)".to_owned(), |tag| format!("`{tag}`"))
-                        ),
-                    );
-                }
+        for (item_index, item) in items.iter().enumerate() {
+            if let UserContent::Unknown(object) = item {
+                self.collector.push(
+                    ViolationKind::UnknownContentKind,
+                    pos,
+                    format!(
+                        "content item {item_index} has kind {}",
+                        described_tag(object.tag("kind"))
+                    ),
+                );
             }
         }
     }
+
+    fn finish(mut self) -> Vec<Violation> {
+        let walk = self.matcher.finish();
+        let mut dangling: Vec<Pos> = walk
+            .dangling
+            .iter()
+            .flat_map(|(&message, parts)| parts.iter().map(move |&part| Pos { message, part }))
+            .collect();
+        dangling.sort_unstable_by_key(|pos| (pos.message, pos.part));
+        for pos in dangling {
+            let detail = if self.collector.ids_at(pos).0.is_none() {
+                "it has no tool_call_id, so no result can answer it".to_owned()
+            } else if walk.last_response == Some(pos.message) {
+                "no later result answers it (it is in the last response, the live frontier a resumed run may still \
+                 answer)"
+                    .to_owned()
+            } else {
+                "no later result answers it".to_owned()
+            };
+            self.collector.push(ViolationKind::DanglingCall, pos, detail);
+        }
+
+        // Builtin calls need their builtin return later in the same response or in a later
+        // response (matched by id, oldest call first): providers co-locate them, and some
+        // (Anthropic tool search) return in a later response.
+        let mut unanswered: Vec<(Pos, bool)> = self.builtin_without_id.iter().map(|&pos| (pos, true)).collect();
+        unanswered.extend(self.open_builtin.into_values().flatten().map(|pos| (pos, false)));
+        unanswered.sort_unstable_by_key(|(pos, _)| (pos.message, pos.part));
+        for (pos, missing_id) in unanswered {
+            let detail = if missing_id {
+                "it has no tool_call_id, so no builtin-tool-return can match it"
+            } else {
+                "no builtin-tool-return with its id follows it"
+            };
+            self.collector
+                .push(ViolationKind::BuiltinCallWithoutReturn, pos, detail.to_owned());
+        }
+        self.collector.into_violations()
+    }
 }
 
-/// Tool parts pydantic-ai routes by `tool_kind` to a typed class they do not fit.
-fn check_typed_parts(collector: &mut Collector<'_>) {
-    let history = collector.history;
-    for (index, message) in history.iter().enumerate() {
-        let problems: Vec<(usize, String)> = match message {
-            ModelMessage::Response(response) => response
-                .parts
-                .iter()
-                .enumerate()
-                .filter_map(|(part, p)| {
-                    let problem = match p {
-                        ModelResponsePart::ToolCall(call) => {
-                            typed::call_problem(false, &call.tool_kind, &call.tool_name, &call.args)
-                        }
-                        ModelResponsePart::BuiltinToolCall(call) => {
-                            typed::call_problem(true, &call.tool_kind, &call.tool_name, &call.args)
-                        }
-                        ModelResponsePart::BuiltinToolReturn(ret) => {
-                            typed::return_problem(true, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
-                        }
-                        _ => None,
-                    };
-                    problem.map(|problem| (part, problem))
-                })
-                .collect(),
-            ModelMessage::Request(request) => request
-                .parts
-                .iter()
-                .enumerate()
-                .filter_map(|(part, p)| match p {
-                    ModelRequestPart::ToolReturn(ret) => {
-                        typed::return_problem(false, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
-                            .map(|problem| (part, problem))
-                    }
-                    _ => None,
-                })
-                .collect(),
-        };
-        for (part, problem) in problems {
-            collector.push(ViolationKind::TypedPartMismatch, Pos { message: index, part }, problem);
-        }
+fn empty_message(index: usize, message: &ModelMessage) -> Violation {
+    Violation {
+        kind: ViolationKind::EmptyMessage,
+        message_index: index,
+        part_index: None,
+        tool_call_id: None,
+        tool_name: None,
+        detail: format!("this {} has no parts", message.tag().unwrap_or_default()),
     }
+}
+
+fn described_tag(tag: Option<String>) -> String {
+    tag.map_or_else(|| "(missing)".to_owned(), |tag| format!("`{tag}`"))
 }

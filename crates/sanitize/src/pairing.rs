@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashMapExt};
 
-use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
+use msgflow_wire::{Field, ModelRequestPart, ModelResponsePart};
 
 /// What a call or result is matched by. A part without a `tool_call_id` gets a key of its own
 /// that matches nothing: pydantic-ai would give it a freshly generated id on load.
@@ -64,16 +64,6 @@ pub(crate) fn sorts_first(part: &ModelRequestPart) -> bool {
     is_tool_result(part)
 }
 
-/// One message as the matching walk sees it: the `(part index, key)` of its calls (a response)
-/// or its results (a request). Iterators, not collections, so that the walk allocates nothing
-/// per message.
-pub(crate) enum MessageView<C, R> {
-    /// A response with its `tool-call` parts.
-    Response(C),
-    /// A request with its result parts.
-    Request(R),
-}
-
 /// The keys of a response's `tool-call` parts.
 pub(crate) fn calls_of<'a>(
     index: usize,
@@ -95,17 +85,6 @@ pub(crate) fn results_of<'a>(
     })
 }
 
-/// The view of a wire message.
-pub(crate) fn view_of(
-    index: usize,
-    message: &ModelMessage,
-) -> MessageView<impl Iterator<Item = (usize, CallKey<'_>)>, impl Iterator<Item = (usize, CallKey<'_>)>> {
-    match message {
-        ModelMessage::Response(response) => MessageView::Response(calls_of(index, response.parts.iter())),
-        ModelMessage::Request(request) => MessageView::Request(results_of(index, request.parts.iter())),
-    }
-}
-
 /// A (message, part) position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Pos {
@@ -120,8 +99,6 @@ pub(crate) struct Walk {
     /// dangling by shadowing first, then the calls still open at the end grouped by id in order of
     /// each id's first appearance as a call, FIFO within an id.
     pub(crate) dangling: HashMap<usize, Vec<usize>>,
-    /// Every result, in order, with the call it answered (if any).
-    pub(crate) answers: Vec<(Pos, Option<Pos>)>,
     /// The index of the last response.
     pub(crate) last_response: Option<usize>,
 }
@@ -180,53 +157,93 @@ impl Pending {
     }
 }
 
-/// pydantic-ai's `_dangling_tool_calls_by_response`, in linear time.
-pub(crate) fn walk<'a, C, R>(views: impl IntoIterator<Item = MessageView<C, R>>) -> Walk
-where
-    C: Iterator<Item = (usize, CallKey<'a>)>,
-    R: Iterator<Item = (usize, CallKey<'a>)>,
-{
-    let views = views.into_iter();
-    // Sized up front: growing a large map rehashes every key it holds.
-    let mut slot_of: HashMap<CallKey<'a>, usize> = HashMap::with_capacity(views.size_hint().0);
-    // Open calls per id, in order of each id's first appearance (Python dict insertion order).
-    let mut slots: Vec<Pending> = Vec::with_capacity(views.size_hint().0);
-    let mut result = Walk::default();
-    for (index, view) in views.enumerate() {
-        match view {
-            MessageView::Response(calls) => {
-                result.last_response = Some(index);
-                for (part, key) in calls {
-                    let slot = *slot_of.entry(key).or_insert_with(|| {
-                        slots.push(Pending::None);
-                        slots.len() - 1
-                    });
-                    let Some(pending) = slots.get_mut(slot) else { continue };
-                    if pending.newest().is_some_and(|open| open.message != index) {
-                        // A call reusing the id of calls from an earlier response: those can no
-                        // longer be answered (a later result answers the new call), so they dangle.
-                        for shadowed in pending.drain() {
-                            result.dangling.entry(shadowed.message).or_default().push(shadowed.part);
-                        }
-                    }
-                    pending.push(Pos { message: index, part });
-                }
-            }
-            MessageView::Request(results) => {
-                for (part, key) in results {
-                    let answered = slot_of
-                        .get(&key)
-                        .and_then(|&slot| slots.get_mut(slot))
-                        .and_then(Pending::pop_oldest);
-                    result.answers.push((Pos { message: index, part }, answered));
-                }
-            }
+/// Everything the walk knows about one key.
+struct Slot {
+    /// The first call ever made with this key.
+    first: Pos,
+    /// Its calls still open.
+    pending: Pending,
+}
+
+/// What the walk made of a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// No earlier call has the result's key (pydantic-ai's orphan).
+    NoSuchCall,
+    /// Every earlier call with its key was already answered or shadowed.
+    NoOpenCall,
+    /// The oldest open call with its key, which it answers.
+    Call(Pos),
+}
+
+/// pydantic-ai's `_dangling_tool_calls_by_response` as a state machine fed one part at a time in
+/// history order, so that [`crate::check`] can make all its observations in one pass over the
+/// history (a pass per observation costs a trip through memory each on a big history). Linear time.
+pub(crate) struct Matcher<'a> {
+    /// Sized up front: growing a large map rehashes every key it holds.
+    slot_of: HashMap<CallKey<'a>, usize>,
+    /// Per key, in order of each key's first appearance (Python dict insertion order).
+    slots: Vec<Slot>,
+    walk: Walk,
+}
+
+impl<'a> Matcher<'a> {
+    /// A matcher for a history of about `messages` messages.
+    pub(crate) fn with_capacity(messages: usize) -> Self {
+        Matcher {
+            slot_of: HashMap::with_capacity(messages),
+            slots: Vec::with_capacity(messages),
+            walk: Walk::default(),
         }
     }
-    for mut pending in slots {
-        for open in pending.drain() {
-            result.dangling.entry(open.message).or_default().push(open.part);
+
+    /// A response starts (with or without calls).
+    pub(crate) fn response(&mut self, index: usize) {
+        self.walk.last_response = Some(index);
+    }
+
+    /// A `tool-call` of the current response; returns the first earlier call with the same key.
+    pub(crate) fn call(&mut self, pos: Pos, key: CallKey<'a>) -> Option<Pos> {
+        let slots = &mut self.slots;
+        let slot = *self.slot_of.entry(key).or_insert_with(|| {
+            slots.push(Slot {
+                first: pos,
+                pending: Pending::None,
+            });
+            slots.len() - 1
+        });
+        let slot = slots.get_mut(slot)?;
+        let pending = &mut slot.pending;
+        if pending.newest().is_some_and(|open| open.message != pos.message) {
+            // A call reusing the id of calls from an earlier response: those can no longer be
+            // answered (a later result answers the new call), so they dangle.
+            for shadowed in pending.drain() {
+                self.walk
+                    .dangling
+                    .entry(shadowed.message)
+                    .or_default()
+                    .push(shadowed.part);
+            }
+        }
+        pending.push(pos);
+        Some(slot.first).filter(|&first| first != pos)
+    }
+
+    /// A result of the current request: the call it answers, if any.
+    pub(crate) fn result(&mut self, key: &CallKey<'a>) -> Answer {
+        match self.slot_of.get(key).and_then(|&slot| self.slots.get_mut(slot)) {
+            None => Answer::NoSuchCall,
+            Some(slot) => slot.pending.pop_oldest().map_or(Answer::NoOpenCall, Answer::Call),
         }
     }
-    result
+
+    /// The calls left open and the other facts of the walk.
+    pub(crate) fn finish(mut self) -> Walk {
+        for slot in &mut self.slots {
+            for open in slot.pending.drain() {
+                self.walk.dangling.entry(open.message).or_default().push(open.part);
+            }
+        }
+        self.walk
+    }
 }

@@ -1,13 +1,13 @@
 //! [`repair`]: pydantic-ai 2.68.0's `repair_messages`, on the wire types, with a report.
 
-use foldhash::{HashMap, HashSet, HashSetExt};
+use foldhash::HashMap;
 
 use msgflow_wire::{
     Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, ToolReturnOutcome,
     ToolReturnPart,
 };
 
-use crate::pairing::{self, MessageView, Pos};
+use crate::pairing::{self, Pos};
 use crate::report::{Change, MoveReason, RepairReport};
 
 /// msgflow's default content for synthesized results (the text of the original design document).
@@ -59,6 +59,8 @@ enum Origin {
     Input(Pos),
     /// The synthesized result with this index in `Repairer::synthesized`.
     Synthesized(usize),
+    /// A part of a message the repair added (which starts out with synthesized parts only).
+    Inserted,
 }
 
 struct Tracked<P> {
@@ -66,24 +68,137 @@ struct Tracked<P> {
     part: P,
 }
 
-/// A message of the working history: its own fields (with empty `parts`), its tracked parts,
-/// and where it came from.
-enum Body {
-    Request(Box<ModelRequest>, Vec<Tracked<ModelRequestPart>>),
-    Response(Box<ModelResponse>, Vec<Tracked<ModelResponsePart>>),
+/// A request's or a response's parts, each with where it came from.
+enum TrackedParts {
+    Request(Vec<Tracked<ModelRequestPart>>),
+    Response(Vec<Tracked<ModelResponsePart>>),
 }
 
+/// A message of the working history. Most messages of a big history pass through untouched, so
+/// a message keeps its parts where they were read until a pass changes them (`tracked`): a
+/// repair then costs the size of what it changes, not of the history.
 struct Work {
-    body: Body,
+    /// The message; its `parts` are empty while `tracked` holds them.
+    message: ModelMessage,
+    /// `None`: `message.parts` are the parts of input message `inputs.first`, in input order.
+    tracked: Option<TrackedParts>,
     /// The input messages it holds (several after a merge; none for an inserted request).
-    inputs: Vec<usize>,
+    inputs: Inputs,
     /// The own fields of each merged input message, filled when a merge happens.
     originals: Vec<serde_json::Value>,
     /// Set once consecutive requests were merged into this one (keeps merging chains linear).
-    merged: Option<MergedRequest>,
+    merged: Option<Box<MergedRequest>>,
 }
 
-/// The state of a merged request while further requests may join it: `parts` of its body holds
+/// The input messages a [`Work`] holds, without an allocation for the usual single one.
+#[derive(Default)]
+struct Inputs {
+    first: Option<usize>,
+    more: Vec<usize>,
+}
+
+impl Inputs {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.len()
+    }
+
+    fn append(&mut self, other: Inputs) {
+        match self.first {
+            None => *self = other,
+            Some(_) => self.more.extend(other.first.into_iter().chain(other.more)),
+        }
+    }
+
+    fn into_vec(self) -> Vec<usize> {
+        self.first.into_iter().chain(self.more).collect()
+    }
+}
+
+impl Work {
+    fn input(index: usize, message: ModelMessage) -> Self {
+        Work {
+            message,
+            tracked: None,
+            inputs: Inputs {
+                first: Some(index),
+                more: Vec::new(),
+            },
+            originals: Vec::new(),
+            merged: None,
+        }
+    }
+
+    /// A request the repair adds.
+    fn inserted(parts: Vec<Tracked<ModelRequestPart>>) -> Self {
+        Work {
+            message: ModelMessage::from(ModelRequest::new(Vec::new())),
+            tracked: Some(TrackedParts::Request(parts)),
+            inputs: Inputs::default(),
+            originals: Vec::new(),
+            merged: None,
+        }
+    }
+
+    /// The request and its tracked parts (taken out of the message on first use); `None` for a
+    /// response.
+    fn request_parts(&mut self) -> Option<(&mut ModelRequest, &mut Vec<Tracked<ModelRequestPart>>)> {
+        let ModelMessage::Request(request) = &mut self.message else {
+            return None;
+        };
+        let input = self.inputs.first;
+        let tracked = self
+            .tracked
+            .get_or_insert_with(|| TrackedParts::Request(tracked(input, std::mem::take(&mut request.parts))));
+        match tracked {
+            TrackedParts::Request(parts) => Some((request, parts)),
+            TrackedParts::Response(_) => None,
+        }
+    }
+
+    /// The response's tracked parts (taken out of the message on first use); `None` for a
+    /// request.
+    fn response_parts(&mut self) -> Option<&mut Vec<Tracked<ModelResponsePart>>> {
+        let ModelMessage::Response(response) = &mut self.message else {
+            return None;
+        };
+        let input = self.inputs.first;
+        let tracked = self
+            .tracked
+            .get_or_insert_with(|| TrackedParts::Response(tracked(input, std::mem::take(&mut response.parts))));
+        match tracked {
+            TrackedParts::Response(parts) => Some(parts),
+            TrackedParts::Request(_) => None,
+        }
+    }
+
+    /// Whether a request's parts hold content between tool results (see
+    /// [`Repairer::move_from_between_results`]), read wherever the parts are.
+    fn has_content_between_results(&self) -> bool {
+        match (&self.tracked, &self.message) {
+            (Some(TrackedParts::Request(parts)), _) => content_between_results(parts.iter().map(|t| &t.part)),
+            (None, ModelMessage::Request(request)) => content_between_results(request.parts.iter()),
+            _ => false,
+        }
+    }
+
+    /// The message's own fields (every key but `parts`) as JSON.
+    fn own_fields(&mut self) -> serde_json::Value {
+        match &mut self.message {
+            ModelMessage::Request(request) => without_parts(request, |request| &mut request.parts),
+            ModelMessage::Response(response) => without_parts(response, |response| &mut response.parts),
+        }
+    }
+}
+
+/// `header`'s fields but `parts` (set aside while it is serialised) as JSON.
+fn without_parts<T: serde::Serialize, P>(header: &mut T, parts: impl Fn(&mut T) -> &mut Vec<P>) -> serde_json::Value {
+    let held = std::mem::take(parts(header));
+    let fields = header_fields(header);
+    *parts(header) = held;
+    fields
+}
+
+/// The state of a merged request while further requests may join it: the tracked parts hold
 /// the results (which sort first), `rest` the other parts; the framework metadata namespace is
 /// kept parsed. Both are folded back in [`Repairer::finish`].
 #[derive(Default)]
@@ -123,10 +238,54 @@ struct Synthesized {
 pub fn repair(mut history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
     let mut repairer = Repairer::default();
     repairer.assign_missing_call_ids(&mut history);
-    let work = repairer.drop_orphans(history);
-    let work = repairer.close_dangling(work, options);
+    let plan = Plan::of(&history, options);
+    let work = repairer.drop_orphans(history, &plan.orphans);
+    let work = repairer.close_dangling(work, &plan.dangling, options);
     let work = repairer.merge_consecutive(work);
     repairer.finish(work)
+}
+
+/// What passes 1 and 2 change, found in one read-only pass over the input: the matching walk does
+/// not see orphans (no call has their key), so it gives the same dangling calls before pass 1 as
+/// after it, at input positions.
+struct Plan {
+    /// The orphan results, in input order.
+    orphans: Vec<Pos>,
+    /// The calls to close, by input response.
+    dangling: HashMap<usize, Vec<usize>>,
+}
+
+impl Plan {
+    fn of(history: &[ModelMessage], options: &RepairOptions) -> Self {
+        let mut matcher = pairing::Matcher::with_capacity(history.len());
+        let mut orphans = Vec::new();
+        for (index, message) in history.iter().enumerate() {
+            match message {
+                ModelMessage::Response(response) => {
+                    matcher.response(index);
+                    for (part, key) in pairing::calls_of(index, response.parts.iter()) {
+                        matcher.call(Pos { message: index, part }, key);
+                    }
+                }
+                ModelMessage::Request(request) => {
+                    for (part, key) in pairing::results_of(index, request.parts.iter()) {
+                        if matcher.result(&key) == pairing::Answer::NoSuchCall {
+                            orphans.push(Pos { message: index, part });
+                        }
+                    }
+                }
+            }
+        }
+        let walk = matcher.finish();
+        let mut dangling = walk.dangling;
+        if !options.repair_last_response {
+            if let Some(last) = walk.last_response {
+                dangling.remove(&last);
+            }
+        }
+        dangling.retain(|_, calls| !calls.is_empty());
+        Plan { orphans, dangling }
+    }
 }
 
 #[derive(Default)]
@@ -134,14 +293,6 @@ struct Repairer {
     changes: Vec<Change>,
     synthesized: Vec<Synthesized>,
     moved: HashMap<Pos, MoveReason>,
-}
-
-/// A message's own fields (every key but `parts`) as JSON.
-fn own_fields(body: &Body) -> serde_json::Value {
-    match body {
-        Body::Request(header, _) => header_fields(header),
-        Body::Response(header, _) => header_fields(header),
-    }
 }
 
 /// The fields of a message header (its parts are held apart, so `parts` is empty) without `parts`.
@@ -157,12 +308,17 @@ fn header_fields<T: serde::Serialize>(header: &T) -> serde_json::Value {
     }
 }
 
-fn tracked<P>(message: usize, parts: Vec<P>) -> Vec<Tracked<P>> {
+/// `parts` tagged with their input positions (none for parts of an inserted message, which are
+/// tracked from the start).
+fn tracked<P>(message: Option<usize>, parts: Vec<P>) -> Vec<Tracked<P>> {
     parts
         .into_iter()
         .enumerate()
         .map(|(part, p)| Tracked {
-            origin: Origin::Input(Pos { message, part }),
+            origin: match message {
+                Some(message) => Origin::Input(Pos { message, part }),
+                None => Origin::Inserted,
+            },
             part: p,
         })
         .collect()
@@ -193,103 +349,58 @@ impl Repairer {
         }
     }
 
-    /// Pass 1, pydantic-ai's `_drop_orphaned_tool_results`.
-    fn drop_orphans(&mut self, history: Vec<ModelMessage>) -> Vec<Work> {
+    /// Pass 1, pydantic-ai's `_drop_orphaned_tool_results`: removes `orphans`, and the interior
+    /// requests they leave empty.
+    fn drop_orphans(&mut self, history: Vec<ModelMessage>, orphans: &[Pos]) -> Vec<Work> {
         let last_index = history.len().checked_sub(1);
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut work = Vec::with_capacity(history.len());
+        let mut orphans = orphans.iter().copied().peekable();
+        let mut work = Vec::with_capacity(history.len() + 1);
         for (index, message) in history.into_iter().enumerate() {
-            match message {
-                ModelMessage::Response(mut response) => {
-                    for part in &response.parts {
-                        if let ModelResponsePart::ToolCall(call) = part {
-                            if let Some(id) = call.tool_call_id.get() {
-                                seen.insert(id.clone());
-                            }
-                        }
-                    }
-                    let parts = std::mem::take(&mut response.parts);
-                    work.push(Work {
-                        body: Body::Response(response, tracked(index, parts)),
-                        inputs: vec![index],
-                        originals: Vec::new(),
-                        merged: None,
-                    });
-                }
-                ModelMessage::Request(mut request) => {
-                    let parts = std::mem::take(&mut request.parts);
-                    let had_parts = !parts.is_empty();
-                    let mut kept = Vec::with_capacity(parts.len());
-                    for (part_index, part) in parts.into_iter().enumerate() {
-                        let orphan_id = match pairing::result_id(&part) {
-                            Some(id) => match id.get() {
-                                Some(id) if seen.contains(id) => None,
-                                Some(id) => Some(Some(id.clone())),
-                                None => Some(None),
-                            },
-                            None => None,
+            let mut message = Work::input(index, message);
+            if orphans.peek().is_some_and(|orphan| orphan.message == index) {
+                if let Some((_, parts)) = message.request_parts() {
+                    for tracked in std::mem::take(parts) {
+                        let Origin::Input(pos) = tracked.origin else {
+                            parts.push(tracked);
+                            continue;
                         };
-                        match orphan_id {
-                            Some(tool_call_id) => self.changes.push(Change::RemovedOrphanReturn {
-                                input_message: index,
-                                input_part: part_index,
-                                tool_call_id,
-                                part: Box::new(part),
-                            }),
-                            None => kept.push(Tracked {
-                                origin: Origin::Input(Pos {
-                                    message: index,
-                                    part: part_index,
-                                }),
-                                part,
-                            }),
+                        if orphans.next_if_eq(&pos).is_some() {
+                            self.changes.push(Change::RemovedOrphanReturn {
+                                input_message: pos.message,
+                                input_part: pos.part,
+                                tool_call_id: pairing::result_id(&tracked.part).and_then(|id| id.get().cloned()),
+                                part: Box::new(tracked.part),
+                            });
+                        } else {
+                            parts.push(tracked);
                         }
                     }
-                    let body = Body::Request(request, kept);
-                    if had_parts
-                        && matches!(&body, Body::Request(_, kept) if kept.is_empty())
-                        && Some(index) != last_index
-                    {
+                    if parts.is_empty() && Some(index) != last_index {
                         self.changes.push(Change::RemovedEmptyRequest {
                             input_message: index,
-                            fields: own_fields(&body),
+                            fields: message.own_fields(),
                         });
                         continue;
                     }
-                    work.push(Work {
-                        body,
-                        inputs: vec![index],
-                        originals: Vec::new(),
-                        merged: None,
-                    });
                 }
             }
+            work.push(message);
         }
         work
     }
 
-    /// Pass 2, pydantic-ai's `_repair_dangling_tool_calls`.
-    fn close_dangling(&mut self, work: Vec<Work>, options: &RepairOptions) -> Vec<Work> {
-        let views = work.iter().enumerate().map(|(index, message)| match &message.body {
-            Body::Response(_, parts) => {
-                MessageView::Response(pairing::calls_of(index, parts.iter().map(|tracked| &tracked.part)))
-            }
-            Body::Request(_, parts) => {
-                MessageView::Request(pairing::results_of(index, parts.iter().map(|tracked| &tracked.part)))
-            }
-        });
-        let walk = pairing::walk(views);
-        let mut dangling = walk.dangling;
-        if !options.repair_last_response {
-            if let Some(last) = walk.last_response {
-                dangling.remove(&last);
-            }
-        }
-        dangling.retain(|_, calls| !calls.is_empty());
+    /// Pass 2, pydantic-ai's `_repair_dangling_tool_calls`: a synthesized result for each call
+    /// in `dangling` (by input response), after the results of the next message if it is a
+    /// request, else in a new request.
+    fn close_dangling(
+        &mut self,
+        work: Vec<Work>,
+        dangling: &HashMap<usize, Vec<usize>>,
+        options: &RepairOptions,
+    ) -> Vec<Work> {
         if dangling.is_empty() {
             return work;
         }
-
         let content = RawJson::string(&options.content);
         let mut metadata_object = serde_json::Map::new();
         metadata_object.insert(SYNTHESIZED_METADATA_KEY.to_owned(), serde_json::Value::Bool(true));
@@ -297,18 +408,19 @@ impl Repairer {
 
         let mut repaired = Vec::with_capacity(work.len() + 1);
         let mut pending: Vec<Tracked<ModelRequestPart>> = Vec::new();
-        for (index, mut message) in work.into_iter().enumerate() {
-            match &mut message.body {
-                Body::Response(response, parts) => {
+        for mut message in work {
+            match &message.message {
+                ModelMessage::Response(response) => {
                     if !pending.is_empty() {
-                        repaired.push(new_request(std::mem::take(&mut pending)));
+                        repaired.push(Work::inserted(std::mem::take(&mut pending)));
                     }
-                    for &part_index in dangling.get(&index).map(Vec::as_slice).unwrap_or_default() {
-                        let Some(Tracked {
-                            origin,
-                            part: ModelResponsePart::ToolCall(call),
-                        }) = parts.get(part_index)
-                        else {
+                    // Responses are still as read here: input part `index` is `parts[index]`.
+                    let Some(input) = message.inputs.first else {
+                        repaired.push(message);
+                        continue;
+                    };
+                    for &part_index in dangling.get(&input).map(Vec::as_slice).unwrap_or_default() {
+                        let Some(ModelResponsePart::ToolCall(call)) = response.parts.get(part_index) else {
                             continue;
                         };
                         let mut synthesized = ToolReturnPart::new(call.tool_name.clone(), content.clone());
@@ -320,15 +432,13 @@ impl Repairer {
                         synthesized.metadata = Field::Present(metadata.clone());
                         synthesized.timestamp = response.timestamp.clone();
                         synthesized.outcome = Field::Present(ToolReturnOutcome::Interrupted);
-                        let call_pos = match origin {
-                            Origin::Input(pos) => *pos,
-                            // Response parts are never synthesized.
-                            Origin::Synthesized(_) => continue,
-                        };
                         self.synthesized.push(Synthesized {
                             tool_call_id: call.tool_call_id.get().cloned(),
                             tool_name: call.tool_name.clone(),
-                            call: call_pos,
+                            call: Pos {
+                                message: input,
+                                part: part_index,
+                            },
                         });
                         pending.push(Tracked {
                             origin: Origin::Synthesized(self.synthesized.len() - 1),
@@ -336,20 +446,22 @@ impl Repairer {
                         });
                     }
                 }
-                Body::Request(_, parts) => {
+                ModelMessage::Request(_) => {
                     if !pending.is_empty() {
-                        let insert_at = parts
-                            .iter()
-                            .rposition(|tracked| pairing::is_tool_result(&tracked.part))
-                            .map_or(0, |last| last + 1);
-                        parts.splice(insert_at..insert_at, std::mem::take(&mut pending));
+                        if let Some((_, parts)) = message.request_parts() {
+                            let insert_at = parts
+                                .iter()
+                                .rposition(|tracked| pairing::is_tool_result(&tracked.part))
+                                .map_or(0, |last| last + 1);
+                            parts.splice(insert_at..insert_at, std::mem::take(&mut pending));
+                        }
                     }
                 }
             }
             repaired.push(message);
         }
         if !pending.is_empty() {
-            repaired.push(new_request(pending));
+            repaired.push(Work::inserted(pending));
         }
         repaired
     }
@@ -358,37 +470,38 @@ impl Repairer {
     fn merge_consecutive(&mut self, work: Vec<Work>) -> Vec<Work> {
         let mut clean: Vec<Work> = Vec::with_capacity(work.len());
         for mut message in work {
-            let merged = match (clean.last_mut(), &mut message.body) {
-                (Some(last), Body::Request(request, parts)) => self.merge_request(last, request, parts),
-                (Some(last), Body::Response(response, parts)) => merge_response(last, response, parts),
-                (None, _) => false,
+            let merged = match clean.last_mut() {
+                Some(last) => match message.message {
+                    ModelMessage::Request(_) => self.merge_request(last, &mut message),
+                    ModelMessage::Response(_) => merge_response(last, &mut message),
+                },
+                None => false,
             };
             if merged {
                 if let Some(last) = clean.last_mut() {
-                    last.inputs.append(&mut message.inputs);
+                    last.inputs.append(std::mem::take(&mut message.inputs));
                 }
                 continue;
             }
-            if let Body::Request(_, parts) = &mut message.body {
-                self.move_from_between_results(parts);
+            if message.has_content_between_results() {
+                if let Some((_, parts)) = message.request_parts() {
+                    self.move_from_between_results(parts);
+                }
             }
             clean.push(message);
         }
         clean
     }
 
-    /// pydantic-ai's `_append_request` merge branch; `false` when `request` cannot join `last`.
+    /// pydantic-ai's `_append_request` merge branch; `false` when request `joining` cannot join
+    /// `last`.
     ///
     /// The merged parts are a stable sort of the concatenation, results first. `last` keeps its
     /// results and other parts apart ([`MergedRequest`]), so each merge costs only the size of
     /// the joining request.
-    fn merge_request(
-        &mut self,
-        last: &mut Work,
-        request: &mut ModelRequest,
-        parts: &mut Vec<Tracked<ModelRequestPart>>,
-    ) -> bool {
-        let Body::Request(last_request, _) = &last.body else {
+    fn merge_request(&mut self, last: &mut Work, joining: &mut Work) -> bool {
+        let (ModelMessage::Request(last_request), ModelMessage::Request(request)) = (&last.message, &joining.message)
+        else {
             return false;
         };
         let non_empty = |instructions: &Field<String>| instructions.get().filter(|text| !text.is_empty()).is_some();
@@ -399,26 +512,28 @@ impl Repairer {
             return false;
         }
         if last.originals.is_empty() {
-            last.originals.push(own_fields(&last.body));
+            let fields = last.own_fields();
+            last.originals.push(fields);
         }
-        last.originals.push(header_fields(request));
-        let Body::Request(last_request, last_parts) = &mut last.body else {
+        let fields = joining.own_fields();
+        last.originals.push(fields);
+        let mut merged_state = last.merged.take();
+        let (Some((last_request, last_parts)), Some((request, parts))) =
+            (last.request_parts(), joining.request_parts())
+        else {
             return false;
         };
-        let state = match &mut last.merged {
-            Some(state) => state,
-            None => {
-                // First merge: split the earlier request's parts, results first.
-                let mut results = Vec::with_capacity(last_parts.len());
-                let mut rest = Vec::new();
-                for tracked in std::mem::take(last_parts) {
-                    self.sort_part(tracked, &mut results, &mut rest);
-                }
-                *last_parts = results;
-                let namespace = framework_namespace(&last_request.metadata);
-                last.merged.insert(MergedRequest { rest, namespace })
+        let state = merged_state.get_or_insert_with(|| {
+            // First merge: split the earlier request's parts, results first.
+            let mut results = Vec::with_capacity(last_parts.len());
+            let mut rest = Vec::new();
+            for tracked in std::mem::take(last_parts) {
+                self.sort_part(tracked, &mut results, &mut rest);
             }
-        };
+            *last_parts = results;
+            let namespace = framework_namespace(&last_request.metadata);
+            Box::new(MergedRequest { rest, namespace })
+        });
         for tracked in std::mem::take(parts) {
             self.sort_part(tracked, last_parts, &mut state.rest);
         }
@@ -450,10 +565,10 @@ impl Repairer {
         let mut merged = ModelRequest::new(Vec::new());
         merged.instructions = instructions;
         merged.timestamp = timestamp;
-        **last_request = merged;
+        *last_request = merged;
+        last.merged = merged_state;
         true
     }
-
     /// Appends a part to a merged request's results or other parts; a result that follows other
     /// content in the concatenation has moved.
     fn sort_part(
@@ -481,20 +596,11 @@ impl Repairer {
         let (Some(first), Some(last)) = (first, last) else {
             return;
         };
-        let stays = |part: &ModelRequestPart| {
-            pairing::is_tool_result(part) || matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
-        };
-        let needs_move = parts
-            .get(first..=last)
-            .is_some_and(|between| between.iter().any(|tracked| !stays(&tracked.part)));
-        if !needs_move {
-            return;
-        }
         let tail = parts.split_off(last + 1);
         let between = parts.split_off(first);
         let mut moved = Vec::new();
         for tracked in between {
-            if stays(&tracked.part) {
+            if stays_among_results(&tracked.part) {
                 parts.push(tracked);
             } else {
                 if let Origin::Input(pos) = tracked.origin {
@@ -510,27 +616,29 @@ impl Repairer {
     /// Rebuilds wire messages and lists the changes with their output positions.
     fn finish(mut self, work: Vec<Work>) -> Repair {
         let mut history = Vec::with_capacity(work.len());
-        for (output_message, message) in work.into_iter().enumerate() {
-            if message.inputs.is_empty() {
+        for (output_message, mut message) in work.into_iter().enumerate() {
+            let inputs = message.inputs.len();
+            if inputs == 0 {
                 self.changes.push(Change::InsertedRequest { output_message });
             }
-            if message.inputs.len() > 1 {
-                let (input_messages, originals) = (message.inputs, message.originals);
-                self.changes.push(match &message.body {
-                    Body::Request(..) => Change::MergedRequests {
+            if inputs > 1 {
+                let (input_messages, originals) = (message.inputs.into_vec(), message.originals);
+                self.changes.push(match &message.message {
+                    ModelMessage::Request(_) => Change::MergedRequests {
                         output_message,
                         input_messages,
                         originals,
                     },
-                    Body::Response(..) => Change::MergedResponses {
+                    ModelMessage::Response(_) => Change::MergedResponses {
                         output_message,
                         input_messages,
                         originals,
                     },
                 });
             }
-            match message.body {
-                Body::Request(mut request, mut parts) => {
+            match (&mut message.message, message.tracked) {
+                (_, None) => {}
+                (ModelMessage::Request(request), Some(TrackedParts::Request(mut parts))) => {
                     if let Some(merged) = message.merged {
                         parts.extend(merged.rest);
                         request.metadata = framework_metadata(merged.namespace);
@@ -543,13 +651,14 @@ impl Repairer {
                             tracked.part
                         })
                         .collect();
-                    history.push(ModelMessage::Request(request));
                 }
-                Body::Response(mut response, parts) => {
+                (ModelMessage::Response(response), Some(TrackedParts::Response(parts))) => {
                     response.parts = parts.into_iter().map(|tracked| tracked.part).collect();
-                    history.push(ModelMessage::Response(response));
                 }
+                // `Work` only tracks the parts of its own kind of message.
+                (_, Some(_)) => {}
             }
+            history.push(message.message);
         }
         Repair {
             history,
@@ -582,33 +691,51 @@ impl Repairer {
                     });
                 }
             }
+            Origin::Inserted => {}
         }
     }
 }
 
-fn new_request(parts: Vec<Tracked<ModelRequestPart>>) -> Work {
-    Work {
-        body: Body::Request(Box::new(ModelRequest::new(Vec::new())), parts),
-        inputs: Vec::new(),
-        originals: Vec::new(),
-        merged: None,
+/// A part that pydantic-ai's `_move_parts_from_between_tool_results` leaves among the results: a
+/// result, or a tool-availability delta.
+fn stays_among_results(part: &ModelRequestPart) -> bool {
+    pairing::is_tool_result(part) || matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
+}
+
+/// Whether other content sits between the first and the last tool result of these parts.
+fn content_between_results<'a>(parts: impl Iterator<Item = &'a ModelRequestPart>) -> bool {
+    let mut results_seen = false;
+    let mut content_after_result = false;
+    for part in parts {
+        if pairing::is_tool_result(part) {
+            if content_after_result {
+                return true;
+            }
+            results_seen = true;
+        } else if results_seen && !stays_among_results(part) {
+            content_after_result = true;
+        }
     }
+    false
 }
 
 /// pydantic-ai's `_append_response` merge branch: only two synthetic responses merge, keeping
 /// the earlier one's fields.
-fn merge_response(last: &mut Work, response: &ModelResponse, parts: &mut Vec<Tracked<ModelResponsePart>>) -> bool {
-    let Body::Response(last_response, _) = &last.body else {
+fn merge_response(last: &mut Work, joining: &mut Work) -> bool {
+    let (ModelMessage::Response(last_response), ModelMessage::Response(response)) = (&last.message, &joining.message)
+    else {
         return false;
     };
     if !is_synthetic(last_response) || !is_synthetic(response) {
         return false;
     }
     if last.originals.is_empty() {
-        last.originals.push(own_fields(&last.body));
+        let fields = last.own_fields();
+        last.originals.push(fields);
     }
-    last.originals.push(header_fields(response));
-    if let Body::Response(_, last_parts) = &mut last.body {
+    let fields = joining.own_fields();
+    last.originals.push(fields);
+    if let (Some(last_parts), Some(parts)) = (last.response_parts(), joining.response_parts()) {
         last_parts.append(parts);
     }
     true

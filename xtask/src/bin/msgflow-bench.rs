@@ -30,6 +30,10 @@ use msgflow_wire::ModelMessage;
 /// use.
 const WARM_UP_HISTORY: &[u8] = br#"[{"parts":[{"content":"sys","timestamp":"2025-01-02T03:04:05.000001Z","part_kind":"system-prompt"},{"content":"hi","timestamp":"2025-01-02T03:04:05.000002Z","part_kind":"user-prompt"}],"timestamp":"2025-01-02T03:04:05.000003Z","instructions":"be brief","kind":"request"},{"parts":[{"content":"hmm","signature":"c2ln","provider_name":"anthropic","part_kind":"thinking"},{"content":"ok","part_kind":"text"},{"tool_name":"read_file","args":{"path":"a.py"},"tool_call_id":"toolu_00000001","part_kind":"tool-call"}],"usage":{"input_tokens":1,"output_tokens":1,"details":{"reasoning_tokens":0}},"timestamp":"2025-01-02T03:04:06.000001Z","kind":"response","finish_reason":"tool_call"},{"parts":[{"tool_name":"read_file","content":[{"line":1,"text":"x"}],"tool_call_id":"toolu_00000001","timestamp":"2025-01-02T03:04:07.000001Z","part_kind":"tool-return"}],"kind":"request"}]"#;
 
+/// What the cold operations write before each run: more than the last-level cache holds (this
+/// machine reports 480 MiB of L3), so that none of the operation's data is left in it.
+const CACHE_EVICTION_BYTES: usize = 1 << 30;
+
 /// After a successful reset VmHWM equals VmRSS; allow for pages touched between the two reads.
 const RESET_SLACK_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -57,6 +61,18 @@ enum Operation {
     /// `msgflow_wire::to_writer` into a buffer whose memory is already mapped (a diagnostic:
     /// `serialise` minus the kernel's cost of providing fresh pages for the output).
     SerialiseWarm,
+    /// `check`, with the CPU caches emptied before each run (a diagnostic: how much of `check`'s
+    /// time on a small history is the parsed history still being in the cache).
+    CheckCold,
+    /// `repair`, with the CPU caches emptied before each run (see `check-cold`).
+    RepairCold,
+}
+
+impl Operation {
+    /// Whether the caches are emptied before each run.
+    fn is_cold(self) -> bool {
+        matches!(self, Operation::CheckCold | Operation::RepairCold)
+    }
 }
 
 #[derive(Parser)]
@@ -111,7 +127,7 @@ impl Spare {
         };
         Spare {
             buffer,
-            history: (op == Operation::Repair).then(|| parsed.to_vec()),
+            history: matches!(op, Operation::Repair | Operation::RepairCold).then(|| parsed.to_vec()),
         }
     }
 
@@ -142,8 +158,8 @@ fn run_once(
             let back = msgflow_adapter::from_canonical_history(&canonical)?;
             Output::Canonical(canonical, back)
         }
-        Operation::Check => Output::Violations(msgflow_sanitize::check(parsed)),
-        Operation::Repair => {
+        Operation::Check | Operation::CheckCold => Output::Violations(msgflow_sanitize::check(parsed)),
+        Operation::Repair | Operation::RepairCold => {
             let history = spare.history.context("repair needs a copy of the history")?;
             Output::Repair(msgflow_sanitize::repair(history, &RepairOptions::default()))
         }
@@ -231,7 +247,15 @@ fn main() -> Result<()> {
             | Operation::CanonicalRoundtrip
             | Operation::Check
             | Operation::Repair
+            | Operation::CheckCold
+            | Operation::RepairCold
     );
+    // Mapped before the first run, so that writing it later changes no memory figure.
+    let mut eviction = if cli.op.is_cold() {
+        vec![1_u8; CACHE_EVICTION_BYTES]
+    } else {
+        Vec::new()
+    };
     let parsed = if needs_parsed {
         msgflow_wire::from_vec(input.clone()).with_context(|| format!("parsing {}", cli.file.display()))?
     } else {
@@ -251,6 +275,10 @@ fn main() -> Result<()> {
             process_peak = process_peak.max(status_bytes("VmHWM").unwrap_or(0));
             let rss_before = status_bytes("VmRSS");
             memory_baseline = rss_before.filter(|_| reset_peak_rss());
+        }
+        if !eviction.is_empty() {
+            eviction.fill(run as u8);
+            black_box(&eviction);
         }
         let started = Instant::now();
         let output = black_box(run_once(cli.op, &cli.file, black_box(&input), &parsed, spare)?);
