@@ -172,11 +172,11 @@ impl Work {
     }
 
     /// Whether a request's parts hold content between tool results (see
-    /// [`Repairer::move_from_between_results`]), read wherever the parts are.
-    fn has_content_between_results(&self) -> bool {
-        match (&self.tracked, &self.message) {
-            (Some(TrackedParts::Request(parts)), _) => content_between_results(parts.iter().map(|t| &t.part)),
-            (None, ModelMessage::Request(request)) => content_between_results(request.parts.iter()),
+    /// [`Repairer::move_from_between_results`]): for parts still as read, as the plan found.
+    fn has_content_between_results(&self, plan: &Plan) -> bool {
+        match (&self.tracked, &self.message, self.inputs.first) {
+            (Some(TrackedParts::Request(parts)), _, _) => content_between(parts.iter().map(|t| &t.part)),
+            (None, ModelMessage::Request(_), Some(input)) => plan.content_between_results.binary_search(&input).is_ok(),
             _ => false,
         }
     }
@@ -237,29 +237,39 @@ struct Synthesized {
 /// linear time; deterministic and idempotent (repairing the output changes nothing).
 pub fn repair(mut history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
     let mut repairer = Repairer::default();
-    repairer.assign_missing_call_ids(&mut history);
-    let plan = Plan::of(&history, options);
+    let plan = Plan::of(&mut history, options, &mut repairer.changes);
     let work = repairer.drop_orphans(history, &plan.orphans);
     let work = repairer.close_dangling(work, &plan.dangling, options);
-    let work = repairer.merge_consecutive(work);
+    let work = repairer.merge_consecutive(work, &plan);
     repairer.finish(work)
 }
 
-/// What passes 1 and 2 change, found in one read-only pass over the input: the matching walk does
-/// not see orphans (no call has their key), so it gives the same dangling calls before pass 1 as
-/// after it, at input positions.
+/// What the passes will change, found in one pass over the input (a pass per question costs a
+/// trip through memory each on a big history). The matching walk does not see orphans (no call
+/// has their key), so it gives the same dangling calls before pass 1 as after it, at input
+/// positions.
 struct Plan {
     /// The orphan results, in input order.
     orphans: Vec<Pos>,
     /// The calls to close, by input response.
     dangling: HashMap<usize, Vec<usize>>,
+    /// The input requests with other content between their tool results, in input order.
+    content_between_results: Vec<usize>,
 }
 
 impl Plan {
-    fn of(history: &[ModelMessage], options: &RepairOptions) -> Self {
+    /// Also gives every tool call without a `tool_call_id` a deterministic one (recorded in
+    /// `changes`), so that the walk can match it.
+    fn of(history: &mut [ModelMessage], options: &RepairOptions, changes: &mut Vec<Change>) -> Self {
         let mut matcher = pairing::Matcher::with_capacity(history.len());
         let mut orphans = Vec::new();
-        for (index, message) in history.iter().enumerate() {
+        let mut content_between_results = Vec::new();
+        for (index, message) in history.iter_mut().enumerate() {
+            if let ModelMessage::Response(response) = message {
+                assign_missing_call_ids(index, response, changes);
+            }
+            // Read-only from here on, for as long as the matcher holds its ids.
+            let message: &ModelMessage = message;
             match message {
                 ModelMessage::Response(response) => {
                     matcher.response(index);
@@ -273,6 +283,9 @@ impl Plan {
                             orphans.push(Pos { message: index, part });
                         }
                     }
+                    if content_between(request.parts.iter()) {
+                        content_between_results.push(index);
+                    }
                 }
             }
         }
@@ -284,7 +297,31 @@ impl Plan {
             }
         }
         dangling.retain(|_, calls| !calls.is_empty());
-        Plan { orphans, dangling }
+        Plan {
+            orphans,
+            dangling,
+            content_between_results,
+        }
+    }
+}
+
+/// Gives every tool call of input response `input_message` without a `tool_call_id` one derived
+/// from its position.
+fn assign_missing_call_ids(input_message: usize, response: &mut ModelResponse, changes: &mut Vec<Change>) {
+    for (input_part, part) in response.parts.iter_mut().enumerate() {
+        let ModelResponsePart::ToolCall(call) = part else {
+            continue;
+        };
+        if call.tool_call_id.get().is_some() {
+            continue;
+        }
+        let tool_call_id = format!("msgflow_call_{input_message}_{input_part}");
+        call.tool_call_id = Field::Present(tool_call_id.clone());
+        changes.push(Change::AssignedToolCallId {
+            input_message,
+            input_part,
+            tool_call_id,
+        });
     }
 }
 
@@ -325,30 +362,6 @@ fn tracked<P>(message: Option<usize>, parts: Vec<P>) -> Vec<Tracked<P>> {
 }
 
 impl Repairer {
-    /// Gives every tool call without a `tool_call_id` a deterministic one.
-    fn assign_missing_call_ids(&mut self, history: &mut [ModelMessage]) {
-        for (input_message, message) in history.iter_mut().enumerate() {
-            let ModelMessage::Response(response) = message else {
-                continue;
-            };
-            for (input_part, part) in response.parts.iter_mut().enumerate() {
-                let ModelResponsePart::ToolCall(call) = part else {
-                    continue;
-                };
-                if call.tool_call_id.get().is_some() {
-                    continue;
-                }
-                let tool_call_id = format!("msgflow_call_{input_message}_{input_part}");
-                call.tool_call_id = Field::Present(tool_call_id.clone());
-                self.changes.push(Change::AssignedToolCallId {
-                    input_message,
-                    input_part,
-                    tool_call_id,
-                });
-            }
-        }
-    }
-
     /// Pass 1, pydantic-ai's `_drop_orphaned_tool_results`: removes `orphans`, and the interior
     /// requests they leave empty.
     fn drop_orphans(&mut self, history: Vec<ModelMessage>, orphans: &[Pos]) -> Vec<Work> {
@@ -467,7 +480,7 @@ impl Repairer {
     }
 
     /// Pass 3, pydantic-ai's `_merge_consecutive_messages`.
-    fn merge_consecutive(&mut self, work: Vec<Work>) -> Vec<Work> {
+    fn merge_consecutive(&mut self, work: Vec<Work>, plan: &Plan) -> Vec<Work> {
         let mut clean: Vec<Work> = Vec::with_capacity(work.len());
         for mut message in work {
             let merged = match clean.last_mut() {
@@ -483,7 +496,7 @@ impl Repairer {
                 }
                 continue;
             }
-            if message.has_content_between_results() {
+            if message.has_content_between_results(plan) {
                 if let Some((_, parts)) = message.request_parts() {
                     self.move_from_between_results(parts);
                 }
@@ -703,7 +716,7 @@ fn stays_among_results(part: &ModelRequestPart) -> bool {
 }
 
 /// Whether other content sits between the first and the last tool result of these parts.
-fn content_between_results<'a>(parts: impl Iterator<Item = &'a ModelRequestPart>) -> bool {
+fn content_between<'a>(parts: impl Iterator<Item = &'a ModelRequestPart>) -> bool {
     let mut results_seen = false;
     let mut content_after_result = false;
     for part in parts {
