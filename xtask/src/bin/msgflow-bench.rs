@@ -66,12 +66,17 @@ enum Operation {
     CheckCold,
     /// `repair`, with the CPU caches emptied before each run (see `check-cold`).
     RepairCold,
+    /// `canonical-roundtrip`, with the CPU caches emptied before each run (see `check-cold`).
+    CanonicalRoundtripCold,
 }
 
 impl Operation {
     /// Whether the caches are emptied before each run.
     fn is_cold(self) -> bool {
-        matches!(self, Operation::CheckCold | Operation::RepairCold)
+        matches!(
+            self,
+            Operation::CheckCold | Operation::RepairCold | Operation::CanonicalRoundtripCold
+        )
     }
 }
 
@@ -153,7 +158,7 @@ fn run_once(
             let bytes = msgflow_wire::to_vec(&history)?;
             Output::HistoryAndBytes(history, bytes)
         }
-        Operation::CanonicalRoundtrip => {
+        Operation::CanonicalRoundtrip | Operation::CanonicalRoundtripCold => {
             let canonical = msgflow_adapter::to_canonical_history(parsed);
             let back = msgflow_adapter::from_canonical_history(&canonical)?;
             Output::Canonical(canonical, back)
@@ -249,6 +254,7 @@ fn main() -> Result<()> {
             | Operation::Repair
             | Operation::CheckCold
             | Operation::RepairCold
+            | Operation::CanonicalRoundtripCold
     );
     // Mapped before the first run, so that writing it later changes no memory figure.
     let mut eviction = if cli.op.is_cold() {
