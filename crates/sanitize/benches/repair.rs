@@ -1,6 +1,10 @@
 //! `check` and `repair` on 1k / 10k / 100k-message histories built here
 //! (`cargo bench -p msgflow-sanitize`): the time per message (criterion's "elements" throughput)
-//! should stay flat as the history grows.
+//! should stay flat as the history grows. Group `sanitize` is a realistic alternation with a few
+//! defects; group `sanitize-hostile` the merge chains and shadowed ids of the tests' `common`.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -79,5 +83,33 @@ fn sanitize(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sanitize);
+fn sanitize_hostile(c: &mut Criterion) {
+    let options = RepairOptions::default();
+    let mut group = c.benchmark_group("sanitize-hostile");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(3));
+    for &size in SIZES {
+        let shapes = [
+            (
+                "merge-chains-and-shadowed-ids",
+                common::merge_chains_and_shadowed_ids(size / 4),
+            ),
+            ("one-long-merge-chain", common::long_merge_chain(size - 1)),
+        ];
+        group.throughput(Throughput::Elements(size as u64));
+        for (shape, input) in shapes {
+            group.bench_with_input(BenchmarkId::new(format!("repair/{shape}"), size), &input, |b, input| {
+                b.iter_batched(
+                    || input.clone(),
+                    |history| repair(history, &options),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sanitize, sanitize_hostile);
 criterion_main!(benches);

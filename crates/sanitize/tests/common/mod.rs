@@ -64,6 +64,29 @@ pub fn response(parts: Vec<ModelResponsePart>) -> ModelMessage {
     ModelMessage::from(response)
 }
 
+/// `4 * groups` messages in the shapes a quadratic repair would choke on: runs of consecutive
+/// requests (merge chains), ids reused across responses (shadowed calls), a call every response
+/// makes with the same id, and orphans. Repairs to `2 * groups` messages.
+pub fn merge_chains_and_shadowed_ids(groups: usize) -> Vec<ModelMessage> {
+    let mut history = Vec::with_capacity(4 * groups);
+    for i in 0..groups {
+        let id = format!("id{}", i % 7);
+        history.push(response(vec![call(&id), call("same")]));
+        history.push(request(vec![user("x"), ret(&id)]));
+        history.push(request(vec![ret("orphan"), user("y")]));
+        history.push(request(vec![ret(&id)]));
+    }
+    history
+}
+
+/// One call followed by `requests` requests that all answer it: one merge chain of
+/// `requests` links. Repairs to 2 messages.
+pub fn long_merge_chain(requests: usize) -> Vec<ModelMessage> {
+    let mut chain = vec![response(vec![call("a")])];
+    chain.extend((0..requests).map(|_| request(vec![user("x"), ret("a")])));
+    chain
+}
+
 /// Parses the §2.6 notation, e.g. `R[user] S[call a, call b] R[ret a, user "next"]`.
 pub fn history(notation: &str) -> Vec<ModelMessage> {
     let mut messages = Vec::new();
