@@ -516,6 +516,24 @@ impl ModelRequestPart {
         "compaction",
     ];
 
+    /// pydantic-ai's typed routes among these parts (the schema's `x-msgflow-union.routes`).
+    pub const TYPED_ROUTES: &'static [crate::TypedRoute] = &[
+        crate::TypedRoute {
+            part_kind: "tool-return",
+            tool_kind: "tool-search",
+            class: "ToolSearchReturnPart",
+            tool_name: "search_tools",
+            outcome_success_only: true,
+        },
+        crate::TypedRoute {
+            part_kind: "tool-return",
+            tool_kind: "capability-load",
+            class: "LoadCapabilityReturnPart",
+            tool_name: "load_capability",
+            outcome_success_only: true,
+        },
+    ];
+
     /// The `part_kind` value as written (`None` for a plain string or a missing tag).
     pub fn tag(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
@@ -1867,6 +1885,38 @@ impl ModelResponsePart {
         "compaction",
         "file",
         "speech",
+    ];
+
+    /// pydantic-ai's typed routes among these parts (the schema's `x-msgflow-union.routes`).
+    pub const TYPED_ROUTES: &'static [crate::TypedRoute] = &[
+        crate::TypedRoute {
+            part_kind: "tool-call",
+            tool_kind: "tool-search",
+            class: "ToolSearchCallPart",
+            tool_name: "search_tools",
+            outcome_success_only: false,
+        },
+        crate::TypedRoute {
+            part_kind: "tool-call",
+            tool_kind: "capability-load",
+            class: "LoadCapabilityCallPart",
+            tool_name: "load_capability",
+            outcome_success_only: false,
+        },
+        crate::TypedRoute {
+            part_kind: "builtin-tool-call",
+            tool_kind: "tool-search",
+            class: "NativeToolSearchCallPart",
+            tool_name: "tool_search",
+            outcome_success_only: false,
+        },
+        crate::TypedRoute {
+            part_kind: "builtin-tool-return",
+            tool_kind: "tool-search",
+            class: "NativeToolSearchReturnPart",
+            tool_name: "tool_search",
+            outcome_success_only: true,
+        },
     ];
 
     /// The `part_kind` value as written (`None` for a plain string or a missing tag).

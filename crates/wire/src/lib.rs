@@ -45,6 +45,7 @@ pub use error::{ParseError, ParseErrorCategory, WriteError};
 pub use extra::{Extra, UnknownObject};
 pub use field::Field;
 pub use generated::*;
+pub use helpers::TypedRoute;
 
 pub use raw::RawJson;
 pub use scalars::{Decimal, Duration, Float, ForceDownload, Int};

@@ -136,7 +136,19 @@ struct UnionDef {
     /// `Vec` of them stays small and moving one moves a pointer.
     boxed: bool,
     unknown: UnknownPolicy,
-    routes: Vec<String>,
+    routes: Vec<Route>,
+}
+
+/// A typed route of a union (`x-msgflow-union.routes`): pydantic-ai reads a part with this tag
+/// and `tool_kind` as the narrower class `class`.
+#[derive(Debug)]
+struct Route {
+    part_kind: String,
+    tool_kind: String,
+    class: String,
+    /// The `tool_name` the class requires (its `const`).
+    tool_name: String,
+    outcome_success_only: bool,
 }
 
 #[derive(Debug)]
@@ -325,6 +337,47 @@ fn schema_type(schema: &Value) -> Result<(Ty, bool)> {
     Ok((ty, nullable))
 }
 
+/// One entry of `x-msgflow-union.routes`: `{"when": {"part_kind", "tool_kind"}, "schema",
+/// "outcome_success_only"}`, whose target def fixes `tool_name` with a `const`.
+fn read_route(schema: &Value, route: &Value) -> Result<Route> {
+    let when = route
+        .get("when")
+        .and_then(Value::as_object)
+        .ok_or_else(|| anyhow!("a route without `when`"))?;
+    if let Some(key) = when
+        .keys()
+        .find(|key| !matches!(key.as_str(), "part_kind" | "tool_kind"))
+    {
+        bail!("a route on `{key}`: only `part_kind` and `tool_kind` are supported");
+    }
+    let text = |value: Option<&Value>, what: &str| {
+        value
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("a route without a string {what}"))
+    };
+    let class = text(route.get("schema"), "`schema`")?;
+    let tool_name = text(
+        schema
+            .get("$defs")
+            .and_then(|defs| defs.get(&class))
+            .and_then(|def| def.get("properties"))
+            .and_then(|properties| properties.get("tool_name"))
+            .and_then(|tool_name| tool_name.get("const")),
+        &format!("`tool_name` const in {class}"),
+    )?;
+    Ok(Route {
+        part_kind: text(when.get("part_kind"), "`when.part_kind`")?,
+        tool_kind: text(when.get("tool_kind"), "`when.tool_kind`")?,
+        class,
+        tool_name,
+        outcome_success_only: route
+            .get("outcome_success_only")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
 impl Model {
     fn read(schema: &Value) -> Result<Self> {
         let defs_json = schema
@@ -413,19 +466,9 @@ impl Model {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|route| {
-                    let when = route.get("when").map(Value::to_string).unwrap_or_default();
-                    let target = route.get("schema").and_then(Value::as_str).unwrap_or_default();
-                    let success = route
-                        .get("outcome_success_only")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    format!(
-                        "{when} -> {target}{}",
-                        if success { " (outcome success only)" } else { "" }
-                    )
-                })
-                .collect();
+                .map(|route| read_route(schema, route))
+                .collect::<Result<Vec<_>>>()
+                .with_context(|| format!("the routes of {name}"))?;
             return Ok(DefKind::Union(UnionDef {
                 tag: tag.to_owned(),
                 variants,
@@ -973,7 +1016,18 @@ impl Model {
         if !u.routes.is_empty() {
             out.push_str("///\n/// pydantic-ai routes some parts by more than their tag; msgflow holds those typed parts in\n/// their base struct (nothing is lost when one does not fit its narrower shape):\n");
             for route in &u.routes {
-                let _ = writeln!(out, "/// * `{route}`");
+                let _ = writeln!(
+                    out,
+                    "/// * `{{\"part_kind\":\"{}\",\"tool_kind\":\"{}\"}} -> {}{}`",
+                    route.part_kind,
+                    route.tool_kind,
+                    route.class,
+                    if route.outcome_success_only {
+                        " (outcome success only)"
+                    } else {
+                        ""
+                    }
+                );
             }
         }
         out.push_str("#[derive(Clone, Debug, PartialEq)]\npub enum ");
@@ -1008,6 +1062,29 @@ impl Model {
             u.tag,
             u.variants.iter().map(|(v, _)| lit(v)).collect::<Vec<_>>().join(", ")
         );
+        if !u.routes.is_empty() {
+            let entries: Vec<String> = u
+                .routes
+                .iter()
+                .map(|route| {
+                    format!(
+                        "crate::TypedRoute {{ part_kind: {}, tool_kind: {}, class: {}, tool_name: {}, outcome_success_only: {} }}",
+                        lit(&route.part_kind),
+                        lit(&route.tool_kind),
+                        lit(&route.class),
+                        lit(&route.tool_name),
+                        route.outcome_success_only
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "/// pydantic-ai's typed routes among these parts (the schema's `x-msgflow-union.routes`).
+                 pub const TYPED_ROUTES: &'static [crate::TypedRoute] = &[{}];
+",
+                entries.join(", ")
+            );
+        }
         let _ = writeln!(out, "/// The `{}` value as written (`None` for a plain string or a missing tag).\npub fn tag(&self) -> Option<std::borrow::Cow<'_, str>> {{\nmatch self {{", u.tag);
         if u.plain_string {
             out.push_str("Self::Text(_) => None,\n");
