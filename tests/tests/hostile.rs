@@ -154,8 +154,8 @@ fn shortened(text: &str, limit: usize) -> String {
     format!("{}... ({} bytes in all)", &text[..end], text.len())
 }
 
-/// Everything a valid history must survive in the library: write -> read, check, repair (both
-/// modes: no dangling call with an id, no orphan, idempotent), the canonical round trips.
+/// Everything a valid history must survive in the library: write -> read, check, repair (its
+/// guarantees, shared with the fuzz targets), the canonical round trips.
 fn assert_library_invariants(history: &[ModelMessage]) {
     let written = msgflow_wire::to_vec(history).expect("a parsed history serialises");
     let reread = msgflow_wire::from_slice(&written).expect("msgflow reads its own output");
@@ -165,28 +165,7 @@ fn assert_library_invariants(history: &[ModelMessage]) {
     for violation in check(history) {
         assert!(!violation.to_string().is_empty());
     }
-    for repair_last_response in [true, false] {
-        let options = RepairOptions {
-            repair_last_response,
-            ..RepairOptions::default()
-        };
-        let once = repair(history.to_vec(), &options);
-        if repair_last_response {
-            let left: Vec<_> = check(&once.history)
-                .into_iter()
-                .filter(|violation| {
-                    matches!(
-                        violation.kind,
-                        ViolationKind::DanglingCall | ViolationKind::OrphanReturn
-                    )
-                })
-                .collect();
-            assert!(left.is_empty(), "repair left {left:?}");
-        }
-        let twice = repair(once.history.clone(), &options);
-        assert!(twice.history == once.history, "repair is not idempotent");
-        assert!(twice.report.is_empty(), "a second repair changed: {}", twice.report);
-    }
+    msgflow_integration_tests::assert_repair_guarantees(history);
 
     let canonical = msgflow_adapter::to_canonical_history(history);
     let back = msgflow_adapter::from_canonical_history(&canonical).expect("canonical converts back");
