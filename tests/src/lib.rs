@@ -1,7 +1,7 @@
 //! Cross-crate tests live in `tests/*.rs`. This library holds the checks they share with the
 //! fuzz targets (`fuzz/`), so that both hold msgflow to the same guarantees.
 
-use msgflow_sanitize::{check, repair, RepairOptions, ViolationKind};
+use msgflow_sanitize::{check, repair, RepairOptions, Violation, ViolationKind};
 use msgflow_wire::ModelMessage;
 
 /// What `repair` guarantees for any history, checked in both modes (`repair_last_response` on
@@ -17,15 +17,7 @@ pub fn assert_repair_guarantees(history: &[ModelMessage]) {
         let once = repair(history.to_vec(), &options);
         let _ = once.report.to_string();
         if repair_last_response {
-            let left: Vec<_> = check(&once.history)
-                .into_iter()
-                .filter(|violation| {
-                    matches!(
-                        violation.kind,
-                        ViolationKind::DanglingCall | ViolationKind::OrphanReturn
-                    )
-                })
-                .collect();
+            let left = unpaired(&once.history);
             assert!(left.is_empty(), "repair left {left:?}");
         }
         let twice = repair(once.history.clone(), &options);
@@ -42,4 +34,17 @@ pub fn assert_repair_guarantees(history: &[ModelMessage]) {
             "the repaired history changed on the way through JSON"
         );
     }
+}
+
+/// The dangling calls and orphan results of `history`: what a repair must leave none of.
+pub fn unpaired(history: &[ModelMessage]) -> Vec<Violation> {
+    check(history)
+        .into_iter()
+        .filter(|violation| {
+            matches!(
+                violation.kind,
+                ViolationKind::DanglingCall | ViolationKind::OrphanReturn
+            )
+        })
+        .collect()
 }

@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use msgflow_sanitize::{check, repair, RepairOptions, ViolationKind};
+use msgflow_sanitize::{check, repair, RepairOptions};
 use msgflow_wire::{ModelMessage, ParseError, ParseErrorCategory, ParseOptions};
 
 // ---------------------------------------------------------------------------------------------
@@ -868,15 +868,7 @@ const ID_LESS_CALL: &str = r#"[{"kind":"request","parts":[{"part_kind":"user-pro
 fn repair_output_of_an_id_less_call_passes_check() {
     let history = msgflow_wire::from_str(ID_LESS_CALL).expect("parses");
     let repaired = repair(history, &RepairOptions::default());
-    let left: Vec<_> = check(&repaired.history)
-        .into_iter()
-        .filter(|violation| {
-            matches!(
-                violation.kind,
-                ViolationKind::DanglingCall | ViolationKind::OrphanReturn
-            )
-        })
-        .collect();
+    let left = msgflow_integration_tests::unpaired(&repaired.history);
     assert!(left.is_empty(), "{left:#?}");
 }
 
