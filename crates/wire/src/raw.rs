@@ -363,6 +363,8 @@ fn at_most_space_mask(lanes: &[u8]) -> u64 {
     u64::from(vector(lanes).max(space).simd_eq(space).to_bitmask())
 }
 
+/// The 32 bytes as a vector. Callers pass halves of a 64-byte block; were a slice ever shorter,
+/// its zeros would read as whitespace, which only costs a needless compaction.
 fn vector(lanes: &[u8]) -> wide::u8x32 {
     wide::u8x32::new(<[u8; 32]>::try_from(lanes).unwrap_or([0; 32]))
 }
