@@ -59,8 +59,6 @@ enum Origin {
     Input(Pos),
     /// The synthesized result with this index in `Repairer::synthesized`.
     Synthesized(usize),
-    /// A part of a message the repair added (which starts out with synthesized parts only).
-    Inserted,
 }
 
 struct Tracked<P> {
@@ -145,11 +143,15 @@ impl Work {
         let ModelMessage::Request(request) = &mut self.message else {
             return None;
         };
-        let input = self.inputs.first;
-        let tracked = self
-            .tracked
-            .get_or_insert_with(|| TrackedParts::Request(tracked(input, std::mem::take(&mut request.parts))));
-        match tracked {
+        if self.tracked.is_none() {
+            // Untracked parts are an input message's (an inserted request starts out tracked).
+            let input = self.inputs.first?;
+            self.tracked = Some(TrackedParts::Request(tracked(
+                input,
+                std::mem::take(&mut request.parts),
+            )));
+        }
+        match self.tracked.as_mut()? {
             TrackedParts::Request(parts) => Some((request, parts)),
             TrackedParts::Response(_) => None,
         }
@@ -161,11 +163,14 @@ impl Work {
         let ModelMessage::Response(response) = &mut self.message else {
             return None;
         };
-        let input = self.inputs.first;
-        let tracked = self
-            .tracked
-            .get_or_insert_with(|| TrackedParts::Response(tracked(input, std::mem::take(&mut response.parts))));
-        match tracked {
+        if self.tracked.is_none() {
+            let input = self.inputs.first?;
+            self.tracked = Some(TrackedParts::Response(tracked(
+                input,
+                std::mem::take(&mut response.parts),
+            )));
+        }
+        match self.tracked.as_mut()? {
             TrackedParts::Response(parts) => Some(parts),
             TrackedParts::Request(_) => None,
         }
@@ -345,17 +350,13 @@ fn header_fields<T: serde::Serialize>(header: &T) -> serde_json::Value {
     }
 }
 
-/// `parts` tagged with their input positions (none for parts of an inserted message, which are
-/// tracked from the start).
-fn tracked<P>(message: Option<usize>, parts: Vec<P>) -> Vec<Tracked<P>> {
+/// `parts` tagged with their positions in input message `message`.
+fn tracked<P>(message: usize, parts: Vec<P>) -> Vec<Tracked<P>> {
     parts
         .into_iter()
         .enumerate()
         .map(|(part, p)| Tracked {
-            origin: match message {
-                Some(message) => Origin::Input(Pos { message, part }),
-                None => Origin::Inserted,
-            },
+            origin: Origin::Input(Pos { message, part }),
             part: p,
         })
         .collect()
@@ -704,7 +705,6 @@ impl Repairer {
                     });
                 }
             }
-            Origin::Inserted => {}
         }
     }
 }
