@@ -63,9 +63,6 @@ fn history(messages: usize) -> Vec<ModelMessage> {
 fn sanitize(c: &mut Criterion) {
     let options = RepairOptions::default();
     let mut group = c.benchmark_group("sanitize");
-    group.sample_size(10);
-    group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(3));
     for &size in SIZES {
         let input = history(size);
         group.throughput(Throughput::Elements(size as u64));
@@ -86,9 +83,6 @@ fn sanitize(c: &mut Criterion) {
 fn sanitize_hostile(c: &mut Criterion) {
     let options = RepairOptions::default();
     let mut group = c.benchmark_group("sanitize-hostile");
-    group.sample_size(10);
-    group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(3));
     for &size in SIZES {
         let shapes = [
             (
@@ -111,5 +105,17 @@ fn sanitize_hostile(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sanitize, sanitize_hostile);
+/// Few, short samples: the 100k-message runs take tens of milliseconds each.
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = sanitize, sanitize_hostile
+}
 criterion_main!(benches);
