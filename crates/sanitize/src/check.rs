@@ -129,7 +129,7 @@ impl<'a> Collector<'a> {
 
     fn push(&mut self, kind: ViolationKind, pos: Pos, detail: String) {
         let (tool_call_id, tool_name) = self.ids_at(pos);
-        self.push_violation(Violation {
+        self.found.push(Violation {
             kind,
             message_index: pos.message,
             part_index: Some(pos.part),
@@ -137,10 +137,6 @@ impl<'a> Collector<'a> {
             tool_name,
             detail,
         });
-    }
-
-    fn push_violation(&mut self, violation: Violation) {
-        self.found.push(violation);
     }
 
     /// The id and tool name of the call or result at `pos`.
@@ -189,13 +185,13 @@ pub fn check(history: &[ModelMessage]) -> Vec<Violation> {
         match message {
             ModelMessage::Response(response) => {
                 if response.parts.is_empty() {
-                    scan.collector.push_violation(empty_message(index, message));
+                    scan.collector.found.push(empty_message(index, message));
                 }
                 scan.response(index, &response.parts);
             }
             ModelMessage::Request(request) => {
                 if request.parts.is_empty() && Some(index) != last {
-                    scan.collector.push_violation(empty_message(index, message));
+                    scan.collector.found.push(empty_message(index, message));
                 }
                 scan.request(index, &request.parts);
             }
@@ -312,7 +308,7 @@ impl<'a> Scan<'a> {
                 if let Some(detail) = misplaced {
                     self.collector.push(ViolationKind::MisplacedReturn, pos, detail);
                 }
-            } else if !matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)) {
+            } else if !pairing::stays_among_results(part) {
                 content_before = true;
             }
             match part {

@@ -36,6 +36,13 @@ pub(crate) fn is_tool_result(part: &ModelRequestPart) -> bool {
     }
 }
 
+/// A part pydantic-ai leaves among a request's results (`_move_parts_from_between_tool_results`):
+/// a result, or a tool-availability delta. Any other part is content, which must not come before
+/// or between results.
+pub(crate) fn stays_among_results(part: &ModelRequestPart) -> bool {
+    is_tool_result(part) || matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
+}
+
 /// The `tool_call_id` of a result part (`None` for parts that are not results).
 pub(crate) fn result_id(part: &ModelRequestPart) -> Option<&Field<String>> {
     match part {

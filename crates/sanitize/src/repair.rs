@@ -614,7 +614,7 @@ impl Repairer {
         let between = parts.split_off(first);
         let mut moved = Vec::new();
         for tracked in between {
-            if stays_among_results(&tracked.part) {
+            if pairing::stays_among_results(&tracked.part) {
                 parts.push(tracked);
             } else {
                 if let Origin::Input(pos) = tracked.origin {
@@ -709,12 +709,6 @@ impl Repairer {
     }
 }
 
-/// A part that pydantic-ai's `_move_parts_from_between_tool_results` leaves among the results: a
-/// result, or a tool-availability delta.
-fn stays_among_results(part: &ModelRequestPart) -> bool {
-    pairing::is_tool_result(part) || matches!(part, ModelRequestPart::ToolAvailabilityDelta(_))
-}
-
 /// Whether other content sits between the first and the last tool result of these parts.
 fn content_between<'a>(parts: impl Iterator<Item = &'a ModelRequestPart>) -> bool {
     let mut results_seen = false;
@@ -725,7 +719,7 @@ fn content_between<'a>(parts: impl Iterator<Item = &'a ModelRequestPart>) -> boo
                 return true;
             }
             results_seen = true;
-        } else if results_seen && !stays_among_results(part) {
+        } else if results_seen && !pairing::stays_among_results(part) {
             content_after_result = true;
         }
     }
