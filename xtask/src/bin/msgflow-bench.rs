@@ -18,7 +18,8 @@
 
 use std::fs;
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -36,6 +37,9 @@ const CACHE_EVICTION_BYTES: usize = 1 << 30;
 
 /// After a successful reset VmHWM equals VmRSS; allow for pages touched between the two reads.
 const RESET_SLACK_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The CLI's output buffer (`BufWriter::with_capacity(1 << 16, ..)` in its runner).
+const WRITE_CHUNK_BYTES: usize = 1 << 16;
 
 /// The operations, each on the whole file's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,6 +72,10 @@ enum Operation {
     RepairCold,
     /// `canonical-roundtrip`, with the CPU caches emptied before each run (see `check-cold`).
     CanonicalRoundtripCold,
+    /// Writing the file's bytes the way the CLI writes its output: 64 KiB writes into a temporary
+    /// file beside `--file`, fsync, rename over the previous run's file, fsync of the directory
+    /// (a diagnostic: what `msgflow repair -o OUT` pays after serialising).
+    WriteFile,
 }
 
 impl Operation {
@@ -143,13 +151,7 @@ impl Spare {
 
 /// Runs `op` once on `input` (`parsed` is `input`'s history, for the operations that start from
 /// it; `spare` what the operation consumes; `file` where `input` came from).
-fn run_once(
-    op: Operation,
-    file: &std::path::Path,
-    input: &[u8],
-    parsed: &[ModelMessage],
-    mut spare: Spare,
-) -> Result<Output> {
+fn run_once(op: Operation, file: &Path, input: &[u8], parsed: &[ModelMessage], mut spare: Spare) -> Result<Output> {
     Ok(match op {
         Operation::Parse => Output::History(msgflow_wire::from_vec(spare.buffer()?)?),
         Operation::Serialise => Output::Bytes(msgflow_wire::to_vec(parsed)?),
@@ -178,7 +180,30 @@ fn run_once(
             msgflow_wire::to_writer(&mut buffer, parsed)?;
             Output::Bytes(buffer)
         }
+        Operation::WriteFile => {
+            write_like_the_cli(&written_file_path(file), input)?;
+            Output::Nothing
+        }
     })
+}
+
+/// Where `write-file` writes: beside the input, removed after the last run.
+fn written_file_path(file: &Path) -> PathBuf {
+    file.with_extension("write-file.out")
+}
+
+/// The steps of the CLI's `files::write_atomically_with`, with the output already in memory (the
+/// CLI streams it from the serialiser through a 64 KiB buffer).
+fn write_like_the_cli(target: &Path, bytes: &[u8]) -> Result<()> {
+    let directory = target.parent().context("the output has no directory")?;
+    let mut temporary = tempfile::Builder::new().tempfile_in(directory)?;
+    for chunk in bytes.chunks(WRITE_CHUNK_BYTES) {
+        temporary.as_file_mut().write_all(chunk)?;
+    }
+    temporary.as_file().sync_all()?;
+    temporary.persist(target).map_err(|err| err.error)?;
+    fs::File::open(directory)?.sync_all()?;
+    Ok(())
 }
 
 /// A sanity fact about the first run's output, reported so that a broken operation is visible.
@@ -299,6 +324,9 @@ fn main() -> Result<()> {
         drop(output);
     }
     process_peak = process_peak.max(status_bytes("VmHWM").unwrap_or(0));
+    if cli.op == Operation::WriteFile {
+        fs::remove_file(written_file_path(&cli.file)).ok();
+    }
     if times.is_empty() {
         bail!("no runs");
     }
