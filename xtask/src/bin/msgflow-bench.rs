@@ -115,6 +115,8 @@ enum Output {
     Canonical(Vec<msgflow_canonical::CanonicalMessage>, Vec<ModelMessage>),
     Violations(Vec<msgflow_sanitize::Violation>),
     Repair(msgflow_sanitize::Repair),
+    /// Where `write-file` wrote.
+    Written(PathBuf),
     Nothing,
 }
 
@@ -181,8 +183,9 @@ fn run_once(op: Operation, file: &Path, input: &[u8], parsed: &[ModelMessage], m
             Output::Bytes(buffer)
         }
         Operation::WriteFile => {
-            write_like_the_cli(&written_file_path(file), input)?;
-            Output::Nothing
+            let target = written_file_path(file);
+            write_like_the_cli(&target, input)?;
+            Output::Written(target)
         }
     })
 }
@@ -223,6 +226,9 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
         Output::Repair(repair) => serde_json::json!({
             "changes": repair.report.changes.len(),
             "messages_after": repair.history.len(),
+        }),
+        Output::Written(path) => serde_json::json!({
+            "file_identical": fs::read(path).is_ok_and(|written| written == input),
         }),
         Output::Nothing => serde_json::json!({ "op": format!("{op:?}") }),
     }
