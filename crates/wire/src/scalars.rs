@@ -1,5 +1,6 @@
 //! Small runtime types the schema names with `x-msgflow-rust-type`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::Deserializer;
@@ -127,13 +128,16 @@ impl<'de> Deserialize<'de> for ForceDownload {
     }
 }
 
-/// The number text of a raw numeric field: the literal itself, or the content of a string
-/// (pydantic-ai's lax mode reads `"5"` as 5).
-fn numeric_literal(raw: &RawJson) -> String {
-    raw.as_string()
-        .unwrap_or_else(|| raw.get().to_owned())
-        .trim()
-        .to_owned()
+/// The number text of a numeric field's JSON text: the literal itself, or the content of a
+/// string (pydantic-ai's lax mode reads `"5"` as 5).
+fn numeric_literal(text: &str) -> Cow<'_, str> {
+    if text.starts_with('"') {
+        let content: String = serde_json::from_str(text).unwrap_or_default();
+        Cow::Owned(content.trim().to_owned())
+    } else {
+        // A JSON number has no whitespace in it.
+        Cow::Borrowed(text)
+    }
 }
 
 /// Writes a number, or the spelling it was read with.
@@ -207,7 +211,7 @@ impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(&raw);
+        let literal = numeric_literal(raw.get());
         let value = if let Ok(value) = literal.parse::<i64>() {
             value
         } else if !literal.is_empty() && literal != "-" && literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
@@ -228,7 +232,8 @@ impl<'de> Deserialize<'de> for Int {
                 }
             }
         };
-        let written = (value.to_string() != raw.get()).then_some(raw);
+        // Token counts fill every response's usage: compare without allocating.
+        let written = (itoa::Buffer::new().format(value) != raw.get()).then_some(raw);
         Ok(Int { value, written })
     }
 }
@@ -272,13 +277,72 @@ impl<'de> Deserialize<'de> for Float {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(&raw);
+        let literal = numeric_literal(raw.get());
         let value: f64 = match literal.parse() {
             Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
             _ => return Err(D::Error::custom(format_args!("invalid value {raw}: expected a number"))),
         };
-        let canonical = serde_json::to_string(&value).unwrap_or_default();
-        let written = (canonical != raw.get()).then_some(raw);
+        let written = (!written_as(value, raw.get())).then_some(raw);
         Ok(Float { value, written })
+    }
+}
+
+/// Whether serde_json writes `value` as `text` (checked without allocating).
+fn written_as(value: f64, text: &str) -> bool {
+    // The longest f64 serde_json writes is 24 bytes (`-1.7976931348623157e+308`).
+    let mut buffer = [0_u8; 32];
+    let mut unused: &mut [u8] = &mut buffer;
+    if serde_json::to_writer(&mut unused, &value).is_err() {
+        return false;
+    }
+    let length = 32 - unused.len();
+    buffer[..length] == *text.as_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn int(text: &str) -> Int {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn an_integer_keeps_only_an_unusual_spelling() {
+        for plain in ["0", "5", "-12", "9223372036854775807", "-9223372036854775808"] {
+            assert_eq!(int(plain).written(), None, "{plain}");
+            assert_eq!(serde_json::to_string(&int(plain)).unwrap(), plain);
+        }
+        for (unusual, value) in [("-0", 0), ("5.0", 5), ("1E5", 100_000), ("\"5\"", 5), ("\" 7 \"", 7)] {
+            let parsed = int(unusual);
+            assert_eq!((parsed.value(), parsed.written()), (value, Some(unusual)));
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), unusual);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_float_is_plain_exactly_when_serde_json_writes_it_so(value in any::<f64>(), other in any::<f64>()) {
+            let text = serde_json::to_string(&value).unwrap();
+            let other_text = serde_json::to_string(&other).unwrap();
+            prop_assert!(written_as(value, &text));
+            prop_assert_eq!(written_as(value, &other_text), text == other_text);
+            let padded = format!("{text} ");
+            prop_assert!(!written_as(value, &padded));
+        }
+
+        #[test]
+        fn an_integer_is_plain_exactly_when_written_as_its_digits(
+            value in any::<i64>(),
+            exact_in_a_float in -(1_i64 << 53)..(1 << 53),
+        ) {
+            let plain = int(&value.to_string());
+            prop_assert_eq!(plain.written(), None);
+            let spelled = format!("{exact_in_a_float}.0");
+            let unusual = int(&spelled);
+            prop_assert_eq!(unusual.written(), Some(spelled.as_str()));
+        }
     }
 }
