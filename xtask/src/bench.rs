@@ -156,7 +156,7 @@ enum Job {
 
 /// glibc hands out memory above its mmap threshold (at most 32 MiB by default) as fresh pages
 /// from the kernel and returns it when freed, so every run that writes a large output pays for
-/// the kernel zeroing and mapping its pages again; on this machine that is about 0.4 ms per MB.
+/// the kernel zeroing and mapping its pages again; on this machine 0.3-0.4 ms per MB.
 /// These tunables keep such memory in the heap, as a long-running batch process would reuse it.
 /// Both tools run with them in the "memory kept" rows (both allocate through glibc `malloc`).
 const KEPT_MEMORY_TUNABLES: &str = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184";
