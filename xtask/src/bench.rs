@@ -142,16 +142,22 @@ const CLI_FMT: &str = "cli-fmt";
 
 /// What runs on one file, in this order: pydantic-ai and msgflow alternate.
 enum Job {
-    Pydantic(&'static str),
-    Msgflow(&'static str),
-    /// An operation run again with glibc's allocator told to keep freed memory (see
-    /// [`KEPT_MEMORY_TUNABLES`]), its results filed under the second name.
-    PydanticKeptMemory(&'static str, &'static str),
-    MsgflowKeptMemory(&'static str, &'static str),
+    Pydantic(&'static str, Memory),
+    Msgflow(&'static str, Memory),
     /// `msgflow repair FILE -o OUT`, whole process.
     CliRepair,
     /// `msgflow fmt FILE -o OUT`, whole process (for its peak memory).
     CliFmt,
+}
+
+/// How the process's allocator treats freed memory.
+#[derive(Clone, Copy)]
+enum Memory {
+    /// glibc's defaults.
+    Default,
+    /// Told to keep freed memory (see [`KEPT_MEMORY_TUNABLES`]); the results are filed under
+    /// this name. Only on the files pydantic-ai runs on, since the rows compare the two.
+    Kept(&'static str),
 }
 
 /// glibc hands out memory above its mmap threshold (at most 32 MiB by default) as fresh pages
@@ -162,24 +168,24 @@ enum Job {
 const KEPT_MEMORY_TUNABLES: &str = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184";
 
 const JOBS: &[Job] = &[
-    Job::Pydantic(PY_VALIDATE),
-    Job::Msgflow(PARSE),
-    Job::Msgflow(LIMIT),
-    Job::Pydantic(PY_DUMP),
-    Job::Msgflow(SERIALISE),
-    Job::Msgflow(SERIALISE_WARM),
-    Job::Msgflow(PARSE_SERIALISE),
-    Job::Msgflow(CANONICAL),
-    Job::Msgflow(CHECK),
-    Job::Msgflow(REPAIR),
-    Job::Msgflow(CHECK_COLD),
-    Job::Msgflow(REPAIR_COLD),
-    Job::Msgflow(CANONICAL_COLD),
-    Job::Msgflow(READ_FILE),
-    Job::Msgflow(WRITE_FILE),
-    Job::PydanticKeptMemory(PY_DUMP, PY_DUMP_KEPT),
-    Job::MsgflowKeptMemory(SERIALISE, SERIALISE_KEPT),
-    Job::MsgflowKeptMemory(PARSE_SERIALISE, PARSE_SERIALISE_KEPT),
+    Job::Pydantic(PY_VALIDATE, Memory::Default),
+    Job::Msgflow(PARSE, Memory::Default),
+    Job::Msgflow(LIMIT, Memory::Default),
+    Job::Pydantic(PY_DUMP, Memory::Default),
+    Job::Msgflow(SERIALISE, Memory::Default),
+    Job::Msgflow(SERIALISE_WARM, Memory::Default),
+    Job::Msgflow(PARSE_SERIALISE, Memory::Default),
+    Job::Msgflow(CANONICAL, Memory::Default),
+    Job::Msgflow(CHECK, Memory::Default),
+    Job::Msgflow(REPAIR, Memory::Default),
+    Job::Msgflow(CHECK_COLD, Memory::Default),
+    Job::Msgflow(REPAIR_COLD, Memory::Default),
+    Job::Msgflow(CANONICAL_COLD, Memory::Default),
+    Job::Msgflow(READ_FILE, Memory::Default),
+    Job::Msgflow(WRITE_FILE, Memory::Default),
+    Job::Pydantic(PY_DUMP, Memory::Kept(PY_DUMP_KEPT)),
+    Job::Msgflow(SERIALISE, Memory::Kept(SERIALISE_KEPT)),
+    Job::Msgflow(PARSE_SERIALISE, Memory::Kept(PARSE_SERIALISE_KEPT)),
     Job::CliRepair,
     Job::CliFmt,
 ];
@@ -270,29 +276,22 @@ pub fn run(args: &Args) -> Result<()> {
             bytes as f64 / 1e6,
             file.display()
         );
+        let measure = |mut command: Command, op: &str, memory: Memory| {
+            if let Memory::Kept(_) = memory {
+                command.env("GLIBC_TUNABLES", KEPT_MEMORY_TUNABLES);
+            }
+            let measurement = run_json_line(&mut command, &file, op, args.runs)?;
+            Ok(match memory {
+                Memory::Default => measurement,
+                Memory::Kept(name) => measurement.filed_as(name),
+            })
+        };
         for job in JOBS {
             let outcome = match job {
-                Job::Pydantic(_) | Job::PydanticKeptMemory(..) if !dataset.with_pydantic || args.skip_pydantic => {
-                    continue
-                }
-                // The memory-kept rows compare with pydantic-ai: only on the files it runs on.
-                Job::MsgflowKeptMemory(..) if !dataset.with_pydantic => continue,
-                Job::Pydantic(op) => run_json_line(&mut pydantic_command(&python, &root), &file, op, args.runs),
-                Job::PydanticKeptMemory(op, key) => run_json_line(
-                    pydantic_command(&python, &root).env("GLIBC_TUNABLES", KEPT_MEMORY_TUNABLES),
-                    &file,
-                    op,
-                    args.runs,
-                )
-                .map(|measurement| measurement.filed_as(key)),
-                Job::Msgflow(op) => run_json_line(&mut Command::new(&bench_bin), &file, op, args.runs),
-                Job::MsgflowKeptMemory(op, key) => run_json_line(
-                    Command::new(&bench_bin).env("GLIBC_TUNABLES", KEPT_MEMORY_TUNABLES),
-                    &file,
-                    op,
-                    args.runs,
-                )
-                .map(|measurement| measurement.filed_as(key)),
+                Job::Pydantic(..) if !dataset.with_pydantic || args.skip_pydantic => continue,
+                Job::Msgflow(_, Memory::Kept(_)) if !dataset.with_pydantic => continue,
+                Job::Pydantic(op, memory) => measure(pydantic_command(&python, &root), op, *memory),
+                Job::Msgflow(op, memory) => measure(Command::new(&bench_bin), op, *memory),
                 Job::CliRepair => run_cli(&cli_bin, "repair", &file, &bench_dir, args.runs, CLI_REPAIR),
                 // The whole-process peak target is about big-strings; the other files' numbers are extra.
                 Job::CliFmt => run_cli(&cli_bin, "fmt", &file, &bench_dir, args.runs.min(3), CLI_FMT),

@@ -128,15 +128,13 @@ impl<'de> Deserialize<'de> for ForceDownload {
     }
 }
 
-/// The number text of a numeric field's JSON text: the literal itself, or the content of a
-/// string (pydantic-ai's lax mode reads `"5"` as 5).
-fn numeric_literal(text: &str) -> Cow<'_, str> {
-    if text.starts_with('"') {
-        let content: String = serde_json::from_str(text).unwrap_or_default();
-        Cow::Owned(content.trim().to_owned())
-    } else {
+/// The number text of a raw numeric field: the literal itself, or the content of a string
+/// (pydantic-ai's lax mode reads `"5"` as 5).
+fn numeric_literal(raw: &RawJson) -> Cow<'_, str> {
+    match raw.as_string() {
+        Some(text) => Cow::Owned(text.trim().to_owned()),
         // A JSON number has no whitespace in it.
-        Cow::Borrowed(text)
+        None => Cow::Borrowed(raw.get()),
     }
 }
 
@@ -211,7 +209,7 @@ impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(raw.get());
+        let literal = numeric_literal(&raw);
         let value = if let Ok(value) = literal.parse::<i64>() {
             value
         } else if !literal.is_empty() && literal != "-" && literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
@@ -277,7 +275,7 @@ impl<'de> Deserialize<'de> for Float {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(raw.get());
+        let literal = numeric_literal(&raw);
         let value: f64 = match literal.parse() {
             Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
             _ => return Err(D::Error::custom(format_args!("invalid value {raw}: expected a number"))),
