@@ -24,6 +24,7 @@ mod legacy;
 mod pairing;
 mod repair;
 mod report;
+mod turns;
 mod typed;
 
 pub use check::{check, Violation, ViolationKind};
@@ -33,3 +34,4 @@ pub use repair::{
     SYNTHESIZED_METADATA_KEY,
 };
 pub use report::{Change, MoveReason, RepairReport};
+pub use turns::{opens_turn, Turns};

@@ -1,0 +1,465 @@
+//! Token counts of messages and parts, with real tokenizers.
+//!
+//! Text, JSON (tool arguments and output) and base64 are run through OpenAI's BPE encodings
+//! (`o200k_base`, `cl100k_base`; tiktoken-rs carries their vocabularies, so counting works
+//! offline). Images are counted by the provider's documented rule from the dimensions in the
+//! file header, PDFs by their page count, WAV audio by its duration ([`media_tokens`]); bytes no
+//! rule applies to are counted as their base64 text, which is what a provider that takes them
+//! inline is sent. For providers without a public tokenizer, [`TokenCounter::calibrated`] scales
+//! the `o200k_base` count by the ratio the history's own recorded `usage.input_tokens` show.
+//!
+//! ```
+//! use msgflow_context::tokens::{TokenCounter, Tokenizer};
+//! let counter = TokenCounter::new(Tokenizer::O200kBase);
+//! assert_eq!(counter.count_text("Hello, world!"), 4);
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use msgflow_wire::{
+    BinaryContent, ModelMessage, ModelRequestPart, ModelResponsePart, RawJson, UserContent, UserPromptContent,
+};
+use serde::Serialize;
+use tiktoken_rs::CoreBPE;
+
+/// The encoding a [`TokenCounter`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tokenizer {
+    /// OpenAI's `o200k_base` (GPT-4o, GPT-4.1, o-series, GPT-5).
+    O200kBase,
+    /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100kBase,
+    /// pydantic-ai-harness's estimate: characters / 4 (`CHARS_PER_TOKEN`), binary content as 0.
+    /// Offered to compare with the harness, not to budget with.
+    Chars4,
+}
+
+impl Tokenizer {
+    /// The names the CLI accepts.
+    pub const NAMES: &'static [&'static str] = &["o200k_base", "cl100k_base", "chars4"];
+
+    /// The tokenizer's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::O200kBase => "o200k_base",
+            Tokenizer::Cl100kBase => "cl100k_base",
+            Tokenizer::Chars4 => "chars4",
+        }
+    }
+
+    fn bpe(self) -> Option<&'static CoreBPE> {
+        match self {
+            Tokenizer::O200kBase => Some(tiktoken_rs::o200k_base_singleton()),
+            Tokenizer::Cl100kBase => Some(tiktoken_rs::cl100k_base_singleton()),
+            Tokenizer::Chars4 => None,
+        }
+    }
+}
+
+impl fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Tokenizer {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "o200k_base" => Ok(Tokenizer::O200kBase),
+            "cl100k_base" => Ok(Tokenizer::Cl100kBase),
+            "chars4" => Ok(Tokenizer::Chars4),
+            other => Err(format!(
+                "unknown tokenizer `{other}`: expected one of {}",
+                Tokenizer::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// Whose documented rule counts images, PDFs and audio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaRule {
+    /// OpenAI (GPT-4o family, `detail: high`): fit in 2048x2048, shortest side to 768, then
+    /// 85 + 170 per 512-pixel tile.
+    OpenAi,
+    /// Anthropic: width x height / 750 after fitting the long edge in 1568 pixels; a PDF page
+    /// as 1500 tokens of text plus its page image (1568x1568 at most, about 1590 more).
+    Anthropic,
+    /// Google Gemini: 258 per image up to 384x384, else 258 per 768x768 tile; 258 per PDF page;
+    /// 32 per second of audio.
+    Google,
+}
+
+impl MediaRule {
+    /// The rule of a pydantic-ai `provider_name` (OpenAI's for providers without one of their own).
+    pub fn for_provider(provider: &str) -> MediaRule {
+        match provider {
+            "anthropic" | "bedrock" => MediaRule::Anthropic,
+            "google-gla" | "google-vertex" | "google" | "gemini" => MediaRule::Google,
+            _ => MediaRule::OpenAi,
+        }
+    }
+}
+
+/// Counts tokens of text, parts and messages.
+#[derive(Clone, Debug)]
+pub struct TokenCounter {
+    tokenizer: Tokenizer,
+    media: MediaRule,
+    /// Recorded tokens per counted token, when calibrated.
+    scale: Option<f64>,
+}
+
+impl TokenCounter {
+    /// A counter running `tokenizer`, counting media by the rule that goes with it (OpenAI's
+    /// for the OpenAI encodings; none for [`Tokenizer::Chars4`], which counts binary as 0 like
+    /// the harness).
+    pub fn new(tokenizer: Tokenizer) -> TokenCounter {
+        TokenCounter {
+            tokenizer,
+            media: MediaRule::OpenAi,
+            scale: None,
+        }
+    }
+
+    /// The same counter with another provider's media rule.
+    pub fn with_media_rule(mut self, media: MediaRule) -> TokenCounter {
+        self.media = media;
+        self
+    }
+
+    /// An estimate for a provider without a public tokenizer: `o200k_base` counts scaled by the
+    /// history's own recorded usage ([`Calibration::of`]), with the media rule of the provider
+    /// that answered. `None` when the history records no usable `usage.input_tokens`.
+    pub fn calibrated(history: &[ModelMessage]) -> Option<(TokenCounter, Calibration)> {
+        let calibration = Calibration::of(history)?;
+        let counter = TokenCounter {
+            tokenizer: Tokenizer::O200kBase,
+            media: calibration.media,
+            scale: Some(calibration.scale()),
+        };
+        Some((counter, calibration))
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> Tokenizer {
+        self.tokenizer
+    }
+
+    /// The media rule.
+    pub fn media_rule(&self) -> MediaRule {
+        self.media
+    }
+
+    /// The calibration scale, when calibrated.
+    pub fn scale(&self) -> Option<f64> {
+        self.scale
+    }
+
+    /// The tokens of a text (unscaled).
+    pub fn count_text(&self, text: &str) -> usize {
+        match self.tokenizer.bpe() {
+            Some(bpe) => bpe.encode_ordinary(text).len(),
+            // The harness's `len(text) // CHARS_PER_TOKEN` counts characters (code points).
+            None => text.chars().count() / 4,
+        }
+    }
+
+    fn count_json(&self, json: &RawJson) -> usize {
+        // A JSON string is sent as its text; anything else as its JSON.
+        match json.as_string() {
+            Some(text) => self.count_text(&text),
+            None => self.count_text(json.get()),
+        }
+    }
+
+    fn count_binary(&self, binary: &BinaryContent) -> usize {
+        if self.tokenizer == Tokenizer::Chars4 {
+            return 0;
+        }
+        let bytes = binary.data.decode().unwrap_or_default();
+        media_tokens(self.media, &binary.media_type, &bytes).unwrap_or_else(|| self.count_text(binary.data.as_str()))
+    }
+
+    fn count_user_content(&self, item: &UserContent) -> usize {
+        match item {
+            UserContent::Text(text) => self.count_text(text),
+            UserContent::TextContent(text) => self.count_text(&text.content),
+            UserContent::Binary(binary) => self.count_binary(binary),
+            UserContent::CachePoint(_) => 0,
+            // URLs and the other items are sent as what they say: count their JSON.
+            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
+        }
+    }
+
+    /// The tokens of a request part, by its kind.
+    pub fn count_request_part(&self, part: &ModelRequestPart) -> usize {
+        let counted = match part {
+            ModelRequestPart::SystemPrompt(system) => self.count_text(&system.content),
+            ModelRequestPart::UserPrompt(user) => match &user.content {
+                UserPromptContent::Text(text) => self.count_text(text),
+                UserPromptContent::Items(items) => items.iter().map(|item| self.count_user_content(item)).sum(),
+            },
+            ModelRequestPart::ToolReturn(ret) => self.count_text(&ret.tool_name) + self.count_json(&ret.content),
+            ModelRequestPart::RetryPrompt(retry) => self.count_json(&retry.content),
+            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
+        };
+        self.scaled(counted)
+    }
+
+    /// The tokens of a response part, by its kind.
+    pub fn count_response_part(&self, part: &ModelResponsePart) -> usize {
+        let counted = match part {
+            ModelResponsePart::Text(text) => self.count_text(&text.content),
+            ModelResponsePart::Thinking(thinking) => self.count_text(&thinking.content),
+            ModelResponsePart::ToolCall(call) => {
+                self.count_text(&call.tool_name) + call.args.get().map_or(0, |args| self.count_json(args))
+            }
+            ModelResponsePart::File(file) => self.count_binary(&file.content),
+            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
+        };
+        self.scaled(counted)
+    }
+
+    /// The tokens of a request's `instructions`.
+    pub fn count_instructions(&self, text: &str) -> usize {
+        self.scaled(self.count_text(text))
+    }
+
+    /// The tokens of a message: the sum of its parts (and a request's instructions).
+    pub fn count_message(&self, message: &ModelMessage) -> usize {
+        match message {
+            ModelMessage::Request(request) => {
+                let parts: usize = request.parts.iter().map(|part| self.count_request_part(part)).sum();
+                parts
+                    + request
+                        .instructions
+                        .get()
+                        .map_or(0, |text| self.scaled(self.count_text(text)))
+            }
+            ModelMessage::Response(response) => response.parts.iter().map(|part| self.count_response_part(part)).sum(),
+        }
+    }
+
+    fn scaled(&self, counted: usize) -> usize {
+        match self.scale {
+            Some(scale) => (counted as f64 * scale).round() as usize,
+            None => counted,
+        }
+    }
+}
+
+/// How an estimate was calibrated: the newest response that records `usage.input_tokens`, and
+/// the `o200k_base` count of the messages sent before it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Calibration {
+    /// The response whose usage was used.
+    pub response_index: usize,
+    /// Its recorded `usage.input_tokens`.
+    pub recorded_input_tokens: u64,
+    /// The `o200k_base` count of messages `0..response_index`.
+    pub counted_tokens: u64,
+    /// The provider that answered, when recorded.
+    pub provider: Option<String>,
+    /// The media rule that goes with that provider.
+    pub media: MediaRule,
+}
+
+impl Calibration {
+    /// The calibration of `history`, `None` when no response records input tokens.
+    ///
+    /// Recorded input tokens also cover what the history does not hold (tool definitions, the
+    /// agent's instructions when not recorded), so the scale is an upper estimate for the messages.
+    pub fn of(history: &[ModelMessage]) -> Option<Calibration> {
+        let (index, response, recorded) = history.iter().enumerate().rev().find_map(|(index, message)| {
+            let response = message.as_response()?;
+            let usage = response.usage.get()?;
+            let tokens = int_u64(usage.input_tokens.get().or(usage.request_tokens.get())?)?;
+            (tokens > 0).then_some((index, response, tokens))
+        })?;
+        let provider = response.provider_name.get().cloned();
+        let media = provider.as_deref().map_or(MediaRule::OpenAi, MediaRule::for_provider);
+        let counter = TokenCounter::new(Tokenizer::O200kBase).with_media_rule(media);
+        let counted: usize = history[..index]
+            .iter()
+            .map(|message| counter.count_message(message))
+            .sum();
+        (counted > 0).then_some(Calibration {
+            response_index: index,
+            recorded_input_tokens: recorded,
+            counted_tokens: counted as u64,
+            provider,
+            media,
+        })
+    }
+
+    /// Recorded tokens per counted token.
+    pub fn scale(&self) -> f64 {
+        self.recorded_input_tokens as f64 / self.counted_tokens as f64
+    }
+}
+
+/// The tokens of a media item by `rule`, from its bytes; `None` when the bytes do not say
+/// (unknown format, unreadable header).
+///
+/// ```
+/// use msgflow_context::tokens::{media_tokens, MediaRule};
+/// // A 1024x1024 PNG header: OpenAI scales it to 768x768, 4 tiles.
+/// let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+/// png.extend_from_slice(&1024u32.to_be_bytes());
+/// png.extend_from_slice(&1024u32.to_be_bytes());
+/// assert_eq!(media_tokens(MediaRule::OpenAi, "image/png", &png), Some(85 + 170 * 4));
+/// assert_eq!(media_tokens(MediaRule::Anthropic, "image/png", &png), Some(1024 * 1024 / 750));
+/// ```
+pub fn media_tokens(rule: MediaRule, media_type: &str, bytes: &[u8]) -> Option<usize> {
+    if let Some((width, height)) = image_dimensions(bytes) {
+        return Some(image_tokens(rule, width, height));
+    }
+    if media_type == "application/pdf" || bytes.starts_with(b"%PDF-") {
+        let pages = pdf_pages(bytes)?;
+        return Some(match rule {
+            MediaRule::Google => 258 * pages,
+            MediaRule::Anthropic => pages * (1500 + image_tokens(rule, 1568, 1568)),
+            // OpenAI sends each page's text and an image of it: the same estimate, its image rule.
+            MediaRule::OpenAi => pages * (1500 + image_tokens(rule, 1568, 1568)),
+        });
+    }
+    if let Some(seconds) = wav_seconds(bytes) {
+        return Some(match rule {
+            MediaRule::Google => (32.0 * seconds).ceil() as usize,
+            // OpenAI's audio models: about 10 tokens per second of input audio (gpt-4o-audio).
+            MediaRule::OpenAi | MediaRule::Anthropic => (10.0 * seconds).ceil() as usize,
+        });
+    }
+    None
+}
+
+/// The tokens of a `width` x `height` image by `rule`.
+pub fn image_tokens(rule: MediaRule, width: u32, height: u32) -> usize {
+    let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
+    match rule {
+        MediaRule::OpenAi => {
+            let fit = (2048.0 / w.max(h)).min(1.0);
+            let (w, h) = (w * fit, h * fit);
+            let short = (768.0 / w.min(h)).min(1.0);
+            let (w, h) = (w * short, h * short);
+            let tiles = (w / 512.0).ceil() * (h / 512.0).ceil();
+            85 + 170 * tiles as usize
+        }
+        MediaRule::Anthropic => {
+            let fit = (1568.0 / w.max(h)).min(1.0);
+            ((w * fit).floor() * (h * fit).floor() / 750.0) as usize
+        }
+        MediaRule::Google => {
+            if w <= 384.0 && h <= 384.0 {
+                258
+            } else {
+                258 * ((w / 768.0).ceil() * (h / 768.0).ceil()) as usize
+            }
+        }
+    }
+}
+
+/// Width and height from a PNG, GIF, JPEG or WebP header.
+pub fn image_dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    let be32 = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let le16 = |at: usize| Some(u32::from(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?)));
+    let be16 = |at: usize| Some(u32::from(u16::from_be_bytes(bytes.get(at..at + 2)?.try_into().ok()?)));
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.get(12..16) == Some(b"IHDR") {
+        return Some((be32(16)?, be32(20)?));
+    }
+    if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        return Some((le16(6)?, le16(8)?));
+    }
+    if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        return match bytes.get(12..16)? {
+            b"VP8 " => Some((le16(26)? & 0x3fff, le16(28)? & 0x3fff)),
+            b"VP8L" => {
+                let bits = u32::from_le_bytes(bytes.get(21..25)?.try_into().ok()?);
+                Some(((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1))
+            }
+            b"VP8X" => {
+                let le24 = |at: usize| {
+                    let b = bytes.get(at..at + 3)?;
+                    Some(u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16)
+                };
+                Some((le24(24)? + 1, le24(27)? + 1))
+            }
+            _ => None,
+        };
+    }
+    if bytes.starts_with(b"\xff\xd8") {
+        // Walk the JPEG segments to the first start-of-frame marker.
+        let mut at = 2;
+        while at + 4 <= bytes.len() {
+            if bytes[at] != 0xff {
+                return None;
+            }
+            let marker = bytes[at + 1];
+            if marker == 0xff {
+                at += 1;
+                continue;
+            }
+            let length = be16(at + 2)? as usize;
+            let is_frame = matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc);
+            if is_frame {
+                return Some((be16(at + 7)?, be16(at + 5)?));
+            }
+            at += 2 + length;
+        }
+    }
+    None
+}
+
+/// The page count of a PDF: its `/Type /Page` objects (not `/Pages`).
+pub fn pdf_pages(bytes: &[u8]) -> Option<usize> {
+    let mut pages = 0;
+    let mut rest = bytes;
+    while let Some(at) = find(rest, b"/Type") {
+        rest = &rest[at + 5..];
+        let value = rest
+            .iter()
+            .position(|&b| !b.is_ascii_whitespace())
+            .map_or(&[][..], |skip| &rest[skip..]);
+        if value.starts_with(b"/Page") && !value.get(5).is_some_and(|&b| b.is_ascii_alphanumeric()) {
+            pages += 1;
+        }
+    }
+    (pages > 0).then_some(pages)
+}
+
+/// The duration of a PCM WAV file, from its `fmt ` byte rate and `data` size.
+pub fn wav_seconds(bytes: &[u8]) -> Option<f64> {
+    if !(bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WAVE")) {
+        return None;
+    }
+    let le32 = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let (mut at, mut byte_rate, mut data) = (12, None, None);
+    while at + 8 <= bytes.len() {
+        let size = le32(at + 4)? as usize;
+        match bytes.get(at..at + 4)? {
+            b"fmt " => byte_rate = le32(at + 16),
+            b"data" => data = Some(size),
+            _ => {}
+        }
+        at += 8 + size + size % 2;
+    }
+    let byte_rate = byte_rate.filter(|&rate| rate > 0)?;
+    Some(data? as f64 / f64::from(byte_rate))
+}
+
+/// A recorded token count as a `u64` (`None` when negative, fractional or too big).
+pub fn int_u64(int: &msgflow_wire::Int) -> Option<u64> {
+    // The text as written (`5`, `5.0`), which every version of `Int` displays.
+    let text = int.to_string();
+    text.strip_suffix(".0").unwrap_or(&text).parse().ok()
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|window| window == needle)
+}

@@ -1,0 +1,167 @@
+//! Turns: the places where a history can be cut without separating a tool call from its result.
+//!
+//! A turn starts at a request that holds a user prompt and no tool result (the user speaking, not
+//! a tool answering); the messages up to the next such request travel together. A start is only a
+//! cut point when no call before it is answered by a result after it, as the matching walk of
+//! [`crate::check`] and [`crate::repair`] (pydantic-ai's `_dangling_tool_calls_by_response`) pairs
+//! them; a start that a pair spans is folded into the turn before it. The same holds for a builtin
+//! (`builtin-tool-call`) call and a `builtin-tool-return` with its id in a later response. So every
+//! boundary of [`Turns`] is safe: dropping the turns before it leaves no orphan result, and every
+//! pair in the suffix is matched the same way as in the whole history.
+//!
+//! ```
+//! use msgflow_sanitize::Turns;
+//! let json = r#"[
+//!   {"kind":"request","parts":[{"part_kind":"user-prompt","content":"ls","timestamp":"2025-01-02T00:00:00Z"}]},
+//!   {"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"bash","args":null,"tool_call_id":"c1"}],"timestamp":"2025-01-02T00:00:01Z"},
+//!   {"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"bash","content":"a.rs","tool_call_id":"c1","timestamp":"2025-01-02T00:00:02Z"}]},
+//!   {"kind":"response","parts":[{"part_kind":"text","content":"a.rs"}],"timestamp":"2025-01-02T00:00:03Z"},
+//!   {"kind":"request","parts":[{"part_kind":"user-prompt","content":"thanks","timestamp":"2025-01-02T00:00:04Z"}]}
+//! ]"#;
+//! let history = msgflow_wire::from_str(json)?;
+//! let turns = Turns::of(&history);
+//! assert_eq!(turns.ranges().collect::<Vec<_>>(), [0..4, 4..5]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::ops::Range;
+
+use foldhash::{HashMap, HashMapExt};
+
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart};
+
+use crate::pairing::{self, Answer, Matcher, Pos};
+
+/// Whether `message` opens a turn by its own shape: a request holding a user prompt and no tool
+/// result. (Whether a turn really starts there also depends on the pairs around it: [`Turns::of`].)
+pub fn opens_turn(message: &ModelMessage) -> bool {
+    match message {
+        ModelMessage::Request(request) => {
+            request
+                .parts
+                .iter()
+                .any(|part| matches!(part, ModelRequestPart::UserPrompt(_)))
+                && !request.parts.iter().any(pairing::is_tool_result)
+        }
+        ModelMessage::Response(_) => false,
+    }
+}
+
+/// The turns of a history: consecutive, non-empty message ranges covering it whole, each boundary
+/// a safe cut point (see the module documentation). Built in one pass, linear in the history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turns {
+    /// The first message of each turn, ascending; `starts[0] == 0` unless the history is empty.
+    starts: Vec<usize>,
+    /// The number of messages.
+    messages: usize,
+}
+
+impl Turns {
+    /// The turns of `history`.
+    pub fn of(history: &[ModelMessage]) -> Turns {
+        // `blocked[i] > 0` (after the prefix sum) when some pair has its call before message `i`
+        // and its result at or after it: cutting before `i` would orphan that result.
+        let mut blocked = vec![0i64; history.len() + 1];
+        let mut block = |call_message: usize, result_message: usize| {
+            if result_message > call_message {
+                blocked[call_message + 1] += 1;
+                blocked[result_message + 1] -= 1;
+            }
+        };
+        let mut matcher = Matcher::with_capacity(history.len());
+        let mut native_calls: HashMap<&str, usize> = HashMap::new();
+        for (index, message) in history.iter().enumerate() {
+            match message {
+                ModelMessage::Response(response) => {
+                    matcher.response(index);
+                    for (part_index, key) in pairing::calls_of(index, response.parts.iter()) {
+                        matcher.call(
+                            Pos {
+                                message: index,
+                                part: part_index,
+                            },
+                            key,
+                        );
+                    }
+                    for part in &response.parts {
+                        match part {
+                            ModelResponsePart::BuiltinToolCall(call) => {
+                                if let Some(id) = call.tool_call_id.get() {
+                                    native_calls.entry(id.as_str()).or_insert(index);
+                                }
+                            }
+                            ModelResponsePart::BuiltinToolReturn(ret) => {
+                                if let Some(&call_message) =
+                                    ret.tool_call_id.get().and_then(|id| native_calls.get(id.as_str()))
+                                {
+                                    block(call_message, index);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                ModelMessage::Request(request) => {
+                    for (_, key) in pairing::results_of(index, request.parts.iter()) {
+                        if let Answer::Call(call) = matcher.result(&key) {
+                            block(call.message, index);
+                        }
+                    }
+                }
+            }
+        }
+        let mut starts = Vec::new();
+        let mut open = 0i64;
+        for (index, message) in history.iter().enumerate() {
+            open += blocked[index];
+            if index == 0 || (open == 0 && opens_turn(message)) {
+                starts.push(index);
+            }
+        }
+        Turns {
+            starts,
+            messages: history.len(),
+        }
+    }
+
+    /// The number of turns (0 for an empty history).
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether the history is empty.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The first message of each turn, ascending.
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// The messages of turn `turn` (panics when `turn >= self.len()`, like slice indexing).
+    pub fn range(&self, turn: usize) -> Range<usize> {
+        let end = self.starts.get(turn + 1).copied().unwrap_or(self.messages);
+        self.starts[turn]..end
+    }
+
+    /// The message ranges of all turns, oldest first.
+    pub fn ranges(&self) -> impl ExactSizeIterator<Item = Range<usize>> + '_ {
+        (0..self.len()).map(|turn| self.range(turn))
+    }
+
+    /// The turn message `message` belongs to (`None` past the end).
+    pub fn turn_of(&self, message: usize) -> Option<usize> {
+        if message >= self.messages {
+            return None;
+        }
+        Some(self.starts.partition_point(|&start| start <= message) - 1)
+    }
+
+    /// Whether the history can be cut right before `message` (keeping `message..`): `0`, the end,
+    /// and the first message of every turn.
+    pub fn is_cut_point(&self, message: usize) -> bool {
+        message == self.messages || self.starts.binary_search(&message).is_ok()
+    }
+}
