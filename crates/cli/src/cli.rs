@@ -56,6 +56,9 @@ pub enum Command {
     /// Repair a history as pydantic-ai's repair_messages does, reporting every change.
     #[command(after_help = REPAIR_HELP)]
     Repair(RepairArgs),
+    /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
+    #[command(after_help = TRIM_HELP)]
+    Trim(TrimArgs),
     /// Export the tool-call registry (lifecycle of every tool call) as JSON, or guidance hints.
     #[command(after_help = TOOLS_HELP)]
     Tools(ToolsArgs),
@@ -161,6 +164,58 @@ pub struct StatsArgs {
     /// Print JSON instead of a table (JSON Lines, one object per file, in batch mode).
     #[arg(long)]
     pub json: bool,
+    /// Count tokens per message and part kind with a real tokenizer instead (see --tokenizer).
+    #[arg(long)]
+    pub tokens: bool,
+    /// With --tokens: o200k_base, cl100k_base, chars4 (pydantic-ai-harness's estimate) or
+    /// calibrated (o200k_base scaled to the history's recorded usage.input_tokens).
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", requires = "tokens",
+          value_parser = crate::commands::parse_tokenizer)]
+    pub tokenizer: String,
+}
+
+/// `msgflow trim`.
+#[derive(Debug, Args)]
+pub struct TrimArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Keep the newest whole turns that fit in N tokens (counted by --tokenizer).
+    #[arg(long, value_name = "N", group = "budget")]
+    pub max_tokens: Option<usize>,
+    /// Keep the newest N turns (a turn starts where the user speaks).
+    #[arg(long, value_name = "N", group = "budget", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_turns: Option<u64>,
+    /// Keep the newest whole turns that fit in N bytes of compact JSON.
+    #[arg(long, value_name = "N", group = "budget")]
+    pub max_bytes: Option<usize>,
+    /// The token counter: o200k_base, cl100k_base, chars4 or calibrated.
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", value_parser = crate::commands::parse_tokenizer)]
+    pub tokenizer: String,
+    /// First replace the content of tool results older than the newest K turns with a placeholder
+    /// naming the tool and the size (calls, returns and ids stay).
+    #[arg(long, value_name = "K")]
+    pub clear_tool_results_older_than: Option<usize>,
+    /// First clear as pydantic-ai-harness's ClearToolResults(keep_pairs=N) does (its placeholder
+    /// and metadata mark).
+    #[arg(long, value_name = "KEEP_PAIRS")]
+    pub harness_clear: Option<usize>,
+    /// Then cut text, thinking, user prompt text and tool output over BYTES to head and tail (a
+    /// marker between); at least 128.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(128..))]
+    pub clamp_parts: Option<u64>,
+    /// Then clamp as pydantic-ai-harness's ClampOversizedMessages(max_part_chars=N) does
+    /// (response text and tool-call arguments, 2000 characters of head and of tail kept).
+    #[arg(long, value_name = "MAX_PART_CHARS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub harness_clamp: Option<u64>,
+    /// Print what each step would reclaim instead of writing the history.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also write the report (every removed message, cleared result and clamped part) as JSON
+    /// to FILE (single input only).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// `msgflow canonical`.
@@ -281,7 +336,8 @@ const STATS_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow stats history.json\n",
     "  msgflow stats --json history.json | jq .tokens\n",
-    "  msgflow stats --json -r runs/ > stats.jsonl     # batch: one JSON object per line\n\n",
+    "  msgflow stats --json -r runs/ > stats.jsonl     # batch: one JSON object per line\n",
+    "  msgflow stats --tokens --tokenizer cl100k_base history.json\n\n",
     exit_codes_text!()
 );
 
@@ -305,6 +361,7 @@ const WIRE_HELP: &str = concat!(
 const CHECK_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow check history.json\n",
+    "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
     "  msgflow check --json history.json | jq '.violations[].kind'\n",
     "  msgflow check -r histories/                      # batch: exit 1 if any file has problems\n\n",
     "Exit status 1 means at least one violation was found.\n\n",
@@ -315,8 +372,22 @@ const REPAIR_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow repair history.json > repaired.json\n",
     "  msgflow repair --in-place --backup --report changes.json history.json\n",
-    "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n\n",
+    "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n",
+    "  msgflow repair --provider anthropic history.json  # then Anthropic's own rules\n\n",
     "The changes are listed on stderr, one per line. A successful repair exits 0.\n\n",
+    exit_codes_text!()
+);
+
+const TRIM_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow trim --max-tokens 100000 history.json -o trimmed.json\n",
+    "  msgflow trim --keep-turns 5 --report removed.json --in-place history.json\n",
+    "  msgflow trim --clear-tool-results-older-than 2 --clamp-parts 16384 --max-tokens 50000 --dry-run history.json\n",
+    "  msgflow trim --max-bytes 1000000 --tokenizer cl100k_base -r -o trimmed/ runs/\n\n",
+    "A history is only cut where a turn starts (a request with a user prompt and no tool result), never\n",
+    "between a tool call and its result. The system prompts and instructions of the first request are\n",
+    "kept, moved onto the new first request. A history that fits is written unchanged.\n\n",
+    "Exit status 1 means even the newest turn does not fit the budget (nothing is written).\n\n",
     exit_codes_text!()
 );
 

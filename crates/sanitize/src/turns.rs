@@ -4,7 +4,9 @@
 //! a tool answering); the messages up to the next such request travel together. A start is only a
 //! cut point when no call before it is answered by a result after it, as the matching walk of
 //! [`crate::check`] and [`crate::repair`] (pydantic-ai's `_dangling_tool_calls_by_response`) pairs
-//! them; a start that a pair spans is folded into the turn before it. The same holds for a builtin
+//! them; a start that a pair spans is folded into the turn before it. A result that answers no
+//! open call (its calls were answered or shadowed already) holds the newest call with its id the
+//! same way, so that cutting never turns a misplaced result into an orphan. The same holds for a builtin
 //! (`builtin-tool-call`) call and a `builtin-tool-return` with its id in a later response. So every
 //! boundary of [`Turns`] is safe: dropping the turns before it leaves no orphan result, and every
 //! pair in the suffix is matched the same way as in the whole history.
@@ -71,11 +73,14 @@ impl Turns {
         };
         let mut matcher = Matcher::with_capacity(history.len());
         let mut native_calls: HashMap<&str, usize> = HashMap::new();
+        // The newest call of each key, for the results that answer no open call.
+        let mut last_call: HashMap<pairing::CallKey<'_>, usize> = HashMap::with_capacity(history.len());
         for (index, message) in history.iter().enumerate() {
             match message {
                 ModelMessage::Response(response) => {
                     matcher.response(index);
                     for (part_index, key) in pairing::calls_of(index, response.parts.iter()) {
+                        last_call.insert(key.clone(), index);
                         matcher.call(
                             Pos {
                                 message: index,
@@ -104,8 +109,16 @@ impl Turns {
                 }
                 ModelMessage::Request(request) => {
                     for (_, key) in pairing::results_of(index, request.parts.iter()) {
-                        if let Answer::Call(call) = matcher.result(&key) {
-                            block(call.message, index);
+                        match matcher.result(&key) {
+                            Answer::Call(call) => block(call.message, index),
+                            // A result whose calls were all answered or shadowed already is
+                            // misplaced; cutting its calls away would make it an orphan too.
+                            Answer::NoOpenCall => {
+                                if let Some(&call_message) = last_call.get(&key) {
+                                    block(call_message, index);
+                                }
+                            }
+                            Answer::NoSuchCall => {}
                         }
                     }
                 }

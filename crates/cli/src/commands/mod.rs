@@ -8,7 +8,9 @@ mod repair;
 mod schema;
 mod show;
 mod stats;
+mod tokens;
 mod tools;
+mod trim;
 
 use std::io::Write;
 
@@ -29,6 +31,13 @@ pub fn dispatch(cli: Cli) -> Status {
             let destination = report_destination(args.output.output.clone());
             let command = show::Show::from_args(&args, runner::output_is_terminal(&destination));
             runner::run(&command, &args.input, &destination)
+        }
+        Command::Stats(args) if args.tokens => {
+            let command = tokens::TokenStats {
+                tokenizer: args.tokenizer.clone(),
+                json: args.json,
+            };
+            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
         Command::Stats(args) => {
             let command = stats::Stats { json: args.json };
@@ -60,6 +69,7 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             runner::run(&command, &args.input, &args.output)
         }
+        Command::Trim(args) => trim_command(&args),
         Command::Tools(args) => {
             let command = tools::Tools {
                 guidance: args.guidance,
@@ -69,6 +79,54 @@ pub fn dispatch(cli: Cli) -> Status {
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions(&args),
     }
+}
+
+pub(crate) use tokens::parse_tokenizer;
+
+/// `msgflow trim`: the steps the flags ask for, in their fixed order.
+fn trim_command(args: &crate::cli::TrimArgs) -> Status {
+    use msgflow_context::trim::Budget;
+    if args.report.is_some() && runner::is_batch(&args.input) {
+        return crate::outcome::usage_error(
+            "--report takes a single input",
+            Some("run trim once per file to get one report each"),
+        );
+    }
+    let budget = match (args.max_tokens, args.keep_turns, args.max_bytes) {
+        (Some(tokens), _, _) => Some(Budget::Tokens(tokens)),
+        (_, Some(turns), _) => Some(Budget::Turns(usize::try_from(turns).unwrap_or(usize::MAX))),
+        (_, _, Some(bytes)) => Some(Budget::Bytes(bytes)),
+        _ => None,
+    };
+    let to_usize = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+    let command = trim::Trim {
+        budget,
+        tokenizer: args.tokenizer.clone(),
+        clear_older_than: args.clear_tool_results_older_than,
+        harness_clear: args.harness_clear.map(|keep_pairs| msgflow_context::clear::HarnessClear {
+            keep_pairs,
+            ..Default::default()
+        }),
+        clamp_bytes: args.clamp_parts.map(to_usize),
+        harness_clamp: args.harness_clamp.map(|max| msgflow_context::clamp::HarnessClamp {
+            max_part_chars: Some(to_usize(max)),
+            ..Default::default()
+        }),
+        dry_run: args.dry_run,
+        report: args.report.clone(),
+    };
+    let nothing_to_do = command.budget.is_none()
+        && command.clear_older_than.is_none()
+        && command.harness_clear.is_none()
+        && command.clamp_bytes.is_none()
+        && command.harness_clamp.is_none();
+    if nothing_to_do {
+        return crate::outcome::usage_error(
+            "trim needs a budget (--max-tokens, --keep-turns or --max-bytes) or a step (--clear-tool-results-older-than, --clamp-parts, --harness-clear, --harness-clamp)",
+            Some("see `msgflow trim --help`"),
+        );
+    }
+    runner::run(&command, &args.input, &args.output)
 }
 
 /// Parses the input as a history, turning a parse error into a located [`Failure`].

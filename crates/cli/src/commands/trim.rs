@@ -1,0 +1,269 @@
+//! `msgflow trim`: fit a history into a budget (msgflow-context): clear old tool results, clamp
+//! oversized parts, then keep the newest whole turns that fit, reporting every step.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use msgflow_context::clamp::{self, ClampedPart, HarnessClamp};
+use msgflow_context::clear::{self, ClearedResult, HarnessClear};
+use msgflow_context::tokens::TokenCounter;
+use msgflow_context::trim::{self, Budget, TrimError, TrimReport};
+use msgflow_wire::ModelMessage;
+use serde::Serialize;
+
+use crate::files;
+use crate::outcome::{Failure, Status};
+use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// The steps `msgflow trim` runs, in this order: clear, clamp, trim.
+pub struct Trim {
+    /// The budget to trim to, if any.
+    pub budget: Option<Budget>,
+    /// `--tokenizer` (for `--max-tokens` and the dry-run's token figures).
+    pub tokenizer: String,
+    /// `--clear-tool-results-older-than K` (turns).
+    pub clear_older_than: Option<usize>,
+    /// `--harness-clear KEEP_PAIRS`: pydantic-ai-harness's `ClearToolResults`.
+    pub harness_clear: Option<HarnessClear>,
+    /// `--clamp-parts BYTES`.
+    pub clamp_bytes: Option<usize>,
+    /// `--harness-clamp MAX_PART_CHARS`: pydantic-ai-harness's `ClampOversizedMessages`.
+    pub harness_clamp: Option<HarnessClamp>,
+    /// `--dry-run`: report what each step would reclaim, write no history.
+    pub dry_run: bool,
+    /// `--report FILE`: the JSON report.
+    pub report: Option<PathBuf>,
+}
+
+/// What `--report` writes.
+#[derive(Debug, Default, Serialize)]
+struct Report {
+    /// `--clear-tool-results-older-than`: the returns cleared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cleared: Option<Vec<ClearedResult>>,
+    /// `--harness-clear`: how many returns were cleared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness_cleared: Option<usize>,
+    /// `--clamp-parts`: the parts clamped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clamped: Option<Vec<ClampedPart>>,
+    /// `--harness-clamp`: how many parts were clamped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness_clamped: Option<usize>,
+    /// The trim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trim: Option<TrimReport>,
+    /// Each step's size before and after, in the budget's unit (`--dry-run` prints these).
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Serialize)]
+struct Step {
+    step: &'static str,
+    unit: &'static str,
+    before: usize,
+    after: usize,
+}
+
+impl Trim {
+    fn unit(&self) -> &'static str {
+        match self.budget {
+            Some(Budget::Tokens(_)) | None => "tokens",
+            Some(Budget::Bytes(_) | Budget::Turns(_)) => "bytes",
+        }
+    }
+
+    fn size(&self, history: &[ModelMessage], counter: &TokenCounter) -> usize {
+        if self.unit() == "bytes" {
+            let messages: usize = history.iter().map(trim::message_bytes).sum();
+            2 + messages + history.len().saturating_sub(1)
+        } else {
+            history.iter().map(|message| counter.count_message(message)).sum()
+        }
+    }
+
+    /// Runs the steps; a trim that cannot meet the budget comes back as the failure beside the
+    /// report of the steps before it (which `--dry-run` prints).
+    fn run(&self, mut history: Vec<ModelMessage>) -> Result<(Vec<ModelMessage>, Report, Option<Failure>), Failure> {
+        let (counter, _) = super::tokens::counter_for(&self.tokenizer, &history)?;
+        let mut report = Report::default();
+        let unit = self.unit();
+        let mut size = self.size(&history, &counter);
+        let mut step = |name: &'static str, history: &[ModelMessage], report: &mut Report| {
+            let after = self.size(history, &counter);
+            report.steps.push(Step {
+                step: name,
+                unit,
+                before: size,
+                after,
+            });
+            size = after;
+        };
+        if let Some(keep_turns) = self.clear_older_than {
+            report.cleared = Some(clear::clear_tool_results(&mut history, keep_turns));
+            step("clear-tool-results", &history, &mut report);
+        }
+        if let Some(options) = &self.harness_clear {
+            report.harness_cleared = Some(clear::clear_like_harness(&mut history, options));
+            step("harness-clear", &history, &mut report);
+        }
+        if let Some(max_bytes) = self.clamp_bytes {
+            report.clamped = Some(clamp::clamp_parts(&mut history, max_bytes));
+            step("clamp-parts", &history, &mut report);
+        }
+        if let Some(options) = &self.harness_clamp {
+            report.harness_clamped = Some(clamp::clamp_like_harness(&mut history, options));
+            step("harness-clamp", &history, &mut report);
+        }
+        if let Some(budget) = self.budget {
+            let trimmed = trim::trim(history.clone(), budget, &counter).map_err(|err| match err {
+                TrimError::NewestTurnTooLarge { .. } => Failure {
+                    status: Status::Problems,
+                    message: err.to_string(),
+                    hint: Some(
+                        "--dry-run shows what clearing (--clear-tool-results-older-than) and clamping \
+                         (--clamp-parts) would reclaim"
+                            .to_owned(),
+                    ),
+                },
+                TrimError::NoTurns => Failure::invalid(err.to_string(), None),
+            });
+            match trimmed {
+                Ok(trimmed) => {
+                    history = trimmed.history;
+                    report.trim = Some(trimmed.report);
+                    step("trim", &history, &mut report);
+                }
+                Err(failure) => return Ok((history, report, Some(failure))),
+            }
+        }
+        Ok((history, report, None))
+    }
+}
+
+fn dry_run_text(report: &Report) -> String {
+    let mut out = String::new();
+    for step in &report.steps {
+        let _ = writeln!(
+            out,
+            "{:<20} {:>10} -> {:>10} {}  (reclaims {})",
+            step.step,
+            step.before,
+            step.after,
+            step.unit,
+            step.before.saturating_sub(step.after)
+        );
+    }
+    if let Some(trim) = &report.trim {
+        let _ = writeln!(
+            out,
+            "trim keeps {} of {} turns ({} of {} messages), removes {}",
+            trim.turns_kept,
+            trim.turns_before,
+            trim.messages_kept,
+            trim.messages_before,
+            trim.removed.len()
+        );
+    }
+    out
+}
+
+fn notes(label: &str, report: &Report) -> String {
+    let mut out = String::new();
+    if let Some(cleared) = &report.cleared {
+        let _ = writeln!(out, "msgflow: {label}: cleared {} tool results", cleared.len());
+    }
+    if let Some(count) = report.harness_cleared {
+        let _ = writeln!(
+            out,
+            "msgflow: {label}: cleared {count} tool results (harness ClearToolResults)"
+        );
+    }
+    if let Some(clamped) = &report.clamped {
+        let _ = writeln!(out, "msgflow: {label}: clamped {} parts", clamped.len());
+    }
+    if let Some(count) = report.harness_clamped {
+        let _ = writeln!(
+            out,
+            "msgflow: {label}: clamped {count} parts (harness ClampOversizedMessages)"
+        );
+    }
+    if let Some(trim) = &report.trim {
+        if trim.removed.is_empty() {
+            let _ = writeln!(
+                out,
+                "msgflow: {label}: fits ({} of {} {}): nothing removed",
+                trim.size_after,
+                budget_limit(trim.budget),
+                trim.size_unit
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "msgflow: {label}: removed messages 0..={} ({} of {} turns); kept {} turns, {} {} (was {})",
+                trim.removed.len() - 1,
+                trim.turns_before - trim.turns_kept,
+                trim.turns_before,
+                trim.turns_kept,
+                trim.size_after,
+                trim.size_unit,
+                trim.size_before
+            );
+            for moved in &trim.moved {
+                let _ = writeln!(
+                    out,
+                    "msgflow: {label}: moved the {} of removed message {} onto the new first request",
+                    moved.what, moved.from_message
+                );
+            }
+        }
+    }
+    out
+}
+
+fn budget_limit(budget: Budget) -> usize {
+    match budget {
+        Budget::Tokens(limit) | Budget::Turns(limit) | Budget::Bytes(limit) => limit,
+    }
+}
+
+impl FileCommand for Trim {
+    fn mode(&self) -> Mode {
+        if self.dry_run {
+            Mode::Report { json: false }
+        } else {
+            Mode::Transform
+        }
+    }
+
+    fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        let history = super::parse_history(source)?;
+        let (history, report, failure) = self.run(history)?;
+        if self.dry_run {
+            let mut text = dry_run_text(&report);
+            let status = match &failure {
+                Some(failure) => {
+                    let _ = writeln!(text, "trim: {}", failure.message);
+                    failure.status
+                }
+                None => Status::Ok,
+            };
+            return Ok(Processed {
+                output: text.into_bytes(),
+                status,
+                ..Processed::default()
+            });
+        }
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
+        if let Some(path) = &self.report {
+            let mut json = serde_json::to_vec_pretty(&report)
+                .map_err(|err| Failure::invalid(format!("cannot serialise the trim report: {err}"), None))?;
+            json.push(b'\n');
+            // Written before the history is delivered: if it fails, nothing else is written.
+            files::write_atomically(path, &json, None).map_err(|err| Failure::unwritable(path, &err))?;
+        }
+        Ok(Processed::history(history, notes(source.label, &report)))
+    }
+}

@@ -1,0 +1,138 @@
+//! Every step on every committed fixture and on the real-world corpus (`../shared/realworld/`,
+//! 59 histories from public projects): trim keeps a pair-safe suffix and is idempotent, clearing
+//! and clamping keep every call/return pair and are idempotent, token counting runs.
+
+use std::path::{Path, PathBuf};
+
+use msgflow_context::clamp::{clamp_like_harness, clamp_parts, HarnessClamp};
+use msgflow_context::clear::{clear_like_harness, clear_tool_results, HarnessClear};
+use msgflow_context::tokens::{TokenCounter, Tokenizer};
+use msgflow_context::trim::{trim, Budget};
+use msgflow_context::Turns;
+use msgflow_sanitize::{check, ViolationKind};
+use msgflow_wire::ModelMessage;
+
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            json_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "json") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every history of the corpus that msgflow reads (some fixtures are deliberately broken input).
+fn corpus() -> Vec<(PathBuf, Vec<ModelMessage>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    json_files(&root.join("tests/fixtures"), &mut files);
+    let fixtures = files.len();
+    json_files(&root.join("../shared/realworld"), &mut files);
+    eprintln!("{fixtures} fixtures, {} real-world histories", files.len() - fixtures);
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let bytes = std::fs::read(&path).ok()?;
+            let history = msgflow_wire::from_slice(&bytes).ok()?;
+            Some((path, history))
+        })
+        .collect()
+}
+
+fn kinds(history: &[ModelMessage], kind: ViolationKind) -> usize {
+    check(history).iter().filter(|violation| violation.kind == kind).count()
+}
+
+fn written(history: &[ModelMessage]) -> Vec<u8> {
+    msgflow_wire::to_vec(history).expect("a parsed history is written")
+}
+
+#[test]
+fn every_step_works_on_every_fixture_and_real_world_history() {
+    let corpus = corpus();
+    assert!(corpus.len() > 50, "only {} histories read", corpus.len());
+    let counter = TokenCounter::new(Tokenizer::O200kBase);
+    for (path, history) in &corpus {
+        let name = path.display();
+        let turns = Turns::of(history);
+        let valid = check(history).is_empty();
+        for budget in [
+            Budget::Turns(1),
+            Budget::Turns(2),
+            Budget::Bytes(written(history).len() / 2),
+            Budget::Tokens(history.iter().map(|m| counter.count_message(m)).sum::<usize>() / 2),
+        ] {
+            let Ok(trimmed) = trim(history.clone(), budget, &counter) else {
+                continue;
+            };
+            let start = trimmed.report.removed.len();
+            assert!(turns.is_cut_point(start), "{name}: {budget:?} cut at {start}");
+            assert!(
+                kinds(&trimmed.history, ViolationKind::OrphanReturn) <= kinds(history, ViolationKind::OrphanReturn),
+                "{name}: {budget:?} orphaned a result"
+            );
+            if valid {
+                assert_eq!(check(&trimmed.history), vec![], "{name}: {budget:?}");
+            }
+            let again = trim(trimmed.history.clone(), budget, &counter).expect("what fit still fits");
+            assert_eq!(written(&again.history), written(&trimmed.history), "{name}: {budget:?}");
+        }
+
+        let mut cleared = history.clone();
+        clear_tool_results(&mut cleared, 1);
+        let mut harness = history.clone();
+        clear_like_harness(&mut harness, &HarnessClear::default());
+        let mut clamped = history.clone();
+        clamp_parts(&mut clamped, 256);
+        let mut harness_clamped = history.clone();
+        clamp_like_harness(
+            &mut harness_clamped,
+            &HarnessClamp {
+                max_part_chars: Some(300),
+                keep_head_chars: 100,
+                keep_tail_chars: 100,
+                ..HarnessClamp::default()
+            },
+        );
+        for (step, changed) in [
+            ("clear", &cleared),
+            ("harness clear", &harness),
+            ("clamp", &clamped),
+            ("harness clamp", &harness_clamped),
+        ] {
+            // Content changes; structure, pairing and what check says do not.
+            assert_eq!(check(changed), check(history), "{name}: {step}");
+            let reread = msgflow_wire::from_slice(&written(changed)).expect("the output is a history");
+            assert_eq!(&reread, changed, "{name}: {step}");
+        }
+        let mut twice = cleared.clone();
+        assert!(clear_tool_results(&mut twice, 1).is_empty(), "{name}: clearing twice");
+        let mut twice = clamped.clone();
+        assert!(clamp_parts(&mut twice, 256).is_empty(), "{name}: clamping twice");
+        let mut twice = harness.clone();
+        assert_eq!(
+            clear_like_harness(&mut twice, &HarnessClear::default()),
+            0,
+            "{name}: harness twice"
+        );
+
+        for tokenizer in [Tokenizer::O200kBase, Tokenizer::Cl100kBase, Tokenizer::Chars4] {
+            let counter = TokenCounter::new(tokenizer);
+            let total: usize = history.iter().map(|message| counter.count_message(message)).sum();
+            let has_parts = history.iter().any(|message| message.parts_len() > 0);
+            assert!(
+                total > 0 || !has_parts || tokenizer == Tokenizer::Chars4,
+                "{name}: {tokenizer}"
+            );
+        }
+        let _ = TokenCounter::calibrated(history);
+    }
+}
