@@ -608,8 +608,10 @@ fn stats_tables_and_json() -> TestResult {
             String::from_utf8(assert.get_output().stdout.clone())?
         );
         let assert = msgflow()?.args(["stats", "--json"]).arg(&file).assert().success();
+        // The JSON as printed (a `serde_json::Value` does not go through insta's serialiser with
+        // serde_json's `arbitrary_precision`, which keeps integers of any size exact).
         let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout)?;
-        insta::assert_json_snapshot!(format!("stats-json-{name}"), report);
+        insta::assert_snapshot!(format!("stats-json-{name}"), serde_json::to_string_pretty(&report)?);
     }
     Ok(())
 }
@@ -890,5 +892,64 @@ fn inputs_over_max_input_bytes_are_refused_before_reading() -> TestResult {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("larger than --max-input-bytes (10 bytes)"));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// integers of any size (pydantic-ai writes Python ints exactly)
+
+/// A response whose usage and tool arguments hold integers beyond 64 bits, as pydantic-ai 2.68.0
+/// dumps them (`ModelMessagesTypeAdapter.dump_json` of a `RequestUsage(output_tokens=2**64)`).
+const BIG_INTEGERS: &str = r#"[{"parts":[{"tool_name":"seek","args":{"offset":340282366920938463463374607431768211456},"tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}],"usage":{"input_tokens":-18446744073709551617,"cache_write_tokens":0,"cache_write_1h_tokens":0,"cache_read_tokens":0,"output_tokens":18446744073709551616,"output_reasoning_tokens":0,"input_audio_tokens":0,"cache_audio_read_tokens":0,"output_audio_tokens":0,"audio_seconds":0.0,"details":{},"cost":null},"model_name":"m","model_id":null,"timestamp":"2025-01-02T03:04:05Z","kind":"response","provider_name":null,"provider_url":null,"canonical_system":null,"provider_details":null,"provider_response_id":null,"finish_reason":null,"run_id":null,"conversation_id":null,"metadata":null,"workspace_ref":null,"history_digest":null,"failed_attempts":null,"state":"complete"}]"#;
+
+#[test]
+fn integers_beyond_64_bits_are_read_and_written_exactly_by_every_command() -> TestResult {
+    msgflow()?
+        .arg("fmt")
+        .write_stdin(BIG_INTEGERS)
+        .assert()
+        .success()
+        .stdout(BIG_INTEGERS);
+    msgflow()?
+        .arg("show")
+        .write_stdin(BIG_INTEGERS)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "tokens: -18446744073709551617 in, 18446744073709551616 out",
+        ))
+        .stdout(predicate::str::contains("340282366920938463463374607431768211456"));
+    let stats = msgflow()?.args(["stats", "--json"]).write_stdin(BIG_INTEGERS).output()?;
+    assert!(stats.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&stats.stdout)?;
+    // 2**64 fits the 128-bit sums; a count beyond them would be listed in `out_of_range`.
+    assert_eq!(report["tokens"]["output"], serde_json::json!(18446744073709551616_i128));
+    assert_eq!(report["tokens"]["input"], serde_json::json!(-18446744073709551617_i128));
+    let tools = msgflow()?.arg("tools").write_stdin(BIG_INTEGERS).output()?;
+    assert!(tools.status.success());
+    assert!(String::from_utf8(tools.stdout)?.contains("\"offset\": 340282366920938463463374607431768211456"));
+    let repaired = msgflow()?.arg("repair").write_stdin(BIG_INTEGERS).output()?;
+    assert!(String::from_utf8(repaired.stdout)?.starts_with(&BIG_INTEGERS[..BIG_INTEGERS.len() - 1]));
+    Ok(())
+}
+
+#[test]
+fn stats_says_which_token_counts_do_not_fit_its_sums() -> TestResult {
+    let beyond_128_bits = "1".repeat(45);
+    let history = BIG_INTEGERS.replace("18446744073709551616,", &format!("{beyond_128_bits},"));
+    let stats = msgflow()?.args(["stats", "--json"]).write_stdin(history.clone()).output()?;
+    assert!(stats.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&stats.stdout)?;
+    assert_eq!(report["tokens"]["output"], serde_json::json!(0));
+    assert_eq!(
+        report["tokens"]["out_of_range"],
+        serde_json::json!([format!("usage.output_tokens = {beyond_128_bits}")])
+    );
+    msgflow()?
+        .arg("stats")
+        .write_stdin(history)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("left out of the sums: usage.output_tokens = 1111"));
     Ok(())
 }

@@ -150,58 +150,183 @@ fn serialize_number<S: Serializer>(
     }
 }
 
-/// An integer field (token counts, retry attempts, offsets).
+/// An integer field (token counts, retry attempts, offsets), of any size.
 ///
-/// pydantic-ai reads integers leniently (`5.0` and `"5"` are 5) and writes them back as plain
-/// integers; msgflow keeps such a spelling as written so that a round trip returns the same
-/// JSON, and rejects anything that is not an integer.
+/// pydantic-ai types these fields as Python `int`, which has no size limit: it writes big
+/// integers exactly and reads them back, so msgflow does too. It reads integers leniently, as
+/// pydantic's lax mode does (`5.0`, `"5"`, `"1_000"` and `true` are 5, 5, 1000 and 1), and writes
+/// them back as plain integers; msgflow keeps such a spelling as written so that a round trip
+/// returns the same JSON, and rejects anything that is not an integer. Whether pydantic-ai 2.68.0
+/// accepts a given spelling (it refuses floats beyond 64 bits and integers over 4300 digits) is
+/// the loadability verdict's question, not the reader's: what is read is kept.
 ///
 /// ```
 /// use msgflow_wire::Int;
 /// let tokens: Int = serde_json::from_str("5.0").unwrap();
-/// assert_eq!(tokens.value(), 5);
+/// assert_eq!(tokens.to_i64(), Some(5));
 /// assert_eq!(serde_json::to_string(&tokens).unwrap(), "5.0");
 /// assert!(serde_json::from_str::<Int>("5.5").is_err());
+///
+/// let huge: Int = serde_json::from_str("18446744073709551616").unwrap();
+/// assert_eq!((huge.to_i64(), huge.digits().as_ref()), (None, "18446744073709551616"));
+/// assert_eq!(serde_json::to_string(&huge).unwrap(), "18446744073709551616");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Int {
-    value: i64,
+    /// The value when it fits in an `i64`; `None` for a bigger one, whose text is then in
+    /// `written` (almost every integer in a history is a small token count: keep those cheap).
+    small: Option<i64>,
+    /// The JSON text read, when it is not the plain spelling of a small value (or the value is big).
     written: Option<RawJson>,
 }
 
 impl Int {
-    /// The integer.
-    pub fn value(&self) -> i64 {
-        self.value
+    /// The integer, when it fits in an `i64`.
+    pub fn to_i64(&self) -> Option<i64> {
+        self.small
     }
 
-    /// The spelling read from the input when it was not a plain integer (`5.0`, `"5"`).
+    /// The integer, when it fits in a `u64`.
+    pub fn to_u64(&self) -> Option<u64> {
+        match self.small {
+            Some(value) => u64::try_from(value).ok(),
+            None => self.digits().parse().ok(),
+        }
+    }
+
+    /// The integer, when it fits in an `i128` (enough for any sum of `u64` token counts).
+    pub fn to_i128(&self) -> Option<i128> {
+        match self.small {
+            Some(value) => Some(i128::from(value)),
+            None => self.digits().parse().ok(),
+        }
+    }
+
+    /// The integer in plain decimal digits (`-` for a negative one, no leading zeros), whatever
+    /// its size and however it was written.
+    pub fn digits(&self) -> Cow<'_, str> {
+        if let Some(value) = self.small {
+            return Cow::Owned(itoa::Buffer::new().format(value).to_owned());
+        }
+        let raw = self.written.as_ref().map_or("0", RawJson::get);
+        match integer_value(raw) {
+            Some(IntegerValue::Big(digits)) => digits,
+            Some(IntegerValue::Small(value)) => Cow::Owned(value.to_string()),
+            None => Cow::Borrowed("0"),
+        }
+    }
+
+    /// Whether the integer is below zero.
+    pub fn is_negative(&self) -> bool {
+        match self.small {
+            Some(value) => value < 0,
+            None => self.digits().starts_with('-'),
+        }
+    }
+
+    /// The spelling read from the input when it was not the plain decimal spelling of the
+    /// value (`5.0`, `"5"`, `true`).
     pub fn written(&self) -> Option<&str> {
-        self.written.as_ref().map(RawJson::get)
+        let raw = self.written.as_ref()?.get();
+        match self.small {
+            Some(_) => Some(raw),
+            None => (self.digits() != raw).then_some(raw),
+        }
     }
 }
 
 impl From<i64> for Int {
     fn from(value: i64) -> Self {
-        Int { value, written: None }
+        Int {
+            small: Some(value),
+            written: None,
+        }
     }
 }
 
-impl From<Int> for i64 {
-    fn from(value: Int) -> Self {
-        value.value
+impl From<u64> for Int {
+    fn from(value: u64) -> Self {
+        match i64::try_from(value) {
+            Ok(small) => Int::from(small),
+            Err(_) => Int::big(itoa::Buffer::new().format(value)),
+        }
     }
 }
+
+impl From<i128> for Int {
+    fn from(value: i128) -> Self {
+        match i64::try_from(value) {
+            Ok(small) => Int::from(small),
+            Err(_) => Int::big(itoa::Buffer::new().format(value)),
+        }
+    }
+}
+
+impl Int {
+    /// An integer outside `i64` from its plain decimal digits.
+    fn big(digits: &str) -> Self {
+        Int {
+            small: None,
+            // Plain decimal digits are valid compact JSON.
+            written: Some(RawJson::trusted(digits)),
+        }
+    }
+}
+
+/// Error of [`Int::from_str`](std::str::FromStr::from_str): the text is not a plain decimal integer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid integer {0:?}: expected decimal digits with an optional `-`")]
+pub struct ParseIntError(String);
+
+impl std::str::FromStr for Int {
+    type Err = ParseIntError;
+
+    /// Reads plain decimal digits of any size (`-12`, `18446744073709551616`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let plain = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+            && text != "-0";
+        if !plain {
+            return Err(ParseIntError(text.to_owned()));
+        }
+        Ok(match text.parse::<i64>() {
+            Ok(value) => Int::from(value),
+            Err(_) => Int::big(text),
+        })
+    }
+}
+
+impl TryFrom<&Int> for i64 {
+    type Error = OutOfRange;
+
+    fn try_from(value: &Int) -> Result<Self, Self::Error> {
+        value.to_i64().ok_or_else(|| OutOfRange(value.digits().into_owned()))
+    }
+}
+
+/// An [`Int`] that does not fit the machine integer asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("integer {0} is out of range")]
+pub struct OutOfRange(pub String);
 
 impl fmt::Display for Int {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.value)
+        match self.small {
+            Some(value) => write!(f, "{value}"),
+            None => f.write_str(&self.digits()),
+        }
     }
 }
 
 impl Serialize for Int {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_number(&self.written, serializer, |s| s.serialize_i64(self.value))
+        match (&self.written, self.small) {
+            (Some(raw), _) => raw.serialize(serializer),
+            (None, Some(value)) => serializer.serialize_i64(value),
+            (None, None) => serializer.serialize_i64(0),
+        }
     }
 }
 
@@ -209,30 +334,91 @@ impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(&raw);
-        let value = if let Ok(value) = literal.parse::<i64>() {
-            value
-        } else if !literal.is_empty() && literal != "-" && literal.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-            return Err(D::Error::custom(format_args!(
-                "integer {literal} does not fit in 64 bits"
-            )));
-        } else {
-            match literal.parse::<f64>() {
-                Ok(float)
-                    if float.fract() == 0.0 && float.abs() < 9.2e18 && !literal.contains(['i', 'n', 'N', 'I']) =>
-                {
-                    float as i64
-                }
-                _ => {
-                    return Err(D::Error::custom(format_args!(
-                        "invalid value {raw}: expected an integer"
-                    )))
-                }
+        match integer_value(raw.get()) {
+            Some(IntegerValue::Small(value)) => {
+                // Token counts fill every response's usage: compare without allocating.
+                let written = (itoa::Buffer::new().format(value) != raw.get()).then_some(raw);
+                Ok(Int {
+                    small: Some(value),
+                    written,
+                })
             }
-        };
-        // Token counts fill every response's usage: compare without allocating.
-        let written = (itoa::Buffer::new().format(value) != raw.get()).then_some(raw);
-        Ok(Int { value, written })
+            Some(IntegerValue::Big(_)) => Ok(Int {
+                small: None,
+                written: Some(raw),
+            }),
+            None => Err(D::Error::custom(format_args!("invalid value {raw}: expected an integer"))),
+        }
+    }
+}
+
+/// What an integer field's JSON text means.
+enum IntegerValue<'a> {
+    Small(i64),
+    /// Plain decimal digits of a value outside `i64`.
+    Big(Cow<'a, str>),
+}
+
+/// The integer a JSON value stands for, as pydantic's lax mode reads it: a JSON integer, a float
+/// without a fractional part, a string holding either (surrounding whitespace and Python's digit
+/// separators `_` allowed, as `int()` allows them), or a boolean.
+fn integer_value(json: &str) -> Option<IntegerValue<'_>> {
+    match json {
+        "true" => return Some(IntegerValue::Small(1)),
+        "false" => return Some(IntegerValue::Small(0)),
+        _ => {}
+    }
+    if let Ok(value) = json.parse::<i64>() {
+        return Some(IntegerValue::Small(value));
+    }
+    let literal: Cow<'_, str> = if json.starts_with('"') {
+        let text: String = serde_json::from_str(json).ok()?;
+        Cow::Owned(without_digit_separators(text.trim())?)
+    } else {
+        Cow::Borrowed(json)
+    };
+    decimal_integer(literal)
+}
+
+/// Python's `int()` digit grouping: single underscores between digits (`1_000`).
+fn without_digit_separators(text: &str) -> Option<String> {
+    if !text.contains('_') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let separated_by_digits =
+        |i: usize| i > 0 && i + 1 < bytes.len() && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit();
+    (0..bytes.len())
+        .all(|i| bytes[i] != b'_' || separated_by_digits(i))
+        .then(|| text.replace('_', ""))
+}
+
+/// An integer literal (sign, digits) of any size, or a float literal without a fractional part.
+fn decimal_integer(literal: Cow<'_, str>) -> Option<IntegerValue<'_>> {
+    let unsigned = literal.strip_prefix(['-', '+']).unwrap_or(&literal);
+    if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(value) = literal.parse::<i64>() {
+            return Some(IntegerValue::Small(value));
+        }
+        let negative = literal.starts_with('-');
+        let significant = unsigned.trim_start_matches('0');
+        return Some(IntegerValue::Big(Cow::Owned(format!(
+            "{}{significant}",
+            if negative { "-" } else { "" }
+        ))));
+    }
+    if literal.contains(['i', 'n', 'N', 'I']) {
+        return None;
+    }
+    let float: f64 = literal.parse().ok()?;
+    if !float.is_finite() || float.fract() != 0.0 {
+        return None;
+    }
+    // Within i64 the cast is exact; beyond it, `{:.0}` prints the float's exact integer value.
+    if float.abs() < 9.2e18 {
+        Some(IntegerValue::Small(float as i64))
+    } else {
+        Some(IntegerValue::Big(Cow::Owned(format!("{float:.0}"))))
     }
 }
 
@@ -313,10 +499,53 @@ mod tests {
             assert_eq!(int(plain).written(), None, "{plain}");
             assert_eq!(serde_json::to_string(&int(plain)).unwrap(), plain);
         }
-        for (unusual, value) in [("-0", 0), ("5.0", 5), ("1E5", 100_000), ("\"5\"", 5), ("\" 7 \"", 7)] {
+        for (unusual, value) in [
+            ("-0", 0),
+            ("5.0", 5),
+            ("1E5", 100_000),
+            ("\"5\"", 5),
+            ("\" 7 \"", 7),
+            ("\"1_000\"", 1000),
+            ("true", 1),
+            ("false", 0),
+        ] {
             let parsed = int(unusual);
-            assert_eq!((parsed.value(), parsed.written()), (value, Some(unusual)));
+            assert_eq!((parsed.to_i64(), parsed.written()), (Some(value), Some(unusual)));
             assert_eq!(serde_json::to_string(&parsed).unwrap(), unusual);
+        }
+    }
+
+    #[test]
+    fn an_integer_of_any_size_is_read_and_written_exactly() {
+        let huge = "123456789012345678901234567890123456789012345678901234567890";
+        for plain in [huge, "-18446744073709551617", "18446744073709551616", "9223372036854775808"] {
+            let parsed = int(plain);
+            assert_eq!((parsed.to_i64(), parsed.written()), (None, None), "{plain}");
+            assert_eq!(parsed.digits(), plain);
+            assert_eq!(parsed.to_string(), plain);
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), plain);
+            assert_eq!(plain.parse::<Int>().unwrap(), parsed);
+        }
+        assert_eq!(int("18446744073709551615").to_u64(), Some(u64::MAX));
+        assert_eq!(int("-9223372036854775809").to_i128(), Some(i128::from(i64::MIN) - 1));
+        assert!(int("-18446744073709551617").is_negative());
+        for (unusual, digits) in [
+            ("1e20", "100000000000000000000"),
+            ("\"+0018446744073709551616\"", "18446744073709551616"),
+            ("\"18_446_744_073_709_551_616\"", "18446744073709551616"),
+            ("-1.0e19", "-10000000000000000000"),
+        ] {
+            let parsed = int(unusual);
+            assert_eq!((parsed.digits().as_ref(), parsed.written()), (digits, Some(unusual)));
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), unusual);
+        }
+        assert_eq!(Int::from(u64::MAX).digits(), "18446744073709551615");
+        assert_eq!(Int::from(u64::MAX).written(), None);
+        for bad in ["\"1__0\"", "\"_1\"", "\"1e3x\"", "null", "\"\"", "1.5", "\"0x10\""] {
+            assert!(serde_json::from_str::<Int>(bad).is_err(), "{bad}");
+        }
+        for bad in ["", "-", "01", "-0", "+1", "1.0"] {
+            assert!(bad.parse::<Int>().is_err(), "{bad:?}");
         }
     }
 

@@ -237,11 +237,11 @@ impl Show {
         }
         if let Some(usage) = response.usage.get() {
             let tokens = |field: &Field<msgflow_wire::Int>, legacy: &Field<msgflow_wire::Int>| {
-                field.get().or(legacy.get()).map_or(0, |count| count.value())
+                field.get().or(legacy.get()).map_or_else(|| "0".to_owned(), ToString::to_string)
             };
             let input = tokens(&usage.input_tokens, &usage.request_tokens);
             let output = tokens(&usage.output_tokens, &usage.response_tokens);
-            if input != 0 || output != 0 {
+            if input != "0" || output != "0" {
                 header.push(format!("tokens: {input} in, {output} out"));
             }
         }

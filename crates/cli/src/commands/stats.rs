@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use msgflow_wire::{Field, Int, ModelMessage, ModelRequestPart, ModelResponsePart, RequestUsage, ToolReturnOutcome};
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, RequestUsage, ToolReturnOutcome};
 use serde::Serialize;
 
 use crate::decimal::DecimalSum;
@@ -81,16 +81,22 @@ struct ToolStats {
 
 /// Token counts summed over every response's `usage` (legacy `request_tokens` /
 /// `response_tokens` count when the current keys are absent).
+///
+/// pydantic-ai's counts are Python ints of any size; the sums are 128-bit, and a count (or a sum)
+/// beyond that is listed in `out_of_range` and left out of its total rather than failing the file.
 #[derive(Debug, Default, Serialize)]
 struct Tokens {
     responses_with_usage: usize,
-    input: i64,
-    output: i64,
-    cache_read: i64,
-    cache_write: i64,
-    cache_write_1h: i64,
-    reasoning: i64,
-    unmeasured_requests: i64,
+    input: i128,
+    output: i128,
+    cache_read: i128,
+    cache_write: i128,
+    cache_write_1h: i128,
+    reasoning: i128,
+    unmeasured_requests: i128,
+    /// `usage.<field> = <digits>` of every count left out of its sum.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    out_of_range: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -254,6 +260,12 @@ impl Report {
                 format!("{} request(s) without usage data", tokens.unmeasured_requests),
             );
         }
+        if !tokens.out_of_range.is_empty() {
+            row(
+                "  out of range",
+                format!("left out of the sums: {}", tokens.out_of_range.join(", ")),
+            );
+        }
         let cost = match &self.cost.total {
             Some(total) => {
                 format!(
@@ -286,22 +298,23 @@ impl Report {
 
 impl Tokens {
     fn add(&mut self, usage: &RequestUsage) {
-        let count = |field: &Field<Int>| field.get().map_or(0, Int::value);
-        let either = |current: &Field<Int>, legacy: &Field<Int>| current.get().or(legacy.get()).map_or(0, Int::value);
         self.responses_with_usage += 1;
-        self.input = self
-            .input
-            .saturating_add(either(&usage.input_tokens, &usage.request_tokens));
-        self.output = self
-            .output
-            .saturating_add(either(&usage.output_tokens, &usage.response_tokens));
-        self.cache_read = self.cache_read.saturating_add(count(&usage.cache_read_tokens));
-        self.cache_write = self.cache_write.saturating_add(count(&usage.cache_write_tokens));
-        self.cache_write_1h = self.cache_write_1h.saturating_add(count(&usage.cache_write_1h_tokens));
-        self.reasoning = self.reasoning.saturating_add(count(&usage.output_reasoning_tokens));
-        self.unmeasured_requests = self
-            .unmeasured_requests
-            .saturating_add(count(&usage.unmeasured_requests));
+        let sums = [
+            (&mut self.input, "input_tokens", usage.input_tokens.get().or(usage.request_tokens.get())),
+            (&mut self.output, "output_tokens", usage.output_tokens.get().or(usage.response_tokens.get())),
+            (&mut self.cache_read, "cache_read_tokens", usage.cache_read_tokens.get()),
+            (&mut self.cache_write, "cache_write_tokens", usage.cache_write_tokens.get()),
+            (&mut self.cache_write_1h, "cache_write_1h_tokens", usage.cache_write_1h_tokens.get()),
+            (&mut self.reasoning, "output_reasoning_tokens", usage.output_reasoning_tokens.get()),
+            (&mut self.unmeasured_requests, "unmeasured_requests", usage.unmeasured_requests.get()),
+        ];
+        for (sum, name, count) in sums {
+            let Some(count) = count else { continue };
+            match count.to_i128().and_then(|count| sum.checked_add(count)) {
+                Some(total) => *sum = total,
+                None => self.out_of_range.push(format!("usage.{name} = {count}")),
+            }
+        }
     }
 }
 
