@@ -59,6 +59,9 @@ pub enum Command {
     /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
     #[command(after_help = TRIM_HELP)]
     Trim(TrimArgs),
+    /// Move inline images, documents and audio out to content-addressed files, or back in.
+    #[command(after_help = MEDIA_HELP)]
+    Media(MediaArgs),
     /// Export the tool-call registry (lifecycle of every tool call) as JSON, or guidance hints.
     #[command(after_help = TOOLS_HELP)]
     Tools(ToolsArgs),
@@ -216,6 +219,35 @@ pub struct TrimArgs {
     /// to FILE (single input only).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+}
+
+/// `msgflow media`.
+#[derive(Debug, Args)]
+pub struct MediaArgs {
+    /// Which way.
+    #[command(subcommand)]
+    pub action: MediaAction,
+}
+
+/// `msgflow media extract` / `inline`.
+#[derive(Debug, Subcommand)]
+pub enum MediaAction {
+    /// Move every inline binary item into DIR/<sha256>.<ext>, leaving a reference pydantic-ai loads.
+    Extract(MediaDirArgs),
+    /// Put back the bytes of every reference from DIR (byte for byte the history before extract).
+    Inline(MediaDirArgs),
+}
+
+/// The arguments of `media extract` and `media inline`.
+#[derive(Debug, Args)]
+pub struct MediaDirArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The media directory (created by extract if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// `msgflow canonical`.
@@ -388,6 +420,16 @@ const TRIM_HELP: &str = concat!(
     "between a tool call and its result. The system prompts and instructions of the first request are\n",
     "kept, moved onto the new first request. A history that fits is written unchanged.\n\n",
     "Exit status 1 means even the newest turn does not fit the budget (nothing is written).\n\n",
+    exit_codes_text!()
+);
+
+const MEDIA_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow media extract --dir media/ session.json -o light.json\n",
+    "  msgflow media inline --dir media/ light.json -o session.json   # the original, byte for byte\n",
+    "  msgflow media extract --dir media/ --in-place -r sessions/\n\n",
+    "Files are named by the SHA-256 of their bytes, with the media type's extension; an existing file\n",
+    "with other bytes is never overwritten (exit 2). inline fails (exit 2) naming a missing or altered file.\n\n",
     exit_codes_text!()
 );
 

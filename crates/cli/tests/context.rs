@@ -185,3 +185,47 @@ fn calibrating_without_recorded_usage_is_explained() -> TestResult {
     assert!(stderr(&output).contains("no response in the history records usage.input_tokens"));
     Ok(())
 }
+
+#[test]
+fn media_extract_then_inline_restores_the_file_byte_for_byte() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let media = dir.path().join("media");
+    let light = dir.path().join("light.json");
+    let back = dir.path().join("back.json");
+    let output = msgflow()?
+        .args(["media", "extract", "--dir"])
+        .arg(&media)
+        .arg(fixture("user-content-binary.json"))
+        .arg("-o")
+        .arg(&light)
+        .output()?;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("moved 5 media items"), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(&light)?.contains("msgflow.media-ref"));
+    let output = msgflow()?
+        .args(["media", "inline", "--dir"])
+        .arg(&media)
+        .arg(&light)
+        .arg("-o")
+        .arg(&back)
+        .output()?;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read(&back)?,
+        std::fs::read(fixture("user-content-binary.json"))?
+    );
+
+    // A missing file: exit 2, naming it, and nothing written.
+    let first = std::fs::read_dir(&media)?.next().ok_or("no media file")??.path();
+    std::fs::remove_file(&first)?;
+    let output = msgflow()?
+        .args(["media", "inline", "--dir"])
+        .arg(&media)
+        .arg(&light)
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let name = first.file_name().ok_or("no name")?.to_string_lossy().into_owned();
+    assert!(stderr(&output).contains(&name), "{}", stderr(&output));
+    Ok(())
+}

@@ -8,6 +8,7 @@
 //!   pydantic-ai-harness's `ClearToolResults`).
 //! * [`clamp`]: oversized parts cut to head and tail (msgflow's, request side too, or
 //!   pydantic-ai-harness's `ClampOversizedMessages`).
+//! * [`media`]: inline binary items moved out to content-addressed files, and back byte for byte.
 //! * [`tokens`]: token counts with OpenAI's real encodings, media by each provider's rule, and a
 //!   calibrated estimate for the others.
 //!
@@ -23,6 +24,7 @@
 
 pub mod clamp;
 pub mod clear;
+pub mod media;
 pub mod tokens;
 pub mod trim;
 

@@ -1,11 +1,13 @@
 //! Every step on every committed fixture and on the real-world corpus (`../shared/realworld/`,
 //! 59 histories from public projects): trim keeps a pair-safe suffix and is idempotent, clearing
-//! and clamping keep every call/return pair and are idempotent, token counting runs.
+//! and clamping keep every call/return pair and are idempotent, token counting runs, media
+//! extraction then inlining gives the input back byte for byte.
 
 use std::path::{Path, PathBuf};
 
 use msgflow_context::clamp::{clamp_like_harness, clamp_parts, HarnessClamp};
 use msgflow_context::clear::{clear_like_harness, clear_tool_results, HarnessClear};
+use msgflow_context::media::{extract, inline};
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
 use msgflow_context::trim::{trim, Budget};
 use msgflow_context::Turns;
@@ -134,5 +136,16 @@ fn every_step_works_on_every_fixture_and_real_world_history() {
             );
         }
         let _ = TokenCounter::calibrated(history);
+
+        let media = tempfile::tempdir().expect("a temporary directory");
+        let mut extracted = history.clone();
+        let extraction = extract(&mut extracted, media.path()).expect("extract");
+        let mut restored = msgflow_wire::from_slice(&written(&extracted)).expect("the references are a history");
+        assert_eq!(
+            inline(&mut restored, media.path()).expect("inline"),
+            extraction.files.len(),
+            "{name}"
+        );
+        assert_eq!(written(&restored), written(history), "{name}: extract then inline");
     }
 }

@@ -4,6 +4,7 @@
 mod check;
 mod convert;
 mod fmt;
+mod media;
 mod repair;
 mod schema;
 mod show;
@@ -70,6 +71,17 @@ pub fn dispatch(cli: Cli) -> Status {
             runner::run(&command, &args.input, &args.output)
         }
         Command::Trim(args) => trim_command(&args),
+        Command::Media(args) => {
+            let (direction, args) = match &args.action {
+                crate::cli::MediaAction::Extract(args) => (media::Direction::Extract, args),
+                crate::cli::MediaAction::Inline(args) => (media::Direction::Inline, args),
+            };
+            let command = media::Media {
+                direction,
+                dir: args.dir.clone(),
+            };
+            runner::run(&command, &args.input, &args.output)
+        }
         Command::Tools(args) => {
             let command = tools::Tools {
                 guidance: args.guidance,
