@@ -14,6 +14,15 @@
 //! Histories stay small (at most 6 messages of at most 5 parts) so that a property test runs
 //! hundreds of cases quickly.
 //!
+//! The part that restates the schema is generated from it by `cargo xtask codegen`
+//! ([`generated`]: one strategy per struct, union and string enum of a stored history, every
+//! property in schema order with absent/null/value chosen from the schema's `required`,
+//! nullability, `default`, `x-msgflow-conditional` and `x-msgflow-alias-of`). This module is the
+//! runtime it calls: leaf values by type (strings, integers of any size, floats, timestamps,
+//! opaque JSON, the `x-msgflow-rust-type` scalars) and the rules pydantic-ai enforces that the
+//! schema cannot state, which the schema names with `x-msgflow-arbitrary` annotations
+//! (`schema/CONVENTIONS.md`).
+//!
 //! ```
 //! use proptest::strategy::{Strategy, ValueTree};
 //! use proptest::test_runner::TestRunner;
@@ -35,6 +44,8 @@ use proptest::strategy::BoxedStrategy;
 use serde::de::DeserializeOwned;
 
 use crate::*;
+
+pub mod generated;
 
 /// Which values a strategy generates (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,23 +119,6 @@ const MEDIA_TYPES: &[&str] = &[
     "text/plain",
     "x/custom",
 ];
-
-/// The instruction ids pydantic-ai writes back unchanged (an unknown namespace becomes null).
-const INSTRUCTION_IDS: &[&str] = &[
-    "agent",
-    "agent:style",
-    "run:extra",
-    "toolset:fs",
-    "toolset:fs:usage",
-    "capability:budget",
-    "capability:budget:remaining",
-];
-
-/// ISO 8601 durations in the form pydantic-ai writes them.
-const DURATIONS: &[&str] = &["PT1.5S", "PT0S", "P1DT1H1M1.000005S", "-PT1S", "PT2S", "P1D"];
-
-/// Tool kinds that do not route a part to a typed subclass in pydantic-ai.
-const PLAIN_TOOL_KINDS: &[&str] = &["acme.thing", "mcp_server", "ns.tool"];
 
 /// Number spellings pydantic-ai would rewrite but msgflow keeps as written.
 const ODD_NUMBERS: &[&str] = &[
@@ -338,16 +332,47 @@ fn json_text(flavour: Flavour, depth: u32, leaf: Option<BoxedStrategy<String>>) 
     .boxed()
 }
 
-/// An optional key: pydantic writes it always (present, or null when `nullable`); the any
-/// flavour also leaves it out.
+// ---------------------------------------------------------------------------------------------
+// Presence: what the generated code asks for each optional key
+// ---------------------------------------------------------------------------------------------
+
+/// How pydantic-ai writes an optional key, from the schema's facts (the generator picks one per
+/// property; the any flavour ignores it and also leaves keys out or sets them to null).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Always written with a value (a non-nullable type, or a default computed on load).
+    Always,
+    /// Always written, as null or a value (a nullable type or `"default": null`).
+    Nullable,
+    /// Written only under a condition (`x-msgflow-conditional`): absent or a value.
+    Conditional,
+    /// Written only under a condition, and then possibly as null.
+    ConditionalNullable,
+    /// A legacy input alias (`x-msgflow-alias-of`): pydantic-ai never writes it.
+    Alias,
+}
+
+/// An optional key with the given presence.
 fn field<T: Clone + Debug + 'static>(
     flavour: Flavour,
-    nullable: bool,
+    presence: Presence,
     value: BoxedStrategy<T>,
 ) -> BoxedStrategy<Field<T>> {
-    match (flavour, nullable) {
-        (Flavour::Pydantic, false) => value.prop_map(Field::Present).boxed(),
-        (Flavour::Pydantic, true) => prop_oneof![1 => Just(Field::Null), 2 => value.prop_map(Field::Present)].boxed(),
+    match (flavour, presence) {
+        (Flavour::Pydantic, Presence::Always) => value.prop_map(Field::Present).boxed(),
+        (Flavour::Pydantic, Presence::Nullable) => {
+            prop_oneof![1 => Just(Field::Null), 2 => value.prop_map(Field::Present)].boxed()
+        }
+        (Flavour::Pydantic, Presence::Conditional) => {
+            prop_oneof![1 => Just(Field::Absent), 2 => value.prop_map(Field::Present)].boxed()
+        }
+        (Flavour::Pydantic, Presence::ConditionalNullable) => prop_oneof![
+            1 => Just(Field::Absent),
+            1 => Just(Field::Null),
+            2 => value.prop_map(Field::Present),
+        ]
+        .boxed(),
+        (Flavour::Pydantic, Presence::Alias) => Just(Field::Absent).boxed(),
         (Flavour::Any, _) => prop_oneof![
             1 => Just(Field::Absent),
             1 => Just(Field::Null),
@@ -359,8 +384,8 @@ fn field<T: Clone + Debug + 'static>(
 
 /// An optional JSON-valued key. `Present(null)` is written as `null` and read back as
 /// `Field::Null`, so a JSON null is always generated as `Field::Null`.
-fn json_field(flavour: Flavour, nullable: bool, value: BoxedStrategy<RawJson>) -> BoxedStrategy<Field<RawJson>> {
-    field(flavour, nullable, value)
+fn json_field(flavour: Flavour, presence: Presence, value: BoxedStrategy<RawJson>) -> BoxedStrategy<Field<RawJson>> {
+    field(flavour, presence, value)
         .prop_map(|field| match field {
             Field::Present(value) if value.is_null() => Field::Null,
             other => other,
@@ -368,12 +393,28 @@ fn json_field(flavour: Flavour, nullable: bool, value: BoxedStrategy<RawJson>) -
         .boxed()
 }
 
-fn nullable_text(flavour: Flavour) -> BoxedStrategy<Field<String>> {
-    field(flavour, true, text())
+/// A required key whose value may be null (`Option<T>`).
+fn required_nullable<T: Clone + Debug + 'static>(
+    _flavour: Flavour,
+    value: BoxedStrategy<T>,
+) -> BoxedStrategy<Option<T>> {
+    prop_oneof![1 => Just(None), 2 => value.prop_map(Some)].boxed()
 }
 
-fn nullable_object(flavour: Flavour) -> BoxedStrategy<Field<RawJson>> {
-    json_field(flavour, true, raw_object(flavour))
+/// A required JSON-valued key that may be null: a JSON null is `None`.
+#[allow(dead_code)] // The generator emits it for such keys; the stored-history types have none today.
+fn required_json(flavour: Flavour, value: BoxedStrategy<RawJson>) -> BoxedStrategy<Option<RawJson>> {
+    required_nullable(flavour, value)
+        .prop_map(|value| value.filter(|value| !value.is_null()))
+        .boxed()
+}
+
+/// Maximum length of a list inside a part (citations, excerpts, content items, ...).
+const MAX_ITEMS: usize = 3;
+
+/// A list of at most [`MAX_ITEMS`] items.
+fn list<T: Clone + Debug + 'static>(item: BoxedStrategy<T>) -> BoxedStrategy<Vec<T>> {
+    vec(item, 0..=MAX_ITEMS).boxed()
 }
 
 /// Unknown keys (any flavour only): names no schema object uses, so they stay in `extra`.
@@ -394,7 +435,7 @@ fn extra(flavour: Flavour) -> BoxedStrategy<Extra> {
     }
 }
 
-/// A string enum: a known value, or (any flavour) a value from a newer release.
+/// A string enum: any of its literals, or (any flavour) a value from a newer release.
 fn enum_value<T: Clone + Debug + 'static>(
     flavour: Flavour,
     known: &'static [&'static str],
@@ -407,36 +448,12 @@ fn enum_value<T: Clone + Debug + 'static>(
     }
 }
 
-fn small_int(flavour: Flavour) -> BoxedStrategy<Int> {
-    let plain = (0i64..100_000).prop_map(Int::from);
-    match flavour {
-        Flavour::Pydantic => plain.boxed(),
-        Flavour::Any => prop_oneof![
-            4 => plain,
-            1 => any::<i64>().prop_map(Int::from),
-            1 => select(&["5.0", "\"7\"", "-3.0"][..])
-                .prop_filter_map("an integer msgflow reads", |text| serde_json::from_str::<Int>(text).ok()),
-        ]
-        .boxed(),
-    }
-}
-
-fn float(flavour: Flavour) -> BoxedStrategy<Float> {
-    let plain = prop_oneof![
-        Just(0.0),
-        0.0f64..1e6,
-        any::<f64>().prop_filter("finite", |value| value.is_finite())
-    ]
-    .prop_map(Float::from);
-    match flavour {
-        Flavour::Pydantic => plain.boxed(),
-        Flavour::Any => prop_oneof![
-            4 => plain,
-            1 => select(&["0", "1E16", "\"2.5\"", "1.50"][..])
-                .prop_filter_map("a float msgflow reads", |text| serde_json::from_str::<Float>(text).ok()),
-        ]
-        .boxed(),
-    }
+/// A member of a union with `"unknown": "keep"` whose tag `tag_key` is a value no schema
+/// version knows, read through the union's own reader (so it is its `Unknown` variant).
+fn unknown_tagged<T: DeserializeOwned + Debug + 'static>(tag_key: &'static str, flavour: Flavour) -> BoxedStrategy<T> {
+    unknown_object_text(tag_key, flavour)
+        .prop_filter_map("an unknown member", |text| parse_json(&text))
+        .boxed()
 }
 
 /// Parses a value with the crate's own deserialiser (used to build values, such as unknown
@@ -463,303 +480,76 @@ fn unknown_object_text(tag_key: &'static str, flavour: Flavour) -> BoxedStrategy
 }
 
 // ---------------------------------------------------------------------------------------------
-// Nested types
+// Numbers and the runtime scalar types (`x-msgflow-rust-type`)
 // ---------------------------------------------------------------------------------------------
 
-fn retry_info(flavour: Flavour, causes: &'static [&'static str]) -> BoxedStrategy<RetryInfo> {
-    (
-        enum_value(flavour, causes, RetryCause::from_wire),
-        field(flavour, true, small_int(flavour)),
-        field(flavour, true, small_int(flavour)),
-        extra(flavour),
-    )
-        .prop_map(|(cause, attempt, max_retries, extra)| {
-            let mut info = RetryInfo::new(cause);
-            info.attempt = attempt;
-            info.max_retries = max_retries;
-            info.extra = extra;
-            info
+/// Integer texts at the machine-integer boundaries and far beyond them: pydantic-ai writes
+/// Python integers exactly, of any size and sign (reference §3; Python's limit is 4300 digits).
+const BOUNDARY_INTEGERS: &[&str] = &[
+    "0",
+    "-1",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-18446744073709551616",
+    "340282366920938463463374607431768211456",
+];
+
+/// The text of an integer of 20 to 60 digits, of either sign.
+fn huge_integer_text() -> BoxedStrategy<String> {
+    (any::<bool>(), 1u8..=9, vec(0u8..=9, 19..60))
+        .prop_map(|(negative, first, rest)| {
+            let digits: String = rest.iter().map(|digit| char::from(b'0' + digit)).collect();
+            format!("{}{first}{digits}", if negative { "-" } else { "" })
         })
         .boxed()
 }
 
-const TOOL_RETRY_CAUSES: &[&str] = &["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
-const FEEDBACK_RETRY_CAUSES: &[&str] = &["validation_error", "no_output", "model_retry"];
-
-fn usage(flavour: Flavour) -> BoxedStrategy<RequestUsage> {
-    let counter = || field(flavour, false, small_int(flavour));
-    let counters = (
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-        counter(),
-    );
-    let unmeasured = match flavour {
-        // pydantic-ai writes unmeasured_requests only when it is not 0.
-        Flavour::Pydantic => prop_oneof![
-            3 => Just(Field::Absent),
-            1 => (1i64..5).prop_map(|n| Field::Present(Int::from(n))),
-        ]
-        .boxed(),
-        Flavour::Any => field(flavour, true, small_int(flavour)),
-    };
-    let legacy = match flavour {
-        Flavour::Pydantic => Just((Field::Absent, Field::Absent)).boxed(),
-        Flavour::Any => (
-            field(flavour, true, small_int(flavour)),
-            field(flavour, true, small_int(flavour)),
-        )
-            .boxed(),
-    };
-    let details = object_text((0i64..1000).prop_map(|n| n.to_string()).boxed(), Flavour::Pydantic)
-        .prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok())
-        .boxed();
-    let cost = (0u32..1000, 0u32..1_000_000, 0usize..7).prop_map(|(whole, fraction, width)| {
-        if width == 0 {
-            Decimal::new(&whole.to_string())
-        } else {
-            let digits = format!("{fraction:06}");
-            Decimal::new(&format!("{whole}.{}", digits.get(..width).unwrap_or(&digits)))
-        }
-    });
-    (
-        counters,
-        unmeasured,
-        legacy,
-        field(flavour, false, float(flavour)),
-        field(flavour, false, details),
-        field(flavour, true, cost.boxed()),
-        extra(flavour),
-    )
-        .prop_map(
-            |(
-                counters,
-                unmeasured_requests,
-                (request_tokens, response_tokens),
-                audio_seconds,
-                details,
-                cost,
-                extra,
-            )| {
-                let (
-                    input,
-                    cache_write,
-                    cache_write_1h,
-                    cache_read,
-                    output,
-                    reasoning,
-                    input_audio,
-                    cache_audio,
-                    output_audio,
-                ) = counters;
-                let mut usage = RequestUsage::new();
-                usage.input_tokens = input;
-                usage.request_tokens = request_tokens;
-                usage.cache_write_tokens = cache_write;
-                usage.cache_write_1h_tokens = cache_write_1h;
-                usage.cache_read_tokens = cache_read;
-                usage.output_tokens = output;
-                usage.response_tokens = response_tokens;
-                usage.unmeasured_requests = unmeasured_requests;
-                usage.output_reasoning_tokens = reasoning;
-                usage.input_audio_tokens = input_audio;
-                usage.cache_audio_read_tokens = cache_audio;
-                usage.output_audio_tokens = output_audio;
-                usage.audio_seconds = audio_seconds;
-                usage.details = details;
-                usage.cost = cost;
-                usage.extra = extra;
-                usage
-            },
-        )
-        .boxed()
-}
-
-fn duration(flavour: Flavour) -> BoxedStrategy<Duration> {
-    let iso = select(DURATIONS).prop_map(Duration::iso8601);
+/// An integer (`int` in pydantic-ai): small counts mostly, any `i64`, the 64-bit boundaries and
+/// integers of any size and sign; the any flavour adds spellings pydantic-ai would normalise
+/// (`5.0`, `"7"`).
+fn int(flavour: Flavour) -> BoxedStrategy<Int> {
+    let from_text = |text: String| serde_json::from_str::<Int>(&text).ok();
+    let exact = prop_oneof![
+        6 => (0i64..100_000).prop_map(Int::from),
+        2 => any::<i64>().prop_map(Int::from),
+        1 => select(BOUNDARY_INTEGERS).prop_filter_map("an integer msgflow reads", move |text| from_text(text.to_owned())),
+        1 => huge_integer_text().prop_filter_map("an integer msgflow reads", from_text),
+    ];
     match flavour {
-        Flavour::Pydantic => iso.boxed(),
+        Flavour::Pydantic => exact.boxed(),
         Flavour::Any => prop_oneof![
-            3 => iso,
-            1 => select(&["1.5", "\"00:00:01.5\"", "0"][..])
-                .prop_filter_map("a duration msgflow reads", parse_json::<Duration>),
+            6 => exact,
+            1 => select(&["5.0", "\"7\"", "-3.0", "1e3", "-0"][..])
+                .prop_filter_map("an integer msgflow reads", |text| serde_json::from_str::<Int>(text).ok()),
         ]
         .boxed(),
     }
 }
 
-fn failed_attempt(flavour: Flavour) -> BoxedStrategy<ModelRequestAttempt> {
-    (
-        text(),
-        nullable_text(flavour),
-        enum_value(
-            flavour,
-            ModelRequestAttemptOutcome::KNOWN,
-            ModelRequestAttemptOutcome::from_wire,
-        ),
-        nullable_text(flavour),
-        timestamp(flavour),
-        duration(flavour),
-        field(flavour, true, usage(flavour)),
-        extra(flavour),
-    )
-        .prop_map(
-            |(model_name, provider_name, outcome, error, timestamp, duration, usage, extra)| {
-                let mut attempt = ModelRequestAttempt::new(model_name, outcome, timestamp, duration);
-                attempt.provider_name = provider_name;
-                attempt.error = error;
-                attempt.usage = usage;
-                attempt.extra = extra;
-                attempt
-            },
-        )
-        .boxed()
-}
-
-fn citation(flavour: Flavour) -> BoxedStrategy<Citation> {
-    let excerpts = || field(flavour, false, vec(text(), 0..3).boxed());
-    let web =
-        (select(URLS), nullable_text(flavour), excerpts(), extra(flavour)).prop_map(|(url, title, excerpts, extra)| {
-            let mut source = WebCitationSource::new(url.to_owned());
-            source.title = title;
-            source.excerpts = excerpts;
-            source.extra = extra;
-            CitationSource::Web(source)
-        });
-    // pydantic-ai requires one of document_id, title, excerpts: the pydantic flavour always sets the id.
-    let document = (
-        field(flavour, false, ident("doc")),
-        nullable_text(flavour),
-        excerpts(),
-        extra(flavour),
-    )
-        .prop_map(|(document_id, title, excerpts, extra)| {
-            let mut source = DocumentCitationSource::new();
-            source.document_id = document_id;
-            source.title = title;
-            source.excerpts = excerpts;
-            source.extra = extra;
-            CitationSource::Document(source)
-        });
-    let source = match flavour {
-        Flavour::Pydantic => prop_oneof![web, document].boxed(),
+/// A float (`float` in pydantic-ai): finite in the pydantic flavour.
+fn float(flavour: Flavour) -> BoxedStrategy<Float> {
+    let plain = prop_oneof![
+        Just(0.0),
+        0.0f64..1e6,
+        any::<f64>().prop_filter("finite", |value| value.is_finite())
+    ]
+    .prop_map(Float::from);
+    match flavour {
+        Flavour::Pydantic => plain.boxed(),
         Flavour::Any => prop_oneof![
-            2 => web,
-            2 => document,
-            1 => unknown_object_text("kind", flavour).prop_filter_map("an unknown source", |text| parse_json(&text)),
+            4 => plain,
+            1 => select(&["0", "1E16", "\"2.5\"", "1.50"][..])
+                .prop_filter_map("a float msgflow reads", |text| serde_json::from_str::<Float>(text).ok()),
         ]
         .boxed(),
-    };
-    // pydantic-ai requires 0 <= start < end.
-    let anchor = (any::<bool>(), 0i64..1000, 1i64..100, extra(flavour)).prop_map(|(content, start, length, extra)| {
-        if content {
-            let mut anchor = ContentCitationAnchor::new(Int::from(start), Int::from(start + length));
-            anchor.extra = extra;
-            CitationAnchor::Content(anchor)
-        } else {
-            let mut anchor = MarkerCitationAnchor::new(Int::from(start), Int::from(start + length));
-            anchor.extra = extra;
-            CitationAnchor::Marker(anchor)
-        }
-    });
-    (vec(source, 1..3), field(flavour, true, anchor.boxed()), extra(flavour))
-        .prop_map(|(sources, anchor, extra)| {
-            let mut citation = Citation::new(sources);
-            citation.anchor = anchor;
-            citation.extra = extra;
-            citation
-        })
-        .boxed()
-}
-
-fn speech_timestamp(flavour: Flavour) -> BoxedStrategy<SpeechTimestamp> {
-    (
-        text(),
-        small_int(flavour),
-        small_int(flavour),
-        field(
-            flavour,
-            false,
-            enum_value(
-                flavour,
-                SpeechTimestampGranularity::KNOWN,
-                SpeechTimestampGranularity::from_wire,
-            ),
-        ),
-        extra(flavour),
-    )
-        .prop_map(|(text, start_ms, duration_ms, granularity, extra)| {
-            let mut stamp = SpeechTimestamp::new(text, start_ms, duration_ms);
-            stamp.granularity = granularity;
-            stamp.extra = extra;
-            stamp
-        })
-        .boxed()
-}
-
-fn instruction_id(flavour: Flavour) -> BoxedStrategy<RawJson> {
-    let known = select(INSTRUCTION_IDS).prop_map(RawJson::string);
-    match flavour {
-        Flavour::Pydantic => prop_oneof![3 => known, 1 => Just(RawJson::null())].boxed(),
-        Flavour::Any => prop_oneof![3 => known, 1 => Just(RawJson::null()), 1 => small_json(flavour)].boxed(),
     }
 }
 
-fn instruction_block(flavour: Flavour) -> BoxedStrategy<InstructionBlock> {
-    let on_change = enum_value(
-        flavour,
-        InstructionChangePolicy::KNOWN,
-        InstructionChangePolicy::from_wire,
-    );
-    let tag = match flavour {
-        Flavour::Pydantic => Just(Field::Present("instruction".to_owned())).boxed(),
-        // A block without `part_kind` is read as an instruction.
-        Flavour::Any => prop_oneof![Just(Field::Present("instruction".to_owned())), Just(Field::Absent)].boxed(),
-    };
-    let instruction = (
-        text(),
-        field(flavour, false, any::<bool>().boxed()),
-        field(flavour, false, on_change),
-        nullable_text(flavour),
-        json_field(flavour, true, instruction_id(flavour)),
-        tag,
-        extra(flavour),
-    )
-        .prop_map(|(content, dynamic, on_change, name, id, part_kind, extra)| {
-            let mut block = InstructionPart::new(content);
-            block.dynamic = dynamic;
-            block.on_change = on_change;
-            block.name = name;
-            block.id = id;
-            block.part_kind = part_kind;
-            block.extra = extra;
-            InstructionBlock::Instruction(block)
-        });
-    let digest = (
-        json_field(flavour, true, instruction_id(flavour)),
-        field(flavour, false, any::<bool>().boxed()),
-        any::<[u8; 32]>(),
-        extra(flavour),
-    )
-        .prop_map(|(id, dynamic, hash, extra)| {
-            let mut block = InstructionDigest::new(hash.iter().map(|byte| format!("{byte:02x}")).collect());
-            block.id = id;
-            block.dynamic = dynamic;
-            block.extra = extra;
-            InstructionBlock::InstructionDigest(block)
-        });
-    prop_oneof![2 => instruction, 1 => digest].boxed()
-}
-
-// ---------------------------------------------------------------------------------------------
-// User content
-// ---------------------------------------------------------------------------------------------
-
+/// `force_download`: `false`, `true` or `"allow-local"`; the any flavour adds values pydantic-ai coerces.
 fn force_download(flavour: Flavour) -> BoxedStrategy<ForceDownload> {
     let known = prop_oneof![
         Just(ForceDownload::No),
@@ -777,15 +567,38 @@ fn force_download(flavour: Flavour) -> BoxedStrategy<ForceDownload> {
     }
 }
 
-/// `media_type` and `identifier` of a file item: pydantic-ai computes them when absent, so the
-/// pydantic flavour always gives them (as overrides pydantic-ai writes back unchanged).
-fn computed_text(flavour: Flavour, value: BoxedStrategy<String>) -> BoxedStrategy<Field<String>> {
+/// ISO 8601 durations in the form pydantic-ai writes them.
+const DURATIONS: &[&str] = &["PT1.5S", "PT0S", "P1DT1H1M1.000005S", "-PT1S", "PT2S", "P1D"];
+
+/// A `timedelta`, as pydantic-ai writes it; the any flavour adds the other spellings it reads.
+fn duration(flavour: Flavour) -> BoxedStrategy<Duration> {
+    let iso = select(DURATIONS).prop_map(Duration::iso8601);
     match flavour {
-        Flavour::Pydantic => value.prop_map(Field::Present).boxed(),
-        Flavour::Any => field(flavour, true, value),
+        Flavour::Pydantic => iso.boxed(),
+        Flavour::Any => prop_oneof![
+            3 => iso,
+            1 => select(&["1.5", "\"00:00:01.5\"", "0"][..])
+                .prop_filter_map("a duration msgflow reads", parse_json::<Duration>),
+        ]
+        .boxed(),
     }
 }
 
+/// A `Decimal` cost: 0 to 6 fractional digits, as pydantic-ai writes it (a JSON string).
+fn decimal(_flavour: Flavour) -> BoxedStrategy<Decimal> {
+    (0u32..1000, 0u32..1_000_000, 0usize..7)
+        .prop_map(|(whole, fraction, width)| {
+            if width == 0 {
+                Decimal::new(&whole.to_string())
+            } else {
+                let digits = format!("{fraction:06}");
+                Decimal::new(&format!("{whole}.{}", digits.get(..width).unwrap_or(&digits)))
+            }
+        })
+        .boxed()
+}
+
+/// Base64 bytes: canonical padding; the any flavour adds unpadded and other accepted spellings.
 fn base64_data(flavour: Flavour) -> BoxedStrategy<Base64Data> {
     let canonical = vec(any::<u8>(), 0..24).prop_map(|bytes| Base64Data::from_bytes(&bytes));
     match flavour {
@@ -798,237 +611,66 @@ fn base64_data(flavour: Flavour) -> BoxedStrategy<Base64Data> {
     }
 }
 
-fn binary_content(flavour: Flavour, media_types: &'static [&'static str]) -> BoxedStrategy<BinaryContent> {
-    (
-        base64_data(flavour),
-        select(media_types),
-        nullable_object(flavour),
-        computed_text(flavour, ident("bin")),
-        extra(flavour),
-    )
-        .prop_map(|(data, media_type, vendor_metadata, identifier, extra)| {
-            let mut content = BinaryContent::new(data, media_type.to_owned());
-            content.vendor_metadata = vendor_metadata;
-            content.identifier = identifier;
-            content.extra = extra;
-            content
-        })
-        .boxed()
+// ---------------------------------------------------------------------------------------------
+// Values the schema cannot describe (`x-msgflow-arbitrary: {"value": ...}` / `{"field": ...}`)
+// ---------------------------------------------------------------------------------------------
+
+/// The parts of a request: at least one in the pydantic flavour, at most [`MAX_PARTS`].
+fn request_parts(flavour: Flavour) -> BoxedStrategy<Vec<ModelRequestPart>> {
+    vec(generated::model_request_part(flavour), parts_range(flavour)).boxed()
 }
 
-/// The fields shared by the four URL items.
-type UrlFields = (
-    String,
-    Field<ForceDownload>,
-    Field<RawJson>,
-    Field<String>,
-    Field<String>,
-    Extra,
-);
-
-fn url_fields(flavour: Flavour) -> BoxedStrategy<UrlFields> {
-    (
-        select(URLS).prop_map(str::to_owned),
-        field(flavour, false, force_download(flavour)),
-        nullable_object(flavour),
-        computed_text(flavour, select(MEDIA_TYPES).prop_map(str::to_owned).boxed()),
-        computed_text(flavour, ident("file")),
-        extra(flavour),
-    )
-        .boxed()
+/// The parts of a response: at least one in the pydantic flavour, at most [`MAX_PARTS`].
+fn response_parts(flavour: Flavour) -> BoxedStrategy<Vec<ModelResponsePart>> {
+    vec(generated::model_response_part(flavour), parts_range(flavour)).boxed()
 }
 
-macro_rules! url_item {
-    ($fields:expr, $ty:ident, $variant:ident) => {{
-        let (url, force_download, vendor_metadata, media_type, identifier, extra) = $fields;
-        let mut item = $ty::new(url);
-        item.force_download = force_download;
-        item.vendor_metadata = vendor_metadata;
-        item.media_type = media_type;
-        item.identifier = identifier;
-        item.extra = extra;
-        UserContent::$variant(item)
-    }};
+fn parts_range(flavour: Flavour) -> std::ops::RangeInclusive<usize> {
+    match flavour {
+        Flavour::Pydantic => 1..=MAX_PARTS,
+        Flavour::Any => 0..=MAX_PARTS,
+    }
 }
 
-/// One user content item (a string, text, structured content, a file item or a cache point;
-/// the any flavour adds items of unknown kinds).
-pub fn user_content(flavour: Flavour) -> BoxedStrategy<UserContent> {
-    let text_item = text().prop_map(UserContent::Text);
-    let text_content = (text(), json_field(flavour, true, small_json(flavour)), extra(flavour)).prop_map(
-        |(content, metadata, extra)| {
-            let mut item = TextContent::new(content);
-            item.metadata = metadata;
-            item.extra = extra;
-            UserContent::TextContent(item)
-        },
-    );
-    // pydantic-ai trusts a non-empty stored rendering; an empty one is re-rendered on load.
-    let rendered = match flavour {
-        Flavour::Pydantic => non_empty_text().prop_map(Field::Present).boxed(),
-        Flavour::Any => field(flavour, false, text()),
-    };
-    let structured = (
-        rendered,
-        json_field(flavour, true, small_json(flavour)),
-        small_json(flavour),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        extra(flavour),
-    )
-        .prop_map(|(content, metadata, value, tag, description, extra)| {
-            let mut item = StructuredContent::new(value);
-            item.content = content;
-            item.metadata = metadata;
-            item.tag = tag;
-            item.description = description;
-            item.extra = extra;
-            UserContent::StructuredContent(item)
-        });
-    let url = (0u8..4, url_fields(flavour)).prop_map(|(which, fields)| match which {
-        0 => url_item!(fields, ImageUrl, ImageUrl),
-        1 => url_item!(fields, AudioUrl, AudioUrl),
-        2 => url_item!(fields, VideoUrl, VideoUrl),
-        _ => url_item!(fields, DocumentUrl, DocumentUrl),
-    });
-    let binary = binary_content(flavour, MEDIA_TYPES).prop_map(UserContent::Binary);
-    let uploaded = (
-        select(
-            &[
-                "file-abc",
-                "files/x/report.pdf",
-                "gs://b/v.mp4",
-                "s3://b/k.csv?versionId=1",
-            ][..],
-        ),
-        enum_value(
-            flavour,
-            UploadedFileProviderName::KNOWN,
-            UploadedFileProviderName::from_wire,
-        ),
-        nullable_object(flavour),
-        computed_text(flavour, select(MEDIA_TYPES).prop_map(str::to_owned).boxed()),
-        computed_text(flavour, ident("up")),
-        extra(flavour),
-    )
-        .prop_map(
-            |(file_id, provider_name, vendor_metadata, media_type, identifier, extra)| {
-                let mut item = UploadedFile::new(file_id.to_owned(), provider_name);
-                item.vendor_metadata = vendor_metadata;
-                item.media_type = media_type;
-                item.identifier = identifier;
-                item.extra = extra;
-                UserContent::UploadedFile(item)
-            },
-        );
-    let cache_point = (
-        field(
-            flavour,
-            false,
-            enum_value(flavour, CachePointTtl::KNOWN, CachePointTtl::from_wire),
-        ),
-        extra(flavour),
-    )
-        .prop_map(|(ttl, extra)| {
-            let mut item = CachePoint::new();
-            item.ttl = ttl;
-            item.extra = extra;
-            UserContent::CachePoint(item)
-        });
-    let known = prop_oneof![
-        3 => text_item,
-        2 => text_content,
-        2 => structured,
-        3 => url,
-        1 => binary,
-        1 => uploaded,
-        1 => cache_point,
+/// A tool call id such as `call_00ab12cd34` (pydantic-ai generates one when it is missing, so
+/// the pydantic flavour always sets it; [`history`] then pairs returns with earlier calls).
+fn call_id(_flavour: Flavour) -> BoxedStrategy<String> {
+    ident("call")
+}
+
+/// Tool kinds that do not route a part to a typed subclass in pydantic-ai.
+const PLAIN_TOOL_KINDS: &[&str] = &["acme.thing", "mcp_server", "ns.tool"];
+
+/// A `tool_kind`. The kinds of the schema's typed routes (`TYPED_ROUTES`) make pydantic-ai read
+/// the part as a narrower class with a stricter shape, so only the any flavour uses them (msgflow
+/// keeps such parts in the base struct).
+fn tool_kind(flavour: Flavour) -> BoxedStrategy<String> {
+    let plain = select(PLAIN_TOOL_KINDS).prop_map(str::to_owned);
+    match flavour {
+        Flavour::Pydantic => plain.boxed(),
+        Flavour::Any => {
+            let routed: Vec<&'static str> = ModelRequestPart::TYPED_ROUTES
+                .iter()
+                .chain(ModelResponsePart::TYPED_ROUTES)
+                .map(|route| route.tool_kind)
+                .collect();
+            prop_oneof![3 => plain, 1 => select(routed).prop_map(str::to_owned)].boxed()
+        }
+    }
+}
+
+/// Tool-call arguments: a JSON object, or a string kept verbatim (even invalid JSON); the any
+/// flavour adds other JSON values, which pydantic-ai rejects.
+fn tool_args(flavour: Flavour) -> BoxedStrategy<RawJson> {
+    let args = prop_oneof![
+        3 => raw_object(flavour),
+        1 => select(&["{\"a\": 1}", "not json {", "[1,2]", ""][..]).prop_map(RawJson::string),
+        1 => text().prop_map(|text| RawJson::string(&text)),
     ];
     match flavour {
-        Flavour::Pydantic => known.boxed(),
-        Flavour::Any => prop_oneof![
-            8 => known,
-            1 => unknown_object_text("kind", flavour).prop_filter_map("an unknown item", |text| parse_json(&text)),
-        ]
-        .boxed(),
+        Flavour::Pydantic => args.boxed(),
+        Flavour::Any => prop_oneof![4 => args, 1 => small_json(flavour)].boxed(),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Request parts
-// ---------------------------------------------------------------------------------------------
-
-/// Tool-return content: any JSON; the pydantic flavour also records `content_file_digests`
-/// exactly when pydantic-ai writes it (`[]` for objects and arrays, absent for scalars).
-fn tool_output(flavour: Flavour) -> BoxedStrategy<(RawJson, Field<Vec<String>>)> {
-    let content = prop_oneof![2 => text().prop_map(|text| RawJson::string(&text)), 3 => small_json(flavour)];
-    match flavour {
-        Flavour::Pydantic => content
-            .prop_map(|content| {
-                let digests = if content.is_object() || content.is_array() {
-                    Field::Present(Vec::new())
-                } else {
-                    Field::Absent
-                };
-                (content, digests)
-            })
-            .boxed(),
-        Flavour::Any => (content, field(flavour, false, vec(ident("sha"), 0..2).boxed())).boxed(),
-    }
-}
-
-fn tool_kind(flavour: Flavour) -> BoxedStrategy<Field<String>> {
-    let plain = select(PLAIN_TOOL_KINDS).prop_map(str::to_owned).boxed();
-    match flavour {
-        Flavour::Pydantic => field(flavour, true, plain),
-        // The registered kinds route parts to typed subclasses in pydantic-ai; msgflow keeps them in the base struct.
-        Flavour::Any => field(
-            flavour,
-            true,
-            prop_oneof![3 => plain, 1 => select(&["tool-search", "capability-load"][..]).prop_map(str::to_owned)]
-                .boxed(),
-        ),
-    }
-}
-
-fn tool_return(flavour: Flavour) -> BoxedStrategy<ToolReturnPart> {
-    (
-        (
-            text(),
-            tool_output(flavour),
-            field(flavour, false, ident("call")),
-            tool_kind(flavour),
-        ),
-        (
-            json_field(flavour, true, small_json(flavour)),
-            field(flavour, false, timestamp(flavour)),
-            field(
-                flavour,
-                false,
-                enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire),
-            ),
-            field(flavour, true, retry_info(flavour, TOOL_RETRY_CAUSES)),
-            extra(flavour),
-        ),
-    )
-        .prop_map(
-            |(
-                (tool_name, (content, digests), tool_call_id, tool_kind),
-                (metadata, timestamp, outcome, retry, extra),
-            )| {
-                let mut part = ToolReturnPart::new(tool_name, content);
-                part.tool_call_id = tool_call_id;
-                part.tool_kind = tool_kind;
-                part.metadata = metadata;
-                part.timestamp = timestamp;
-                part.outcome = outcome;
-                part.retry = retry;
-                part.content_file_digests = digests;
-                part.extra = extra;
-                part
-            },
-        )
-        .boxed()
 }
 
 /// Error details as pydantic-core writes them (`type, loc, msg, input`), or a plain string.
@@ -1064,576 +706,302 @@ fn error_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
     }
 }
 
-fn speech(flavour: Flavour, speaker: &'static str) -> BoxedStrategy<SpeechPart> {
-    // pydantic-ai sets the provider fields only on the assistant's speech.
-    let provider = |value: BoxedStrategy<Field<String>>| -> BoxedStrategy<Field<String>> {
-        if speaker == "assistant" || flavour == Flavour::Any {
-            value
-        } else {
-            Just(Field::Null).boxed()
-        }
-    };
-    let details = if speaker == "assistant" || flavour == Flavour::Any {
-        nullable_object(flavour)
-    } else {
-        Just(Field::Null).boxed()
-    };
-    let speaker_value = match flavour {
-        Flavour::Pydantic => Just(Speaker::from_wire(speaker)).boxed(),
-        Flavour::Any => enum_value(flavour, Speaker::KNOWN, Speaker::from_wire),
-    };
-    (
-        (
-            speaker_value,
-            nullable_text(flavour),
-            field(flavour, true, binary_content(flavour, &["audio/pcm", "audio/wav"])),
-        ),
-        (
-            field(flavour, true, small_int(flavour)),
-            field(flavour, true, vec(speech_timestamp(flavour), 0..3).boxed()),
-            provider(field(flavour, true, ident("sp"))),
-            provider(field(
-                flavour,
-                true,
-                select(&["openai", "google"][..]).prop_map(str::to_owned).boxed(),
-            )),
-            details,
-            extra(flavour),
-        ),
-    )
-        .prop_map(
-            |(
-                (speaker, transcript, audio),
-                (interrupted_at_ms, timestamps, id, provider_name, provider_details, extra),
-            )| {
-                let mut part = SpeechPart::new(speaker);
-                part.transcript = transcript;
-                part.audio = audio;
-                part.interrupted_at_ms = interrupted_at_ms;
-                part.timestamps = timestamps;
-                part.id = id;
-                part.provider_name = provider_name;
-                part.provider_details = provider_details;
-                part.extra = extra;
-                part
-            },
-        )
+/// `RetryInfo[ToolRetryCause]` (`ToolReturnPart.retry`): pydantic-ai narrows the cause.
+fn tool_retry_info(flavour: Flavour) -> BoxedStrategy<RetryInfo> {
+    narrowed_retry_info(flavour, generated::TOOL_RETRY_CAUSE_LITERALS)
+}
+
+/// `RetryInfo[RetryFeedbackCause]` (`RetryFeedbackPart.retry`): pydantic-ai narrows the cause.
+fn feedback_retry_info(flavour: Flavour) -> BoxedStrategy<RetryInfo> {
+    narrowed_retry_info(flavour, generated::RETRY_FEEDBACK_CAUSE_LITERALS)
+}
+
+fn narrowed_retry_info(flavour: Flavour, causes: &'static [&'static str]) -> BoxedStrategy<RetryInfo> {
+    (generated::retry_info(flavour), select(causes))
+        .prop_map(move |(mut info, cause)| {
+            if flavour == Flavour::Pydantic {
+                info.cause = RetryCause::from_wire(cause);
+            }
+            info
+        })
         .boxed()
 }
 
-fn compaction(flavour: Flavour, in_request: bool) -> BoxedStrategy<CompactionPart> {
-    // pydantic-ai requires the provider fields to be null in a request.
-    let request_pydantic = in_request && flavour == Flavour::Pydantic;
-    let id = if request_pydantic {
-        Just(Field::Null).boxed()
-    } else {
-        nullable_text(flavour)
-    };
-    let provider_name = if request_pydantic {
-        Just(Field::Null).boxed()
-    } else {
-        nullable_text(flavour)
-    };
-    let provider_details = if request_pydantic {
-        Just(Field::Null).boxed()
-    } else {
-        nullable_object(flavour)
-    };
-    (
-        nullable_text(flavour),
-        id,
-        provider_name,
-        provider_details,
-        nullable_object(flavour),
-        extra(flavour),
-    )
-        .prop_map(|(content, id, provider_name, provider_details, metadata, extra)| {
-            let mut part = CompactionPart::new();
-            part.content = content;
-            part.id = id;
-            part.provider_name = provider_name;
-            part.provider_details = provider_details;
-            part.metadata = metadata;
-            part.extra = extra;
-            part
-        })
+/// The instruction ids pydantic-ai writes back unchanged (an unknown namespace becomes null).
+const INSTRUCTION_IDS: &[&str] = &[
+    "agent",
+    "agent:style",
+    "run:extra",
+    "toolset:fs",
+    "toolset:fs:usage",
+    "capability:budget",
+    "capability:budget:remaining",
+];
+
+/// An instruction id (`InstructionId | None`): a known namespace or null; the any flavour adds any JSON.
+fn instruction_id(flavour: Flavour) -> BoxedStrategy<RawJson> {
+    let known = select(INSTRUCTION_IDS).prop_map(RawJson::string);
+    match flavour {
+        Flavour::Pydantic => prop_oneof![3 => known, 1 => Just(RawJson::null())].boxed(),
+        Flavour::Any => prop_oneof![3 => known, 1 => Just(RawJson::null()), 1 => small_json(flavour)].boxed(),
+    }
+}
+
+/// `InstructionPart.part_kind`: always `instruction` (another value would select another block type).
+fn instruction_tag(_flavour: Flavour) -> BoxedStrategy<String> {
+    Just("instruction".to_owned()).boxed()
+}
+
+/// A SHA-256 digest in hex, as `InstructionDigest.content_hash` holds it.
+fn content_hash(_flavour: Flavour) -> BoxedStrategy<String> {
+    any::<[u8; 32]>()
+        .prop_map(|hash| hash.iter().map(|byte| format!("{byte:02x}")).collect())
         .boxed()
+}
+
+/// A media type of a binary item (the kinds pydantic-ai's `BinaryContent` subclasses pick on).
+fn media_type(_flavour: Flavour) -> BoxedStrategy<String> {
+    select(MEDIA_TYPES).prop_map(str::to_owned).boxed()
+}
+
+/// A URL of a file item (extensions pydantic-ai infers media types from, and ones it cannot).
+fn url(_flavour: Flavour) -> BoxedStrategy<String> {
+    select(URLS).prop_map(str::to_owned).boxed()
+}
+
+/// An `UploadedFile.file_id` of each provider's shape.
+fn file_id(_flavour: Flavour) -> BoxedStrategy<String> {
+    select(
+        &[
+            "file-abc",
+            "files/x/report.pdf",
+            "gs://b/v.mp4",
+            "s3://b/k.csv?versionId=1",
+        ][..],
+    )
+    .prop_map(str::to_owned)
+    .boxed()
+}
+
+/// `StructuredContent.content`: pydantic-ai trusts a non-empty stored rendering and re-renders
+/// an empty one on load, so the pydantic flavour keeps it non-empty.
+fn structured_rendering(flavour: Flavour) -> BoxedStrategy<String> {
+    match flavour {
+        Flavour::Pydantic => non_empty_text(),
+        Flavour::Any => text(),
+    }
+}
+
+/// The computed `media_type` of a file item: pydantic-ai computes it when it is absent (or null),
+/// so the pydantic flavour always gives one, as an override it writes back unchanged.
+fn computed_media_type(flavour: Flavour) -> BoxedStrategy<Field<String>> {
+    computed(flavour, media_type(flavour))
+}
+
+/// The computed `identifier` of a file item (see [`computed_media_type`]).
+fn computed_identifier(flavour: Flavour) -> BoxedStrategy<Field<String>> {
+    computed(flavour, ident("file"))
+}
+
+fn computed(flavour: Flavour, value: BoxedStrategy<String>) -> BoxedStrategy<Field<String>> {
+    match flavour {
+        Flavour::Pydantic => value.prop_map(Field::Present).boxed(),
+        Flavour::Any => field(flavour, Presence::Nullable, value),
+    }
+}
+
+/// `Citation.sources`: pydantic-ai requires at least one.
+fn citation_sources(flavour: Flavour) -> BoxedStrategy<Vec<CitationSource>> {
+    let least = match flavour {
+        Flavour::Pydantic => 1,
+        Flavour::Any => 0,
+    };
+    vec(generated::citation_source(flavour), least..=MAX_ITEMS).boxed()
+}
+
+/// A citation anchor's `start`; with [`anchor_end`] pydantic-ai's `0 <= start < end` holds
+/// (`_validate_citation_anchor`), touching its boundary at 999 / 1000.
+fn anchor_start(flavour: Flavour) -> BoxedStrategy<Int> {
+    match flavour {
+        Flavour::Pydantic => (0i64..1000).prop_map(Int::from).boxed(),
+        Flavour::Any => int(flavour),
+    }
+}
+
+/// A citation anchor's `end` (see [`anchor_start`]).
+fn anchor_end(flavour: Flavour) -> BoxedStrategy<Int> {
+    match flavour {
+        Flavour::Pydantic => (1000i64..1100).prop_map(Int::from).boxed(),
+        Flavour::Any => int(flavour),
+    }
+}
+
+/// `RequestUsage.unmeasured_requests`: pydantic-ai writes it only when it is not 0.
+fn unmeasured_requests(flavour: Flavour) -> BoxedStrategy<Field<Int>> {
+    match flavour {
+        Flavour::Pydantic => prop_oneof![
+            3 => Just(Field::Absent),
+            1 => (1i64..5).prop_map(|n| Field::Present(Int::from(n))),
+        ]
+        .boxed(),
+        Flavour::Any => field(flavour, Presence::Nullable, int(flavour)),
+    }
+}
+
+/// `RequestUsage.details` (`dict[str, int]`).
+fn usage_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
+    let counts = object_text((0i64..1000).prop_map(|n| n.to_string()).boxed(), Flavour::Pydantic)
+        .prop_filter_map("valid JSON", |text| RawJson::from_json_text(&text).ok());
+    match flavour {
+        Flavour::Pydantic => counts.boxed(),
+        Flavour::Any => prop_oneof![3 => counts, 1 => raw_object(flavour)].boxed(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-field rules (`x-msgflow-arbitrary: {"rule": ...}`), applied to every generated value
+// ---------------------------------------------------------------------------------------------
+
+/// `ModelRequest.__post_init__` (`_check_parts(parts, 'user')`): a speech part in a request is the
+/// user's, and a compaction part in a request sets none of `provider_name`, `id`, `provider_details`.
+fn request_rules(flavour: Flavour, mut request: ModelRequest) -> ModelRequest {
+    if flavour == Flavour::Pydantic {
+        for part in &mut request.parts {
+            match part {
+                ModelRequestPart::Speech(speech) => speech.speaker = Speaker::User,
+                ModelRequestPart::Compaction(compaction) => {
+                    compaction.id = Field::Null;
+                    compaction.provider_name = Field::Null;
+                    compaction.provider_details = Field::Null;
+                }
+                _ => {}
+            }
+        }
+    }
+    request
+}
+
+/// `ModelResponse.__post_init__` (`_check_parts(parts, 'assistant')`): a speech part in a
+/// response is the assistant's.
+fn response_rules(flavour: Flavour, mut response: ModelResponse) -> ModelResponse {
+    if flavour == Flavour::Pydantic {
+        for part in &mut response.parts {
+            if let ModelResponsePart::Speech(speech) = part {
+                speech.speaker = Speaker::Assistant;
+            }
+        }
+    }
+    response
+}
+
+/// `content_file_digests` as pydantic-ai writes it: `[]` for object and array content (no file
+/// items among generated values), absent for scalars.
+fn digests_for(content: &RawJson) -> Field<Vec<String>> {
+    if content.is_object() || content.is_array() {
+        Field::Present(Vec::new())
+    } else {
+        Field::Absent
+    }
+}
+
+/// `ToolReturnPart.content_file_digests` follows its `content` (see [`digests_for`]).
+fn tool_return_rules(flavour: Flavour, mut part: ToolReturnPart) -> ToolReturnPart {
+    if flavour == Flavour::Pydantic {
+        part.content_file_digests = digests_for(&part.content);
+    }
+    part
+}
+
+/// `NativeToolReturnPart.content_file_digests` follows its `content` (see [`digests_for`]).
+fn native_tool_return_rules(flavour: Flavour, mut part: NativeToolReturnPart) -> NativeToolReturnPart {
+    if flavour == Flavour::Pydantic {
+        part.content_file_digests = digests_for(&part.content);
+    }
+    part
+}
+
+/// `DocumentCitationSource.__post_init__`: one of `document_id`, `title`, `excerpts` must be
+/// truthy; the pydantic flavour gives an id when none is.
+fn document_source_rules(flavour: Flavour, mut source: DocumentCitationSource) -> DocumentCitationSource {
+    let truthy = |value: Option<&String>| value.is_some_and(|text| !text.is_empty());
+    let excerpts = source.excerpts.get().is_some_and(|excerpts| !excerpts.is_empty());
+    if flavour == Flavour::Pydantic && !truthy(source.document_id.get()) && !truthy(source.title.get()) && !excerpts {
+        source.document_id = Field::Present("doc_0".to_owned());
+    }
+    source
+}
+
+// ---------------------------------------------------------------------------------------------
+// The public strategies
+// ---------------------------------------------------------------------------------------------
+
+/// One user content item (a string, text, structured content, a file item or a cache point;
+/// the any flavour adds items of unknown kinds).
+pub fn user_content(flavour: Flavour) -> BoxedStrategy<UserContent> {
+    generated::user_content(flavour)
 }
 
 /// One request part. The pydantic flavour covers every part pydantic-ai 2.68.0 writes (not the
 /// legacy `retry-prompt`, which it translates on load); the any flavour adds `retry-prompt`
 /// and parts of unknown kinds.
 pub fn request_part(flavour: Flavour) -> BoxedStrategy<ModelRequestPart> {
-    let system = (
-        text(),
-        field(flavour, false, timestamp(flavour)),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        field(
-            flavour,
-            false,
-            enum_value(flavour, SystemPromptScope::KNOWN, SystemPromptScope::from_wire),
-        ),
-        nullable_object(flavour),
-        extra(flavour),
-    )
-        .prop_map(
-            |(content, timestamp, dynamic_ref, context_id, scope, metadata, extra)| {
-                let mut part = SystemPromptPart::new(content);
-                part.timestamp = timestamp;
-                part.dynamic_ref = dynamic_ref;
-                part.context_id = context_id;
-                part.scope = scope;
-                part.metadata = metadata;
-                part.extra = extra;
-                ModelRequestPart::SystemPrompt(part)
-            },
-        );
-    let content = prop_oneof![
-        text().prop_map(UserPromptContent::Text),
-        vec(user_content(flavour), 0..5).prop_map(UserPromptContent::Items),
-    ];
-    let user =
-        (content, field(flavour, false, timestamp(flavour)), extra(flavour)).prop_map(|(content, timestamp, extra)| {
-            let mut part = UserPromptPart::new(content);
-            part.timestamp = timestamp;
-            part.extra = extra;
-            ModelRequestPart::UserPrompt(part)
-        });
-    let retry_feedback = (
-        error_details(flavour),
-        retry_info(flavour, FEEDBACK_RETRY_CAUSES),
-        field(flavour, false, timestamp(flavour)),
-        extra(flavour),
-    )
-        .prop_map(|(content, retry, timestamp, extra)| {
-            let mut part = RetryFeedbackPart::new(content, retry);
-            part.timestamp = timestamp;
-            part.extra = extra;
-            ModelRequestPart::RetryFeedback(part)
-        });
-    let legacy_added = match flavour {
-        Flavour::Pydantic => Just(Field::Absent).boxed(),
-        Flavour::Any => prop_oneof![3 => Just(Field::Absent), 1 => vec(text(), 0..2).prop_map(Field::Present)].boxed(),
-    };
-    let availability = (
-        field(flavour, false, vec(text(), 0..3).boxed()),
-        legacy_added,
-        field(flavour, true, ident("call")),
-        extra(flavour),
-    )
-        .prop_map(|(tools_added, added, tool_call_id, extra)| {
-            let mut part = ToolAvailabilityDeltaPart::new();
-            part.tools_added = tools_added;
-            part.added = added;
-            part.tool_call_id = tool_call_id;
-            part.extra = extra;
-            ModelRequestPart::ToolAvailabilityDelta(part)
-        });
-    let capability = (
-        field(flavour, false, vec(text(), 0..3).boxed()),
-        field(flavour, true, ident("call")),
-        extra(flavour),
-    )
-        .prop_map(|(loaded, tool_call_id, extra)| {
-            let mut part = CapabilityLoadDeltaPart::new();
-            part.loaded = loaded;
-            part.tool_call_id = tool_call_id;
-            part.extra = extra;
-            ModelRequestPart::CapabilityLoadDelta(part)
-        });
-    // `settings` is a TypedDict: leaving `thinking` out is valid in pydantic-ai too.
-    let thinking = prop_oneof![
-        1 => Just(Field::Absent),
-        1 => Just(Field::Null),
-        3 => enum_value(flavour, ThinkingEffort::KNOWN, ThinkingEffort::from_wire).prop_map(Field::Present),
-    ];
-    let settings = (
-        thinking,
-        extra(flavour),
-        field(flavour, false, any::<bool>().boxed()),
-        extra(flavour),
-    )
-        .prop_map(|(thinking, settings_extra, top_level, extra)| {
-            let mut settings = RecordedModelSettings::new();
-            settings.thinking = thinking;
-            settings.extra = settings_extra;
-            let mut part = ModelSettingsDeltaPart::new(settings);
-            part.top_level = top_level;
-            part.extra = extra;
-            ModelRequestPart::ModelSettingsDelta(part)
-        });
-    let instruction_delta = (
-        instruction_id(flavour),
-        proptest::option::of(text()),
-        nullable_text(flavour),
-        extra(flavour),
-    )
-        .prop_map(|(id, content, base_hash, extra)| {
-            let mut part = InstructionDeltaPart::new(id, content);
-            part.base_hash = base_hash;
-            part.extra = extra;
-            ModelRequestPart::InstructionDelta(part)
-        });
-    let baseline = (vec(instruction_block(flavour), 0..3), extra(flavour)).prop_map(|(instructions, extra)| {
-        let mut part = InstructionBaselinePart::new(instructions);
-        part.extra = extra;
-        ModelRequestPart::InstructionBaseline(part)
-    });
-    let known = prop_oneof![
-        2 => system,
-        4 => user,
-        1 => speech(flavour, "user").prop_map(ModelRequestPart::Speech),
-        4 => tool_return(flavour).prop_map(ModelRequestPart::ToolReturn),
-        1 => retry_feedback,
-        1 => availability,
-        1 => capability,
-        1 => settings,
-        1 => instruction_delta,
-        1 => baseline,
-        1 => compaction(flavour, true).prop_map(ModelRequestPart::Compaction),
-    ];
-    match flavour {
-        Flavour::Pydantic => known.boxed(),
-        Flavour::Any => {
-            let retry_prompt = (
-                error_details(flavour),
-                nullable_text(flavour),
-                field(flavour, false, ident("call")),
-                field(flavour, false, timestamp(flavour)),
-                extra(flavour),
-            )
-                .prop_map(|(content, tool_name, tool_call_id, timestamp, extra)| {
-                    let mut part = RetryPromptPart::new(content);
-                    part.tool_name = tool_name;
-                    part.tool_call_id = tool_call_id;
-                    part.timestamp = timestamp;
-                    part.extra = extra;
-                    ModelRequestPart::RetryPrompt(part)
-                });
-            prop_oneof![
-                16 => known,
-                1 => retry_prompt,
-                1 => unknown_object_text("part_kind", flavour).prop_filter_map("an unknown part", |text| parse_json(&text)),
-            ]
-            .boxed()
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Response parts
-// ---------------------------------------------------------------------------------------------
-
-/// Tool-call arguments: a JSON object, a string kept verbatim (even invalid JSON) or null.
-fn tool_args(flavour: Flavour) -> BoxedStrategy<Field<RawJson>> {
-    let args = prop_oneof![
-        3 => raw_object(flavour),
-        1 => select(&["{\"a\": 1}", "not json {", "[1,2]", ""][..]).prop_map(RawJson::string),
-        1 => text().prop_map(|text| RawJson::string(&text)),
-    ];
-    match flavour {
-        Flavour::Pydantic => json_field(flavour, true, args.boxed()),
-        Flavour::Any => json_field(flavour, true, prop_oneof![4 => args, 1 => small_json(flavour)].boxed()),
-    }
-}
-
-type CallFields = (
-    String,
-    Field<RawJson>,
-    Field<String>,
-    Field<String>,
-    Field<String>,
-    Field<String>,
-    Field<RawJson>,
-    Extra,
-);
-
-fn call_fields(flavour: Flavour) -> BoxedStrategy<CallFields> {
-    (
-        text(),
-        tool_args(flavour),
-        field(flavour, false, ident("call")),
-        tool_kind(flavour),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_object(flavour),
-        extra(flavour),
-    )
-        .boxed()
-}
-
-macro_rules! call_part {
-    ($fields:expr, $ty:ident) => {{
-        let (tool_name, args, tool_call_id, tool_kind, id, provider_name, provider_details, extra) = $fields;
-        let mut part = $ty::new(tool_name);
-        part.args = args;
-        part.tool_call_id = tool_call_id;
-        part.tool_kind = tool_kind;
-        part.id = id;
-        part.provider_name = provider_name;
-        part.provider_details = provider_details;
-        part.extra = extra;
-        part
-    }};
+    generated::model_request_part(flavour)
 }
 
 /// One response part. The pydantic flavour covers every part pydantic-ai 2.68.0 writes; the
 /// any flavour adds parts of unknown kinds.
 pub fn response_part(flavour: Flavour) -> BoxedStrategy<ModelResponsePart> {
-    let text_part = (
-        text(),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_object(flavour),
-        field(flavour, true, vec(citation(flavour), 0..3).boxed()),
-        extra(flavour),
-    )
-        .prop_map(|(content, id, provider_name, provider_details, citations, extra)| {
-            let mut part = TextPart::new(content);
-            part.id = id;
-            part.provider_name = provider_name;
-            part.provider_details = provider_details;
-            part.citations = citations;
-            part.extra = extra;
-            ModelResponsePart::Text(part)
-        });
-    let thinking = (
-        text(),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_object(flavour),
-        extra(flavour),
-    )
-        .prop_map(|(content, id, signature, provider_name, provider_details, extra)| {
-            let mut part = ThinkingPart::new(content);
-            part.id = id;
-            part.signature = signature;
-            part.provider_name = provider_name;
-            part.provider_details = provider_details;
-            part.extra = extra;
-            ModelResponsePart::Thinking(part)
-        });
-    let call = call_fields(flavour).prop_map(|fields| ModelResponsePart::ToolCall(call_part!(fields, ToolCallPart)));
-    let native_call = call_fields(flavour)
-        .prop_map(|fields| ModelResponsePart::BuiltinToolCall(call_part!(fields, NativeToolCallPart)));
-    let native_return = (
-        (
-            text(),
-            tool_output(flavour),
-            field(flavour, false, ident("call")),
-            tool_kind(flavour),
-        ),
-        (
-            json_field(flavour, true, small_json(flavour)),
-            field(flavour, false, timestamp(flavour)),
-            field(
-                flavour,
-                false,
-                enum_value(flavour, ToolReturnOutcome::KNOWN, ToolReturnOutcome::from_wire),
-            ),
-            nullable_text(flavour),
-            nullable_object(flavour),
-            extra(flavour),
-        ),
-    )
-        .prop_map(
-            |(
-                (tool_name, (content, digests), tool_call_id, tool_kind),
-                (metadata, timestamp, outcome, provider_name, provider_details, extra),
-            )| {
-                let mut part = NativeToolReturnPart::new(tool_name, content);
-                part.tool_call_id = tool_call_id;
-                part.tool_kind = tool_kind;
-                part.metadata = metadata;
-                part.timestamp = timestamp;
-                part.outcome = outcome;
-                part.provider_name = provider_name;
-                part.provider_details = provider_details;
-                part.content_file_digests = digests;
-                part.extra = extra;
-                ModelResponsePart::BuiltinToolReturn(part)
-            },
-        );
-    let file = (
-        binary_content(flavour, &["image/png", "application/pdf", "audio/wav"]),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_object(flavour),
-        extra(flavour),
-    )
-        .prop_map(|(content, id, provider_name, provider_details, extra)| {
-            let mut part = FilePart::new(content);
-            part.id = id;
-            part.provider_name = provider_name;
-            part.provider_details = provider_details;
-            part.extra = extra;
-            ModelResponsePart::File(part)
-        });
-    let known = prop_oneof![
-        4 => text_part,
-        4 => call,
-        1 => native_call,
-        1 => native_return,
-        2 => thinking,
-        1 => compaction(flavour, false).prop_map(ModelResponsePart::Compaction),
-        1 => file,
-        1 => speech(flavour, "assistant").prop_map(ModelResponsePart::Speech),
-    ];
-    match flavour {
-        Flavour::Pydantic => known.boxed(),
-        Flavour::Any => prop_oneof![
-            12 => known,
-            1 => unknown_object_text("part_kind", flavour).prop_filter_map("an unknown part", |text| parse_json(&text)),
-        ]
-        .boxed(),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Messages
-// ---------------------------------------------------------------------------------------------
-
-fn parts_range(flavour: Flavour) -> std::ops::Range<usize> {
-    match flavour {
-        Flavour::Pydantic => 1..MAX_PARTS + 1,
-        Flavour::Any => 0..MAX_PARTS + 1,
-    }
+    generated::model_response_part(flavour)
 }
 
 /// A request message.
 pub fn request(flavour: Flavour) -> BoxedStrategy<ModelRequest> {
-    (
-        vec(request_part(flavour), parts_range(flavour)),
-        field(flavour, true, timestamp(flavour)),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_text(flavour),
-        nullable_object(flavour),
-        field(
-            flavour,
-            false,
-            enum_value(flavour, ModelRequestState::KNOWN, ModelRequestState::from_wire),
-        ),
-        extra(flavour),
-    )
-        .prop_map(
-            |(parts, timestamp, instructions, run_id, conversation_id, metadata, state, extra)| {
-                let mut request = ModelRequest::new(parts);
-                request.timestamp = timestamp;
-                request.instructions = instructions;
-                request.run_id = run_id;
-                request.conversation_id = conversation_id;
-                request.metadata = metadata;
-                request.state = state;
-                request.extra = extra;
-                request
-            },
-        )
-        .boxed()
+    generated::model_request(flavour)
 }
 
 /// A response message.
 pub fn response(flavour: Flavour) -> BoxedStrategy<ModelResponse> {
-    let workspace = (text(), ident("ws"), extra(flavour)).prop_map(|(provider, id, extra)| {
-        let mut workspace = WorkspaceRef::new(provider, id);
-        workspace.extra = extra;
-        workspace
-    });
-    let legacy = match flavour {
-        Flavour::Pydantic => Just((Field::Absent, Field::Absent)).boxed(),
-        Flavour::Any => prop_oneof![
-            3 => Just((Field::Absent, Field::Absent)),
-            1 => (nullable_object(flavour), nullable_text(flavour)),
-        ]
-        .boxed(),
-    };
-    (
-        (
-            vec(response_part(flavour), parts_range(flavour)),
-            field(flavour, false, usage(flavour)),
-            nullable_text(flavour),
-            nullable_text(flavour),
-            field(flavour, false, timestamp(flavour)),
-            nullable_text(flavour),
-            nullable_text(flavour),
-            nullable_text(flavour),
-        ),
-        (
-            nullable_object(flavour),
-            legacy,
-            nullable_text(flavour),
-            field(
-                flavour,
-                true,
-                enum_value(flavour, FinishReason::KNOWN, FinishReason::from_wire),
-            ),
-            nullable_text(flavour),
-            nullable_text(flavour),
-            nullable_object(flavour),
-        ),
-        (
-            field(flavour, true, workspace.boxed()),
-            nullable_text(flavour),
-            field(flavour, true, vec(failed_attempt(flavour), 0..3).boxed()),
-            field(
-                flavour,
-                false,
-                enum_value(flavour, ModelResponseState::KNOWN, ModelResponseState::from_wire),
-            ),
-            extra(flavour),
-        ),
-    )
-        .prop_map(|(first, second, third)| {
-            let (parts, usage, model_name, model_id, timestamp, provider_name, provider_url, canonical_system) = first;
-            let (
-                provider_details,
-                (vendor_details, vendor_id),
-                provider_response_id,
-                finish_reason,
-                run_id,
-                conversation_id,
-                metadata,
-            ) = second;
-            let (workspace_ref, history_digest, failed_attempts, state, extra) = third;
-            let mut response = ModelResponse::new(parts);
-            response.usage = usage;
-            response.model_name = model_name;
-            response.model_id = model_id;
-            response.timestamp = timestamp;
-            response.provider_name = provider_name;
-            response.provider_url = provider_url;
-            response.canonical_system = canonical_system;
-            response.provider_details = provider_details;
-            response.vendor_details = vendor_details;
-            response.provider_response_id = provider_response_id;
-            response.vendor_id = vendor_id;
-            response.finish_reason = finish_reason;
-            response.run_id = run_id;
-            response.conversation_id = conversation_id;
-            response.metadata = metadata;
-            response.workspace_ref = workspace_ref;
-            response.history_digest = history_digest;
-            response.failed_attempts = failed_attempts;
-            response.state = state;
-            response.extra = extra;
-            response
-        })
-        .boxed()
+    generated::model_response(flavour)
 }
 
 /// A request or a response.
 pub fn message(flavour: Flavour) -> BoxedStrategy<ModelMessage> {
-    prop_oneof![
-        request(flavour).prop_map(ModelMessage::from),
-        response(flavour).prop_map(ModelMessage::from),
-    ]
-    .boxed()
+    generated::model_message(flavour)
 }
 
 /// A history of at most [`MAX_MESSAGES`] messages (any order of requests and responses:
-/// pydantic-ai's loader does not require alternation).
+/// pydantic-ai's loader does not require alternation). Tool returns answer earlier calls: each
+/// `tool-return` takes the id and tool name of the oldest unanswered `tool-call` before it when
+/// there is one, so histories have answered, dangling and orphaned calls alike.
 pub fn history(flavour: Flavour) -> BoxedStrategy<Vec<ModelMessage>> {
-    vec(message(flavour), 0..MAX_MESSAGES + 1).boxed()
+    vec(message(flavour), 0..MAX_MESSAGES + 1)
+        .prop_map(pair_tool_calls)
+        .boxed()
+}
+
+/// Gives each tool return the id and name of the oldest unanswered tool call before it.
+fn pair_tool_calls(mut messages: Vec<ModelMessage>) -> Vec<ModelMessage> {
+    let mut open: std::collections::VecDeque<(Field<String>, String)> = std::collections::VecDeque::new();
+    for message in &mut messages {
+        match message {
+            ModelMessage::Response(response) => {
+                for part in &response.parts {
+                    if let ModelResponsePart::ToolCall(call) = part {
+                        open.push_back((call.tool_call_id.clone(), call.tool_name.clone()));
+                    }
+                }
+            }
+            ModelMessage::Request(request) => {
+                for part in &mut request.parts {
+                    if let ModelRequestPart::ToolReturn(tool_return) = part {
+                        if let Some((id, name)) = open.pop_front() {
+                            tool_return.tool_call_id = id;
+                            tool_return.tool_name = name;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    messages
 }

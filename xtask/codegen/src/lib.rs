@@ -27,30 +27,45 @@ pub fn project_root() -> PathBuf {
 const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
-/// Runs the generator; with `check`, fails instead of writing when the file is stale.
+mod strategies;
+
+/// Runs the generator; with `check`, fails instead of writing when a file is stale.
 pub fn run(check: bool) -> Result<()> {
     let root = project_root();
-    let generated = generate(&root.join(SCHEMA))?;
-    let output = root.join(OUTPUT);
+    write_or_check(&root, OUTPUT, &generate(&root.join(SCHEMA))?, check)?;
+    write_or_check(
+        &root,
+        strategies::OUTPUT,
+        &strategies::generate(&root.join(SCHEMA))?,
+        check,
+    )
+}
+
+/// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs.
+fn write_or_check(root: &Path, relative: &str, generated: &str, check: bool) -> Result<()> {
+    let output = root.join(relative);
     let current = std::fs::read_to_string(&output)
         .unwrap_or_default()
         .replace("\r\n", "\n");
     if current == generated {
-        eprintln!("{OUTPUT} is up to date");
+        eprintln!("{relative} is up to date");
         return Ok(());
     }
     if check {
-        let diff = similar::TextDiff::from_lines(&current, &generated);
+        let diff = similar::TextDiff::from_lines(current.as_str(), generated);
         let shown: String = diff
             .unified_diff()
             .context_radius(2)
             .header("checked in", "generated")
             .to_string();
         let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
-        bail!("{OUTPUT} is stale relative to {SCHEMA}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
+        bail!("{relative} is stale relative to {SCHEMA}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
+    }
+    if let Some(parent) = output.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(&output, generated).with_context(|| format!("writing {}", output.display()))?;
-    eprintln!("wrote {OUTPUT}");
+    eprintln!("wrote {relative}");
     Ok(())
 }
 
