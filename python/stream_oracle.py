@@ -15,6 +15,12 @@ makes of all the emitted events in a fresh manager. ``error`` names what pydanti
 (``wrong_part_kind``, ``empty_thinking_part``, ``args_mismatch``, ``unknown_index``,
 ``replay_kind_mismatch``); the manager is then driven on, as its state is unchanged.
 
+``runs --seed S --count N`` runs N seeded ``Agent.run_stream_events`` runs on ``FunctionModel``
+(streamed thinking, text and tool calls in pieces, tools that run, some runs cancelled at a random
+event) and writes one JSON line per run: ``{"history": [...], "log": "<JSON lines>", "messages": [...]}``
+with the history the run started from, its event log (``TypeAdapter(AgentStreamEvent)``, one event
+per line, up to the cancel) and the messages the run added (``all_messages()`` after it).
+
 Tool-call ids that pydantic-ai would generate at random are ``gen_<n>`` (counting from 0 per case and
 per manager) so that both sides are reproducible; msgflow's manager takes the same counter.
 """
@@ -230,15 +236,101 @@ def manager_case(rng: random.Random) -> dict:
             "replay": {"parts": dump_parts(replayer), "error": replay_error}}
 
 
+AGENT_EVENT_TA = pydantic.TypeAdapter(m.AgentStreamEvent)
+MESSAGES_TA = pydantic.TypeAdapter(list[m.ModelMessage])
+
+
+def rand_turn(rng: random.Random, final: bool) -> list:
+    """The chunks one streamed model turn yields: thinking, text and (unless final) tool calls."""
+    from pydantic_ai.models.function import DeltaThinkingPart, DeltaToolCall
+
+    chunks: list = []
+    if rng.random() < 0.5:
+        for piece in rng.sample(["Let me ", "look at ", "the file", ".", " Then test."], rng.randint(1, 4)):
+            chunks.append({0: DeltaThinkingPart(content=piece)})
+        if rng.random() < 0.3:
+            chunks.append({0: DeltaThinkingPart(signature="sig_" + str(rng.randint(0, 99)))})
+    for piece in rng.sample(["I'll ", "read ", "it ", "now", ".", " 日本", "\n"], rng.randint(0, 5)):
+        chunks.append(piece)
+    if not final:
+        for call in range(rng.randint(1, 3)):
+            tool, args = rng.choice([("read_file", '{"path": "src/app.py"}'), ("run_shell", '{"command": "pytest -q"}')])
+            cuts = sorted(rng.sample(range(1, len(args)), rng.randint(1, 4)))
+            pieces = [args[a:b] for a, b in zip([0, *cuts], [*cuts, len(args)])]
+            index = 1 + call
+            chunks.append({index: DeltaToolCall(name=tool, json_args=pieces[0], tool_call_id=f"call_{call}")})
+            chunks.extend({index: DeltaToolCall(json_args=piece)} for piece in pieces[1:])
+    if not chunks:
+        chunks.append("Done.")
+    return chunks
+
+
+async def one_run(rng: random.Random) -> dict:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    turns = [rand_turn(rng, final=False), rand_turn(rng, final=True)]
+    if rng.random() < 0.3:
+        turns = [rand_turn(rng, final=True)]
+
+    async def stream(messages: list, info: AgentInfo):
+        answered = sum(isinstance(p, m.ModelResponse) for p in messages)
+        for chunk in turns[min(answered, len(turns) - 1)]:
+            yield chunk
+
+    agent = Agent(FunctionModel(stream_function=stream))
+
+    @agent.tool_plain
+    def read_file(path: str) -> str:
+        return f"contents of {path}"
+
+    @agent.tool_plain
+    def run_shell(command: str) -> str:
+        return "3 passed"
+
+    cancel_at = rng.randint(1, 40) if rng.random() < 0.5 else None
+    lines = []
+    async with agent.run_stream_events("fix the tests") as run:
+        history_len = 1
+        try:
+            async for event in run:
+                if not hasattr(event, "event_kind"):
+                    continue  # the trailing AgentRunResultEvent
+                lines.append(AGENT_EVENT_TA.dump_json(event).decode())
+                if cancel_at is not None and len(lines) == cancel_at:
+                    run.cancel()
+        except Exception:  # noqa: BLE001 - RunCancelled ends a cancelled run
+            pass
+        messages = run.all_messages()
+    return {
+        "history": json.loads(MESSAGES_TA.dump_json(messages[:history_len])),
+        "log": "".join(line + "\n" for line in lines),
+        "messages": json.loads(MESSAGES_TA.dump_json(messages[history_len:])),
+        "cancelled_at": cancel_at,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     manager = sub.add_parser("manager")
     manager.add_argument("--seed", type=int, required=True)
     manager.add_argument("--cases", type=int, required=True)
+    runs = sub.add_parser("runs")
+    runs.add_argument("--seed", type=int, required=True)
+    runs.add_argument("--count", type=int, required=True)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     out = sys.stdout
+    if args.command == "runs":
+        import asyncio
+        import warnings
+
+        warnings.simplefilter("ignore")
+        for _ in range(args.count):
+            out.write(pydantic_core.to_json(asyncio.run(one_run(rng))).decode())
+            out.write("\n")
+        return
     for _ in range(args.cases):
         # pydantic-core's JSON, so that numbers are spelled as pydantic-ai spells them.
         out.write(pydantic_core.to_json(manager_case(rng)).decode())

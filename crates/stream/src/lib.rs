@@ -5,6 +5,10 @@
 //!   ids) in, `part_start` / `part_delta` events and the response's parts out; the same events,
 //!   parts and errors. String deltas are appended to growable strings, so a million small deltas
 //!   cost linear time and memory. [`PartsManager::apply_event`] replays logged events.
+//! * [`read_log`] reads an event log (one `TypeAdapter(AgentStreamEvent)` JSON object per line; a
+//!   last line cut mid-JSON is an interrupted stream) and [`assemble`] rebuilds the messages:
+//!   the responses, with `state: "interrupted"` for a stream that did not end, and the
+//!   tool-return requests between them.
 //! * [`ops`]: manager calls as JSON, the form the differential checks and fuzzing drive it with.
 //!
 //! The events are `msgflow-wire`'s generated stream types ([`ResponseStreamEvent`]), so they
@@ -24,15 +28,18 @@
 //! # Ok::<(), msgflow_stream::StreamError>(())
 //! ```
 
+mod assemble;
 mod error;
 mod json;
+mod log;
 mod manager;
 pub mod ops;
 
+pub use assemble::{assemble, AssembleError, AssembleOptions, Assembly, AssemblyReport, CutPart};
+pub use log::{read_log, EventLog, LogError, LogEvent, TruncatedLine};
+
 pub use error::StreamError;
-pub use manager::{
-    generate_tool_call_id, ArgsDelta, PartsManager, TextDelta, ThinkingDelta, ToolCallDelta, VendorId,
-};
+pub use manager::{generate_tool_call_id, ArgsDelta, PartsManager, TextDelta, ThinkingDelta, ToolCallDelta, VendorId};
 /// pydantic-ai's `ModelResponseStreamEvent` (`part_start`, `part_delta`, `part_end`,
 /// `final_result`), generated from the schema in `msgflow-wire` (where it is named
 /// `AgentStreamEvent`).
