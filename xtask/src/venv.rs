@@ -16,6 +16,36 @@ pub fn pydantic_ai_python() -> Result<PathBuf> {
     setup_venv(&root.join("target/venv"), &root.join("python/requirements.txt"))
 }
 
+/// Creates (or reuses) `target/venv-context`: pydantic-ai 2.68.0 (`python/requirements.txt`) and
+/// then `python/requirements-context.txt` (pydantic-ai-harness) installed with `--no-deps`, as its
+/// release pins pydantic-ai-slim 2.62.0 while its compaction strategies run on 2.68.0 with nothing
+/// more. Returns the interpreter (for `context_oracle.py`).
+pub fn context_python() -> Result<PathBuf> {
+    let root = project_root();
+    let venv = root.join("target/venv-context");
+    let python = setup_venv(&venv, &root.join("python/requirements.txt"))?;
+    let requirements = root.join("python/requirements-context.txt");
+    let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    // Installed again only when the file changes (a stamp holding its bytes, like setup_venv.py's).
+    let stamp = venv.join(".msgflow-context-no-deps");
+    if std::fs::read(&stamp).ok().as_deref() != Some(wanted.as_slice()) {
+        let output = Command::new(&python)
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", "--no-deps", "-r"])
+            .arg(&requirements)
+            .output()
+            .context("running pip in target/venv-context")?;
+        if !output.status.success() {
+            bail!(
+                "installing {} with --no-deps failed:\n{}",
+                requirements.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
+    }
+    Ok(python)
+}
+
 /// Creates (or reuses) `target/venv-legacy-<version>` with `python/requirements-legacy-<version>.txt`
 /// (a legacy pydantic-ai writer, for `gen_legacy_fixtures.py`) and returns its interpreter.
 pub fn legacy_python(version: &str) -> Result<PathBuf> {

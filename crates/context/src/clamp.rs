@@ -102,9 +102,8 @@ pub fn clamp_parts(history: &mut [ModelMessage], max_bytes: usize) -> Vec<Clampe
                             if let Some(short) = clamp_text(&text, max_bytes) {
                                 note(index, "tool-return", text.len(), short.len());
                                 ret.content = RawJson::string(&short);
-                                if ret.content_file_digests.is_present() {
-                                    ret.content_file_digests = Field::Present(Vec::new());
-                                }
+                                // String content has no `content_file_digests` in pydantic-ai's dump.
+                                ret.content_file_digests = Field::Absent;
                             }
                         }
                         _ => {}
@@ -185,6 +184,27 @@ impl HarnessClamp {
     }
 }
 
+/// pydantic-ai's `ToolCallPart.args_as_json_str()`: the compact JSON of `args_as_dict()`, which
+/// is `{}` for no arguments, the object itself, a JSON string parsed when it holds an object, and
+/// `{"INVALID_JSON": "<raw args>"}` for anything else.
+fn args_as_json_str(args: Option<&RawJson>) -> String {
+    let Some(args) = args else {
+        return "{}".to_owned();
+    };
+    if args.is_object() {
+        // Read objects are kept in compact form (msgflow-wire compacts them on reading).
+        return args.get().to_owned();
+    }
+    match args.as_string() {
+        None => "{}".to_owned(),
+        Some(text) if text.is_empty() => "{}".to_owned(),
+        Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(value @ serde_json::Value::Object(_)) => value.to_string(),
+            _ => serde_json::json!({ "INVALID_JSON": text }).to_string(),
+        },
+    }
+}
+
 /// pydantic-ai-harness 0.62.0's `ClampOversizedMessages.compact` on a stored history. Returns
 /// how many parts it clamped.
 pub fn clamp_like_harness(history: &mut [ModelMessage], options: &HarnessClamp) -> usize {
@@ -212,11 +232,7 @@ pub fn clamp_like_harness(history: &mut [ModelMessage], options: &HarnessClamp) 
                     if typed {
                         continue;
                     }
-                    // `args_as_json_str()`: a string as it is, `{}` for none, else the compact JSON.
-                    let args = match call.args.get() {
-                        None => "{}".to_owned(),
-                        Some(args) => args.as_string().unwrap_or_else(|| args.get().to_owned()),
-                    };
+                    let args = args_as_json_str(call.args.get());
                     if let Some(short) = options.clamp(&args) {
                         call.args = Field::Present(RawJson::from(serde_json::json!({ "_clamped": short })));
                         clamped += 1;

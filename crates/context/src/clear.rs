@@ -62,10 +62,9 @@ pub fn placeholder(tool_name: &str, bytes: usize) -> String {
 
 fn replace_content(ret: &mut ToolReturnPart, content: RawJson) {
     ret.content = content;
-    // pydantic-ai writes the digests of the files inside the content: a placeholder holds none.
-    if ret.content_file_digests.is_present() {
-        ret.content_file_digests = Field::Present(Vec::new());
-    }
+    // pydantic-ai writes `content_file_digests` only for content that is not a string (the
+    // digests of the files inside it); a placeholder is a string, so the key goes, as in its dump.
+    ret.content_file_digests = Field::Absent;
 }
 
 /// Replaces the content of every tool return in a turn older than the newest `keep_turns` turns
