@@ -29,3 +29,8 @@ pub mod tokens;
 pub mod trim;
 
 pub use msgflow_sanitize::{opens_turn, Turns};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
