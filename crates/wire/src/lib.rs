@@ -37,6 +37,7 @@ mod raw;
 mod rt;
 mod scalars;
 mod timestamp;
+pub mod verdict;
 
 use std::io::{Read, Write};
 

@@ -315,6 +315,29 @@ pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
 /// Bytes per block of [`needs_compaction`].
 const BLOCK: usize = 64;
 
+/// Whether arrays and objects in the compact JSON value `bytes` nest more than `room` deep
+/// (brackets inside strings do not count), for the loadability verdict's nesting limit.
+///
+/// The same block classification as [`needs_compaction`]: a block whose opening brackets cannot
+/// take the depth past `room` is passed over with two popcounts; only a block that could is
+/// walked bracket by bracket.
+pub(crate) fn nests_deeper_than(bytes: &[u8], room: usize) -> bool {
+    let mut state = BlockState::default();
+    let mut depth = 0usize;
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    for block in blocks.by_ref() {
+        if state.deeper_than(block, &mut depth, room) {
+            return true;
+        }
+    }
+    let rest = blocks.remainder();
+    let mut last = [b' '; BLOCK];
+    if let Some(head) = last.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    state.deeper_than(&last, &mut depth, room)
+}
+
 /// What [`needs_compaction`] carries from one block to the next.
 #[derive(Default)]
 struct BlockState {
@@ -336,6 +359,36 @@ impl BlockState {
         let inside = prefix_xor(quotes) ^ if self.in_string { u64::MAX } else { 0 };
         self.in_string ^= quotes.count_ones() % 2 == 1;
         at_most_space & !inside != 0
+    }
+
+    /// Follows the nesting `depth` through one block; `true` once it passes `room`.
+    fn deeper_than(&mut self, block: &[u8], depth: &mut usize, room: usize) -> bool {
+        let (low, high) = block.split_at(BLOCK / 2);
+        let masks = |byte: u8| lane_mask(low, byte) | lane_mask(high, byte) << (BLOCK / 2);
+        let backslashes = masks(b'\\');
+        let quotes = masks(b'"') & !self.escaped_bytes(backslashes);
+        let inside = prefix_xor(quotes) ^ if self.in_string { u64::MAX } else { 0 };
+        self.in_string ^= quotes.count_ones() % 2 == 1;
+        let opens = (masks(b'[') | masks(b'{')) & !inside;
+        let closes = (masks(b']') | masks(b'}')) & !inside;
+        if *depth + opens.count_ones() as usize <= room {
+            *depth = (*depth + opens.count_ones() as usize).saturating_sub(closes.count_ones() as usize);
+            return false;
+        }
+        let mut brackets = opens | closes;
+        while brackets != 0 {
+            let bit = brackets & brackets.wrapping_neg();
+            if opens & bit != 0 {
+                *depth += 1;
+                if *depth > room {
+                    return true;
+                }
+            } else {
+                *depth = depth.saturating_sub(1);
+            }
+            brackets ^= bit;
+        }
+        false
     }
 
     /// The bytes escaped by a backslash (simdjson's branchless `find_escaped`): in each run of

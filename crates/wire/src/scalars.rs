@@ -244,6 +244,26 @@ impl From<i64> for Int {
     }
 }
 
+/// Small machine integers convert exactly (and an untyped literal, `Int::from(12)`, is an `i32`).
+macro_rules! int_from_small {
+    ($($small:ty),*) => {$(
+        impl From<$small> for Int {
+            fn from(value: $small) -> Self {
+                Int::from(i64::from(value))
+            }
+        }
+    )*};
+}
+
+int_from_small!(i8, i16, i32, u8, u16, u32);
+
+impl From<usize> for Int {
+    fn from(value: usize) -> Self {
+        // usize is at most 64 bits on every platform Rust supports.
+        Int::from(value as u64)
+    }
+}
+
 impl From<u64> for Int {
     fn from(value: u64) -> Self {
         match i64::try_from(value) {
@@ -373,24 +393,11 @@ fn integer_value(json: &str) -> Option<IntegerValue<'_>> {
     }
     let literal: Cow<'_, str> = if json.starts_with('"') {
         let text: String = serde_json::from_str(json).ok()?;
-        Cow::Owned(without_digit_separators(text.trim())?)
+        Cow::Owned(without_digit_separators(text.trim())?.into_owned())
     } else {
         Cow::Borrowed(json)
     };
     decimal_integer(literal)
-}
-
-/// Python's `int()` digit grouping: single underscores between digits (`1_000`).
-fn without_digit_separators(text: &str) -> Option<String> {
-    if !text.contains('_') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let separated_by_digits =
-        |i: usize| i > 0 && i + 1 < bytes.len() && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit();
-    (0..bytes.len())
-        .all(|i| bytes[i] != b'_' || separated_by_digits(i))
-        .then(|| text.replace('_', ""))
 }
 
 /// An integer literal (sign, digits) of any size, or a float literal without a fractional part.
@@ -461,14 +468,38 @@ impl<'de> Deserialize<'de> for Float {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
-        let literal = numeric_literal(&raw);
-        let value: f64 = match literal.parse() {
-            Ok(value) if !literal.is_empty() && !literal.contains(['i', 'I', 'a', 'A']) => value,
-            _ => return Err(D::Error::custom(format_args!("invalid value {raw}: expected a number"))),
+        // pydantic's lax `float` (pydantic-core `str_as_float`): booleans are 0 and 1; a string
+        // is trimmed, may separate digits with single `_`, and may spell `inf` or `nan`.
+        let value: Option<f64> = match raw.get() {
+            "true" => Some(1.0),
+            "false" => Some(0.0),
+            text if text.starts_with('"') => {
+                let literal = numeric_literal(&raw);
+                without_digit_separators(&literal).and_then(|plain| plain.parse().ok())
+            }
+            text => text.parse().ok().filter(|_| !text.contains(['i', 'I', 'a', 'A'])),
+        };
+        let Some(value) = value else {
+            return Err(D::Error::custom(format_args!("invalid value {raw}: expected a number")));
         };
         let written = (!written_as(value, raw.get())).then_some(raw);
         Ok(Float { value, written })
     }
+}
+
+/// `text` without `_` digit separators, or `None` when one is not between two digits (Python's
+/// rule, which pydantic-core applies to numeric strings).
+fn without_digit_separators(text: &str) -> Option<Cow<'_, str>> {
+    if !text.contains('_') {
+        return Some(Cow::Borrowed(text));
+    }
+    let bytes = text.as_bytes();
+    let between_digits =
+        |at: usize| at > 0 && bytes[at - 1].is_ascii_digit() && bytes.get(at + 1).is_some_and(u8::is_ascii_digit);
+    (0..bytes.len())
+        .filter(|&at| bytes[at] == b'_')
+        .all(between_digits)
+        .then(|| Cow::Owned(text.replace('_', "")))
 }
 
 /// Whether serde_json writes `value` as `text` (checked without allocating).
@@ -491,6 +522,31 @@ mod tests {
 
     fn int(text: &str) -> Int {
         serde_json::from_str(text).unwrap()
+    }
+
+    /// Each as pydantic-ai 2.68.0 answers it for `usage.audio_seconds` (probed with `validate_json`).
+    #[test]
+    fn a_float_reads_what_pydantic_reads_and_keeps_its_spelling() {
+        for (accepted, value) in [
+            ("true", 1.0),
+            ("false", 0.0),
+            ("\" 5 \"", 5.0),
+            ("\"1_000.5\"", 1000.5),
+            ("\"+5\"", 5.0),
+            ("\"5.\"", 5.0),
+            ("\".5\"", 0.5),
+            ("\"inf\"", f64::INFINITY),
+            ("\"-Infinity\"", f64::NEG_INFINITY),
+        ] {
+            let float: Float = serde_json::from_str(accepted).unwrap();
+            assert_eq!(float.value(), value, "{accepted}");
+            assert_eq!(serde_json::to_string(&float).unwrap(), accepted);
+        }
+        let nan: Float = serde_json::from_str("\"nan\"").unwrap();
+        assert!(nan.value().is_nan());
+        for refused in ["\"5_\"", "\"abc\"", "\"0x10\"", "\".\"", "null", "[]"] {
+            assert!(serde_json::from_str::<Float>(refused).is_err(), "{refused}");
+        }
     }
 
     #[test]

@@ -151,7 +151,7 @@ impl Serialize for Timestamp {
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct TimestampVisitor;
-        impl Visitor<'_> for TimestampVisitor {
+        impl<'de> Visitor<'de> for TimestampVisitor {
             type Value = Timestamp;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a datetime string such as \"2025-01-02T03:04:05Z\" or a Unix time")
@@ -172,6 +172,15 @@ impl<'de> Deserialize<'de> for Timestamp {
                 } else {
                     Err(E::custom("a Unix time must be finite"))
                 }
+            }
+            /// A number under serde_json's `arbitrary_precision`: a one-entry map holding its literal,
+            /// kept as written.
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Timestamp, A::Error> {
+                let number = match map.next_key::<String>()? {
+                    Some(key) if key == "$serde_json::private::Number" => map.next_value::<String>()?,
+                    _ => return Err(de::Error::invalid_type(de::Unexpected::Map, &self)),
+                };
+                Ok(Timestamp(Repr::Number(number)))
             }
         }
         deserializer.deserialize_any(TimestampVisitor)

@@ -28,6 +28,7 @@ const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
 mod strategies;
+mod verdict;
 
 /// Runs the generator; with `check`, fails instead of writing when a file is stale.
 pub fn run(check: bool) -> Result<()> {
@@ -38,7 +39,8 @@ pub fn run(check: bool) -> Result<()> {
         strategies::OUTPUT,
         &strategies::generate(&root.join(SCHEMA))?,
         check,
-    )
+    )?;
+    verdict::run(&root, &root.join(SCHEMA), check)
 }
 
 /// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs.

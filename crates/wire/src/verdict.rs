@@ -1,0 +1,458 @@
+//! Would pydantic-ai 2.68.0 load this history? [`verdict`] answers with every reason it would not.
+//!
+//! msgflow reads leniently and losslessly: unknown part kinds, unknown enum values, `null` where
+//! pydantic-ai wants a value, and lax spellings are all carried through. The verdict is the other
+//! half: it walks the typed history once and reports each place where
+//! `ModelMessagesTypeAdapter.validate_json` would raise, with pydantic's error `type` and `loc`.
+//!
+//! * The rules the schema states (field types, nullability, literal sets, tagged unions) are
+//!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`.
+//! * What the schema cannot say is written by hand, each mirroring the pydantic-ai or
+//!   pydantic-core code it cites: the model validators (`verdict/validators.rs`), pydantic's lax
+//!   coercions of integers and datetimes (`verdict/lax.rs`, `verdict/datetime.rs`), and the
+//!   JSON-level limits of pydantic-core's parser (`verdict/json_limits.rs`).
+//!
+//! ```
+//! let json = r#"[{"parts":[],"kind":"response","usage":null,"finish_reason":"STOP"}]"#;
+//! let history = msgflow_wire::from_str(json)?;
+//! let verdict = msgflow_wire::verdict::verdict_located(&history, json);
+//! assert!(!verdict.is_loadable());
+//! let types: Vec<&str> = verdict.reasons().iter().map(|r| r.error_type.as_str()).collect();
+//! assert_eq!(types, ["dataclass_type", "literal_error"]);
+//! assert_eq!(verdict.reasons()[0].path, "$[0].usage");
+//! assert_eq!((verdict.reasons()[0].line, verdict.reasons()[0].column), (1, 39));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod datetime;
+mod json_limits;
+mod lax;
+mod locate;
+#[allow(clippy::all, missing_docs)]
+mod rules;
+mod validators;
+
+use std::fmt::{self, Write as _};
+
+use serde::{Serialize, Serializer};
+
+use crate::{Field, Float, Int, ModelMessage, RawJson, Timestamp};
+
+/// pydantic-ai's answer for one history: loadable, or every reason it is not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    reasons: Vec<Reason>,
+}
+
+impl Verdict {
+    /// `true` when `ModelMessagesTypeAdapter.validate_json` would load the history.
+    pub fn is_loadable(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// Why it would not, in the order pydantic reports them (empty when loadable).
+    pub fn reasons(&self) -> &[Reason] {
+        &self.reasons
+    }
+
+    /// Takes the reasons.
+    pub fn into_reasons(self) -> Vec<Reason> {
+        self.reasons
+    }
+}
+
+/// One error pydantic-ai would raise: one entry of `ValidationError.errors()`, located in the input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    /// pydantic's error `type` (`int_type`, `literal_error`, `union_tag_invalid`, `value_error`,
+    /// `json_invalid`, ...).
+    #[serde(rename = "type")]
+    pub error_type: String,
+    /// pydantic's `loc`, tags included where pydantic puts them
+    /// (`[0, "response", "parts", 1, "tool-call", "args", "str"]`); empty for `json_invalid`.
+    pub loc: Vec<LocItem>,
+    /// msgflow's JSON path of the value (`$[0].parts[1].args`).
+    pub path: String,
+    /// 1-based line of the value in the input; 0 when not located.
+    pub line: usize,
+    /// 1-based column (in bytes) of the value in the input; 0 when not located.
+    pub column: usize,
+    /// What is wrong and what was expected (pydantic's `msg` where msgflow can say it as well).
+    pub message: String,
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at {}", self.error_type, self.path)?;
+        if self.line > 0 {
+            write!(f, " (line {}, column {})", self.line, self.column)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// One step of pydantic's `loc`: an index or a key (field name, union tag or member name).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LocItem {
+    /// A list index (a JSON integer in pydantic's `loc`).
+    Index(usize),
+    /// A field name, a tag, or a union member's name (a JSON string).
+    Key(String),
+}
+
+impl Serialize for LocItem {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LocItem::Index(index) => serializer.serialize_u64(*index as u64),
+            LocItem::Key(key) => serializer.serialize_str(key),
+        }
+    }
+}
+
+impl fmt::Display for LocItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LocItem::Index(index) => write!(f, "{index}"),
+            LocItem::Key(key) => f.write_str(key),
+        }
+    }
+}
+
+/// Whether pydantic-ai 2.68.0 would load `history`, and if not, every reason (not located:
+/// `line` and `column` are 0; see [`verdict_located`]).
+///
+/// `history` is what msgflow read; JSON-level limits are checked on the opaque values it holds
+/// as written.
+pub fn verdict(history: &[ModelMessage]) -> Verdict {
+    let mut walker = Walker::new();
+    for (index, message) in history.iter().enumerate() {
+        walker.at(Segment::Index(index), |w| message.check(w));
+    }
+    let mut reasons = walker.reasons;
+    // pydantic-core parses the whole document before validating anything: a JSON-level error
+    // is the only one it reports.
+    if let Some(first) = reasons.iter().position(|r| r.error_type == JSON_INVALID) {
+        reasons.swap(0, first);
+        reasons.truncate(1);
+    }
+    Verdict { reasons }
+}
+
+/// [`verdict`], with the line and column of each reason's value in `input`, the text `history`
+/// was read from.
+pub fn verdict_located(history: &[ModelMessage], input: &str) -> Verdict {
+    let mut verdict = verdict(history);
+    for reason in &mut verdict.reasons {
+        if reason.line == 0 {
+            if let Some((line, column)) = locate::line_column_of(input, &reason.path) {
+                reason.line = line;
+                reason.column = column;
+            }
+        }
+    }
+    verdict
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk.
+
+/// The error type of input pydantic-core cannot parse as JSON.
+const JSON_INVALID: &str = "json_invalid";
+
+/// One step of the walk: JSON path and pydantic `loc` differ only in tags and member names,
+/// which are in the `loc` and not in the path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Segment<'a> {
+    Index(usize),
+    Key(&'a str),
+    /// A union tag or member name: in pydantic's `loc`, not in the JSON path.
+    Tag(&'a str),
+}
+
+/// A rule pydantic applies to a value of this type, found by walking it.
+pub(crate) trait Check {
+    fn check<'a>(&'a self, w: &mut Walker<'a>);
+}
+
+/// How pydantic answers an explicit `null` for a field that is not `Optional`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Null {
+    /// `Optional[...]` or `Any`: `null` is a value.
+    Allowed,
+    /// Refused with this error type and message.
+    Refused(&'static str, &'static str),
+}
+
+/// The state of one verdict: where the walk is and what it found. Nothing is allocated until a
+/// reason is found (the segment stack grows to the typed depth once).
+pub(crate) struct Walker<'a> {
+    segments: Vec<Segment<'a>>,
+    reasons: Vec<Reason>,
+}
+
+impl<'a> Walker<'a> {
+    fn new() -> Self {
+        Walker {
+            segments: Vec::with_capacity(16),
+            reasons: Vec::new(),
+        }
+    }
+
+    /// Runs `f` one step further down.
+    pub(crate) fn at<R>(&mut self, segment: Segment<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.segments.push(segment);
+        let result = f(self);
+        self.segments.pop();
+        result
+    }
+
+    /// How many reasons have been found so far (a model validator runs only when its fields
+    /// were valid, as `__post_init__` does).
+    pub(crate) fn found(&self) -> usize {
+        self.reasons.len()
+    }
+
+    /// The current nesting depth in the JSON document (keys and indexes, not tags).
+    pub(crate) fn json_depth(&self) -> usize {
+        self.segments.iter().filter(|s| !matches!(s, Segment::Tag(_))).count()
+    }
+
+    /// Reports a JSON-level error of the value at the current position (pydantic's `loc` is
+    /// empty: the document was not parsed).
+    fn report_json_invalid(&mut self, message: &str) {
+        self.report(JSON_INVALID, message);
+        if let Some(reason) = self.reasons.last_mut() {
+            reason.loc.clear();
+        }
+    }
+
+    /// The values of unknown keys: pydantic ignores them, but its parser reads them first.
+    pub(crate) fn extra(&mut self, extra: &'a crate::Extra) {
+        for (key, value) in extra.iter() {
+            self.at(Segment::Key(key), |w| value.check(w));
+        }
+    }
+
+    /// The values of an object of a kind pydantic does not know (already refused by its tag),
+    /// for JSON-level errors, which pydantic reports instead.
+    pub(crate) fn unknown(&mut self, object: &'a crate::UnknownObject) {
+        self.extra(object.entries());
+    }
+
+    /// Reports a reason at the current position.
+    pub(crate) fn report(&mut self, error_type: &str, message: impl Into<String>) {
+        let mut loc = Vec::with_capacity(self.segments.len());
+        let mut path = String::from("$");
+        for segment in &self.segments {
+            match *segment {
+                Segment::Index(index) => {
+                    loc.push(LocItem::Index(index));
+                    let _ = write!(path, "[{index}]");
+                }
+                Segment::Key(key) => {
+                    loc.push(LocItem::Key(key.to_owned()));
+                    push_key(&mut path, key);
+                }
+                Segment::Tag(tag) => loc.push(LocItem::Key(tag.to_owned())),
+            }
+        }
+        self.reasons.push(Reason {
+            error_type: error_type.to_owned(),
+            loc,
+            path,
+            line: 0,
+            column: 0,
+            message: message.into(),
+        });
+    }
+
+    /// Reports a reason under `key`, a key of an opaque value the walk does not borrow.
+    pub(crate) fn report_under(&mut self, key: &str, error_type: &str, message: impl Into<String>) {
+        self.report(error_type, message);
+        if let Some(reason) = self.reasons.last_mut() {
+            reason.loc.push(LocItem::Key(key.to_owned()));
+            push_key(&mut reason.path, key);
+        }
+    }
+
+    /// Reports a reason one step further down.
+    pub(crate) fn report_at(&mut self, segment: Segment<'a>, error_type: &str, message: impl Into<String>) {
+        let message = message.into();
+        self.at(segment, |w| w.report(error_type, message));
+    }
+
+    /// A required field.
+    pub(crate) fn value<T: ?Sized>(&mut self, key: &'a str, value: &'a T, check: impl FnOnce(&mut Self, &'a T)) {
+        self.at(Segment::Key(key), |w| check(w, value));
+    }
+
+    /// A required field that may be `null`.
+    pub(crate) fn nullable<T>(&mut self, key: &'a str, value: &'a Option<T>, check: impl FnOnce(&mut Self, &'a T)) {
+        if let Some(value) = value {
+            self.at(Segment::Key(key), |w| check(w, value));
+        }
+    }
+
+    /// A field with a default: absent is fine, `null` as `null` says.
+    pub(crate) fn field<T>(
+        &mut self,
+        key: &'a str,
+        field: &'a Field<T>,
+        null: Null,
+        check: impl FnOnce(&mut Self, &'a T),
+    ) {
+        match field {
+            Field::Absent => {}
+            Field::Null => {
+                if let Null::Refused(error_type, message) = null {
+                    self.report_at(Segment::Key(key), error_type, message);
+                }
+            }
+            Field::Present(value) => self.at(Segment::Key(key), |w| check(w, value)),
+        }
+    }
+
+    /// Every item of a list, at its index.
+    pub(crate) fn items<T: Check>(&mut self, items: &'a [T]) {
+        for (index, item) in items.iter().enumerate() {
+            self.at(Segment::Index(index), |w| item.check(w));
+        }
+    }
+
+    /// A union member pydantic names in its `loc` (a tag, or a member such as `str`).
+    pub(crate) fn tagged<T: Check + ?Sized>(&mut self, tag: &'a str, value: &'a T) {
+        self.at(Segment::Tag(tag), |w| value.check(w));
+    }
+
+    /// An opaque value pydantic types as `dict[str, Any]`.
+    pub(crate) fn dict(&mut self, raw: &RawJson) {
+        if !raw.is_object() {
+            self.report("dict_type", "Input should be an object");
+        }
+    }
+
+    /// An opaque value pydantic types as a union of JSON kinds (`str | dict[str, Any]`): when it
+    /// is none of them, pydantic reports each member under its name.
+    pub(crate) fn json_kinds(&mut self, raw: &RawJson, members: &[(&'a str, JsonKind)]) {
+        if members.iter().any(|(_, kind)| kind.matches(raw)) {
+            return;
+        }
+        for (name, kind) in members {
+            let (error_type, message) = kind.error();
+            self.report_at(Segment::Tag(name), error_type, message);
+        }
+    }
+}
+
+/// Appends a key to a JSON path, as msgflow's parse errors write it (`.key`, or `["odd key"]`).
+fn push_key(path: &mut String, key: &str) {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        let _ = write!(path, ".{key}");
+    } else {
+        let _ = write!(path, "[{}]", serde_json::to_string(key).unwrap_or_default());
+    }
+}
+
+/// A JSON kind an opaque field accepts (`x-msgflow-verdict.json_kinds` in the schema).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum JsonKind {
+    String,
+    Object,
+}
+
+impl JsonKind {
+    fn matches(self, raw: &RawJson) -> bool {
+        match self {
+            JsonKind::String => raw.is_string(),
+            JsonKind::Object => raw.is_object(),
+        }
+    }
+
+    fn error(self) -> (&'static str, &'static str) {
+        match self {
+            JsonKind::String => ("string_type", "Input should be a valid string"),
+            JsonKind::Object => ("dict_type", "Input should be an object"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaf types.
+
+impl<T: Check + ?Sized> Check for Box<T> {
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        (**self).check(w);
+    }
+}
+
+impl<T: Check> Check for Vec<T> {
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        w.items(self);
+    }
+}
+
+impl Check for Int {
+    /// pydantic's lax `int`: see [`lax::int_error`].
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        let written = match self.written() {
+            Some(written) => Some(written),
+            // A plain integer is fine unless it is too long for the JSON parser (checked only for
+            // the rare ones beyond 64 bits).
+            None if self.to_i64().is_none() => {
+                let digits = self.digits();
+                if digits.trim_start_matches('-').len() > lax::MAX_INT_DIGITS {
+                    w.report_json_invalid("Invalid JSON: number out of range");
+                }
+                None
+            }
+            None => None,
+        };
+        if let Some((error_type, message)) = written.and_then(lax::int_error) {
+            if error_type == JSON_INVALID {
+                w.report_json_invalid(message);
+            } else {
+                w.report(error_type, message);
+            }
+        }
+    }
+}
+
+impl Check for RawJson {
+    /// The JSON-level limits of pydantic-core's parser: see [`json_limits::check`].
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let Some(message) = json_limits::check(self.get(), w.json_depth()) {
+            w.report_json_invalid(message);
+        }
+    }
+}
+
+impl Check for Float {
+    fn check<'a>(&'a self, _: &mut Walker<'a>) {}
+}
+
+impl Check for Timestamp {
+    /// pydantic's lax `datetime`: see [`datetime::error`].
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let Some((error_type, message)) = datetime::error(self) {
+            w.report(error_type, message);
+        }
+    }
+}
+
+/// Nothing to check: every value of the type is one pydantic accepts.
+macro_rules! accepted {
+    ($($ty:ty),*) => {
+        $(impl Check for $ty {
+            fn check<'a>(&'a self, _: &mut Walker<'a>) {}
+        })*
+    };
+}
+
+accepted!(
+    String,
+    bool,
+    crate::Decimal,
+    crate::Duration,
+    crate::ForceDownload,
+    crate::Base64Data
+);

@@ -1,0 +1,166 @@
+//! The JSON-level limits of pydantic-core 2.50.5's parser (jiter), checked in the opaque values
+//! msgflow carries at any depth and with any content. Typed structure cannot break them: msgflow
+//! reads it with serde_json, which refuses lone surrogates, and limits it to 128 levels.
+//!
+//! * Nesting: jiter's recursion limit; a document nested more than 200 arrays and objects deep is
+//!   `json_invalid` ("recursion limit exceeded").
+//! * Integers: a literal of more than 4300 digits is `json_invalid` ("number out of range"),
+//!   Python's `int` string-conversion limit.
+//! * Escapes: a `\u` escape of a lone UTF-16 surrogate (a high one not followed by a low one, or
+//!   a low one alone) is `json_invalid`, in keys and values alike.
+//!
+//! Each check first rules itself out from cheap facts (the value's length, the digit runs through
+//! every 4301st byte, whether it holds a backslash at all), and the nesting is followed 64 bytes
+//! at a time (`raw::nests_deeper_than`), so a value is walked only where it could break a limit.
+
+use memchr::memmem;
+
+use super::lax::MAX_INT_DIGITS;
+
+/// jiter's nesting limit: arrays and objects open at once.
+pub(super) const MAX_JSON_DEPTH: usize = 200;
+
+/// The `json_invalid` message for `raw` (a compact JSON value `depth` containers deep), if
+/// pydantic-core's parser would refuse it.
+pub(super) fn check(raw: &str, depth: usize) -> Option<&'static str> {
+    let bytes = raw.as_bytes();
+    if bytes.len() > MAX_INT_DIGITS && too_many_digits(bytes) {
+        return Some("Invalid JSON: number out of range");
+    }
+    if !matches!(bytes.first(), Some(b'{' | b'[' | b'"')) {
+        return None;
+    }
+    let room = MAX_JSON_DEPTH.saturating_sub(depth);
+    // Each level opens and closes a bracket: a shorter value cannot overflow the room left.
+    if bytes[0] != b'"' && bytes.len() > 2 * room && crate::raw::nests_deeper_than(bytes, room) {
+        return Some("Invalid JSON: recursion limit exceeded");
+    }
+    if memchr::memchr(b'\\', bytes).is_some() && has_lone_surrogate(bytes) {
+        return Some("Invalid JSON: lone surrogate in hex escape");
+    }
+    None
+}
+
+/// Whether the value holds an integer literal (outside strings) of more than 4300 digits. Any
+/// such run covers a multiple of 4301, so only the runs of digits through bytes there are
+/// measured; only a long enough run makes the value worth a walk.
+fn too_many_digits(bytes: &[u8]) -> bool {
+    let step = MAX_INT_DIGITS + 1;
+    let long_run = (step - 1..bytes.len()).step_by(step).any(|at| {
+        let digit = |i: &usize| bytes[*i].is_ascii_digit();
+        let before = (0..at).rev().take_while(digit).count();
+        let after = (at..bytes.len()).take_while(digit).count();
+        before + after > MAX_INT_DIGITS
+    });
+    long_run
+        && number_runs(bytes).any(|(start, end)| {
+            let literal = &bytes[start..end];
+            let integer = !literal.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+            integer && literal.iter().filter(|b| b.is_ascii_digit()).count() > MAX_INT_DIGITS
+        })
+}
+
+/// The (start, end) of every number literal outside strings.
+fn number_runs(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => at = string_end(bytes, at),
+                b'-' | b'0'..=b'9' => {
+                    let start = at;
+                    while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                        at += 1;
+                    }
+                    return Some((start, at));
+                }
+                _ => at += 1,
+            }
+        }
+        None
+    })
+}
+
+/// Just past the closing quote of the string opening at `at`.
+fn string_end(bytes: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+            None => return bytes.len(),
+            Some(found) if bytes[i + found] == b'\\' => i += found + 2,
+            Some(found) => return i + found + 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Whether a `\u` escape encodes a lone surrogate.
+fn has_lone_surrogate(bytes: &[u8]) -> bool {
+    let mut expect_low = false;
+    let mut previous_end = 0;
+    for at in memmem::find_iter(bytes, b"\\u") {
+        // `\\u` is an escaped backslash followed by the letter u, not an escape.
+        let backslashes = bytes[..at + 1].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 0 {
+            continue;
+        }
+        let Some(code) = bytes
+            .get(at + 2..at + 6)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+        else {
+            continue;
+        };
+        let adjacent = at == previous_end;
+        if expect_low {
+            if !(adjacent && (0xDC00..0xE000).contains(&code)) {
+                return true;
+            }
+            expect_low = false;
+        } else if (0xD800..0xDC00).contains(&code) {
+            expect_low = true;
+        } else if (0xDC00..0xE000).contains(&code) {
+            return true;
+        }
+        previous_end = at + 6;
+    }
+    expect_low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn surrogates_are_lone_as_jiter_sees_them() {
+        for lone in [
+            r#""\ud800x""#,
+            r#""\udc00""#,
+            r#"{"a\ud800":1}"#,
+            r#""\ud800\u0041""#,
+            r#""\ud800\ud800""#,
+        ] {
+            assert!(check(lone, 3).is_some(), "{lone}");
+        }
+        for fine in [r#""\ud83d\ude00""#, r#""\\ud800""#, r#""\u0041""#, r#""a\nb""#] {
+            assert_eq!(check(fine, 3), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn depth_counts_from_where_the_value_is() {
+        let nested = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        assert_eq!(check(&nested(196), 4), None);
+        assert!(check(&nested(197), 4).is_some());
+        let in_strings = format!("\"{}\"", "[".repeat(500));
+        assert_eq!(check(&in_strings, 4), None);
+    }
+
+    #[test]
+    fn long_integer_literals_are_out_of_range() {
+        assert!(check(&format!("[{}]", "9".repeat(4301)), 4).is_some());
+        assert_eq!(check(&format!("[{}]", "9".repeat(4300)), 4), None);
+        assert_eq!(check(&format!("[1.{}]", "0".repeat(5000)), 4), None);
+        assert_eq!(check(&format!("\"{}\"", "9".repeat(5000)), 4), None);
+    }
+}

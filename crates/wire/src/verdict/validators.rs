@@ -1,0 +1,287 @@
+//! What pydantic-ai 2.68.0 checks in code, or in types the schema keeps opaque: the
+//! `__post_init__` methods of its message dataclasses (a `ValueError` there becomes a
+//! `value_error` at the object's `loc`), the legacy `retry-prompt` part's routing, and the
+//! content of opaque values typed `dict[str, int]` or `list[ErrorDetails] | str`. The schema names
+//! each (`x-msgflow-verdict`); the generated rules call a model validator after the fields, only
+//! when they were valid, as `__post_init__` runs only then, and a value check with the value.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use super::{Segment, Walker};
+use crate::{
+    Citation, CompactionPart, ContentCitationAnchor, DocumentCitationSource, Int, MarkerCitationAnchor, ModelRequest,
+    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryPromptPart, SpeechPart,
+};
+
+/// A model validator of pydantic-ai, run on a value whose fields pydantic accepted.
+pub(crate) trait Validate {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>);
+}
+
+/// The `loc` tag pydantic-ai's discriminator gives a variant whose tag is not its `part_kind`.
+pub(crate) trait LocTag {
+    fn loc_tag(&self) -> &'static str;
+}
+
+const VALUE_ERROR: &str = "value_error";
+
+/// `ModelRequest.__post_init__` -> `_check_parts(parts, 'user')` (messages.py): a speech part
+/// must be the user's, and a compaction part must not carry provider fields. The first part that
+/// fails raises, so there is at most one reason per message.
+impl Validate for ModelRequest {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        for part in &self.parts {
+            let problem = match part {
+                ModelRequestPart::Speech(speech) => speaker_problem(speech, "user"),
+                ModelRequestPart::Compaction(compaction) => request_compaction_problem(compaction),
+                _ => None,
+            };
+            if let Some(message) = problem {
+                w.report(VALUE_ERROR, message);
+                return;
+            }
+        }
+    }
+}
+
+/// `ModelResponse.__post_init__` -> `_check_parts(parts, 'assistant')`: a speech part must be
+/// the assistant's (`_check_compaction_part` allows anything on the response side).
+impl Validate for ModelResponse {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        for part in &self.parts {
+            if let ModelResponsePart::Speech(speech) = part {
+                if let Some(message) = speaker_problem(speech, "assistant") {
+                    w.report(VALUE_ERROR, message);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// `_check_speech_part`.
+fn speaker_problem(part: &SpeechPart, speaker: &str) -> Option<String> {
+    let owner = if speaker == "user" {
+        "ModelRequest"
+    } else {
+        "ModelResponse"
+    };
+    let actual = part.speaker.as_str();
+    (actual != speaker).then(|| {
+        format!("Value error, `SpeechPart` in `{owner}.parts` must have `speaker='{speaker}'`, got '{actual}'")
+    })
+}
+
+/// `_check_compaction_part` for the user side: `provider_name`, `id` and `provider_details` must
+/// be `None`.
+fn request_compaction_problem(part: &CompactionPart) -> Option<String> {
+    let set = part.provider_name.is_present() || part.id.is_present() || part.provider_details.is_present();
+    set.then(|| {
+        "Value error, A `CompactionPart` in `ModelRequest.parts` is a summary no provider produced, so it must not \
+         set `provider_name`, `id` or `provider_details`; a provider's own compaction part belongs in \
+         `ModelResponse.parts`."
+            .to_owned()
+    })
+}
+
+/// `Citation.__post_init__`: at least one source.
+impl Validate for Citation {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.sources.is_empty() {
+            w.report(VALUE_ERROR, "Value error, A citation must have at least one source");
+        }
+    }
+}
+
+/// `DocumentCitationSource.__post_init__`: `any((document_id, title, excerpts))`, where an empty
+/// string or list is falsy.
+impl Validate for DocumentCitationSource {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        let truthy = self.document_id.get().is_some_and(|id| !id.is_empty())
+            || self.title.get().is_some_and(|title| !title.is_empty())
+            || self.excerpts.get().is_some_and(|excerpts| !excerpts.is_empty());
+        if !truthy {
+            w.report(
+                VALUE_ERROR,
+                "Value error, A document citation source must have at least one source field",
+            );
+        }
+    }
+}
+
+/// `_validate_citation_anchor`: `0 <= start < end`.
+fn anchor_problem(w: &mut Walker<'_>, start: &Int, end: &Int) {
+    if start.is_negative() || compare(start, end) != Ordering::Less {
+        w.report(
+            VALUE_ERROR,
+            "Value error, Citation anchor must satisfy 0 <= start < end",
+        );
+    }
+}
+
+impl Validate for ContentCitationAnchor {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        anchor_problem(w, &self.start, &self.end);
+    }
+}
+
+impl Validate for MarkerCitationAnchor {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        anchor_problem(w, &self.start, &self.end);
+    }
+}
+
+/// Two integers of any size in order.
+fn compare(a: &Int, b: &Int) -> Ordering {
+    if let (Some(a), Some(b)) = (a.to_i128(), b.to_i128()) {
+        return a.cmp(&b);
+    }
+    let (a_digits, b_digits) = (a.digits(), b.digits());
+    match (a.is_negative(), b.is_negative()) {
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (negative, _) => {
+            let magnitude = a_digits
+                .trim_start_matches('-')
+                .len()
+                .cmp(&b_digits.trim_start_matches('-').len())
+                .then_with(|| a_digits.trim_start_matches('-').cmp(b_digits.trim_start_matches('-')));
+            if negative {
+                magnitude.reverse()
+            } else {
+                magnitude
+            }
+        }
+    }
+}
+
+/// `_model_request_part_discriminator`: a stored `retry-prompt` is read as a tool return when it
+/// names a tool, as retry feedback otherwise (`_legacy_retry_part_tag`).
+impl LocTag for RetryPromptPart {
+    fn loc_tag(&self) -> &'static str {
+        if self.tool_name.is_present() {
+            "legacy-retry-tool-return"
+        } else {
+            "legacy-retry-feedback"
+        }
+    }
+}
+
+/// `content: list[pydantic_core.ErrorDetails] | str`, the content of both retry parts (a legacy
+/// `retry-prompt` is validated as the part it is translated into): a string is fine; otherwise
+/// pydantic reports what the list member found, then that it is not a string.
+pub(crate) fn error_details_or_string(w: &mut Walker<'_>, content: &RawJson) {
+    if content.is_string() {
+        return;
+    }
+    let before = w.found();
+    w.at(Segment::Tag("list[ErrorDetails]"), |w| {
+        if !content.is_array() {
+            w.report("list_type", "Input should be a valid list");
+            return;
+        }
+        let Ok(Value::Array(items)) = content.try_to_value() else {
+            return;
+        };
+        for (index, item) in items.iter().enumerate() {
+            w.at(Segment::Index(index), |w| error_details(w, item));
+        }
+    });
+    if w.found() > before {
+        w.report_at(Segment::Tag("str"), "string_type", "Input should be a valid string");
+    }
+}
+
+/// pydantic-core's `ErrorDetails` TypedDict: `type: str`, `loc: tuple[int | str, ...]`,
+/// `msg: str`, `input: Any`, and optionally `ctx: dict[str, Any]` and `url: str`.
+fn error_details(w: &mut Walker<'_>, item: &Value) {
+    let Value::Object(fields) = item else {
+        w.report("dict_type", "Input should be an object");
+        return;
+    };
+    for (key, kind) in [
+        ("type", Some("string")),
+        ("loc", Some("tuple")),
+        ("msg", Some("string")),
+        ("input", None),
+    ] {
+        match (fields.get(key), kind) {
+            (None, _) => w.report_at(Segment::Key(key), "missing", "Field required"),
+            (Some(Value::String(_)), Some("string")) | (Some(_), None) | (Some(Value::Array(_)), Some("tuple")) => {}
+            (Some(_), Some("string")) => {
+                w.report_at(Segment::Key(key), "string_type", "Input should be a valid string")
+            }
+            (Some(_), _) => w.report_at(Segment::Key(key), "tuple_type", "Input should be a valid tuple"),
+        }
+    }
+    if let Some(ctx) = fields.get("ctx") {
+        if !ctx.is_object() {
+            w.report_at(Segment::Key("ctx"), "dict_type", "Input should be an object");
+        }
+    }
+    if let Some(url) = fields.get("url") {
+        if !url.is_string() {
+            w.report_at(Segment::Key("url"), "string_type", "Input should be a valid string");
+        }
+    }
+}
+
+/// `dict[str, int]` (`RequestUsage.details`): pydantic reads a falsy value (`null`, `[]`, `0`,
+/// `""`) as `{}` (`_zero_details` in usage.py), and each value of an object with lax `int`.
+pub(crate) fn int_values(w: &mut Walker<'_>, details: &RawJson) {
+    if !details.is_object() {
+        let falsy = matches!(details.get(), "null" | "[]" | "false" | "\"\"" | "0" | "-0")
+            || details.get().parse::<f64>().is_ok_and(|value| value == 0.0);
+        if !falsy {
+            w.report("dict_type", "Input should be an object");
+        }
+        return;
+    }
+    if plain_int_values(details.get().as_bytes()) {
+        return;
+    }
+    let Ok(Value::Object(entries)) = details.try_to_value() else {
+        return;
+    };
+    for (key, value) in &entries {
+        let written = value.to_string();
+        if let Some((error_type, message)) = super::lax::int_error(&written) {
+            w.report_under(key, error_type, message);
+        }
+    }
+}
+
+/// Whether a compact object is `{"key":digits,...}` with only plain integer values (every usage's
+/// `details` is): those need no parse.
+fn plain_int_values(bytes: &[u8]) -> bool {
+    let mut at = 1;
+    loop {
+        match bytes.get(at) {
+            Some(b'}') => return at + 1 == bytes.len(),
+            Some(b'"') => {}
+            _ => return false,
+        }
+        // The key: a string without escapes.
+        let Some(length) = memchr::memchr2(b'"', b'\\', &bytes[at + 1..]) else {
+            return false;
+        };
+        at += 1 + length;
+        if bytes.get(at) != Some(&b'"') || bytes.get(at + 1) != Some(&b':') {
+            return false;
+        }
+        at += 2;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        let digits = bytes[at.min(bytes.len())..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > super::lax::MAX_INT_DIGITS {
+            return false;
+        }
+        at += digits;
+        if bytes.get(at) == Some(&b',') {
+            at += 1;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+"""Records pydantic-ai 2.68.0's answer for each verdict case into cases.json.
+
+Run from the repository root with the oracle's venv (`cargo xtask fixtures` creates it):
+
+    target/venv/bin/python crates/wire/tests/verdict/record.py
+
+Each case is one history; the answer is `validate_json`'s errors as (type, loc), or [] when it
+loads. `crates/wire/tests/verdict.rs` holds msgflow's verdict to these answers.
+"""
+import json
+import pathlib
+
+from pydantic import ValidationError
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+REQ = '{"parts":[%s],"kind":"request"%s}'
+RES = '{"parts":[%s],"kind":"response"%s}'
+USER = '{"content":"hi","part_kind":"user-prompt"%s}'
+TEXT = '{"content":"hi","part_kind":"text"%s}'
+CALL = '{"tool_name":"t","tool_call_id":"c1","part_kind":"tool-call"%s}'
+RET = '{"tool_name":"t","tool_call_id":"c1","content":"ok","part_kind":"tool-return"%s}'
+
+
+def req(parts="", extra=""):
+    return "[" + REQ % (parts, extra) + "]"
+
+
+def res(parts="", extra=""):
+    return "[" + RES % (parts, extra) + "]"
+
+
+def usage(body):
+    return res(TEXT % "", ',"usage":{%s}' % body)
+
+
+def ts(value):
+    return req(USER % "", ',"timestamp":%s' % json.dumps(value))
+
+
+def nested(levels):
+    return "[" * levels + "1" + "]" * levels
+
+
+CASES = {
+    # Valid histories.
+    "valid request": req(USER % ""),
+    "valid response": res(TEXT % "" + "," + CALL % ',"args":{"a":1}'),
+    # Field types and nullability.
+    "usage null": res(TEXT % "", ',"usage":null'),
+    "usage count null": usage('"input_tokens":null'),
+    "usage legacy alias null": usage('"request_tokens":null'),
+    "usage details null": usage('"details":null'),
+    "usage details not ints": usage('"details":{"a":true,"b":"x"}'),
+    "part timestamp null": req(USER % ',"timestamp":null'),
+    "response timestamp null": res(TEXT % "", ',"timestamp":null'),
+    "request timestamp null": req(USER % "", ',"timestamp":null'),
+    "args array": res(CALL % ',"args":[1]'),
+    "args number": res(CALL % ',"args":5'),
+    "args null": res(CALL % ',"args":null'),
+    "args string": res(CALL % ',"args":"{\\"a\\":1}"'),
+    "provider_details array": res(TEXT % "", ',"provider_details":[]'),
+    "provider_details string": res(TEXT % ',"provider_details":"x"'),
+    "request metadata number": req(USER % "", ',"metadata":5'),
+    "request metadata object": req(USER % "", ',"metadata":{"a":1}'),
+    "tool_call_id null": res(CALL % ',"tool_call_id":null'),
+    "text content null": res('{"content":null,"part_kind":"text"}'),
+    "tool return content null": req(RET % ',"content":null'),
+    "model_name null": res(TEXT % "", ',"model_name":null'),
+    "state null": req(USER % "", ',"state":null'),
+    "citations null": res(TEXT % ',"citations":null'),
+    # Lax coercions.
+    "int from true": usage('"input_tokens":true'),
+    "int from string": usage('"input_tokens":"5","output_tokens":" 7 ","cache_read_tokens":"1_000"'),
+    "int from whole float": usage('"input_tokens":5.0,"output_tokens":1e3'),
+    "int from fractional float": usage('"input_tokens":5.5'),
+    "int from float string": usage('"input_tokens":"5.0","output_tokens":"5.5"'),
+    "int from exponent string": usage('"input_tokens":"1e3"'),
+    "int from huge float": usage('"input_tokens":1e300'),
+    "int beyond 64 bits": usage('"input_tokens":18446744073709551616'),
+    "int of 4300 digits": usage('"input_tokens":' + "9" * 4300),
+    "int of 4301 digits": usage('"input_tokens":' + "9" * 4301),
+    "int string of 4301 digits": usage('"input_tokens":"' + "9" * 4301 + '"'),
+    "int bad underscores": usage('"input_tokens":"5__0","output_tokens":"_5"'),
+    "float from bool": usage('"audio_seconds":true'),
+    # Literals.
+    "finish_reason unknown": res(TEXT % "", ',"finish_reason":"STOP"'),
+    "finish_reason known": res(TEXT % "", ',"finish_reason":"stop"'),
+    "state unknown": req(USER % "", ',"state":"Complete"'),
+    "outcome unknown": req(RET % ',"outcome":"Success"'),
+    "speaker unknown": res('{"speaker":"User","part_kind":"speech"}'),
+    # Tagged unions.
+    "part_kind wrong case": req('{"content":"hi","part_kind":"User-prompt"}'),
+    "part_kind unknown": res('{"content":"hi","part_kind":"future-part"}'),
+    "kind wrong case": '[{"parts":[],"kind":"Request"}]',
+    "response part in request": req(TEXT % ""),
+    "content item unknown kind": req('{"content":["a",{"url":"x","kind":"image-urlx"}],"part_kind":"user-prompt"}'),
+    # Datetimes.
+    "leap second": ts("2025-01-01T23:59:60Z"),
+    "hour 24": ts("2025-01-01T24:00:00Z"),
+    "no seconds": ts("2025-01-02T03:04Z"),
+    "hour only": ts("2025-01-02T03Z"),
+    "offset hours only": ts("2025-01-02T03:04:05+05"),
+    "offset without colon": ts("2025-01-02T03:04:05+0530"),
+    "offset 24 hours": ts("2025-01-02T03:04:05+24:00"),
+    "lower case t and z": ts("2025-01-02t03:04:05z"),
+    "underscore separator": ts("2025-01-02_03:04:05"),
+    "comma fraction": ts("2025-01-02T03:04:05,5Z"),
+    "nine fraction digits": ts("2025-01-02T03:04:05.123456789Z"),
+    "empty fraction": ts("2025-01-02T03:04:05.Z"),
+    "date only": ts("2025-01-02"),
+    "february 29 non leap": ts("2025-02-29T00:00:00Z"),
+    "year 0": ts("0000-01-01T00:00:00Z"),
+    "unix time string": ts("1735787045"),
+    "unix time string signed": ts("+1735787045"),
+    "unix time string fraction": ts("1735787045.5"),
+    "unix time string exponent": ts("1e10"),
+    "unix time string too large": ts("253402300800000"),
+    "leading space": ts(" 2025-01-02T03:04:05Z"),
+    "trailing space": ts("2025-01-02T03:04:05Z "),
+    "unix time number": req(USER % "", ',"timestamp":1735787045'),
+    "unix time number ms": req(USER % "", ',"timestamp":17357870450000'),
+    "unix time number too large": req(USER % "", ',"timestamp":253402300800000'),
+    "unix time float": req(USER % "", ',"timestamp":1735787045.5'),
+    # Model validators.
+    "speech assistant in request": req('{"speaker":"assistant","part_kind":"speech"}'),
+    "speech user in response": res('{"speaker":"user","part_kind":"speech"}'),
+    "speech user in request": req('{"speaker":"user","part_kind":"speech"}'),
+    "compaction with id in request": req('{"content":"s","id":"x","part_kind":"compaction"}'),
+    "compaction with provider in request": req('{"content":"s","provider_name":"p","part_kind":"compaction"}'),
+    "compaction with id in response": res('{"content":"s","id":"x","part_kind":"compaction"}'),
+    "citation anchor start equals end": res(TEXT % ',"citations":[{"sources":[{"url":"u","kind":"web"}],"anchor":{"start":3,"end":3,"kind":"content"}}]'),
+    "citation anchor negative start": res(TEXT % ',"citations":[{"sources":[{"url":"u","kind":"web"}],"anchor":{"start":-1,"end":3,"kind":"marker"}}]'),
+    "citation anchor fine": res(TEXT % ',"citations":[{"sources":[{"url":"u","kind":"web"}],"anchor":{"start":0,"end":3,"kind":"content"}}]'),
+    "citation without sources": res(TEXT % ',"citations":[{"sources":[]}]'),
+    "document source without fields": res(TEXT % ',"citations":[{"sources":[{"kind":"document"}]}]'),
+    "document source with empty title": res(TEXT % ',"citations":[{"sources":[{"kind":"document","title":""}]}]'),
+    "retry prompt details lacking keys": req('{"content":[{"type":"x","loc":[],"msg":"m","input":1},{"msg":"m"}],"tool_name":"t","part_kind":"retry-prompt"}'),
+    "retry prompt feedback details lacking keys": req('{"content":[{"msg":"m"}],"part_kind":"retry-prompt"}'),
+    "retry prompt content number": req('{"content":5,"tool_name":"t","part_kind":"retry-prompt"}'),
+    "retry prompt timestamp null": req('{"content":"x","tool_name":"t","part_kind":"retry-prompt","timestamp":null}'),
+    "retry feedback details lacking keys": req('{"content":[{"msg":"m"}],"retry":{"cause":"output-validation","attempt":1},"part_kind":"retry-feedback"}'),
+    # JSON-level limits.
+    "depth 200": res(CALL % (',"args":{"a":%s}' % nested(195))),
+    "depth 201": res(CALL % (',"args":{"a":%s}' % nested(196))),
+    "lone surrogate in args key": res(CALL % ',"args":{"\\ud800":1}'),
+    "lone surrogate in args value": res(CALL % ',"args":{"a":"\\udc00"}'),
+    "surrogate pair in args": res(CALL % ',"args":{"a":"\\ud83d\\ude00"}'),
+    "lone surrogate in unknown key value": req(RET % ',"x":"\\ud800"'),
+    "long integer in args": res(CALL % (',"args":{"a":%s}' % ("9" * 4301))),
+    # Ignored computed fields and unknown keys.
+    "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
+    "unknown key": req(USER % ',"future_key":{"a":1}'),
+}
+
+
+def answer(text):
+    try:
+        ModelMessagesTypeAdapter.validate_json(text)
+        return []
+    except ValidationError as error:
+        return [{"type": e["type"], "loc": list(e["loc"])} for e in error.errors(include_url=False)]
+
+
+def main():
+    here = pathlib.Path(__file__).parent
+    cases = [{"name": name, "input": text, "pydantic": answer(text)} for name, text in CASES.items()]
+    (here / "cases.json").write_text(json.dumps(cases, indent=1, ensure_ascii=True) + "\n")
+    print(f"recorded {len(cases)} cases")
+
+
+if __name__ == "__main__":
+    main()
