@@ -1,0 +1,198 @@
+//! `msgflow assemble`: an event log of a streamed run (pydantic-ai's stream events, one JSON
+//! object per line) back to the history it recorded (msgflow-stream).
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use msgflow_stream::{assemble, read_log, AssembleOptions, AssemblyReport};
+use msgflow_wire::{ModelMessage, Timestamp};
+
+use crate::files;
+use crate::outcome::{Failure, Status};
+use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// Where the event log and the history it extends come from.
+pub enum Inputs {
+    /// The runner's input is the event log; `history` (if any) is read here.
+    Log {
+        /// The history the run started from (`--history`).
+        history: Option<PathBuf>,
+    },
+    /// The runner's input is the history (so that `--in-place` rewrites it); the log is read here.
+    History {
+        /// The event log.
+        log: PathBuf,
+    },
+}
+
+/// Assembles the log and appends the messages to the history.
+pub struct Assemble {
+    /// Which input is which.
+    pub inputs: Inputs,
+    /// What the responses get that the events do not carry.
+    pub options: AssembleOptions,
+    /// Report as one JSON object on stderr instead of text lines.
+    pub json: bool,
+    /// Refuse output pydantic-ai 2.68.0 would not load (`--strict`).
+    pub strict: bool,
+    /// Refuse input larger than this (`--max-input-bytes`), for the file read here.
+    pub max_input_bytes: Option<u64>,
+}
+
+impl FileCommand for Assemble {
+    fn mode(&self) -> Mode {
+        Mode::Transform
+    }
+
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
+    fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        let (log_label, log_text, mut history): (String, String, Vec<ModelMessage>) = match &self.inputs {
+            Inputs::Log { history } => {
+                let history = match history {
+                    Some(path) => {
+                        let bytes = files::read_file(path, self.max_input_bytes)
+                            .map_err(|err| Failure::unreadable(path, &err))?;
+                        msgflow_wire::from_vec(bytes).map_err(|err| {
+                            let failure = Failure::from_parse_error(&err);
+                            Failure::invalid(format!("{}: {}", path.display(), failure.message), failure.hint)
+                        })?
+                    }
+                    None => Vec::new(),
+                };
+                // The runner names the input (the log) in front of every message.
+                (String::new(), source.input.as_str().to_owned(), history)
+            }
+            Inputs::History { log } => {
+                let bytes =
+                    files::read_file(log, self.max_input_bytes).map_err(|err| Failure::unreadable(log, &err))?;
+                let text = String::from_utf8(bytes).map_err(|err| {
+                    Failure::invalid(
+                        format!(
+                            "{}: not UTF-8 text (byte {})",
+                            log.display(),
+                            err.utf8_error().valid_up_to()
+                        ),
+                        Some("an event log is JSON Lines, which is UTF-8".to_owned()),
+                    )
+                })?;
+                (format!("{}: ", log.display()), text, super::parse_history(source)?)
+            }
+        };
+        let log = read_log(&log_text).map_err(|err| {
+            Failure::invalid(
+                format!("{log_label}not a pydantic-ai event log: {err}"),
+                Some(
+                    "each line must be one stream event as pydantic-ai's TypeAdapter(AgentStreamEvent) dumps it; \
+                     fix or remove that line"
+                        .to_owned(),
+                ),
+            )
+        })?;
+        let assembly = assemble(&log, &self.options).map_err(|err| {
+            Failure::invalid(
+                format!("{log_label}the events do not make a response: {err}"),
+                Some("pydantic-ai raises on the same event (`apply_event`); the log is not one stream's".to_owned()),
+            )
+        })?;
+        let notes = if self.json {
+            let mut json = serde_json::to_string(&assembly.report)
+                .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
+            json.push('\n');
+            json
+        } else {
+            describe(
+                log_label.strip_suffix(": ").unwrap_or(source.label),
+                &assembly.report,
+                history.len(),
+            )
+        };
+        history.extend(assembly.messages);
+        Ok(Processed {
+            status: Status::Ok,
+            ..Processed::history(history, notes)
+        })
+    }
+}
+
+/// The report as text lines for stderr; message indexes count in the output history.
+fn describe(label: &str, report: &AssemblyReport, offset: usize) -> String {
+    let mut text = format!(
+        "msgflow: {label}: {} events, {} response(s), {} parts, {} tool result(s); stream {}\n",
+        report.events,
+        report.responses,
+        report.parts,
+        report.tool_results,
+        if report.completed { "completed" } else { "interrupted" }
+    );
+    if let Some(line) = report.truncated_line {
+        text.push_str(&format!(
+            "msgflow: {label}: line {line} is cut off mid-event; its event is lost\n"
+        ));
+    }
+    for cut in &report.unfinished_parts {
+        let what = match &cut.tool_call {
+            Some((name, id)) => format!("tool call `{name}` [{id}] with partial arguments"),
+            None => format!("{} part cut short", cut.part_kind),
+        };
+        text.push_str(&format!(
+            "msgflow: {label}: kept {what} (message {}, part {})\n",
+            offset + cut.message,
+            cut.part
+        ));
+    }
+    for index in &report.unlogged_requests {
+        text.push_str(&format!(
+            "msgflow: {label}: message {} follows a response without the request pydantic-ai sent in between \
+             (retry feedback has no event)\n",
+            offset + index
+        ));
+    }
+    text
+}
+
+/// The current time as pydantic-ai writes a timestamp (`2025-01-02T03:04:05.678901Z`).
+pub fn now() -> Timestamp {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let seconds = since.as_secs();
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    let text = format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_micros()
+    );
+    // The text is a valid RFC 3339 timestamp by construction.
+    Timestamp::parse(&text).unwrap_or_else(|_| Timestamp::parse("1970-01-01T00:00:00Z").expect("valid"))
+}
+
+/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn days_become_calendar_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+    }
+}
