@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 
+use msgflow_wire::verdict::Verdict;
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
 use serde::Serialize;
 
@@ -39,6 +40,11 @@ pub enum ViolationKind {
     /// A tool part whose `tool_kind` (`tool-search`, `capability-load`) makes pydantic-ai 2.68.0
     /// read it as a typed part it does not fit, so that pydantic-ai refuses the whole history.
     TypedPartMismatch,
+    /// A reason pydantic-ai 2.68.0's `ModelMessagesTypeAdapter.validate_json` would refuse the
+    /// history ([`msgflow_wire::verdict`]): the detail carries pydantic's error type, `loc` and
+    /// message. A reason another kind already reports (an unknown part or content kind) is not
+    /// repeated.
+    NotLoadable,
 }
 
 impl ViolationKind {
@@ -53,6 +59,7 @@ impl ViolationKind {
             ViolationKind::UnknownPartKind => "unknown part kind",
             ViolationKind::UnknownContentKind => "unknown user content kind",
             ViolationKind::TypedPartMismatch => "typed tool part that does not fit its type",
+            ViolationKind::NotLoadable => "pydantic-ai 2.68.0 would not load the history",
         }
     }
 
@@ -73,6 +80,7 @@ impl ViolationKind {
                 "upgrade msgflow, or remove it before sending it to pydantic-ai 2.68.0"
             }
             ViolationKind::TypedPartMismatch => "fix the part, or remove its `tool_kind` if it is an ordinary tool",
+            ViolationKind::NotLoadable => "fix the value at that path to what pydantic-ai expects there",
         }
     }
 }
@@ -171,8 +179,87 @@ impl<'a> Collector<'a> {
 }
 
 /// Lists every problem in `history`, in a fixed order: by kind (in [`ViolationKind`]'s order),
-/// then by position. Runs in linear time, in one pass over the history.
+/// then by position. Runs in linear time, in one pass over the history and one of
+/// [`msgflow_wire::verdict::verdict`] (whose reasons are [`ViolationKind::NotLoadable`], not
+/// located: see [`check_located`]).
 pub fn check(history: &[ModelMessage]) -> Vec<Violation> {
+    with_verdict(history, structural(history), msgflow_wire::verdict::verdict(history))
+}
+
+/// [`check`], with the `not-loadable` violations located (line and column in their detail) in
+/// `input`, the text `history` was read from.
+pub fn check_located(history: &[ModelMessage], input: &str) -> Vec<Violation> {
+    with_verdict(
+        history,
+        structural(history),
+        msgflow_wire::verdict::verdict_located(history, input),
+    )
+}
+
+/// The `not-loadable` violations after the others, one per reason of `verdict`, except reasons an
+/// unknown part or content kind already reports.
+fn with_verdict(history: &[ModelMessage], mut found: Vec<Violation>, verdict: Verdict) -> Vec<Violation> {
+    let collector = Collector::new(history);
+    for reason in verdict.into_reasons() {
+        let (message_index, part_index) = position_of(&reason.path);
+        let already = reason.error_type == "union_tag_invalid"
+            && found.iter().any(|v| {
+                matches!(
+                    v.kind,
+                    ViolationKind::UnknownPartKind | ViolationKind::UnknownContentKind
+                ) && v.message_index == message_index
+                    && v.part_index == part_index
+            });
+        if already {
+            continue;
+        }
+        let (tool_call_id, tool_name) = match part_index {
+            Some(part) => collector.ids_at(Pos {
+                message: message_index,
+                part,
+            }),
+            None => (None, None),
+        };
+        let loc: Vec<String> = reason.loc.iter().map(ToString::to_string).collect();
+        let located = if reason.line > 0 {
+            format!(" (line {}, column {})", reason.line, reason.column)
+        } else {
+            String::new()
+        };
+        found.push(Violation {
+            kind: ViolationKind::NotLoadable,
+            message_index,
+            part_index,
+            tool_call_id,
+            tool_name,
+            detail: format!(
+                "pydantic error `{}` at loc ({}), {}{located}: {}",
+                reason.error_type,
+                loc.join(", "),
+                reason.path,
+                reason.message
+            ),
+        });
+    }
+    found
+}
+
+/// The message and part a verdict path (`$[3].parts[1].args`) points into.
+fn position_of(path: &str) -> (usize, Option<usize>) {
+    let index_after = |text: &str, prefix: &str| -> Option<(usize, usize)> {
+        let rest = text.strip_prefix(prefix)?;
+        let end = rest.find(']')?;
+        Some((rest[..end].parse().ok()?, prefix.len() + end + 1))
+    };
+    let Some((message, consumed)) = index_after(path, "$[") else {
+        return (0, None);
+    };
+    let part = index_after(&path[consumed..], ".parts[").map(|(part, _)| part);
+    (message, part)
+}
+
+/// The invariant checks of [`check`], in one pass.
+fn structural(history: &[ModelMessage]) -> Vec<Violation> {
     let mut scan = Scan {
         collector: Collector::new(history),
         matcher: pairing::Matcher::with_capacity(history.len()),
@@ -411,4 +498,53 @@ fn empty_message(index: usize, message: &ModelMessage) -> Violation {
 
 fn described_tag(tag: Option<String>) -> String {
     tag.map_or_else(|| "(missing)".to_owned(), |tag| format!("`{tag}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_verdict_reason_is_a_located_not_loadable_violation() {
+        let input = r#"[{"parts":[{"content":"hi","part_kind":"user-prompt"}],"kind":"request"},{"parts":[{"tool_name":"t","tool_call_id":"c","args":[1],"part_kind":"tool-call"}],"kind":"response","usage":null}]"#;
+        let history = msgflow_wire::from_str(input).unwrap();
+        let all = check_located(&history, input);
+        let found: Vec<&Violation> = all.iter().filter(|v| v.kind == ViolationKind::NotLoadable).collect();
+        let places: Vec<(usize, Option<usize>, Option<&str>)> = found
+            .iter()
+            .map(|v| (v.message_index, v.part_index, v.tool_call_id.as_deref()))
+            .collect();
+        assert_eq!(
+            places,
+            [(1, Some(0), Some("c")), (1, Some(0), Some("c")), (1, None, None)]
+        );
+        assert_eq!(
+            found[2].detail,
+            "pydantic error `dataclass_type` at loc (1, response, usage), $[1].usage (line 1, column 183): Input should be an object"
+        );
+        assert_eq!(
+            serde_json::to_value(found[2]).unwrap()["kind"],
+            serde_json::json!("not-loadable")
+        );
+        // Unlocated through `check`.
+        assert!(check(&history)
+            .iter()
+            .any(|v| v.detail.ends_with("$[1].usage: Input should be an object")));
+    }
+
+    #[test]
+    fn an_unknown_part_kind_is_not_reported_twice() {
+        let input = r#"[{"parts":[{"content":"hi","part_kind":"future-part"}],"kind":"response"}]"#;
+        let history = msgflow_wire::from_str(input).unwrap();
+        let kinds: Vec<ViolationKind> = check(&history).iter().map(|v| v.kind).collect();
+        assert_eq!(kinds, [ViolationKind::UnknownPartKind]);
+    }
+
+    #[test]
+    fn positions_come_from_the_path() {
+        assert_eq!(position_of("$[3].parts[1].args"), (3, Some(1)));
+        assert_eq!(position_of("$[3].usage"), (3, None));
+        assert_eq!(position_of("$[12]"), (12, None));
+        assert_eq!(position_of("$"), (0, None));
+    }
 }

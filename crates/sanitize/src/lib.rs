@@ -27,7 +27,7 @@ mod report;
 mod turns;
 mod typed;
 
-pub use check::{check, Violation, ViolationKind};
+pub use check::{check, check_located, Violation, ViolationKind};
 pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};
 pub use repair::{
     repair, Repair, RepairOptions, DEFAULT_SYNTHESIZED_CONTENT, PYDANTIC_AI_SYNTHESIZED_CONTENT,
