@@ -222,9 +222,9 @@ impl<'a> Emitter<'a> {
                     let name = &def.name;
                     let _ = writeln!(
                         out,
-                        "/// `{name}`: a plain string or a list of items.\n\
+                        "/// `{name}`: a plain string or (more often: it holds the typed items) a list of items.\n\
                          pub fn {}(flavour: Flavour) -> BoxedStrategy<{name}> {{\n\
-                         prop_oneof![super::text().prop_map({name}::Text), super::list({item}).prop_map({name}::Items)].boxed()\n}}\n",
+                         prop_oneof![1 => super::text().prop_map({name}::Text), 3 => super::list({item}).prop_map({name}::Items)].boxed()\n}}\n",
                         snake(name)
                     );
                 }

@@ -624,13 +624,9 @@ pub fn file_part(flavour: Flavour) -> BoxedStrategy<FilePart> {
     value.boxed()
 }
 
-/// `UserPromptContent`: a plain string or a list of items.
+/// `UserPromptContent`: a plain string or (more often: it holds the typed items) a list of items.
 pub fn user_prompt_content(flavour: Flavour) -> BoxedStrategy<UserPromptContent> {
-    prop_oneof![
-        super::text().prop_map(UserPromptContent::Text),
-        super::list(user_content(flavour)).prop_map(UserPromptContent::Items)
-    ]
-    .boxed()
+    prop_oneof![1 => super::text().prop_map(UserPromptContent::Text), 3 => super::list(user_content(flavour)).prop_map(UserPromptContent::Items)].boxed()
 }
 
 /// `UserContent`: every variant, by `kind` (`text-content`, `structured-content`, `image-url`, `audio-url`, `video-url`, `document-url`, `binary`, `uploaded-file`, `cache-point`); the any flavour adds unknown tags.
