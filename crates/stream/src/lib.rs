@@ -29,6 +29,7 @@
 //! ```
 
 mod assemble;
+pub mod differential;
 mod error;
 mod json;
 mod log;
