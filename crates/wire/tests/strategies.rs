@@ -348,3 +348,19 @@ fn tool_returns_answer_earlier_calls() {
     }
     assert!(answered > 0, "no tool return answers a call in {DRAWN} histories");
 }
+
+#[test]
+fn any_flavour_timestamps_include_spellings_pydantic_ai_normalises() {
+    let seen = strings_by_key(&drawn(Flavour::Any));
+    let stamps = seen.get("timestamp").cloned().unwrap_or_default();
+    for spelling in [
+        "2025-01-02 03:04:05",
+        "2025-01-02",
+        "2025-01-02t03:04:05z",
+        "2025-12-31T23:59:60Z",
+        "2025-01-02T03:04:05.123Z",
+        "2025-01-02T03:04:05.1234567+01:00",
+    ] {
+        assert!(stamps.contains(spelling), "never generated the timestamp {spelling:?}");
+    }
+}

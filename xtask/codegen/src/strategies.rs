@@ -318,7 +318,9 @@ impl<'a> Emitter<'a> {
             };
             let strategy = match (required, nullable) {
                 (true, false) => value,
-                (true, true) if json => format!("super::required_json(flavour, {value})"),
+                // `Option<RawJson>` could not tell a JSON null from a missing value; no stored-history
+                // key has that shape (pydantic-ai's nullable `Any` keys all have defaults).
+                (true, true) if json => bail!("{at}: a required nullable JSON value has no strategy shape"),
                 (true, true) => format!("super::required_nullable(flavour, {value})"),
                 (false, _) if json => format!("super::json_field(flavour, {presence}, {value})"),
                 (false, _) => format!("super::field(flavour, {presence}, {value})"),
