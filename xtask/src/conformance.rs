@@ -35,13 +35,32 @@ pub struct Args {
     /// Histories per direction (pydantic-ai -> msgflow and msgflow -> pydantic-ai).
     #[arg(long, default_value_t = 1000)]
     count: usize,
-    /// Seed for both generators (the same seed gives the same histories).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed for the generators (the same seed gives the same histories). Default: 1 for the
+    /// round-trip checks; for the verdict differential, derived from the git HEAD commit id.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Run only the checks whose name contains this text (e.g. `--only verdict`).
+    #[arg(long)]
+    only: Option<String>,
+    /// Copy one input per verdict disagreement to `tests/fixtures/verdict/` with its expected
+    /// verdict (`python/verdict_oracle.py expect`).
+    #[arg(long)]
+    record_verdict_fixtures: bool,
 }
+
+impl Args {
+    /// The seed of the round-trip checks.
+    fn seed(&self) -> u64 {
+        self.seed.unwrap_or(1)
+    }
+}
+
+/// `--only`: the text a check's name must contain to run.
+static ONLY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 /// Runs every check and fails when any of them failed.
 pub fn run(args: &Args) -> Result<()> {
+    ONLY.get_or_init(|| args.only.clone());
     let python = pydantic_ai_python()?;
     let work = project_root().join("target/conformance");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
@@ -74,6 +93,10 @@ pub fn run(args: &Args) -> Result<()> {
         let seed = crate::conformance_context::seed(args.seed)?;
         crate::conformance_context::run(&crate::venv::context_python()?, &work, seed)
     }));
+    results.push(check("verdict equals pydantic-ai's validate_json on mutations and real-world histories", || {
+        let seed = args.seed.map_or_else(crate::conformance_verdict::seed_from_head, Ok)?;
+        crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
+    }));
 
     let failed: Vec<&str> = results
         .iter()
@@ -96,6 +119,10 @@ pub fn run(args: &Args) -> Result<()> {
 
 /// Runs one check, printing its outcome; returns its name and whether it passed.
 fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
+    if ONLY.get().and_then(Option::as_deref).is_some_and(|only| !name.contains(only)) {
+        println!("SKIP {name} (--only)");
+        return (name, true);
+    }
     println!("\n== {name}");
     let started = Instant::now();
     let outcome = body();
@@ -113,7 +140,7 @@ fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
 }
 
 /// Empties (or creates) a scratch directory under the work dir.
-fn fresh_dir(path: &Path) -> Result<()> {
+pub(crate) fn fresh_dir(path: &Path) -> Result<()> {
     if path.exists() {
         std::fs::remove_dir_all(path).with_context(|| format!("removing {}", path.display()))?;
     }
@@ -179,7 +206,7 @@ fn file_name(path: &Path) -> String {
 fn python_histories_round_trip(python: &Path, work: &Path, args: &Args) -> Result<()> {
     let dir = work.join("pydantic-histories");
     fresh_dir(&dir)?;
-    let (seed, count) = (args.seed.to_string(), args.count.to_string());
+    let (seed, count) = (args.seed().to_string(), args.count.to_string());
     let out = dir.to_string_lossy().into_owned();
     run_oracle(
         python,
@@ -212,7 +239,7 @@ fn python_histories_round_trip(python: &Path, work: &Path, args: &Args) -> Resul
         files.len() - failures.len(),
         files.len(),
         bytes_checked / 1024,
-        args.seed
+        args.seed()
     );
     report_failures(&failures, files.len())
 }
@@ -231,7 +258,7 @@ struct AcceptReport {
 fn msgflow_histories_accepted(python: &Path, work: &Path, args: &Args) -> Result<()> {
     let dir = work.join("msgflow-histories");
     fresh_dir(&dir)?;
-    let mut runner = seeded_runner(args.seed);
+    let mut runner = seeded_runner(args.seed());
     let strategy = history(Flavour::Pydantic);
     let mut total_messages = 0;
     for index in 0..args.count {
@@ -285,13 +312,13 @@ fn msgflow_histories_accepted(python: &Path, work: &Path, args: &Args) -> Result
         report.len() - failures.len(),
         report.len(),
         total_messages,
-        args.seed
+        args.seed()
     );
     report_failures(&failures, report.len())
 }
 
 /// A proptest runner whose random stream depends only on `seed`.
-fn seeded_runner(seed: u64) -> TestRunner {
+pub(crate) fn seeded_runner(seed: u64) -> TestRunner {
     let mut bytes = [0u8; 32];
     for (index, chunk) in bytes.chunks_mut(8).enumerate() {
         chunk.copy_from_slice(&(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
@@ -320,7 +347,7 @@ fn python_redump(python: &Path, path: &Path) -> Result<Vec<u8>> {
 }
 
 /// The bytes around the first difference of two outputs.
-fn diff_excerpt(expected: &[u8], actual: &[u8]) -> String {
+pub(crate) fn diff_excerpt(expected: &[u8], actual: &[u8]) -> String {
     const CONTEXT: usize = 80;
     let at = expected
         .iter()

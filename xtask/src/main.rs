@@ -8,8 +8,10 @@ mod conformance;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_repair;
+mod conformance_verdict;
 mod fixtures;
 mod media_conformance;
+mod mutate;
 mod venv;
 
 use std::path::PathBuf;
