@@ -1,5 +1,6 @@
 //! `cargo xtask fixtures [--legacy]`: regenerates `tests/fixtures/` with the pinned pydantic-ai
-//! venvs (see `python/README.md`) and shows what changed.
+//! venvs (see `python/README.md`), including pydantic-ai's answers for the real-world corpus and
+//! the verdict fixtures, and shows what changed.
 
 use std::path::Path;
 use std::process::Command;
@@ -32,6 +33,20 @@ pub fn run(args: &Args) -> Result<()> {
             fixtures.as_os_str(),
         ],
     )?;
+    // pydantic-ai's answers for the real-world corpus and the verdict fixtures (python/README.md).
+    let verdict_oracle = root.join("python/verdict_oracle.py");
+    for (command, dir) in [("realworld", "realworld"), ("expect", "verdict")] {
+        let dir = fixtures.join(dir);
+        run_python(
+            &python,
+            &[
+                verdict_oracle.as_os_str(),
+                command.as_ref(),
+                "--dir".as_ref(),
+                dir.as_os_str(),
+            ],
+        )?;
+    }
     if args.legacy {
         let legacy_dir = fixtures.join("legacy");
         for version in LEGACY_VERSIONS {
