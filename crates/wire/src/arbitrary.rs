@@ -348,7 +348,7 @@ fn json_text(flavour: Flavour, depth: u32, leaf: Option<BoxedStrategy<String>>) 
 /// How pydantic-ai writes an optional key, from the schema's facts (the generator picks one per
 /// property; the any flavour ignores it and also leaves keys out or sets them to null).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Presence {
+enum Presence {
     /// Always written with a value (a non-nullable type, or a default computed on load).
     Always,
     /// Always written, as null or a value (a nullable type or `"default": null`).
