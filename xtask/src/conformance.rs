@@ -89,6 +89,10 @@ pub fn run(args: &Args) -> Result<()> {
     results.push(check("repair matches pydantic-ai repair_messages", || {
         crate::conformance_repair::run(&python, &work)
     }));
+    results.push(check("provider exports equal pydantic-ai's anthropic, openai-chat and openai-responses mapping", || {
+        let seed = crate::conformance_providers::seed(args.seed)?;
+        crate::conformance_providers::run(&crate::venv::providers_python()?, &work, seed)
+    }));
     results.push(check("clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages", || {
         let seed = crate::conformance_context::seed(args.seed)?;
         crate::conformance_context::run(&crate::venv::context_python()?, &work, seed)

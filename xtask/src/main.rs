@@ -6,6 +6,7 @@
 mod bench;
 mod conformance;
 mod conformance_canonical;
+mod conformance_providers;
 mod conformance_context;
 mod conformance_repair;
 mod conformance_verdict;

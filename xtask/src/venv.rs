@@ -46,6 +46,13 @@ pub fn context_python() -> Result<PathBuf> {
     Ok(python)
 }
 
+/// Creates (or reuses) `target/venv-providers` with `python/requirements-providers.txt` (pydantic-ai
+/// with its `anthropic` and `openai` extras, for `providers_oracle.py`) and returns its interpreter.
+pub fn providers_python() -> Result<PathBuf> {
+    let root = project_root();
+    setup_venv(&root.join("target/venv-providers"), &root.join("python/requirements-providers.txt"))
+}
+
 /// Creates (or reuses) `target/venv-legacy-<version>` with `python/requirements-legacy-<version>.txt`
 /// (a legacy pydantic-ai writer, for `gen_legacy_fixtures.py`) and returns its interpreter.
 pub fn legacy_python(version: &str) -> Result<PathBuf> {

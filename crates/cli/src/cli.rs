@@ -56,6 +56,9 @@ pub enum Command {
     /// Repair a history as pydantic-ai's repair_messages does, reporting every change.
     #[command(after_help = REPAIR_HELP)]
     Repair(RepairArgs),
+    /// Print the request pydantic-ai would send for a history to a provider (JSON).
+    #[command(after_help = EXPORT_HELP)]
+    Export(ExportArgs),
     /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
     #[command(after_help = TRIM_HELP)]
     Trim(TrimArgs),
@@ -281,6 +284,10 @@ pub struct CheckArgs {
     /// Print the violations as JSON (JSON Lines, one object per file, in batch mode).
     #[arg(long)]
     pub json: bool,
+    /// Check against a provider's rules instead, on the request msgflow would export:
+    /// anthropic, openai-chat, openai-responses or gemini.
+    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    pub provider: Option<msgflow_providers::Provider>,
 }
 
 /// `msgflow repair`.
@@ -299,6 +306,22 @@ pub struct RepairArgs {
     /// Also write the list of changes as JSON to FILE (single input only).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// After pydantic-ai's repair, fix what this provider would still reject (anthropic,
+    /// openai-chat, openai-responses or gemini); exit 1 if something is left that it cannot fix.
+    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    pub provider: Option<msgflow_providers::Provider>,
+}
+
+/// `msgflow export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// The provider whose request to build: anthropic, openai-chat or openai-responses.
+    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    pub to: msgflow_providers::Provider,
 }
 
 /// `msgflow tools`.
@@ -394,6 +417,7 @@ const CHECK_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow check history.json\n",
     "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
+    "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
     "  msgflow check --json history.json | jq '.violations[].kind'\n",
     "  msgflow check -r histories/                      # batch: exit 1 if any file has problems\n\n",
     "Exit status 1 means at least one violation was found.\n\n",
@@ -430,6 +454,17 @@ const MEDIA_HELP: &str = concat!(
     "  msgflow media extract --dir media/ --in-place -r sessions/\n\n",
     "Files are named by the SHA-256 of their bytes, with the media type's extension; an existing file\n",
     "with other bytes is never overwritten (exit 2). inline fails (exit 2) naming a missing or altered file.\n\n",
+    exit_codes_text!()
+);
+
+const EXPORT_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow export --to anthropic history.json          # {\"system\": ..., \"messages\": [...]}\n",
+    "  msgflow export --to openai-chat history.json        # {\"messages\": [...]}\n",
+    "  msgflow export --to openai-responses history.json   # {\"instructions\": ..., \"input\": [...]}\n\n",
+    "The request equals what pydantic-ai 2.68.0's AnthropicModel (claude-sonnet-4-5), OpenAIChatModel (gpt-4o)\n",
+    "and OpenAIResponsesModel (gpt-5) build with default settings and no tools. A history holding parts\n",
+    "msgflow does not export exactly yet is refused with exit 2, naming the part; nothing is downloaded.\n\n",
     exit_codes_text!()
 );
 

@@ -12,6 +12,8 @@
 //! * [`registry`]: the lifecycle of each tool call and hints for the next model turn
 //!   (`msgflow_registry`).
 //! * [`media`]: file items built in Rust exactly as pydantic-ai builds them (`msgflow_media`).
+//! * [`providers`]: the request pydantic-ai would send to Anthropic or OpenAI for a history, and
+//!   each provider's rules (`msgflow_providers`).
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
 //!   clamping, token counts (`msgflow_context`).
 //!
@@ -34,6 +36,7 @@ pub use msgflow_adapter as adapter;
 pub use msgflow_canonical as canonical;
 pub use msgflow_context as context;
 pub use msgflow_media as media;
+pub use msgflow_providers as providers;
 pub use msgflow_registry as registry;
 pub use msgflow_sanitize as sanitize;
 pub use msgflow_wire as wire;

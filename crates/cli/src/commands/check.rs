@@ -8,6 +8,8 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 pub struct Check {
     /// Print `{"valid": bool, "violations": [...]}` instead of text.
     pub json: bool,
+    /// Check against this provider's rules instead (msgflow-providers).
+    pub provider: Option<msgflow_providers::Provider>,
 }
 
 impl FileCommand for Check {
@@ -16,6 +18,9 @@ impl FileCommand for Check {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        if let Some(provider) = self.provider {
+            return super::provider::check(source, provider, self.json);
+        }
         let history = super::parse_history(source)?;
         let violations = msgflow_sanitize::check(&history);
         let status = if violations.is_empty() {

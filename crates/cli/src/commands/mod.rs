@@ -3,7 +3,9 @@
 
 mod check;
 mod convert;
+mod export;
 mod fmt;
+mod provider;
 mod media;
 mod repair;
 mod schema;
@@ -49,7 +51,7 @@ pub fn dispatch(cli: Cli) -> Status {
         }
         Command::Wire(args) => runner::run(&convert::ToWire, &args.input, &args.output),
         Command::Check(args) => {
-            let command = check::Check { json: args.json };
+            let command = check::Check { json: args.json, provider: args.provider };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
         Command::Repair(args) => {
@@ -67,8 +69,13 @@ pub fn dispatch(cli: Cli) -> Status {
             let command = repair::Repair {
                 options,
                 report: args.report.clone(),
+                provider: args.provider,
             };
             runner::run(&command, &args.input, &args.output)
+        }
+        Command::Export(args) => {
+            let command = export::Export { to: args.to };
+            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
         Command::Trim(args) => trim_command(&args),
         Command::Media(args) => {
@@ -140,6 +147,8 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
     }
     runner::run(&command, &args.input, &args.output)
 }
+
+pub(crate) use provider::parse_provider;
 
 /// Parses the input as a history, turning a parse error into a located [`Failure`].
 pub(crate) fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {

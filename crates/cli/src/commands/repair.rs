@@ -12,6 +12,8 @@ pub struct Repair {
     pub options: msgflow_sanitize::RepairOptions,
     /// Where to write the JSON list of changes (single input only; checked by the caller).
     pub report: Option<PathBuf>,
+    /// Then fix what this provider would still reject (msgflow-providers).
+    pub provider: Option<msgflow_providers::Provider>,
 }
 
 impl FileCommand for Repair {
@@ -20,6 +22,9 @@ impl FileCommand for Repair {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
+        if let Some(provider) = self.provider {
+            return super::provider::repair(source, provider, &self.options, self.report.as_deref());
+        }
         let history = super::parse_history(source)?;
         let repaired = msgflow_sanitize::repair(history, &self.options);
         if let Some(path) = &self.report {

@@ -1,0 +1,130 @@
+//! `check --provider P` and `repair --provider P`: a history against a provider's rules
+//! (msgflow-providers), reported at the history's message and part.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use msgflow_providers::{ExportError, Provider, ProviderChange, ProviderChangeKind, Violation};
+use msgflow_sanitize::RepairOptions;
+
+use crate::files;
+use crate::outcome::{Failure, Status};
+use crate::runner::{Processed, Source};
+
+/// Parses a `--provider` / `--to` value.
+pub(crate) fn parse_provider(name: &str) -> Result<Provider, String> {
+    name.parse()
+}
+
+/// A history msgflow cannot export: exit 2 with the location and the reason.
+pub(crate) fn export_failure(error: &ExportError) -> Failure {
+    let hint = match error {
+        ExportError::Unsupported { .. } => Some(
+            "msgflow's export covers system, user (text) and tool prompts, text and tool calls; \
+             other parts are refused rather than sent differently from pydantic-ai"
+                .to_owned(),
+        ),
+        ExportError::NoExport(_) => None,
+    };
+    Failure::invalid(error.to_string(), hint)
+}
+
+fn violation_line(violation: &Violation) -> String {
+    let part = violation.part.map_or(String::new(), |part| format!(", part {part}"));
+    format!(
+        "message {}{part}: {}: {}\n  {} would answer: {}\n  repair --provider: {}\n",
+        violation.message,
+        violation.rule.id,
+        violation.rule.requirement,
+        violation.rule.id.split('/').next().unwrap_or_default(),
+        violation.provider_error,
+        violation.rule.repair,
+    )
+}
+
+/// `check --provider`: exit 1 when the provider would reject the history.
+pub(crate) fn check(source: &Source<'_>, provider: Provider, json: bool) -> Result<Processed, Failure> {
+    let history = super::parse_history(source)?;
+    let violations = msgflow_providers::check(&history, provider).map_err(|error| export_failure(&error))?;
+    let status = if violations.is_empty() {
+        Status::Ok
+    } else {
+        Status::Problems
+    };
+    let output = if json {
+        let document = serde_json::json!({
+            "provider": provider.name(),
+            "valid": violations.is_empty(),
+            "violations": violations,
+        });
+        let mut text = serde_json::to_string_pretty(&document)
+            .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
+        text.push('\n');
+        text
+    } else if violations.is_empty() {
+        format!("no problems found for {provider}\n")
+    } else {
+        violations.iter().map(violation_line).collect()
+    };
+    Ok(Processed {
+        output: output.into_bytes(),
+        status,
+        ..Processed::default()
+    })
+}
+
+fn change_line(change: &ProviderChange) -> String {
+    let what = match change.kind {
+        ProviderChangeKind::TrimmedTrailingWhitespace => "removed trailing whitespace",
+        ProviderChangeKind::RemovedWhitespaceText => "removed the whitespace-only text",
+    };
+    format!(
+        "{what} {:?} at message {}, part {} ({})",
+        change.removed, change.at.message, change.at.part, change.rule
+    )
+}
+
+/// `repair --provider`: pydantic-ai's repair, then the provider fixes; every change on stderr,
+/// and what is left unfixed with the reason. The JSON report (`--report`) holds all three.
+pub(crate) fn repair(
+    source: &Source<'_>,
+    provider: Provider,
+    options: &RepairOptions,
+    report: Option<&Path>,
+) -> Result<Processed, Failure> {
+    let history = super::parse_history(source)?;
+    let repaired = msgflow_providers::repair(history, provider, options).map_err(|error| export_failure(&error))?;
+    if let Some(path) = report {
+        let document = serde_json::json!({
+            "provider": provider.name(),
+            "changes": repaired.report.changes,
+            "provider_changes": repaired.provider_changes,
+            "unfixed": repaired.unfixed,
+        });
+        let mut json = serde_json::to_vec_pretty(&document)
+            .map_err(|err| Failure::invalid(format!("cannot serialise the repair report: {err}"), None))?;
+        json.push(b'\n');
+        files::write_atomically(path, &json, None).map_err(|err| Failure::unwritable(path, &err))?;
+    }
+    let mut notes = String::new();
+    for change in &repaired.report.changes {
+        let _ = writeln!(notes, "msgflow: {}: {change}", source.label);
+    }
+    for change in &repaired.provider_changes {
+        let _ = writeln!(notes, "msgflow: {}: {provider}: {}", source.label, change_line(change));
+    }
+    for unfixed in &repaired.unfixed {
+        let violation = &unfixed.violation;
+        let part = violation.part.map_or(String::new(), |part| format!(", part {part}"));
+        let _ = writeln!(
+            notes,
+            "msgflow: {}: {provider}: not fixed: message {}{part}: {}: {}",
+            source.label, violation.message, violation.rule.id, unfixed.reason
+        );
+    }
+    let mut processed = Processed::history(repaired.history, notes);
+    if !repaired.unfixed.is_empty() {
+        processed.status = Status::Problems;
+    }
+    Ok(processed)
+}

@@ -1,0 +1,106 @@
+//! `msgflow export --to`, `check --provider`, `repair --provider` through the built binary.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn msgflow() -> Command {
+    Command::cargo_bin("msgflow").unwrap()
+}
+
+fn example() -> PathBuf {
+    root().join("examples/interrupted-session.json")
+}
+
+#[test]
+fn check_provider_anthropic_names_the_error_and_the_message() {
+    let output = msgflow()
+        .args(["check", "--provider", "anthropic"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(
+        "check-anthropic-interrupted-session",
+        String::from_utf8(output.stdout).unwrap()
+    );
+}
+
+#[test]
+fn repair_provider_anthropic_output_passes_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let repaired = dir.path().join("repaired.json");
+    let output = msgflow()
+        .args(["repair", "--provider", "anthropic"])
+        .arg(example())
+        .arg("-o")
+        .arg(&repaired)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8(output.stderr)
+        .unwrap()
+        .replace(&example().display().to_string(), "EXAMPLE");
+    insta::assert_snapshot!("repair-anthropic-interrupted-session", stderr);
+    msgflow()
+        .args(["check", "--provider", "anthropic"])
+        .arg(&repaired)
+        .assert()
+        .code(0);
+    msgflow()
+        .args(["export", "--to", "anthropic"])
+        .arg(&repaired)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn export_prints_the_request_of_each_provider() {
+    let fixture = root().join("tests/fixtures/v2_68/tool-call-return-basic.json");
+    for (provider, key) in [
+        ("anthropic", "system"),
+        ("openai-chat", "messages"),
+        ("openai-responses", "input"),
+    ] {
+        let output = msgflow()
+            .args(["export", "--to", provider])
+            .arg(&fixture)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{provider}");
+        let request: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(request.get(key).is_some(), "{provider}: {request}");
+    }
+}
+
+#[test]
+fn export_refuses_what_it_does_not_reproduce_with_exit_2_and_the_location() {
+    let fixture = root().join("tests/fixtures/v2_68/user-content-image-url.json");
+    let output = msgflow()
+        .args(["export", "--to", "openai-chat"])
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("at $[0].parts[0].content["), "{stderr}");
+    msgflow()
+        .args(["export", "--to", "gemini"])
+        .arg(&fixture)
+        .assert()
+        .code(2);
+    msgflow()
+        .args(["export", "--to", "nowhere"])
+        .arg(&fixture)
+        .assert()
+        .code(2);
+}

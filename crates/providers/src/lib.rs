@@ -1,0 +1,204 @@
+//! The provider boundary: the request pydantic-ai 2.68.0 would send for a history, each provider's
+//! rules for conversation structure, and repair that satisfies them.
+//!
+//! * [`anthropic::export`], [`openai_chat::export`], [`openai_responses::export`] (or [`export`]
+//!   with a [`Provider`]): the request messages pydantic-ai's `AnthropicModel`
+//!   (`claude-sonnet-4-5`), `OpenAIChatModel` (`gpt-4o`) and `OpenAIResponsesModel` (`gpt-5`)
+//!   build for a history (`prepare_messages` and the model's message mapping, default settings,
+//!   no tools), as typed serde structs that serialise to the provider's JSON.
+//! * [`check`]: the provider's documented rules ([`rules`]), evaluated on that request and
+//!   reported at the history's message and part.
+//! * [`repair`]: pydantic-ai's repair (`msgflow_sanitize::repair`), then the provider fixes.
+//!
+//! ```
+//! use msgflow_providers::{check, export, Provider};
+//! let json = r#"[{"parts":[{"content":"hi","timestamp":"2025-01-02T03:04:05Z","part_kind":"user-prompt"}],"kind":"request"},{"parts":[{"content":"hello ","part_kind":"text"}],"kind":"response"}]"#;
+//! let history = msgflow_wire::from_str(json)?;
+//! let request = export(&history, Provider::Anthropic)?;
+//! assert_eq!(request["messages"][1]["content"][0]["text"], "hello ");
+//! // Anthropic rejects a final assistant turn ending in whitespace.
+//! let violations = check(&history, Provider::Anthropic)?;
+//! assert_eq!(violations[0].rule.id, "anthropic/final-assistant-trailing-whitespace");
+//! assert_eq!((violations[0].message, violations[0].part), (1, Some(0)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod anthropic;
+pub mod openai_chat;
+pub mod openai_responses;
+mod prepare;
+mod repair;
+pub mod rules;
+
+use std::fmt;
+use std::str::FromStr;
+
+use msgflow_wire::ModelMessage;
+use serde::Serialize;
+
+pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
+pub use rules::{check, Rule, Violation};
+
+/// A position in the history: message index and part index, as `msgflow check` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PartLocation {
+    /// Index of the message in the history.
+    pub message: usize,
+    /// Index of the part in that message.
+    pub part: usize,
+}
+
+/// Where each message (and each block in it) of an exported request came from in the history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// The history part the provider message starts with.
+    pub start: PartLocation,
+    /// One entry per content block (Anthropic `content`, OpenAI Chat `tool_calls`), in order;
+    /// empty for messages made of a single item.
+    pub blocks: Vec<PartLocation>,
+}
+
+/// An exported request with the history location of each of its messages.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Exported<R> {
+    /// The request, as the provider's API takes it.
+    pub request: R,
+    /// `origins[i]` is where `request`'s message `i` came from.
+    pub origins: Vec<Origin>,
+}
+
+/// The providers msgflow knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Anthropic Messages API (`AnthropicModel`, `claude-sonnet-4-5`).
+    Anthropic,
+    /// OpenAI Chat Completions (`OpenAIChatModel`, `gpt-4o`).
+    OpenAiChat,
+    /// OpenAI Responses (`OpenAIResponsesModel`, `gpt-5`).
+    OpenAiResponses,
+    /// Google Gemini (`generateContent`): rules only, on the history's turns; no export.
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider, in the order the CLI lists them.
+    pub const ALL: [Provider; 4] = [
+        Provider::Anthropic,
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+        Provider::Gemini,
+    ];
+
+    /// The providers [`export`] supports.
+    pub const EXPORTABLE: [Provider; 3] = [Provider::Anthropic, Provider::OpenAiChat, Provider::OpenAiResponses];
+
+    /// The name used on the command line and in reports (`anthropic`, `openai-chat`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAiChat => "openai-chat",
+            Provider::OpenAiResponses => "openai-responses",
+            Provider::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Provider {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = Provider::ALL.iter().map(|provider| provider.name()).collect();
+                format!("unknown provider `{name}`: expected one of {}", known.join(", "))
+            })
+    }
+}
+
+/// Why a history cannot be exported.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// The history holds something msgflow's export does not reproduce exactly (pydantic-ai may
+    /// well send it): msgflow refuses rather than send a request pydantic-ai would not.
+    #[error("message {message}, part {part}: at {path}: msgflow cannot export {what} to {provider} yet")]
+    Unsupported {
+        /// The provider asked for (filled in by the export entry points).
+        provider: &'static str,
+        /// Index of the message.
+        message: usize,
+        /// Index of the part.
+        part: usize,
+        /// The JSON path of the value.
+        path: String,
+        /// What it is.
+        what: String,
+    },
+    /// The provider has no export (Gemini: rules only).
+    #[error("msgflow has no export to {0}; `check --provider {0}` checks its rules")]
+    NoExport(&'static str),
+}
+
+impl ExportError {
+    pub(crate) fn unsupported(at: PartLocation, path: &str, what: &str) -> Self {
+        ExportError::Unsupported {
+            provider: "",
+            message: at.message,
+            part: at.part,
+            path: path.to_owned(),
+            what: what.to_owned(),
+        }
+    }
+
+    fn for_provider(self, provider: Provider) -> Self {
+        match self {
+            ExportError::Unsupported {
+                message,
+                part,
+                path,
+                what,
+                ..
+            } => ExportError::Unsupported {
+                provider: provider.name(),
+                message,
+                part,
+                path,
+                what,
+            },
+            other => other,
+        }
+    }
+
+    /// The history location the error is about, if any.
+    pub fn location(&self) -> Option<PartLocation> {
+        match self {
+            ExportError::Unsupported { message, part, .. } => Some(PartLocation {
+                message: *message,
+                part: *part,
+            }),
+            ExportError::NoExport(_) => None,
+        }
+    }
+}
+
+/// The request for `provider` as a JSON value (what `msgflow export --to` prints).
+///
+/// Gemini has rules but no export: it returns [`ExportError::NoExport`].
+pub fn export(history: &[ModelMessage], provider: Provider) -> Result<serde_json::Value, ExportError> {
+    fn to_value<R: Serialize>(request: &R) -> serde_json::Value {
+        serde_json::to_value(request).expect("the request types always serialise")
+    }
+    match provider {
+        Provider::Anthropic => anthropic::export(history).map(|exported| to_value(&exported.request)),
+        Provider::OpenAiChat => openai_chat::export(history).map(|exported| to_value(&exported.request)),
+        Provider::OpenAiResponses => openai_responses::export(history).map(|exported| to_value(&exported.request)),
+        Provider::Gemini => Err(ExportError::NoExport("gemini")),
+    }
+}

@@ -1,0 +1,206 @@
+//! The OpenAI Chat Completions request pydantic-ai 2.68.0's `OpenAIChatModel` (`gpt-4o`) builds for
+//! a history: `{"messages": [...]}`.
+//!
+//! Mirrors `pydantic_ai/models/openai/_chat_model.py`: `_map_messages` (instructions inserted after
+//! the leading system messages), `_map_user_message` (a system message per system prompt, a user
+//! message per user prompt, a tool message per tool return with `model_response_str()`), and
+//! `_MapModelResponseContext.map_assistant_message` (texts joined by a blank line, `content: null`
+//! beside tool calls, nothing for a response with neither).
+
+use msgflow_wire::ModelMessage;
+use serde::{Deserialize, Serialize};
+
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
+use crate::{ExportError, Exported, Origin, PartLocation, Provider};
+
+/// `OpenAIChatModel`'s profile as far as the mapping is concerned: system prompts are sent inline.
+const PROFILE: Profile = Profile {
+    inline_system_prompts: true,
+    system: "openai",
+    replays_own_items: false,
+    native_thinking: false,
+};
+
+/// The `messages` of a Chat Completions request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The conversation.
+    pub messages: Vec<Message>,
+}
+
+/// A Chat Completions message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// A system prompt or the instructions.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// A user prompt.
+    User {
+        /// A string, or text parts when the prompt was a list.
+        content: UserContent,
+    },
+    /// A model response.
+    Assistant {
+        /// The response's texts joined by a blank line; `null` beside tool calls without text.
+        content: Option<String>,
+        /// The response's tool calls, absent when it has none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_calls: Option<Vec<ToolCall>>,
+    },
+    /// A tool call's result.
+    Tool {
+        /// The id of the call it answers.
+        tool_call_id: String,
+        /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
+        content: String,
+    },
+}
+
+/// A user message's `content`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// A plain string prompt.
+    Text(String),
+    /// A list prompt's items.
+    Parts(Vec<TextContentPart>),
+}
+
+/// A `{"type": "text", "text": ...}` content part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextContentPart {
+    /// Always `text`.
+    #[serde(rename = "type")]
+    pub kind: crate::anthropic::TextType,
+    /// The text.
+    pub text: String,
+}
+
+/// An assistant message's function tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call's id.
+    pub id: String,
+    /// Always `function`.
+    #[serde(rename = "type")]
+    pub kind: FunctionType,
+    /// The function and its arguments.
+    pub function: FunctionCall,
+}
+
+/// The `type` of a [`ToolCall`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FunctionType {
+    /// `function`.
+    Function,
+}
+
+/// A tool call's function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as compact JSON text of an object (`args_as_json_str`).
+    pub arguments: String,
+}
+
+/// The request `OpenAIChatModel` would send for `history`.
+pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+    export_inner(history).map_err(|error| error.for_provider(Provider::OpenAiChat))
+}
+
+fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+    let prepared = prepare::prepare(history, PROFILE)?;
+    let mut messages = Vec::new();
+    let mut origins = Vec::new();
+    let single = |at: PartLocation| Origin {
+        start: at,
+        blocks: Vec::new(),
+    };
+    for message in &prepared.messages {
+        match message {
+            Prepared::Request(parts) => {
+                for (at, item) in parts {
+                    messages.push(match item {
+                        RequestItem::SystemPrompt { content } => Message::System {
+                            content: content.clone(),
+                        },
+                        RequestItem::User(UserText::Text(text)) => Message::User {
+                            content: UserContent::Text(text.clone()),
+                        },
+                        RequestItem::User(UserText::Items(texts)) => Message::User {
+                            content: UserContent::Parts(
+                                texts
+                                    .iter()
+                                    .map(|text| TextContentPart {
+                                        kind: crate::anthropic::TextType::Text,
+                                        text: text.clone(),
+                                    })
+                                    .collect(),
+                            ),
+                        },
+                        RequestItem::ToolReturn(result) => Message::Tool {
+                            tool_call_id: result.id.clone(),
+                            content: prepare::model_response_str(result, true),
+                        },
+                    });
+                    origins.push(single(*at));
+                }
+            }
+            Prepared::Response(parts) => {
+                let mut texts = Vec::new();
+                let mut calls = Vec::new();
+                let mut call_origins = Vec::new();
+                for (at, item) in parts {
+                    match item {
+                        ResponseItem::Text(text) => texts.push(text.as_str()),
+                        // Never prepared for this profile (`native_thinking: false`).
+                        ResponseItem::Thinking { .. } => {
+                            return Err(ExportError::unsupported(*at, "", "a `thinking` part"))
+                        }
+                        ResponseItem::ToolCall { id, name, args } => {
+                            calls.push(ToolCall {
+                                id: id.clone(),
+                                kind: FunctionType::Function,
+                                function: FunctionCall {
+                                    name: name.clone(),
+                                    arguments: prepare::json_text(&args.clone().into()),
+                                },
+                            });
+                            call_origins.push(*at);
+                        }
+                    }
+                }
+                let Some((start, _)) = parts.first() else { continue };
+                if texts.is_empty() && calls.is_empty() {
+                    continue;
+                }
+                messages.push(Message::Assistant {
+                    content: (!texts.is_empty()).then(|| texts.join("\n\n")),
+                    tool_calls: (!calls.is_empty()).then_some(calls),
+                });
+                origins.push(Origin {
+                    start: *start,
+                    blocks: call_origins,
+                });
+            }
+        }
+    }
+    if let Some((at, instructions)) = prepared.instructions {
+        // `_map_messages`: the instruction messages go after the leading system messages.
+        let leading = messages
+            .iter()
+            .take_while(|message| matches!(message, Message::System { .. }))
+            .count();
+        messages.insert(leading, Message::System { content: instructions });
+        origins.insert(leading, single(PartLocation { message: at, part: 0 }));
+    }
+    Ok(Exported {
+        request: Request { messages },
+        origins,
+    })
+}

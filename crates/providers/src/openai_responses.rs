@@ -1,0 +1,197 @@
+//! The OpenAI Responses request pydantic-ai 2.68.0's `OpenAIResponsesModel` (`gpt-5`) builds for a
+//! history: `{"instructions": ..., "input": [...]}`.
+//!
+//! Mirrors `pydantic_ai/models/openai/_responses_model.py`: `_map_messages`, `_map_model_request`
+//! (an input message per system and user prompt, a `function_call_output` per tool return with
+//! `model_response_str()`), `_map_user_prompt` (`input_text` items for a list prompt),
+//! `_map_response_text_part` (an assistant message per text part, empty ones included) and
+//! `_map_function_call` (a `function_call` item per tool call). `instructions` is absent without
+//! instructions (`OMIT`).
+
+use msgflow_wire::ModelMessage;
+use serde::{Deserialize, Serialize};
+
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
+use crate::{ExportError, Exported, Origin, Provider};
+
+/// `OpenAIResponsesModel`'s profile as far as the mapping is concerned.
+const PROFILE: Profile = Profile {
+    inline_system_prompts: true,
+    system: "openai",
+    replays_own_items: true,
+    native_thinking: false,
+};
+
+/// The `instructions` and `input` of a Responses request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The instructions, absent when the history has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// The input items.
+    pub input: Vec<Item>,
+}
+
+/// An input item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Item {
+    /// A `function_call` or `function_call_output` item (they carry a `type`).
+    Typed(TypedItem),
+    /// An easy input message (`{"role", "content"}`, no `type`).
+    Message(InputMessage),
+}
+
+/// The input items that carry a `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TypedItem {
+    /// A tool call the model made.
+    FunctionCall {
+        /// The tool's name.
+        name: String,
+        /// The arguments as compact JSON text of an object (`args_as_json_str`).
+        arguments: String,
+        /// The call's id.
+        call_id: String,
+    },
+    /// A tool call's result.
+    FunctionCallOutput {
+        /// The id of the call it answers.
+        call_id: String,
+        /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
+        output: String,
+    },
+}
+
+/// An easy input message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: Role,
+    /// A string, or `input_text` items for a list prompt.
+    pub content: Content,
+}
+
+/// The role of an input message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A system prompt.
+    System,
+    /// A user prompt.
+    User,
+    /// A model's text.
+    Assistant,
+}
+
+/// An input message's `content`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// A string.
+    Text(String),
+    /// `input_text` items.
+    Items(Vec<InputText>),
+}
+
+/// A `{"type": "input_text", "text": ...}` item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputText {
+    /// Always `input_text`.
+    #[serde(rename = "type")]
+    pub kind: InputTextType,
+    /// The text.
+    pub text: String,
+}
+
+/// The `type` of an [`InputText`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputTextType {
+    /// `input_text`.
+    InputText,
+}
+
+/// The request `OpenAIResponsesModel` would send for `history`.
+pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+    export_inner(history).map_err(|error| error.for_provider(Provider::OpenAiResponses))
+}
+
+fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+    let prepared = prepare::prepare(history, PROFILE)?;
+    let mut input = Vec::new();
+    let mut origins = Vec::new();
+    let message = |role, content: String| {
+        Item::Message(InputMessage {
+            role,
+            content: Content::Text(content),
+        })
+    };
+    for prepared_message in &prepared.messages {
+        match prepared_message {
+            Prepared::Request(parts) => {
+                for (at, item) in parts {
+                    input.push(match item {
+                        RequestItem::SystemPrompt { content } => message(Role::System, content.clone()),
+                        RequestItem::User(UserText::Text(text)) => message(Role::User, text.clone()),
+                        RequestItem::User(UserText::Items(texts)) => Item::Message(InputMessage {
+                            role: Role::User,
+                            content: Content::Items(
+                                texts
+                                    .iter()
+                                    .map(|text| InputText {
+                                        kind: InputTextType::InputText,
+                                        text: text.clone(),
+                                    })
+                                    .collect(),
+                            ),
+                        }),
+                        RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
+                            call_id: result.id.clone(),
+                            output: prepare::model_response_str(result, true),
+                        }),
+                    });
+                    origins.push(Origin {
+                        start: *at,
+                        blocks: Vec::new(),
+                    });
+                }
+            }
+            Prepared::Response(parts) => {
+                for (at, item) in parts {
+                    input.push(match item {
+                        ResponseItem::Text(text) => message(Role::Assistant, text.clone()),
+                        // Never prepared for this profile (`native_thinking: false`).
+                        ResponseItem::Thinking { .. } => {
+                            return Err(ExportError::unsupported(*at, "", "a `thinking` part"))
+                        }
+                        ResponseItem::ToolCall { id, name, args } => Item::Typed(TypedItem::FunctionCall {
+                            name: name.clone(),
+                            arguments: prepare::json_text(&args.clone().into()),
+                            call_id: id.clone(),
+                        }),
+                    });
+                    origins.push(Origin {
+                        start: *at,
+                        blocks: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    // `get_instructions`: `InstructionPart.join(parts)`, which is `'\n\n'.join(...).strip() or None`.
+    let instructions = prepared
+        .instructions
+        .map(|(_, text)| python_strip(&text).to_owned())
+        .filter(|text| !text.is_empty());
+    Ok(Exported {
+        request: Request { instructions, input },
+        origins,
+    })
+}
+
+/// Python's `str.strip()`: Rust's `trim` plus the four separators Python also counts as whitespace.
+fn python_strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}

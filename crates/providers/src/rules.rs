@@ -1,0 +1,475 @@
+//! Each provider's rules for conversation structure, as tables: one [`Rule`] per thing the API
+//! rejects, citing where the provider documents it, with the error it answers and what
+//! `repair --provider` does about it.
+//!
+//! Anthropic and OpenAI rules are evaluated on the request msgflow exports (so pydantic-ai's own
+//! dropping and reordering are taken into account: its `_tool_results_first` already puts results
+//! first, empty text blocks are never sent); Gemini's on the history's turns (request = `user`
+//! turn, response = `model` turn, as `GoogleModel` maps them). Every violation is reported at the
+//! history's message and part.
+//!
+//! A new provider adds its table here, one `check_<provider>` function evaluating it, and an arm
+//! in [`check`].
+
+use std::collections::{HashMap, HashSet};
+
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart};
+use serde::Serialize;
+
+use crate::anthropic::{self, Block, Role as AnthropicRole};
+use crate::openai_chat::{self, Message as ChatMessage};
+use crate::openai_responses::{self, Item, TypedItem};
+use crate::{ExportError, PartLocation, Provider};
+
+/// One rule a provider's API enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// `<provider>/<name>`.
+    pub id: &'static str,
+    /// What the API requires.
+    pub requirement: &'static str,
+    /// The error the API answers with (the 400's message, `{}` where it names the id).
+    pub provider_error: &'static str,
+    /// Where the provider documents it.
+    pub documentation: &'static str,
+    /// What `repair --provider` does about it.
+    pub repair: &'static str,
+    /// Whether `repair --provider` fixes it.
+    pub fixable: bool,
+}
+
+/// Anthropic Messages API rules (https://docs.anthropic.com/en/api/messages and
+/// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use).
+pub const ANTHROPIC_RULES: &[Rule] = &[
+    Rule {
+        id: "anthropic/tool-use-without-result",
+        requirement: "every `tool_use` block has its `tool_result` in the very next user turn",
+        provider_error: "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        // "Tool result blocks must immediately follow their corresponding tool use blocks in the message history."
+        documentation: "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks",
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request",
+        fixable: true,
+    },
+    Rule {
+        id: "anthropic/unexpected-tool-result",
+        requirement: "every `tool_result` answers a `tool_use` of the turn right before it",
+        provider_error: "messages.{}: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+        documentation: "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks",
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result answering a call further back cannot be moved without reordering the conversation",
+        fixable: false,
+    },
+    Rule {
+        id: "anthropic/duplicate-tool-use-id",
+        requirement: "`tool_use` ids are unique in a request",
+        provider_error: "messages.{}.content.{}: `tool_use` ids must be unique",
+        documentation: "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
+        repair: "not fixed: renaming a call would change which result answers it; give the calls distinct ids",
+        fixable: false,
+    },
+    Rule {
+        id: "anthropic/tool-use-id-pattern",
+        requirement: "a `tool_use` id matches `^[a-zA-Z0-9_-]+$`",
+        provider_error: "messages.{}.content.{}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+        documentation: "https://docs.anthropic.com/en/api/messages",
+        repair: "not fixed: the id is the call's identity in the whole history; rename the call and its result",
+        fixable: false,
+    },
+    Rule {
+        id: "anthropic/whitespace-only-text",
+        requirement: "text blocks hold non-whitespace text",
+        provider_error: "messages: text content blocks must contain non-whitespace text",
+        documentation: "https://docs.anthropic.com/en/api/messages",
+        repair: "a whitespace-only text part of a response is removed (its content is in the report); a whitespace-only user prompt is the user's and is left for you to edit",
+        fixable: true,
+    },
+    Rule {
+        id: "anthropic/final-assistant-trailing-whitespace",
+        requirement: "a final assistant turn (a prefill) does not end with whitespace",
+        provider_error: "messages: final assistant content cannot end with trailing whitespace",
+        // "The final assistant message may be used to prefill the response"; trailing whitespace is rejected.
+        documentation: "https://docs.anthropic.com/en/docs/build-with-claude/prompt-engineering/prefill-claudes-response",
+        repair: "the trailing whitespace of the final text is removed (the removed text is in the report)",
+        fixable: true,
+    },
+];
+
+/// OpenAI Chat Completions rules (https://platform.openai.com/docs/guides/function-calling and
+/// https://platform.openai.com/docs/api-reference/chat/create).
+pub const OPENAI_CHAT_RULES: &[Rule] = &[
+    Rule {
+        id: "openai-chat/tool-calls-without-response",
+        requirement: "an assistant message with `tool_calls` is followed by one tool message per call",
+        provider_error: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+        documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request",
+        fixable: true,
+    },
+    Rule {
+        id: "openai-chat/tool-without-call",
+        requirement: "a tool message answers a call of the assistant message right before the tool messages",
+        provider_error: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        documentation: "https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages",
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result answering a call further back cannot be moved without reordering the conversation",
+        fixable: false,
+    },
+];
+
+/// OpenAI Responses rules (https://platform.openai.com/docs/guides/function-calling and
+/// https://platform.openai.com/docs/api-reference/responses/create).
+pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
+    Rule {
+        id: "openai-responses/output-without-call",
+        requirement: "every `function_call_output` answers a `function_call` earlier in the input",
+        provider_error: "No tool call found for function call output with call_id {}.",
+        documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report)",
+        fixable: true,
+    },
+    Rule {
+        id: "openai-responses/call-without-output",
+        requirement: "every `function_call` has its `function_call_output` in the input",
+        provider_error: "No tool output found for function call {}.",
+        documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call",
+        fixable: true,
+    },
+];
+
+/// Gemini `generateContent` rules (https://ai.google.dev/gemini-api/docs/function-calling).
+pub const GEMINI_RULES: &[Rule] = &[
+    Rule {
+        id: "gemini/function-response-count",
+        requirement: "a model turn's function calls are answered, all of them, by the next turn's function responses",
+        provider_error: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+        documentation: "https://ai.google.dev/gemini-api/docs/function-calling#multi-turn",
+        repair: "pydantic-ai's repair synthesizes an interrupted result for each unanswered call and drops results that answer none",
+        fixable: true,
+    },
+    Rule {
+        id: "gemini/function-call-turn-order",
+        requirement: "a model turn with function calls comes right after a user turn or a function response turn",
+        provider_error: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+        documentation: "https://ai.google.dev/gemini-api/docs/function-calling#multi-turn",
+        repair: "not fixed: the conversation would need a user turn msgflow cannot invent; start the history with a request",
+        fixable: false,
+    },
+];
+
+/// The rule table of a provider.
+pub fn rules(provider: Provider) -> &'static [Rule] {
+    match provider {
+        Provider::Anthropic => ANTHROPIC_RULES,
+        Provider::OpenAiChat => OPENAI_CHAT_RULES,
+        Provider::OpenAiResponses => OPENAI_RESPONSES_RULES,
+        Provider::Gemini => GEMINI_RULES,
+    }
+}
+
+fn rule(provider: Provider, id: &str) -> &'static Rule {
+    rules(provider)
+        .iter()
+        .find(|rule| rule.id == id)
+        .expect("every rule id used is in its table")
+}
+
+/// A broken rule, at the history's message and part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The rule.
+    pub rule: &'static Rule,
+    /// Index of the history message it is about.
+    pub message: usize,
+    /// Index of the part, when it is about one.
+    pub part: Option<usize>,
+    /// The provider's error, with the index and ids filled in.
+    pub provider_error: String,
+}
+
+impl Violation {
+    fn new(rule: &'static Rule, at: PartLocation, values: &[&str]) -> Self {
+        let mut provider_error = String::with_capacity(rule.provider_error.len());
+        let mut values = values.iter();
+        let mut rest = rule.provider_error;
+        while let Some(index) = rest.find("{}") {
+            provider_error.push_str(&rest[..index]);
+            provider_error.push_str(values.next().copied().unwrap_or("?"));
+            rest = &rest[index + 2..];
+        }
+        provider_error.push_str(rest);
+        Violation {
+            rule,
+            message: at.message,
+            part: Some(at.part),
+            provider_error,
+        }
+    }
+}
+
+/// The rules of `provider` the history breaks, in history order.
+///
+/// Anthropic and OpenAI rules are evaluated on the exported request, so a history msgflow cannot
+/// export yet is an error ([`ExportError`]).
+pub fn check(history: &[ModelMessage], provider: Provider) -> Result<Vec<Violation>, ExportError> {
+    let mut violations = match provider {
+        Provider::Anthropic => check_anthropic(history)?,
+        Provider::OpenAiChat => check_openai_chat(history)?,
+        Provider::OpenAiResponses => check_openai_responses(history)?,
+        Provider::Gemini => check_gemini(history),
+    };
+    violations.sort_by_key(|violation| (violation.message, violation.part));
+    Ok(violations)
+}
+
+fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
+    let exported = anthropic::export(history)?;
+    let messages = &exported.request.messages;
+    let provider = Provider::Anthropic;
+    let mut violations = Vec::new();
+    let mut seen_ids = HashSet::new();
+    for (index, message) in messages.iter().enumerate() {
+        let origin = &exported.origins[index];
+        let index_text = index.to_string();
+        let previous_calls: HashSet<&str> = match index.checked_sub(1).map(|previous| &messages[previous]) {
+            Some(previous) if previous.role == AnthropicRole::Assistant => previous
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    Block::ToolUse { id, .. } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => HashSet::new(),
+        };
+        let next_results: HashSet<&str> = match messages.get(index + 1) {
+            Some(next) if next.role == AnthropicRole::User => next
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => HashSet::new(),
+        };
+        for (block_index, block) in message.content.iter().enumerate() {
+            let at = origin.blocks[block_index];
+            let block_text = block_index.to_string();
+            match block {
+                Block::ToolUse { id, .. } => {
+                    if !seen_ids.insert(id.as_str()) {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/duplicate-tool-use-id"),
+                            at,
+                            &[&index_text, &block_text],
+                        ));
+                    }
+                    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/tool-use-id-pattern"),
+                            at,
+                            &[&index_text, &block_text],
+                        ));
+                    }
+                    if !next_results.contains(id.as_str()) {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/tool-use-without-result"),
+                            at,
+                            &[&index_text, id],
+                        ));
+                    }
+                }
+                Block::ToolResult { tool_use_id, .. } => {
+                    if !previous_calls.contains(tool_use_id.as_str()) {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/unexpected-tool-result"),
+                            at,
+                            &[&index_text, tool_use_id],
+                        ));
+                    }
+                }
+                Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
+                Block::Text { text } => {
+                    if text.trim().is_empty() {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/whitespace-only-text"),
+                            at,
+                            &[],
+                        ));
+                    } else if index + 1 == messages.len()
+                        && message.role == AnthropicRole::Assistant
+                        && block_index + 1 == message.content.len()
+                        && text.ends_with(char::is_whitespace)
+                    {
+                        violations.push(Violation::new(
+                            rule(provider, "anthropic/final-assistant-trailing-whitespace"),
+                            at,
+                            &[],
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(violations)
+}
+
+fn check_openai_chat(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
+    let exported = openai_chat::export(history)?;
+    let messages = &exported.request.messages;
+    let provider = Provider::OpenAiChat;
+    let mut violations = Vec::new();
+    // The calls the run of tool messages being read may answer: those of the assistant message
+    // right before the run.
+    let mut open: Vec<(&str, PartLocation)> = Vec::new();
+    let mut answerable: HashSet<&str> = HashSet::new();
+    let flush = |open: &mut Vec<(&str, PartLocation)>, violations: &mut Vec<Violation>| {
+        for (id, at) in open.drain(..) {
+            violations.push(Violation::new(
+                rule(provider, "openai-chat/tool-calls-without-response"),
+                at,
+                &[id],
+            ));
+        }
+    };
+    for (index, message) in messages.iter().enumerate() {
+        let origin = &exported.origins[index];
+        match message {
+            ChatMessage::Tool { tool_call_id, .. } => {
+                if answerable.remove(tool_call_id.as_str()) {
+                    open.retain(|(id, _)| *id != tool_call_id.as_str());
+                } else {
+                    violations.push(Violation::new(
+                        rule(provider, "openai-chat/tool-without-call"),
+                        origin.start,
+                        &[],
+                    ));
+                }
+            }
+            other => {
+                flush(&mut open, &mut violations);
+                answerable.clear();
+                if let ChatMessage::Assistant {
+                    tool_calls: Some(calls),
+                    ..
+                } = other
+                {
+                    for (call, at) in calls.iter().zip(&origin.blocks) {
+                        open.push((call.id.as_str(), *at));
+                        answerable.insert(call.id.as_str());
+                    }
+                }
+            }
+        }
+    }
+    flush(&mut open, &mut violations);
+    Ok(violations)
+}
+
+fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
+    let exported = openai_responses::export(history)?;
+    let provider = Provider::OpenAiResponses;
+    let mut violations = Vec::new();
+    let mut calls: HashMap<&str, PartLocation> = HashMap::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for (index, item) in exported.request.input.iter().enumerate() {
+        let at = exported.origins[index].start;
+        match item {
+            Item::Typed(TypedItem::FunctionCall { call_id, .. }) => {
+                calls.entry(call_id.as_str()).or_insert(at);
+            }
+            Item::Typed(TypedItem::FunctionCallOutput { call_id, .. }) => {
+                if calls.contains_key(call_id.as_str()) {
+                    answered.insert(call_id.as_str());
+                } else {
+                    violations.push(Violation::new(
+                        rule(provider, "openai-responses/output-without-call"),
+                        at,
+                        &[call_id],
+                    ));
+                }
+            }
+            Item::Message(_) => {}
+        }
+    }
+    for (call_id, at) in &calls {
+        if !answered.contains(call_id) {
+            violations.push(Violation::new(
+                rule(provider, "openai-responses/call-without-output"),
+                *at,
+                &[call_id],
+            ));
+        }
+    }
+    Ok(violations)
+}
+
+fn check_gemini(history: &[ModelMessage]) -> Vec<Violation> {
+    let provider = Provider::Gemini;
+    let mut violations = Vec::new();
+    for (index, message) in history.iter().enumerate() {
+        let ModelMessage::Response(response) = message else {
+            continue;
+        };
+        let calls: Vec<(usize, &str)> = response
+            .parts
+            .iter()
+            .enumerate()
+            .filter_map(|(part, item)| match item {
+                ModelResponsePart::ToolCall(call) => {
+                    Some((part, call.tool_call_id.get().map(String::as_str).unwrap_or_default()))
+                }
+                _ => None,
+            })
+            .collect();
+        let Some(&(first_call, _)) = calls.first() else {
+            continue;
+        };
+        let at = PartLocation {
+            message: index,
+            part: first_call,
+        };
+        if !matches!(
+            index.checked_sub(1).map(|previous| &history[previous]),
+            Some(ModelMessage::Request(_))
+        ) {
+            violations.push(Violation::new(
+                rule(provider, "gemini/function-call-turn-order"),
+                at,
+                &[],
+            ));
+        }
+        let responses: Vec<&str> = match history.get(index + 1) {
+            Some(ModelMessage::Request(request)) => request
+                .parts
+                .iter()
+                .filter_map(|part| match part {
+                    ModelRequestPart::ToolReturn(ret) => {
+                        Some(ret.tool_call_id.get().map(String::as_str).unwrap_or_default())
+                    }
+                    ModelRequestPart::RetryPrompt(retry) if retry.tool_name.get().is_some() => {
+                        Some(retry.tool_call_id.get().map(String::as_str).unwrap_or_default())
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let call_ids: HashSet<&str> = calls.iter().map(|(_, id)| *id).collect();
+        let response_ids: HashSet<&str> = responses.iter().copied().collect();
+        if responses.len() != calls.len() || call_ids != response_ids {
+            let unanswered = calls
+                .iter()
+                .find(|(_, id)| !response_ids.contains(id))
+                .map_or(first_call, |(part, _)| *part);
+            violations.push(Violation::new(
+                rule(provider, "gemini/function-response-count"),
+                PartLocation {
+                    message: index,
+                    part: unanswered,
+                },
+                &[],
+            ));
+        }
+    }
+    violations
+}

@@ -1,0 +1,122 @@
+"""The provider-request oracle for msgflow-providers: what pydantic-ai 2.68.0 would send for a history.
+
+For each history and provider this runs the model's own ``prepare_messages`` and then its private message mapping,
+called the way pydantic-ai's own tests call it, on a model built with a dummy API key (nothing is ever sent):
+
+* ``anthropic``: ``AnthropicModel('claude-sonnet-4-5')._map_message`` -> ``{"system": ..., "messages": [...]}``
+* ``openai-chat``: ``OpenAIChatModel('gpt-4o')._map_messages`` -> ``{"messages": [...]}``
+* ``openai-responses``: ``OpenAIResponsesModel('gpt-5')._map_messages`` -> ``{"instructions": ..., "input": [...]}``
+
+with default model settings and ``ModelRequestParameters()`` resolved by the model's ``prepare_request`` (no tools).
+A refusal (any exception the mapping raises: ``UserError``, ``NotImplementedError``, ...) is reported as
+``{"refused": "<ExceptionType>: <message>"}``.
+
+Usage (one process for a whole batch):
+
+    python providers_oracle.py --cases FILE.jsonl --out FILE.jsonl
+
+Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}``; each output line is
+``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, in input order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is imported
+
+from pydantic_ai.models import ModelRequestParameters  # noqa: E402
+from pydantic_ai.models.anthropic import AnthropicModel  # noqa: E402
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel  # noqa: E402
+from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
+from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
+
+# The SDK clients are built but never used for a request: the mapping only builds the request's parameters.
+DUMMY_KEY = "msgflow-oracle-never-sent"
+
+
+def build_models() -> dict:
+    return {
+        "anthropic": AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(api_key=DUMMY_KEY)),
+        "openai-chat": OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY)),
+        "openai-responses": OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(api_key=DUMMY_KEY)),
+    }
+
+
+def to_json_value(value):
+    """The request as a plain JSON value (the SDK's TypedDicts are dicts already; `Omit`/`NotGiven` are dropped)."""
+    if isinstance(value, dict):
+        return {key: to_json_value(item) for key, item in value.items() if not _is_omitted(item)}
+    if isinstance(value, (list, tuple)):
+        return [to_json_value(item) for item in value]
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": bytes(value).hex()}
+    return value
+
+
+def _is_omitted(value) -> bool:
+    return type(value).__name__ in ("Omit", "NotGiven")
+
+
+async def export(provider: str, model, history: list) -> dict:
+    settings, params = model.prepare_request(None, ModelRequestParameters())
+    settings = settings or {}
+    prepared = model.prepare_messages(history, params)
+    if provider == "anthropic":
+        system, messages = await model._map_message(prepared, params, settings)  # noqa: SLF001 - the oracle
+        return {"system": system, "messages": messages}
+    if provider == "openai-chat":
+        messages = await model._map_messages(prepared, params, model_settings=settings)  # noqa: SLF001
+        return {"messages": messages}
+    instructions, items = await model._map_messages(  # noqa: SLF001
+        prepared, settings, params, previous_response_id=None
+    )
+    return {"instructions": instructions, "input": items}
+
+
+async def run_case(models: dict, history_value) -> dict:
+    out = {}
+    for provider, model in models.items():
+        try:
+            history = oracle_common.ADAPTER.validate_python(history_value)
+        except Exception as exc:  # noqa: BLE001 - an invalid history is data for the report
+            out[provider] = {"invalid": f"{type(exc).__name__}: {exc}"}
+            continue
+        try:
+            request = await export(provider, model, history)
+            out[provider] = {"request": to_json_value(request)}
+        except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
+            out[provider] = {"refused": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+async def main_async(cases_path: str, out_path: str) -> int:
+    models = build_models()
+    with open(cases_path, encoding="utf-8") as cases, open(out_path, "w", encoding="utf-8") as out:
+        for line in cases:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            result = await run_case(models, case["history"])
+            result["name"] = case["name"]
+            out.write(json.dumps(result, ensure_ascii=False, default=str))
+            out.write("\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", required=True, help="JSONL: {name, history} per line")
+    parser.add_argument("--out", required=True, help="JSONL: {name, <provider>: {request|refused}} per line")
+    args = parser.parse_args(argv)
+    oracle_common.assert_oracle_version()
+    os.environ.setdefault("OPENAI_API_KEY", DUMMY_KEY)
+    return asyncio.run(main_async(args.cases, args.out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

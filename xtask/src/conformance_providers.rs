@@ -1,0 +1,401 @@
+//! The provider-export differential check (part of `cargo xtask conformance`): every committed
+//! fixture, thousands of seeded histories built from the parts msgflow exports, and arbitrary
+//! pydantic-ai histories (`msgflow_wire::arbitrary`, `Flavour::Pydantic`) are exported by
+//! msgflow-providers to each provider and compared, as JSON values, with what pydantic-ai 2.68.0's
+//! own models build (`python/providers_oracle.py`, one process for the whole batch, in the
+//! `target/venv-providers` venv with the `anthropic` and `openai` extras).
+//!
+//! * msgflow exports and pydantic-ai builds a request: the two must be equal.
+//! * pydantic-ai refuses: msgflow must refuse too (never export what pydantic-ai would not send).
+//! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
+//!   reason; the seeded histories contain none of those parts, so every one of them must export.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use msgflow_providers::{ExportError, Provider};
+use msgflow_wire::arbitrary::{history, Flavour};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::{json, Value};
+
+/// Seeded histories of the exported subset per run.
+const CORE_COUNT: usize = 3000;
+/// Arbitrary pydantic-ai histories per run (mostly outside the subset: they check the refusals).
+const ARBITRARY_COUNT: usize = 300;
+/// Mismatches shown in detail.
+const SHOWN: usize = 12;
+
+/// The seed of a run: the one given, else the first 16 hex digits of the HEAD commit id, so a
+/// commit always checks the same histories and every commit checks new ones.
+pub fn seed(given: impl Into<Option<u64>>) -> Result<u64> {
+    if let Some(seed) = given.into() {
+        return Ok(seed);
+    }
+    let output = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(crate::project_root())
+        .output()
+        .context("running git rev-parse HEAD")?;
+    if !output.status.success() {
+        bail!("git rev-parse HEAD failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let id = String::from_utf8_lossy(&output.stdout);
+    u64::from_str_radix(id.trim().get(..16).unwrap_or_default(), 16)
+        .with_context(|| format!("git rev-parse HEAD printed {:?}, not a commit id", id.trim()))
+}
+
+/// A proptest runner whose random stream depends only on `seed`.
+fn seeded_runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    for (index, chunk) in bytes.chunks_mut(8).enumerate() {
+        chunk.copy_from_slice(&(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
+    }
+    TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// Runs the check with the given seed.
+pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
+    println!("seed {seed} (from the HEAD commit unless --seed is given)");
+    let dir = work.join("providers");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut cases: Vec<(String, Value)> = Vec::new();
+    let root = crate::project_root();
+    for fixtures in ["tests/fixtures/v2_68", "tests/fixtures/providers"] {
+        collect_fixtures(&root.join(fixtures), fixtures, &mut cases)?;
+    }
+    let fixture_count = cases.len();
+    let mut rng = Rng(seed | 1);
+    for index in 0..CORE_COUNT {
+        let (history, thinks) = core_history(&mut rng);
+        // Signed Anthropic thinking is in the subset for Anthropic only.
+        let name = if thinks {
+            format!("core-{index}-anthropic-thinking")
+        } else {
+            format!("core-{index}")
+        };
+        cases.push((name, history));
+    }
+    let mut runner = seeded_runner(seed);
+    let strategy = history(Flavour::Pydantic);
+    for index in 0..ARBITRARY_COUNT {
+        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
+        let text = msgflow_wire::to_string(&tree.current())?;
+        cases.push((format!("arbitrary-{index}"), serde_json::from_str(&text)?));
+    }
+
+    let cases_path = dir.join("cases.jsonl");
+    let mut lines = String::new();
+    for (name, history) in &cases {
+        lines.push_str(&serde_json::to_string(&json!({ "name": name, "history": history }))?);
+        lines.push('\n');
+    }
+    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
+    let out_path = dir.join("oracle.jsonl");
+    let output = Command::new(python)
+        .arg(root.join("python/providers_oracle.py"))
+        .arg("--cases")
+        .arg(&cases_path)
+        .arg("--out")
+        .arg(&out_path)
+        .current_dir(root.join("python"))
+        .output()
+        .context("running python/providers_oracle.py")?;
+    if !output.status.success() {
+        bail!(
+            "providers_oracle.py failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let oracle_text = std::fs::read_to_string(&out_path)?;
+    let oracle: Vec<Value> = oracle_text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the oracle's output")?;
+    if oracle.len() != cases.len() {
+        bail!("the oracle answered {} of {} cases", oracle.len(), cases.len());
+    }
+
+    let mut equal = BTreeMap::<&str, usize>::new();
+    let mut both_refused = 0usize;
+    let mut outside = BTreeMap::<String, usize>::new();
+    let mut failures = Vec::new();
+    for ((name, history_value), answer) in cases.iter().zip(&oracle) {
+        let history = msgflow_wire::from_str(&history_value.to_string())
+            .with_context(|| format!("msgflow cannot read case {name}"))?;
+        for provider in Provider::EXPORTABLE {
+            let expected = &answer[provider.name()];
+            if expected.get("invalid").is_some() {
+                failures.push(format!(
+                    "{name} / {provider}: pydantic-ai rejects the history: {}",
+                    expected["invalid"]
+                ));
+                continue;
+            }
+            match (msgflow_providers::export(&history, provider), expected.get("request")) {
+                (Ok(actual), Some(request)) => {
+                    if json_equal(&actual, request) {
+                        *equal.entry(provider.name()).or_default() += 1;
+                    } else {
+                        failures.push(format!(
+                            "{name} / {provider}: requests differ\n  msgflow:    {actual}\n  pydantic-ai: {request}"
+                        ));
+                    }
+                }
+                (Ok(_), None) => failures.push(format!(
+                    "{name} / {provider}: pydantic-ai refuses ({}) but msgflow exports",
+                    expected["refused"]
+                )),
+                (Err(ExportError::Unsupported { what, .. }), answer) => {
+                    let own_subset = name.starts_with("core-")
+                        && (provider == Provider::Anthropic || !name.ends_with("-anthropic-thinking"));
+                    if own_subset {
+                        failures.push(format!(
+                            "{name} / {provider}: msgflow refuses a case of its own subset: {what}"
+                        ));
+                    }
+                    if answer.is_none() {
+                        both_refused += 1;
+                    }
+                    *outside.entry(what).or_default() += 1;
+                }
+                (Err(error), _) => failures.push(format!("{name} / {provider}: {error}")),
+            }
+        }
+    }
+    println!(
+        "{} cases ({fixture_count} fixtures, {CORE_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} providers",
+        cases.len(),
+        Provider::EXPORTABLE.len()
+    );
+    for (provider, count) in &equal {
+        println!("  {provider}: {count} requests equal to pydantic-ai's");
+    }
+    println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
+    for (what, count) in &outside {
+        println!("    {count:>5}  {what}");
+    }
+    if failures.is_empty() {
+        return Ok(());
+    }
+    for failure in failures.iter().take(SHOWN) {
+        println!("  {failure}");
+    }
+    bail!("{} of the provider exports differ from pydantic-ai's", failures.len())
+}
+
+fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect_fixtures(&path, label, cases)?;
+        } else if path.extension().is_some_and(|ext| ext == "json") {
+            let text = std::fs::read_to_string(&path)?;
+            let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            // Only histories (a fixture directory may hold reports too).
+            if value.is_array() && msgflow_wire::from_str(&text).is_ok() {
+                cases.push((
+                    format!("{label}/{}", path.file_name().unwrap_or_default().to_string_lossy()),
+                    value,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// xorshift64*: a small deterministic generator, so a seed always gives the same histories.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "read",
+    "the",
+    "file",
+    "ok",
+    "done",
+    "λ",
+    "日本",
+    "\"quoted\"",
+    "tab\t",
+    "line\nbreak",
+    "emoji 🎉",
+    "\\path",
+];
+
+fn text(rng: &mut Rng) -> String {
+    let words = rng.below(5);
+    let mut out: Vec<&str> = (0..words).map(|_| *rng.pick(WORDS)).collect();
+    if rng.chance(10) {
+        out.push(" ");
+    }
+    out.join(" ")
+}
+
+fn tool_content(rng: &mut Rng) -> Value {
+    match rng.below(9) {
+        0 => Value::Null,
+        1 => json!(rng.below(1000)),
+        2 => json!(1.5),
+        3 => json!({"lines": [text(rng), text(rng)], "n": rng.below(9), "ok": true}),
+        4 => json!([text(rng), {"b": null}]),
+        5 => json!([]),
+        6 => json!([text(rng)]),
+        _ => json!(text(rng)),
+    }
+}
+
+fn args(rng: &mut Rng) -> Value {
+    match rng.below(8) {
+        0 => Value::Null,
+        1 => json!(""),
+        2 => json!({"path": text(rng), "n": 3}),
+        3 => json!("{\"path\": \"a.rs\", \"n\": 1.25}"),
+        4 => json!("not json"),
+        5 => json!("[1, 2]"),
+        6 => json!({}),
+        _ => json!({"nested": {"deep": [1, {"x": text(rng)}]}}),
+    }
+}
+
+const STAMP: &str = "2025-01-02T03:04:05.678901Z";
+
+/// A history of the parts msgflow exports: system prompts leading the first request, user
+/// prompts (strings and lists), tool calls and their returns (every outcome, all kinds of
+/// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
+/// responses first, empty messages; sometimes Anthropic's own signed thinking.
+fn core_history(rng: &mut Rng) -> (Value, bool) {
+    let mut thinks = false;
+    let mut messages = Vec::new();
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut next_id = 0usize;
+    let length = rng.below(8);
+    let mut request_turn = !rng.chance(5);
+    for index in 0..length {
+        if request_turn {
+            let mut parts = Vec::new();
+            if index == 0 {
+                for _ in 0..rng.below(3) {
+                    parts.push(json!({"part_kind": "system-prompt", "content": text(rng), "timestamp": STAMP}));
+                }
+            }
+            let answer_all = rng.chance(80);
+            for (id, name) in std::mem::take(&mut open) {
+                if answer_all || rng.chance(50) {
+                    let outcome = *rng.pick(&["success", "success", "failed", "denied", "interrupted", "retried"]);
+                    parts.push(
+                        json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,
+                        "content": tool_content(rng), "outcome": outcome, "timestamp": STAMP}),
+                    );
+                }
+            }
+            if rng.chance(5) {
+                parts.push(
+                    json!({"part_kind": "tool-return", "tool_name": "ghost", "tool_call_id": "orphan_1",
+                    "content": "late", "timestamp": STAMP}),
+                );
+            }
+            if parts.is_empty() || rng.chance(60) {
+                let content = if rng.chance(25) {
+                    json!([text(rng), text(rng)])
+                } else {
+                    json!(text(rng))
+                };
+                let user = json!({"part_kind": "user-prompt", "content": content, "timestamp": STAMP});
+                // Sometimes ahead of the returns, which pydantic-ai moves after them (never ahead of the
+                // standing system prompts of the first request).
+                if index > 0 && rng.chance(20) {
+                    parts.insert(0, user);
+                } else {
+                    parts.push(user);
+                }
+            }
+            let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };
+            messages.push(json!({"kind": "request", "parts": parts, "instructions": instructions}));
+        } else {
+            let mut parts = Vec::new();
+            for _ in 0..rng.below(4) {
+                if rng.chance(8) {
+                    // Anthropic's own signed thinking (redacted when its id says so).
+                    thinks = true;
+                    let id = if rng.chance(20) {
+                        json!("redacted_thinking")
+                    } else {
+                        Value::Null
+                    };
+                    parts.push(json!({"part_kind": "thinking", "content": text(rng), "id": id,
+                        "signature": "EqQBCkYIBxgCKkB", "provider_name": "anthropic"}));
+                } else if rng.chance(50) {
+                    parts.push(json!({"part_kind": "text", "content": text(rng)}));
+                } else {
+                    next_id += 1;
+                    let id = if rng.chance(3) {
+                        "call_1".to_owned()
+                    } else {
+                        format!("call_{next_id}")
+                    };
+                    let name = rng.pick(&["read_file", "run_shell", "search"]).to_string();
+                    parts.push(
+                        json!({"part_kind": "tool-call", "tool_name": name, "tool_call_id": id, "args": args(rng)}),
+                    );
+                    open.push((id, name));
+                }
+            }
+            messages.push(json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP}));
+        }
+        request_turn = if rng.chance(8) { request_turn } else { !request_turn };
+    }
+    (Value::Array(messages), thinks)
+}
+
+/// JSON values equal as pydantic-ai compares them: numbers by value (the workspace's serde_json
+/// keeps a number's spelling, and the oracle's `json.dumps` spells `1e-05` where pydantic-core
+/// writes `0.00001`).
+fn json_equal(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Number(a), Value::Number(b)) => match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
+            (Some(a), Some(b), _, _) => a == b,
+            (_, _, Some(a), Some(b)) => a == b,
+            _ => a.as_f64() == b.as_f64() && (a.as_f64().is_some() || a.to_string() == b.to_string()),
+        },
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| json_equal(a, b)),
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, value)| b.get(key).is_some_and(|other| json_equal(value, other)))
+        }
+        (a, b) => a == b,
+    }
+}
