@@ -20,7 +20,7 @@
 //! let types: Vec<&str> = verdict.reasons().iter().map(|r| r.error_type.as_str()).collect();
 //! assert_eq!(types, ["dataclass_type", "literal_error"]);
 //! assert_eq!(verdict.reasons()[0].path, "$[0].usage");
-//! assert_eq!((verdict.reasons()[0].line, verdict.reasons()[0].column), (1, 39));
+//! assert_eq!((verdict.reasons()[0].line, verdict.reasons()[0].column), (1, 40));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -448,11 +448,39 @@ macro_rules! accepted {
     };
 }
 
-accepted!(
-    String,
-    bool,
-    crate::Decimal,
-    crate::Duration,
-    crate::ForceDownload,
-    crate::Base64Data
-);
+accepted!(String, bool, crate::Base64Data);
+
+impl Check for crate::Duration {
+    /// pydantic's `timedelta`: see [`lax::duration_error`].
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let Some((error_type, message)) = lax::duration_error(self.as_json()) {
+            w.report(error_type, message);
+        }
+    }
+}
+
+impl Check for crate::Decimal {
+    /// pydantic's `Decimal`: see [`lax::decimal_error`].
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let Some((error_type, message)) = lax::decimal_error(self.as_json()) {
+            w.report(error_type, message);
+        }
+    }
+}
+
+impl Check for crate::ForceDownload {
+    /// `bool | Literal['allow-local']`: a value msgflow keeps as written must be a lax bool
+    /// (see [`lax::bool_error`]); otherwise pydantic reports both members.
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let crate::ForceDownload::Other(raw) = self {
+            if let Some((error_type, message)) = lax::bool_error(raw.get()) {
+                w.report_at(Segment::Tag("bool"), error_type, message);
+                w.report_at(
+                    Segment::Tag("literal['allow-local']"),
+                    "literal_error",
+                    "Input should be 'allow-local'",
+                );
+            }
+        }
+    }
+}

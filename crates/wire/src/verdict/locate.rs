@@ -164,9 +164,46 @@ fn member(bytes: &[u8], at: usize, key: &str) -> Option<usize> {
     found
 }
 
+/// The entries of the compact JSON object `text`, as (unescaped key, raw value text), read without
+/// recursion whatever the values' depth; `None` when `text` is not an object.
+pub(super) fn object_entries(text: &str) -> Option<Vec<(String, &str)>> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut entries = Vec::new();
+    let mut i = skip_blank(bytes, 1);
+    while bytes.get(i) == Some(&b'"') {
+        let end = skip_string(bytes, i)?;
+        let key: String = serde_json::from_str(text.get(i..end)?).ok()?;
+        i = skip_blank(bytes, end);
+        if bytes.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_blank(bytes, i + 1);
+        let value_end = skip_value(bytes, start)?;
+        entries.push((key, text.get(start..value_end)?));
+        i = skip_blank(bytes, value_end);
+        if bytes.get(i) != Some(&b',') {
+            break;
+        }
+        i = skip_blank(bytes, i + 1);
+    }
+    Some(entries)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn object_entries_are_read_at_any_depth() {
+        let deep = format!("{{\"a\":{}1{},\"b\\u0021\":\"x\"}}", "[".repeat(300), "]".repeat(300));
+        let entries = object_entries(&deep).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!((entries[1].0.as_str(), entries[1].1), ("b!", "\"x\""));
+        assert_eq!(object_entries("[1]"), None);
+    }
 
     #[test]
     fn paths_are_read_back() {

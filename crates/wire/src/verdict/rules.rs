@@ -301,7 +301,10 @@ impl Check for ModelSettingsDeltaPart {
 
 impl Check for InstructionDeltaPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("id", &self.id, |w, v| v.check(w));
+        w.value("id", &self.id, |w, v| {
+            validators::instruction_id(w, v);
+            v.check(w)
+        });
         w.nullable("content", &self.content, |w, v| v.check(w));
         w.field("base_hash", &self.base_hash, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
@@ -822,12 +825,18 @@ impl Check for InstructionPart {
             |w, v| v.check(w),
         );
         w.field("name", &self.name, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
+        w.field("id", &self.id, Null::Allowed, |w, v| {
+            validators::instruction_id(w, v);
+            v.check(w)
+        });
         w.field(
             "part_kind",
             &self.part_kind,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
+            |w, v| {
+                validators::instruction_tag(w, v);
+                v.check(w)
+            },
         );
         w.extra(&self.extra);
     }
@@ -835,7 +844,10 @@ impl Check for InstructionPart {
 
 impl Check for InstructionDigest {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
+        w.field("id", &self.id, Null::Allowed, |w, v| {
+            validators::instruction_id(w, v);
+            v.check(w)
+        });
         w.field(
             "dynamic",
             &self.dynamic,

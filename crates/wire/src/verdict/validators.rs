@@ -242,13 +242,9 @@ pub(crate) fn int_values(w: &mut Walker<'_>, details: &RawJson) {
     if plain_int_values(details.get().as_bytes()) {
         return;
     }
-    let Ok(Value::Object(entries)) = details.try_to_value() else {
-        return;
-    };
-    for (key, value) in &entries {
-        let written = value.to_string();
-        if let Some((error_type, message)) = super::lax::int_error(&written) {
-            w.report_under(key, error_type, message);
+    for (key, value) in super::locate::object_entries(details.get()).unwrap_or_default() {
+        if let Some((error_type, message)) = super::lax::int_error(value) {
+            w.report_under(&key, error_type, message);
         }
     }
 }
@@ -275,7 +271,10 @@ fn plain_int_values(bytes: &[u8]) -> bool {
         if bytes.get(at) == Some(&b'-') {
             at += 1;
         }
-        let digits = bytes[at.min(bytes.len())..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = bytes[at.min(bytes.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
         if digits == 0 || digits > super::lax::MAX_INT_DIGITS {
             return false;
         }
@@ -283,5 +282,30 @@ fn plain_int_values(bytes: &[u8]) -> bool {
         if bytes.get(at) == Some(&b',') {
             at += 1;
         }
+    }
+}
+
+/// `InstructionId | None` (`InstructionDeltaPart.id`, `InstructionPart.id`, ...): the wire form is
+/// a string (one with an unknown namespace loads as `None`); the validation schema also takes
+/// the dataclass as an object, which needs its `source`. Anything else is `dataclass_type`.
+pub(crate) fn instruction_id(w: &mut Walker<'_>, id: &RawJson) {
+    if id.is_null() || id.is_string() {
+        return;
+    }
+    if !id.is_object() {
+        w.report("dataclass_type", "Input should be an object");
+        return;
+    }
+    let entries = super::locate::object_entries(id.get()).unwrap_or_default();
+    if !entries.iter().any(|(key, _)| key == "source") {
+        w.report_at(Segment::Key("source"), "missing", "Field required");
+    }
+}
+
+/// `part_kind: Literal['instruction']` of an instruction block, which the baseline's
+/// discriminator (`_baseline_block_kind`) selects for any tag but `instruction-digest`.
+pub(crate) fn instruction_tag(w: &mut Walker<'_>, part_kind: &str) {
+    if part_kind != "instruction" {
+        w.report("literal_error", "Input should be 'instruction'");
     }
 }
