@@ -147,6 +147,18 @@ CASES = {
     "surrogate pair in args": res(CALL % ',"args":{"a":"\\ud83d\\ude00"}'),
     "lone surrogate in unknown key value": req(RET % ',"x":"\\ud800"'),
     "long integer in args": res(CALL % (',"args":{"a":%s}' % ("9" * 4301))),
+    # Opaque values pydantic validates.
+    "force_download yes": req('{"content":[{"url":"u","kind":"image-url","force_download":"yes"}],"part_kind":"user-prompt"}'),
+    "force_download integer 2": req('{"content":[{"url":"u","kind":"image-url","force_download":2}],"part_kind":"user-prompt"}'),
+    "cost decimal string": usage('"cost":"0.50"'),
+    "cost not a decimal": usage('"cost":"off"'),
+    "cost nan": usage('"cost":"NaN"'),
+    "cost bool": usage('"cost":true'),
+    "duration iso": res(TEXT % "", ',"failed_attempts":[{"model_name":"m","outcome":"error","timestamp":"2025-01-01T00:00:00Z","duration":"PT1.5S"}]'),
+    "duration numeric string": res(TEXT % "", ',"failed_attempts":[{"model_name":"m","outcome":"error","timestamp":"2025-01-01T00:00:00Z","duration":"1.5"}]'),
+    "duration null": res(TEXT % "", ',"failed_attempts":[{"model_name":"m","outcome":"error","timestamp":"2025-01-01T00:00:00Z","duration":null}]'),
+    "instruction delta id array": req('{"id":[1],"content":"x","part_kind":"instruction-delta"}'),
+    "instruction delta id object without source": req('{"id":{"name":"n"},"content":"x","part_kind":"instruction-delta"}'),
     # Ignored computed fields and unknown keys.
     "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
     "unknown key": req(USER % ',"future_key":{"a":1}'),
