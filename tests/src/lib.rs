@@ -4,14 +4,16 @@
 use msgflow_sanitize::{check, repair, RepairOptions, Violation, ViolationKind};
 use msgflow_wire::ModelMessage;
 
-/// What `repair` guarantees for any history, checked in both modes (`repair_last_response` on
-/// and off): with it on, no dangling call and no orphan result is left; either way a second
-/// repair changes nothing, the report prints, and the repaired history survives a trip through
-/// JSON unchanged. Panics, naming the broken guarantee, otherwise.
+/// What `repair` guarantees for any history, checked in every mode (`repair_last_response` and
+/// `resolve_remaining` on and off): with the first on, no dangling call and no orphan result is
+/// left; with the second on, no empty message and no builtin call without its return; either way
+/// a second repair changes nothing, the report prints, and the repaired history survives a trip
+/// through JSON unchanged. Panics, naming the broken guarantee, otherwise.
 pub fn assert_repair_guarantees(history: &[ModelMessage]) {
-    for repair_last_response in [true, false] {
+    for (repair_last_response, resolve_remaining) in [(true, false), (false, false), (true, true), (false, true)] {
         let options = RepairOptions {
             repair_last_response,
+            resolve_remaining,
             ..RepairOptions::default()
         };
         let once = repair(history.to_vec(), &options);
@@ -19,6 +21,13 @@ pub fn assert_repair_guarantees(history: &[ModelMessage]) {
         if repair_last_response {
             let left = unpaired(&once.history);
             assert!(left.is_empty(), "repair left {left:?}");
+        }
+        if resolve_remaining {
+            let left: Vec<Violation> = check(&once.history)
+                .into_iter()
+                .filter(|v| matches!(v.kind, ViolationKind::EmptyMessage | ViolationKind::BuiltinCallWithoutReturn))
+                .collect();
+            assert!(left.is_empty(), "repair with resolve_remaining left {left:?}");
         }
         let twice = repair(once.history.clone(), &options);
         assert!(twice.history == once.history, "repair is not idempotent");

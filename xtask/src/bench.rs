@@ -124,6 +124,7 @@ const SERIALISE: &str = "serialise";
 const PARSE_SERIALISE: &str = "parse-serialise";
 const CANONICAL: &str = "canonical-roundtrip";
 const CHECK: &str = "check";
+const VERDICT: &str = "verdict";
 const REPAIR: &str = "repair";
 const LIMIT: &str = "ignored-any";
 const READ_FILE: &str = "read-file";
@@ -177,6 +178,7 @@ const JOBS: &[Job] = &[
     Job::Msgflow(PARSE_SERIALISE, Memory::Default),
     Job::Msgflow(CANONICAL, Memory::Default),
     Job::Msgflow(CHECK, Memory::Default),
+    Job::Msgflow(VERDICT, Memory::Default),
     Job::Msgflow(REPAIR, Memory::Default),
     Job::Msgflow(CHECK_COLD, Memory::Default),
     Job::Msgflow(REPAIR_COLD, Memory::Default),
@@ -711,6 +713,7 @@ const OPERATION_ROWS: &[(&str, &str)] = &[
     (PARSE_SERIALISE_KEPT, "(memory kept) msgflow parse + serialise"),
     (CANONICAL, "msgflow wire -> canonical -> wire"),
     (CHECK, "msgflow `check`"),
+    (VERDICT, "msgflow loadability verdict (`verdict::verdict`)"),
     (REPAIR, "msgflow `repair` (library)"),
     (CHECK_COLD, "(diagnostic) `check`, caches emptied"),
     (REPAIR_COLD, "(diagnostic) `repair`, caches emptied"),
@@ -843,6 +846,13 @@ fn targets(results: &Results) -> Vec<Target> {
             dataset,
             (PARSE_SERIALISE_KEPT, LIMIT),
             Goal::AtMost(3.0),
+        ));
+        rows.push(ratio_target(
+            results,
+            format!("loadability verdict <= 10% of parse time, {dataset}"),
+            dataset,
+            (VERDICT, PARSE),
+            Goal::AtMost(0.10),
         ));
         rows.push(ratio_target(
             results,

@@ -68,6 +68,7 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
             let options = RepairOptions {
                 content: PYDANTIC_AI_SYNTHESIZED_CONTENT.to_owned(),
                 repair_last_response,
+                ..RepairOptions::default()
             };
             let repaired = repair(history.clone(), &options);
             let actual = msgflow_wire::to_vec(&repaired.history)?;

@@ -106,6 +106,15 @@ pub struct OutputArgs {
     pub backup: bool,
 }
 
+/// Whether a history that pydantic-ai would not load may be written.
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct StrictArgs {
+    /// Refuse to write a history pydantic-ai 2.68.0 would not load (exit 2, nothing written, the
+    /// input untouched). Without it such a history is written, with a warning naming the first reason.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 /// Where a report goes.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ReportOutputArgs {
@@ -122,6 +131,8 @@ pub struct FmtArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
     /// Write nothing; exit 1 if an input is not already in compact form.
     #[arg(long, conflicts_with_all = ["output", "in_place"])]
     pub check: bool,
@@ -272,6 +283,8 @@ pub struct WireArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
 }
 
 /// `msgflow check`.
@@ -300,9 +313,16 @@ pub struct RepairArgs {
     /// The content of the results synthesized for dangling tool calls.
     #[arg(long, value_name = "TEXT")]
     pub message: Option<String>,
+    #[command(flatten)]
+    pub strict: StrictArgs,
     /// Leave the dangling calls of the last response alone (a run that will still answer them).
     #[arg(long)]
     pub keep_last_response: bool,
+    /// Also resolve what pydantic-ai's repair leaves, where nothing is lost silently: remove
+    /// builtin tool calls without their return and messages without parts (each kept whole in
+    /// the report). Without it the output is exactly pydantic-ai's.
+    #[arg(long)]
+    pub resolve_remaining: bool,
     /// Also write the list of changes as JSON to FILE (single input only).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -374,6 +394,7 @@ const FMT_HELP: &str = concat!(
     "  msgflow fmt --in-place -r histories/            # batch: every *.json, in parallel\n",
     "  msgflow fmt --check histories/                  # exit 1 if any file would change\n\n",
     "The output has no trailing newline, exactly like pydantic-ai's dump_json.\n",
+    "A history pydantic-ai 2.68.0 would not load is written with a warning, or refused with --strict.\n",
     "In batch mode fmt needs --in-place or -o DIR.\n\n",
     "With --check, exit status 1 means some input is not in compact form.\n\n",
     exit_codes_text!()
@@ -430,7 +451,10 @@ const REPAIR_HELP: &str = concat!(
     "  msgflow repair --in-place --backup --report changes.json history.json\n",
     "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n",
     "  msgflow repair --provider anthropic history.json  # then Anthropic's own rules\n\n",
-    "The changes are listed on stderr, one per line. A successful repair exits 0.\n\n",
+    "The changes are listed on stderr, one per line, then every problem `msgflow check` still finds in\n",
+    "the output, with why it was left. Exit 0: the output passes `check`; exit 1: the output was written\n",
+    "but problems remain (pydantic-ai's own repair leaves them; --resolve-remaining fixes some).\n",
+    "A history pydantic-ai 2.68.0 would not load is written with a warning, or refused with --strict.\n\n",
     exit_codes_text!()
 );
 

@@ -100,6 +100,14 @@ pub trait FileCommand: Sync {
     /// Whether the output is a history or a report.
     fn mode(&self) -> Mode;
 
+    /// Whether a history this command writes must be one pydantic-ai 2.68.0 loads (`--strict`).
+    /// Every history a command writes is judged either way: with `strict` a history pydantic-ai
+    /// would refuse is a failure (exit 2, nothing written, the input untouched); without it, it
+    /// is written with one warning line naming the first reason.
+    fn strict(&self) -> bool {
+        false
+    }
+
     /// Processes one input. Must not write anywhere itself: the runner delivers the output.
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure>;
 }
@@ -289,6 +297,12 @@ fn process_and_deliver(
     };
     let mut stderr = processed.notes.clone();
     let status = processed.status;
+    if let Some(history) = &processed.history {
+        match loadability_warning(history, command.strict()) {
+            Ok(warning) => stderr.extend(warning.map(|warning| format!("msgflow: warning: {label}: {warning}\n"))),
+            Err(failure) => return (failure.status, stderr + &failure.render(label), None),
+        }
+    }
     if command.mode() != Mode::Transform {
         return match processed.into_bytes() {
             Ok(report) => (status, stderr, Some(report)),
@@ -328,6 +342,30 @@ fn process_and_deliver(
             (Status::Invalid, stderr, None)
         }
     }
+}
+
+/// pydantic-ai 2.68.0's verdict on a history about to be written: `None` when it would load it,
+/// else the warning to print, or with `strict` the failure that stops the write.
+fn loadability_warning(history: &[msgflow_wire::ModelMessage], strict: bool) -> Result<Option<String>, Failure> {
+    let verdict = msgflow_wire::verdict::verdict(history);
+    let Some(first) = verdict.reasons().first() else {
+        return Ok(None);
+    };
+    let more = match verdict.reasons().len() - 1 {
+        0 => String::new(),
+        1 => " (and 1 more reason)".to_owned(),
+        more => format!(" (and {more} more reasons)"),
+    };
+    if strict {
+        return Err(Failure::invalid(
+            format!("refusing to write a history pydantic-ai 2.68.0 would not load: {first}{more}"),
+            Some("`msgflow check` lists every reason; without --strict the history is written with a warning".to_owned()),
+        ));
+    }
+    Ok(Some(format!(
+        "the output would not load in pydantic-ai 2.68.0: {first}{more} (`msgflow check` lists every reason; \
+         --strict refuses to write it)"
+    )))
 }
 
 /// Writes a report (or a transformed history bound for stdout) to `output` or stdout.

@@ -812,13 +812,86 @@ fn repair_fixes_dangling_calls_and_reports_every_change() -> TestResult {
 #[test]
 fn repair_can_leave_the_last_response_alone() -> TestResult {
     let original = fs::read(fixture("interrupted-end.json"))?;
+    // The calls stay dangling on purpose: the output is written, and exit 1 says what is left.
     msgflow()?
         .args(["repair", "--keep-last-response"])
         .arg(fixture("interrupted-end.json"))
         .assert()
-        .success()
+        .code(1)
         .stdout(original)
-        .stderr("");
+        .stderr(predicate::str::contains("left: dangling tool call at message").and(predicate::str::contains(
+            "why: left on purpose: --keep-last-response leaves the last response's calls for the run to answer",
+        )));
+    Ok(())
+}
+
+#[test]
+fn repair_exits_1_naming_what_pydantic_ai_repair_leaves_and_resolves_it_on_request() -> TestResult {
+    // An empty response pydantic-ai's repair keeps, and a builtin call no builtin return answers.
+    let history = r#"[{"parts":[{"content":"search","timestamp":"2025-01-02T03:04:05Z","part_kind":"user-prompt"}],"kind":"request"},{"parts":[],"model_name":"m","timestamp":"2025-01-02T03:04:06Z","kind":"response"},{"parts":[{"tool_name":"web_search","args":{"q":"x"},"tool_call_id":"b1","part_kind":"builtin-tool-call"},{"content":"Searching.","part_kind":"text"}],"model_name":"m","timestamp":"2025-01-02T03:04:07Z","kind":"response"}]"#;
+    let dir = tempfile::tempdir()?;
+    let report = dir.path().join("report.json");
+    let plain = msgflow()?.arg("repair").write_stdin(history).output()?;
+    assert_eq!(plain.status.code(), Some(1));
+    let stderr = String::from_utf8(plain.stderr)?;
+    assert!(stderr.contains("left: empty message at message 1"), "{stderr}");
+    assert!(stderr.contains("left: builtin tool call without its return at message 2, part 0"), "{stderr}");
+    assert!(stderr.contains("--resolve-remaining removes"), "{stderr}");
+
+    let resolved = msgflow()?
+        .args(["repair", "--resolve-remaining", "--report"])
+        .arg(&report)
+        .write_stdin(history)
+        .output()?;
+    assert_eq!(resolved.status.code(), Some(0), "{}", String::from_utf8_lossy(&resolved.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&fs::read(&report)?)?;
+    let changes: Vec<&str> = report["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|change| change["change"].as_str())
+        .collect();
+    // In input order: the empty response (message 1), then the builtin call (message 2, part 0).
+    assert_eq!(changes, ["removed-empty-message", "removed-builtin-call"]);
+    assert_eq!(report["changes"][1]["part"]["tool_name"], "web_search");
+    assert_eq!(report["remaining"], serde_json::json!([]));
+    msgflow()?.arg("check").write_stdin(resolved.stdout).assert().success();
+    Ok(())
+}
+
+#[test]
+fn strict_refuses_to_write_what_pydantic_ai_would_not_load_and_leaves_the_input_untouched() -> TestResult {
+    // `usage: null` on a response: msgflow reads it (lossless), pydantic-ai 2.68.0 refuses it.
+    let compact = fs::read_to_string(fixture("coding-agent-session.json"))?;
+    let mut history: serde_json::Value = serde_json::from_str(&compact)?;
+    let response = history
+        .as_array_mut()
+        .and_then(|messages| messages.iter_mut().find(|message| message["kind"] == "response"))
+        .ok_or("no response in the fixture")?;
+    response["usage"] = serde_json::Value::Null;
+    let unloadable = serde_json::to_string(&history)?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("history.json");
+    fs::write(&file, &unloadable)?;
+    for command in ["fmt", "repair"] {
+        msgflow()?
+            .args([command, "--strict", "--in-place"])
+            .arg(&file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "refusing to write a history pydantic-ai 2.68.0 would not load: ",
+            ))
+            .stderr(predicate::str::contains(".usage"));
+        assert_eq!(fs::read_to_string(&file)?, unloadable, "{command} --strict changed its input");
+        // Without --strict: written, with one warning line.
+        let written = msgflow()?.arg(command).arg(&file).output()?;
+        assert!(written.stdout == unloadable.as_bytes(), "{command} changed the history");
+        let stderr = String::from_utf8(written.stderr)?;
+        assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+        assert!(stderr.contains("the output would not load in pydantic-ai 2.68.0"), "{stderr}");
+    }
+    msgflow()?.args(["fmt", "--strict"]).arg(fixture("coding-agent-session.json")).assert().success().stderr("");
     Ok(())
 }
 
@@ -951,5 +1024,31 @@ fn stats_says_which_token_counts_do_not_fit_its_sums() -> TestResult {
         .assert()
         .success()
         .stdout(predicate::str::contains("left out of the sums: usage.output_tokens = 1111"));
+    Ok(())
+}
+
+#[test]
+fn check_says_whether_pydantic_ai_would_load_the_history() -> TestResult {
+    let loadable = fs::read(fixture("coding-agent-session.json"))?;
+    let output = msgflow()?.args(["check", "--json"]).write_stdin(loadable).output()?;
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    assert_eq!(report["pydantic_ai_loadable"], true);
+
+    // A leap second: msgflow reads it, pydantic-ai 2.68.0 refuses it.
+    let leap = r#"[{"parts":[{"content":"hi","timestamp":"2016-12-31T23:59:60Z","part_kind":"user-prompt"}],"kind":"request"}]"#;
+    let output = msgflow()?.args(["check", "--json"]).write_stdin(leap).output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    assert_eq!(report["pydantic_ai_loadable"], false);
+    let violation = &report["violations"][0];
+    assert_eq!((&violation["kind"], &violation["message_index"], &violation["part_index"]), (&"not-loadable".into(), &0.into(), &0.into()));
+    let detail = violation["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("$[0].parts[0].timestamp (line 1, column "), "{detail}");
+    msgflow()?
+        .arg("check")
+        .write_stdin(leap)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("pydantic-ai 2.68.0 would not load the history at message 0, part 0"));
     Ok(())
 }

@@ -1,8 +1,5 @@
 //! [`check`]: what is wrong with a history, located, without changing it.
 
-use std::collections::VecDeque;
-
-use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 
 use msgflow_wire::verdict::Verdict;
@@ -82,6 +79,19 @@ impl ViolationKind {
             ViolationKind::TypedPartMismatch => "fix the part, or remove its `tool_kind` if it is an ordinary tool",
             ViolationKind::NotLoadable => "fix the value at that path to what pydantic-ai expects there",
         }
+    }
+
+    /// Whether a violation of this kind means pydantic-ai 2.68.0 refuses to load the whole
+    /// history (`check --json`'s `pydantic_ai_loadable`): the verdict's reasons, and the unknown or
+    /// mismatched parts it reports under their own kinds.
+    pub fn refuses_loading(self) -> bool {
+        matches!(
+            self,
+            ViolationKind::NotLoadable
+                | ViolationKind::UnknownPartKind
+                | ViolationKind::UnknownContentKind
+                | ViolationKind::TypedPartMismatch
+        )
     }
 }
 
@@ -263,8 +273,7 @@ fn structural(history: &[ModelMessage]) -> Vec<Violation> {
     let mut scan = Scan {
         collector: Collector::new(history),
         matcher: pairing::Matcher::with_capacity(history.len()),
-        open_builtin: HashMap::new(),
-        builtin_without_id: Vec::new(),
+        builtin: pairing::BuiltinMatcher::default(),
         requests: Vec::with_capacity(history.len() / 2 + 1),
     };
     let last = history.len().checked_sub(1);
@@ -292,10 +301,8 @@ struct Scan<'a> {
     collector: Collector<'a>,
     /// pydantic-ai's matching walk; also tells orphans and duplicate ids.
     matcher: pairing::Matcher<'a>,
-    /// Builtin calls waiting for their builtin return, by id, oldest first.
-    open_builtin: HashMap<&'a str, VecDeque<Pos>>,
-    /// Builtin calls without an id (nothing can answer them).
-    builtin_without_id: Vec<Pos>,
+    /// Builtin calls waiting for their builtin return.
+    builtin: pairing::BuiltinMatcher<'a>,
     /// The indices of the requests seen so far.
     requests: Vec<usize>,
 }
@@ -324,20 +331,11 @@ impl<'a> Scan<'a> {
                     typed::call_problem(false, &call.tool_kind, &call.tool_name, &call.args)
                 }
                 ModelResponsePart::BuiltinToolCall(call) => {
-                    match call.tool_call_id.get() {
-                        Some(id) => self.open_builtin.entry(id.as_str()).or_default().push_back(pos),
-                        None => self.builtin_without_id.push(pos),
-                    }
+                    self.builtin.call(pos, &call.tool_call_id);
                     typed::call_problem(true, &call.tool_kind, &call.tool_name, &call.args)
                 }
                 ModelResponsePart::BuiltinToolReturn(ret) => {
-                    if let Some(queue) = ret
-                        .tool_call_id
-                        .get()
-                        .and_then(|id| self.open_builtin.get_mut(id.as_str()))
-                    {
-                        queue.pop_front();
-                    }
+                    self.builtin.ret(&ret.tool_call_id);
                     typed::return_problem(true, &ret.tool_kind, &ret.outcome, &ret.tool_name, &ret.content)
                 }
                 ModelResponsePart::Unknown(object) => {
@@ -469,10 +467,7 @@ impl<'a> Scan<'a> {
         // Builtin calls need their builtin return later in the same response or in a later
         // response (matched by id, oldest call first): providers co-locate them, and some
         // (Anthropic tool search) return in a later response.
-        let mut unanswered: Vec<(Pos, bool)> = self.builtin_without_id.iter().map(|&pos| (pos, true)).collect();
-        unanswered.extend(self.open_builtin.into_values().flatten().map(|pos| (pos, false)));
-        unanswered.sort_unstable_by_key(|(pos, _)| (pos.message, pos.part));
-        for (pos, missing_id) in unanswered {
+        for (pos, missing_id) in self.builtin.finish() {
             let detail = if missing_id {
                 "it has no tool_call_id, so no builtin-tool-return can match it"
             } else {

@@ -22,6 +22,7 @@
 mod check;
 mod legacy;
 mod pairing;
+mod remaining;
 mod repair;
 mod report;
 mod turns;
@@ -33,5 +34,6 @@ pub use repair::{
     repair, Repair, RepairOptions, DEFAULT_SYNTHESIZED_CONTENT, PYDANTIC_AI_SYNTHESIZED_CONTENT,
     SYNTHESIZED_METADATA_KEY,
 };
+pub use remaining::{remaining, Remaining};
 pub use report::{Change, MoveReason, RepairReport};
 pub use turns::{opens_turn, Turns};

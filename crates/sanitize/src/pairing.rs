@@ -254,3 +254,39 @@ impl<'a> Matcher<'a> {
         self.walk
     }
 }
+
+/// Builtin tool calls waiting for their `builtin-tool-return`: providers co-locate the two in
+/// one response, and some (Anthropic tool search) return in a later response, so a return
+/// answers the oldest open builtin call with its id in the same or an earlier response.
+/// pydantic-ai's repair does not pair builtin parts at all; `check` reports the unanswered ones
+/// and repair's opt-in `resolve_remaining` removes them. Fed one part at a time, linear.
+#[derive(Default)]
+pub(crate) struct BuiltinMatcher<'a> {
+    open: HashMap<&'a str, VecDeque<Pos>>,
+    without_id: Vec<Pos>,
+}
+
+impl<'a> BuiltinMatcher<'a> {
+    /// A `builtin-tool-call` at `pos`.
+    pub(crate) fn call(&mut self, pos: Pos, id: &'a Field<String>) {
+        match id.get() {
+            Some(id) => self.open.entry(id.as_str()).or_default().push_back(pos),
+            None => self.without_id.push(pos),
+        }
+    }
+
+    /// A `builtin-tool-return`: answers the oldest open call with its id.
+    pub(crate) fn ret(&mut self, id: &Field<String>) {
+        if let Some(queue) = id.get().and_then(|id| self.open.get_mut(id.as_str())) {
+            queue.pop_front();
+        }
+    }
+
+    /// The calls no return answered, in history order, each with whether it lacks an id.
+    pub(crate) fn finish(self) -> Vec<(Pos, bool)> {
+        let mut unanswered: Vec<(Pos, bool)> = self.without_id.into_iter().map(|pos| (pos, true)).collect();
+        unanswered.extend(self.open.into_values().flatten().map(|pos| (pos, false)));
+        unanswered.sort_unstable_by_key(|(pos, _)| (pos.message, pos.part));
+        unanswered
+    }
+}

@@ -32,6 +32,11 @@ pub struct RepairOptions {
     /// `repair_last_response`). Default `true`; `false` leaves that live frontier alone, for a
     /// run that will still execute or answer those calls.
     pub repair_last_response: bool,
+    /// Also resolve what pydantic-ai's repair leaves and `check` reports, where nothing is lost
+    /// silently: builtin tool calls without their `builtin-tool-return` and messages without parts
+    /// (but a trailing empty request, pydantic-ai's frontier) are removed, each kept whole in the
+    /// report. Default `false`: the output is then exactly pydantic-ai's.
+    pub resolve_remaining: bool,
 }
 
 impl Default for RepairOptions {
@@ -39,6 +44,7 @@ impl Default for RepairOptions {
         Self {
             content: DEFAULT_SYNTHESIZED_CONTENT.to_owned(),
             repair_last_response: true,
+            resolve_remaining: false,
         }
     }
 }
@@ -186,6 +192,16 @@ impl Work {
         }
     }
 
+    /// Whether the message has no parts (as read, or tracked).
+    fn is_empty(&self) -> bool {
+        match (&self.tracked, &self.message) {
+            (Some(TrackedParts::Request(parts)), _) => parts.is_empty(),
+            (Some(TrackedParts::Response(parts)), _) => parts.is_empty(),
+            (None, ModelMessage::Request(request)) => request.parts.is_empty(),
+            (None, ModelMessage::Response(response)) => response.parts.is_empty(),
+        }
+    }
+
     /// The message's own fields (every key but `parts`) as JSON.
     fn own_fields(&mut self) -> serde_json::Value {
         match &mut self.message {
@@ -238,6 +254,10 @@ struct Synthesized {
 /// (`msgflow_call_<message>_<part>`), reported as a change: pydantic-ai gives such a call a random
 /// id on load, and without an id the result synthesized for it could never answer it.
 ///
+/// With `options.resolve_remaining`, a pass between 2 and 3 removes the builtin calls no
+/// `builtin-tool-return` answers and the messages left without parts (not a trailing request),
+/// which pydantic-ai's repair keeps; pass 3 then merges the requests such a removal brings together.
+///
 /// Nothing is lost: removed parts and the fields a merge discards are in the report. Runs in
 /// linear time; deterministic and idempotent (repairing the output changes nothing).
 pub fn repair(mut history: Vec<ModelMessage>, options: &RepairOptions) -> Repair {
@@ -245,6 +265,11 @@ pub fn repair(mut history: Vec<ModelMessage>, options: &RepairOptions) -> Repair
     let plan = Plan::of(&mut history, options, &mut repairer.changes);
     let work = repairer.drop_orphans(history, &plan.orphans);
     let work = repairer.close_dangling(work, &plan.dangling, options);
+    let work = if options.resolve_remaining {
+        repairer.drop_unresolvable(work, &plan.unanswered_builtin)
+    } else {
+        work
+    };
     let work = repairer.merge_consecutive(work, &plan);
     repairer.finish(work)
 }
@@ -260,6 +285,8 @@ struct Plan {
     dangling: HashMap<usize, Vec<usize>>,
     /// The input requests with other content between their tool results, in input order.
     content_between_results: Vec<usize>,
+    /// The builtin calls no builtin return answers, in input order (only with `resolve_remaining`).
+    unanswered_builtin: Vec<Pos>,
 }
 
 impl Plan {
@@ -267,6 +294,7 @@ impl Plan {
     /// `changes`), so that the walk can match it.
     fn of(history: &mut [ModelMessage], options: &RepairOptions, changes: &mut Vec<Change>) -> Self {
         let mut matcher = pairing::Matcher::with_capacity(history.len());
+        let mut builtin = options.resolve_remaining.then(pairing::BuiltinMatcher::default);
         let mut orphans = Vec::new();
         let mut content_between_results = Vec::new();
         for (index, message) in history.iter_mut().enumerate() {
@@ -280,6 +308,17 @@ impl Plan {
                     matcher.response(index);
                     for (part, key) in pairing::calls_of(index, response.parts.iter()) {
                         matcher.call(Pos { message: index, part }, key);
+                    }
+                    if let Some(builtin) = builtin.as_mut() {
+                        for (part, response_part) in response.parts.iter().enumerate() {
+                            match response_part {
+                                ModelResponsePart::BuiltinToolCall(call) => {
+                                    builtin.call(Pos { message: index, part }, &call.tool_call_id);
+                                }
+                                ModelResponsePart::BuiltinToolReturn(ret) => builtin.ret(&ret.tool_call_id),
+                                _ => {}
+                            }
+                        }
                     }
                 }
                 ModelMessage::Request(request) => {
@@ -302,10 +341,14 @@ impl Plan {
             }
         }
         dangling.retain(|_, calls| !calls.is_empty());
+        let unanswered_builtin = builtin.map_or_else(Vec::new, |builtin| {
+            builtin.finish().into_iter().map(|(pos, _)| pos).collect()
+        });
         Plan {
             orphans,
             dangling,
             content_between_results,
+            unanswered_builtin,
         }
     }
 }
@@ -478,6 +521,52 @@ impl Repairer {
             repaired.push(Work::inserted(pending));
         }
         repaired
+    }
+
+    /// The opt-in pass (`resolve_remaining`, not pydantic-ai's): removes the builtin calls in
+    /// `unanswered` (input positions, in input order), then every message left without parts but
+    /// a trailing request. Runs after pass 2, so an empty request that received synthesized
+    /// results stays.
+    fn drop_unresolvable(&mut self, work: Vec<Work>, unanswered: &[Pos]) -> Vec<Work> {
+        let last_index = work.len().checked_sub(1);
+        let mut unanswered = unanswered.iter().copied().peekable();
+        let mut kept = Vec::with_capacity(work.len());
+        for (index, mut message) in work.into_iter().enumerate() {
+            let input = message.inputs.first;
+            if input.is_some() && unanswered.peek().map(|pos| pos.message) == input {
+                if let Some(parts) = message.response_parts() {
+                    for tracked in std::mem::take(parts) {
+                        match tracked.origin {
+                            Origin::Input(pos) if unanswered.next_if_eq(&pos).is_some() => {
+                                let tool_call_id = match &tracked.part {
+                                    ModelResponsePart::BuiltinToolCall(call) => call.tool_call_id.get().cloned(),
+                                    _ => None,
+                                };
+                                self.changes.push(Change::RemovedBuiltinCall {
+                                    input_message: pos.message,
+                                    input_part: pos.part,
+                                    tool_call_id,
+                                    part: Box::new(tracked.part),
+                                });
+                            }
+                            _ => parts.push(tracked),
+                        }
+                    }
+                }
+            }
+            let trailing_request = Some(index) == last_index && matches!(message.message, ModelMessage::Request(_));
+            if message.is_empty() && !trailing_request {
+                if let Some(input_message) = input {
+                    self.changes.push(Change::RemovedEmptyMessage {
+                        input_message,
+                        fields: message.own_fields(),
+                    });
+                    continue;
+                }
+            }
+            kept.push(message);
+        }
+        kept
     }
 
     /// Pass 3, pydantic-ai's `_merge_consecutive_messages`.

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use msgflow_wire::ModelRequestPart;
+use msgflow_wire::{ModelRequestPart, ModelResponsePart};
 use serde::Serialize;
 
 /// Every change a repair made, in a fixed order: first the removals of pass 1 (in input order),
-/// then, walking the output from its first message, for each output message: its insertion, its
+/// then those of the opt-in `resolve_remaining` pass (in input order), then, walking the output from its first message, for each output message: its insertion, its
 /// merge, then its inserted and moved parts in output order.
 ///
 /// Positions are zero-based. `input_*` fields refer to the history given to [`crate::repair`],
@@ -69,6 +69,26 @@ pub enum Change {
         tool_call_id: Option<String>,
         /// The removed part, exactly as it was.
         part: Box<ModelRequestPart>,
+    },
+    /// A `builtin-tool-call` no `builtin-tool-return` answers was removed (opt-in
+    /// `resolve_remaining`; pydantic-ai's repair keeps it); `part` is the part, whole.
+    RemovedBuiltinCall {
+        /// Its message in the input.
+        input_message: usize,
+        /// Its index in that message's parts.
+        input_part: usize,
+        /// Its `tool_call_id` (`None` when it has none).
+        tool_call_id: Option<String>,
+        /// The removed part, exactly as it was.
+        part: Box<ModelResponsePart>,
+    },
+    /// A message without parts (as read, or once its unanswered builtin calls were removed) was
+    /// removed (opt-in `resolve_remaining`; pydantic-ai's repair keeps it).
+    RemovedEmptyMessage {
+        /// The message's index in the input.
+        input_message: usize,
+        /// The message's own fields (every key but `parts`, `kind` included), as they were.
+        fields: serde_json::Value,
     },
     /// An interior request left empty by orphan removal was removed.
     RemovedEmptyRequest {
@@ -176,6 +196,26 @@ impl fmt::Display for Change {
             Change::RemovedEmptyRequest { input_message, .. } => {
                 write!(f, "removed input request {input_message}: it held only orphan results")
             }
+            Change::RemovedBuiltinCall {
+                input_message,
+                input_part,
+                tool_call_id,
+                part,
+            } => write!(
+                f,
+                "removed builtin tool call {} (tool `{}`) at input message {input_message}, part {input_part}: no \
+                 builtin-tool-return answers it (kept whole in the report)",
+                id_text(tool_call_id),
+                match part.as_ref() {
+                    ModelResponsePart::BuiltinToolCall(call) => call.tool_name.as_str(),
+                    _ => "?",
+                }
+            ),
+            Change::RemovedEmptyMessage { input_message, fields } => write!(
+                f,
+                "removed input message {input_message}: a {} without parts (its fields are kept in the report)",
+                fields.get("kind").and_then(serde_json::Value::as_str).unwrap_or("message")
+            ),
             Change::InsertedRequest { output_message } => {
                 write!(
                     f,

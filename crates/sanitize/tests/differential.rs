@@ -72,6 +72,7 @@ fn repair_matches_pydantic_ai_on_every_committed_case() {
             let options = RepairOptions {
                 content: PYDANTIC_AI_SYNTHESIZED_CONTENT.to_owned(),
                 repair_last_response,
+                ..RepairOptions::default()
             };
             let repaired = repair(history.clone(), &options);
             let actual_bytes = msgflow_wire::to_vec(&repaired.history).unwrap();

@@ -11,6 +11,7 @@ fn options(repair_last_response: bool) -> RepairOptions {
     RepairOptions {
         content: PYDANTIC_AI_SYNTHESIZED_CONTENT.to_owned(),
         repair_last_response,
+        ..RepairOptions::default()
     }
 }
 

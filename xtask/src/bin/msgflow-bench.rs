@@ -55,6 +55,9 @@ enum Operation {
     CanonicalRoundtrip,
     /// `msgflow_sanitize::check` of the parsed history.
     Check,
+    /// `msgflow_wire::verdict::verdict` of the parsed history: would pydantic-ai 2.68.0 load it
+    /// (the cost `check` and every history-writing command add to a parse).
+    Verdict,
     /// `msgflow_sanitize::repair` (default options) of a copy of the parsed history.
     Repair,
     /// `serde_json::from_slice::<IgnoredAny>`: validating the JSON and nothing else, the limit.
@@ -114,6 +117,7 @@ enum Output {
     HistoryAndBytes(Vec<ModelMessage>, Vec<u8>),
     Canonical(Vec<msgflow_canonical::CanonicalMessage>, Vec<ModelMessage>),
     Violations(Vec<msgflow_sanitize::Violation>),
+    Verdict(msgflow_wire::verdict::Verdict),
     Repair(msgflow_sanitize::Repair),
     /// Where `write-file` wrote.
     Written(PathBuf),
@@ -168,6 +172,7 @@ fn run_once(op: Operation, file: &Path, input: &[u8], parsed: &[ModelMessage], m
             Output::Canonical(canonical, back)
         }
         Operation::Check | Operation::CheckCold => Output::Violations(msgflow_sanitize::check(parsed)),
+        Operation::Verdict => Output::Verdict(msgflow_wire::verdict::verdict(parsed)),
         Operation::Repair | Operation::RepairCold => {
             let history = spare.history.context("repair needs a copy of the history")?;
             Output::Repair(msgflow_sanitize::repair(history, &RepairOptions::default()))
@@ -223,6 +228,10 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
             "roundtrip_equal": back.as_slice() == parsed,
         }),
         Output::Violations(violations) => serde_json::json!({ "violations": violations.len() }),
+        Output::Verdict(verdict) => serde_json::json!({
+            "loadable": verdict.is_loadable(),
+            "reasons": verdict.reasons().len(),
+        }),
         Output::Repair(repair) => serde_json::json!({
             "changes": repair.report.changes.len(),
             "messages_after": repair.history.len(),
@@ -282,6 +291,7 @@ fn main() -> Result<()> {
             | Operation::SerialiseWarm
             | Operation::CanonicalRoundtrip
             | Operation::Check
+            | Operation::Verdict
             | Operation::Repair
             | Operation::CheckCold
             | Operation::RepairCold

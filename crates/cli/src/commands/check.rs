@@ -4,9 +4,11 @@
 use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
 
-/// Checks each input; text (one violation per line) or JSON.
+/// Checks each input; text (one violation per line) or JSON. A history pydantic-ai 2.68.0
+/// would not load always has violations (`not-loadable` and the unknown or mismatched parts
+/// pydantic-ai refuses), so it exits 1.
 pub struct Check {
-    /// Print `{"valid": bool, "violations": [...]}` instead of text.
+    /// Print `{"valid": bool, "pydantic_ai_loadable": bool, "violations": [...]}` instead of text.
     pub json: bool,
     /// Check against this provider's rules instead (msgflow-providers).
     pub provider: Option<msgflow_providers::Provider>,
@@ -22,14 +24,19 @@ impl FileCommand for Check {
             return super::provider::check(source, provider, self.json);
         }
         let history = super::parse_history(source)?;
-        let violations = msgflow_sanitize::check(&history);
+        let violations = msgflow_sanitize::check_located(&history, source.input.as_str());
+        let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
         let status = if violations.is_empty() {
             Status::Ok
         } else {
             Status::Problems
         };
         let output = if self.json {
-            let document = serde_json::json!({ "valid": violations.is_empty(), "violations": violations });
+            let document = serde_json::json!({
+                "valid": violations.is_empty(),
+                "pydantic_ai_loadable": loadable,
+                "violations": violations,
+            });
             let mut text = serde_json::to_string_pretty(&document)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
             text.push('\n');

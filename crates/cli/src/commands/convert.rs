@@ -37,11 +37,18 @@ impl FileCommand for ToCanonical {
 }
 
 /// Converts canonical JSON back to a pydantic-ai history (compact form).
-pub struct ToWire;
+pub struct ToWire {
+    /// Refuse output pydantic-ai 2.68.0 would not load (`--strict`).
+    pub strict: bool,
+}
 
 impl FileCommand for ToWire {
     fn mode(&self) -> Mode {
         Mode::Transform
+    }
+
+    fn strict(&self) -> bool {
+        self.strict
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {

@@ -8,6 +8,8 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 pub struct Fmt {
     /// Only report whether the input is already in compact form.
     pub check: bool,
+    /// Refuse output pydantic-ai 2.68.0 would not load (`--strict`).
+    pub strict: bool,
 }
 
 impl FileCommand for Fmt {
@@ -17,6 +19,10 @@ impl FileCommand for Fmt {
         } else {
             Mode::Transform
         }
+    }
+
+    fn strict(&self) -> bool {
+        self.strict
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
@@ -51,7 +57,7 @@ mod tests {
     const COMPACT: &str = r#"[{"parts":[{"content":"hi","timestamp":"2025-01-02T03:04:05.678901Z","part_kind":"user-prompt"}],"timestamp":null,"instructions":null,"kind":"request","run_id":null,"conversation_id":null,"metadata":null,"state":"complete"}]"#;
 
     fn run(check: bool, input: &str) -> Result<Processed, Failure> {
-        Fmt { check }.process(&Source {
+        Fmt { check, strict: false }.process(&Source {
             label: "t.json",
             input: &msgflow_wire::Input::from(input.to_owned()),
         })

@@ -27,7 +27,10 @@ use crate::runner::{self, report_destination, Source};
 pub fn dispatch(cli: Cli) -> Status {
     match cli.command {
         Command::Fmt(args) => {
-            let command = fmt::Fmt { check: args.check };
+            let command = fmt::Fmt {
+                check: args.check,
+                strict: args.strict.strict,
+            };
             runner::run(&command, &args.input, &args.output)
         }
         Command::Show(args) => {
@@ -49,7 +52,12 @@ pub fn dispatch(cli: Cli) -> Status {
         Command::Canonical(args) => {
             runner::run(&convert::ToCanonical { pretty: args.pretty }, &args.input, &args.output)
         }
-        Command::Wire(args) => runner::run(&convert::ToWire, &args.input, &args.output),
+        Command::Wire(args) => {
+            let command = convert::ToWire {
+                strict: args.strict.strict,
+            };
+            runner::run(&command, &args.input, &args.output)
+        }
         Command::Check(args) => {
             let command = check::Check { json: args.json, provider: args.provider };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
@@ -66,10 +74,12 @@ pub fn dispatch(cli: Cli) -> Status {
                 options.content.clone_from(message);
             }
             options.repair_last_response = !args.keep_last_response;
+            options.resolve_remaining = args.resolve_remaining;
             let command = repair::Repair {
                 options,
                 report: args.report.clone(),
                 provider: args.provider,
+                strict: args.strict.strict,
             };
             runner::run(&command, &args.input, &args.output)
         }
