@@ -34,7 +34,8 @@ pub struct Rule {
     pub documentation: &'static str,
     /// What `repair --provider` does about it.
     pub repair: &'static str,
-    /// Whether `repair --provider` fixes it.
+    /// Whether `repair --provider` always fixes it (`false`: it fixes the common cause, such as a
+    /// dangling call, or nothing; `repair` says so for what it leaves).
     pub fixable: bool,
 }
 
@@ -47,8 +48,8 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         provider_error: "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
         // "Tool result blocks must immediately follow their corresponding tool use blocks in the message history."
         documentation: "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks",
-        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request",
-        fixable: true,
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request; a result a turn late (after another response) or calls sharing an id are left as they are",
+        fixable: false,
     },
     Rule {
         id: "anthropic/unexpected-tool-result",
@@ -101,8 +102,8 @@ pub const OPENAI_CHAT_RULES: &[Rule] = &[
         requirement: "an assistant message with `tool_calls` is followed by one tool message per call",
         provider_error: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
         documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
-        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request",
-        fixable: true,
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call, right after the results of the next request; a result a turn late (after another response) or calls sharing an id are left as they are",
+        fixable: false,
     },
     Rule {
         id: "openai-chat/tool-without-call",
@@ -122,16 +123,16 @@ pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
         requirement: "every `function_call_output` answers a `function_call` earlier in the input",
         provider_error: "No tool call found for function call output with call_id {}.",
         documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
-        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report)",
-        fixable: true,
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result a turn late (after another response) or calls sharing an id are left as they are",
+        fixable: false,
     },
     Rule {
         id: "openai-responses/call-without-output",
         requirement: "every `function_call` has its `function_call_output` in the input",
         provider_error: "No tool output found for function call {}.",
         documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
-        repair: "pydantic-ai's repair synthesizes an interrupted result for the call",
-        fixable: true,
+        repair: "pydantic-ai's repair synthesizes an interrupted result for the call; a result a turn late (after another response) or calls sharing an id are left as they are",
+        fixable: false,
     },
 ];
 
@@ -142,8 +143,8 @@ pub const GEMINI_RULES: &[Rule] = &[
         requirement: "a model turn's function calls are answered, all of them, by the next turn's function responses",
         provider_error: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
         documentation: "https://ai.google.dev/gemini-api/docs/function-calling#multi-turn",
-        repair: "pydantic-ai's repair synthesizes an interrupted result for each unanswered call and drops results that answer none",
-        fixable: true,
+        repair: "pydantic-ai's repair synthesizes an interrupted result for each unanswered call and drops results that answer none; calls sharing an id in one turn, or results a turn late (after another response), are left as they are",
+        fixable: false,
     },
     Rule {
         id: "gemini/function-call-turn-order",
