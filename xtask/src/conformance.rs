@@ -101,6 +101,10 @@ pub fn run(args: &Args) -> Result<()> {
         let seed = args.seed.map_or_else(crate::conformance_verdict::seed_from_head, Ok)?;
         crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
     }));
+    results.push(check("streaming: pydantic-ai's parts manager and run_stream_events logs", || {
+        let seed = crate::conformance_stream::seed(args.seed)?;
+        crate::conformance_stream::run(&python, &work, seed)
+    }));
 
     let failed: Vec<&str> = results
         .iter()

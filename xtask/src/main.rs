@@ -9,6 +9,7 @@ mod conformance_canonical;
 mod conformance_providers;
 mod conformance_context;
 mod conformance_repair;
+mod conformance_stream;
 mod conformance_verdict;
 mod fixtures;
 mod media_conformance;

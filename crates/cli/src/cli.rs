@@ -65,6 +65,9 @@ pub enum Command {
     /// Move inline images, documents and audio out to content-addressed files, or back in.
     #[command(after_help = MEDIA_HELP)]
     Media(MediaArgs),
+    /// Rebuild the history a streamed run recorded from its event log (JSON Lines), interrupted streams included.
+    #[command(after_help = ASSEMBLE_HELP)]
+    Assemble(AssembleArgs),
     /// Export the tool-call registry (lifecycle of every tool call) as JSON, or guidance hints.
     #[command(after_help = TOOLS_HELP)]
     Tools(ToolsArgs),
@@ -344,6 +347,34 @@ pub struct ExportArgs {
     pub to: msgflow_providers::Provider,
 }
 
+/// `msgflow assemble`.
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// The event log: pydantic-ai stream events, one JSON object per line; `-` or nothing reads
+    /// standard input.
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The history the run started from: the assembled messages are appended to it (with
+    /// --in-place, this file is rewritten).
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// Report on stderr as one JSON object: events read, responses and parts built, whether the
+    /// stream completed, what was cut.
+    #[arg(long)]
+    pub json: bool,
+    /// The responses' `timestamp` (RFC 3339); the current time by default.
+    #[arg(long, value_name = "TIME")]
+    pub timestamp: Option<String>,
+    /// The responses' `model_name`.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
+    /// The responses' `provider_name`.
+    #[arg(long, value_name = "NAME")]
+    pub provider_name: Option<String>,
+}
+
 /// `msgflow tools`.
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
@@ -489,6 +520,19 @@ const EXPORT_HELP: &str = concat!(
     "The request equals what pydantic-ai 2.68.0's AnthropicModel (claude-sonnet-4-5), OpenAIChatModel (gpt-4o)\n",
     "and OpenAIResponsesModel (gpt-5) build with default settings and no tools. A history holding parts\n",
     "msgflow does not export exactly yet is refused with exit 2, naming the part; nothing is downloaded.\n\n",
+    exit_codes_text!()
+);
+
+const ASSEMBLE_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow assemble events.jsonl -o session.json\n",
+    "  msgflow assemble events.jsonl --history before.json | msgflow repair - -o session.json\n",
+    "  msgflow assemble events.jsonl --history session.json --in-place --backup --json\n\n",
+    "Response events are replayed as pydantic-ai 2.68.0's parts manager (`apply_event`) replays them;\n",
+    "tool results become the request between two responses. A log that ends before its stream did (no\n",
+    "final part_end, a last line cut mid-JSON) gives a response with state \"interrupted\" that keeps what was\n",
+    "streamed: text cut short, a tool call with its partial arguments; `msgflow repair` then answers the call.\n",
+    "stderr says what was built and what was cut. A malformed line is an error naming its line and column.\n\n",
     exit_codes_text!()
 );
 

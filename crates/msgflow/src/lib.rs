@@ -14,6 +14,8 @@
 //! * [`media`]: file items built in Rust exactly as pydantic-ai builds them (`msgflow_media`).
 //! * [`providers`]: the request pydantic-ai would send to Anthropic or OpenAI for a history, and
 //!   each provider's rules (`msgflow_providers`).
+//! * [`stream`]: pydantic-ai's streaming parts manager, event logs back to messages, interrupted
+//!   streams (`msgflow_stream`).
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
 //!   clamping, token counts (`msgflow_context`).
 //!
@@ -39,6 +41,7 @@ pub use msgflow_media as media;
 pub use msgflow_providers as providers;
 pub use msgflow_registry as registry;
 pub use msgflow_sanitize as sanitize;
+pub use msgflow_stream as stream;
 pub use msgflow_wire as wire;
 
 /// The README's examples, compiled and run as doctests.

@@ -33,8 +33,6 @@ pub struct Assemble {
     pub options: AssembleOptions,
     /// Report as one JSON object on stderr instead of text lines.
     pub json: bool,
-    /// Refuse output pydantic-ai 2.68.0 would not load (`--strict`).
-    pub strict: bool,
     /// Refuse input larger than this (`--max-input-bytes`), for the file read here.
     pub max_input_bytes: Option<u64>,
 }
@@ -42,10 +40,6 @@ pub struct Assemble {
 impl FileCommand for Assemble {
     fn mode(&self) -> Mode {
         Mode::Transform
-    }
-
-    fn strict(&self) -> bool {
-        self.strict
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {

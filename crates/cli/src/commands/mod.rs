@@ -1,6 +1,7 @@
 //! The subcommands. Each file-processing command implements [`crate::runner::FileCommand`];
 //! [`dispatch`] maps the parsed command line to one of them.
 
+mod assemble;
 mod check;
 mod convert;
 mod export;
@@ -99,6 +100,7 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             runner::run(&command, &args.input, &args.output)
         }
+        Command::Assemble(args) => assemble_command(&args),
         Command::Tools(args) => {
             let command = tools::Tools {
                 guidance: args.guidance,
@@ -163,6 +165,48 @@ pub(crate) use provider::parse_provider;
 /// Parses the input as a history, turning a parse error into a located [`Failure`].
 pub(crate) fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {
     source.input.parse().map_err(|err| Failure::from_parse_error(&err))
+}
+
+/// `msgflow assemble`: with --in-place the history is the runner's input (rewritten in place), else
+/// the event log is.
+fn assemble_command(args: &crate::cli::AssembleArgs) -> Status {
+    if runner::is_batch(&args.input) {
+        return crate::outcome::usage_error("assemble takes one event log", Some("run it once per log"));
+    }
+    let timestamp = match &args.timestamp {
+        Some(text) => match msgflow_wire::Timestamp::parse(text) {
+            Ok(timestamp) => timestamp,
+            Err(err) => return crate::outcome::usage_error(&format!("--timestamp {text:?}: {err}"), None),
+        },
+        None => assemble::now(),
+    };
+    let options = msgflow_stream::AssembleOptions {
+        timestamp: Some(timestamp),
+        model_name: args.model_name.clone(),
+        provider_name: args.provider_name.clone(),
+    };
+    let max_input_bytes = args.input.max_input_bytes;
+    let (inputs, input_args) = match (&args.history, args.output.in_place) {
+        (Some(history), true) => {
+            let Some(log) = args.input.files.first().filter(|path| path.as_os_str() != "-").cloned() else {
+                return crate::outcome::usage_error(
+                    "--in-place rewrites the --history file and needs the event log as a file",
+                    None,
+                );
+            };
+            let input = crate::cli::InputArgs { files: vec![history.clone()], ..args.input.clone() };
+            (assemble::Inputs::History { log }, input)
+        }
+        (None, true) => {
+            return crate::outcome::usage_error(
+                "--in-place rewrites the --history file; without one there is nothing to rewrite",
+                Some("use -o FILE"),
+            )
+        }
+        (history, false) => (assemble::Inputs::Log { history: history.clone() }, args.input.clone()),
+    };
+    let command = assemble::Assemble { inputs, options, json: args.json, max_input_bytes };
+    runner::run(&command, &input_args, &args.output)
 }
 
 fn completions(args: &CompletionsArgs) -> Status {
