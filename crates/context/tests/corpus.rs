@@ -53,6 +53,23 @@ fn kinds(history: &[ModelMessage], kind: ViolationKind) -> usize {
     check(history).iter().filter(|violation| violation.kind == kind).count()
 }
 
+/// What `check` says about calls and results.
+fn pairing(history: &[ModelMessage]) -> Vec<msgflow_sanitize::Violation> {
+    check(history)
+        .into_iter()
+        .filter(|violation| {
+            matches!(
+                violation.kind,
+                ViolationKind::DanglingCall
+                    | ViolationKind::OrphanReturn
+                    | ViolationKind::DuplicateCallId
+                    | ViolationKind::MisplacedReturn
+                    | ViolationKind::BuiltinCallWithoutReturn
+            )
+        })
+        .collect()
+}
+
 fn written(history: &[ModelMessage]) -> Vec<u8> {
     msgflow_wire::to_vec(history).expect("a parsed history is written")
 }
@@ -110,10 +127,12 @@ fn every_step_works_on_every_fixture_and_real_world_history() {
             ("clamp", &clamped),
             ("harness clamp", &harness_clamped),
         ] {
-            // Content changes; structure, pairing and what check says do not.
-            assert_eq!(check(changed), check(history), "{name}: {step}");
+            // Content changes; structure and pairing do not (whether pydantic-ai would load the
+            // content, which `check` also reports, is not a pairing question).
+            assert_eq!(pairing(changed), pairing(history), "{name}: {step}");
             let reread = msgflow_wire::from_slice(&written(changed)).expect("the output is a history");
-            assert_eq!(&reread, changed, "{name}: {step}");
+            // Compared as bytes: a NaN read from a verdict fixture never equals itself.
+            assert_eq!(written(&reread), written(changed), "{name}: {step}");
         }
         let mut twice = cleared.clone();
         assert!(clear_tool_results(&mut twice, 1).is_empty(), "{name}: clearing twice");
