@@ -25,7 +25,12 @@ pub fn assert_repair_guarantees(history: &[ModelMessage]) {
         if resolve_remaining {
             let left: Vec<Violation> = check(&once.history)
                 .into_iter()
-                .filter(|v| matches!(v.kind, ViolationKind::EmptyMessage | ViolationKind::BuiltinCallWithoutReturn))
+                .filter(|v| {
+                    matches!(
+                        v.kind,
+                        ViolationKind::EmptyMessage | ViolationKind::BuiltinCallWithoutReturn
+                    )
+                })
                 .collect();
             assert!(left.is_empty(), "repair with resolve_remaining left {left:?}");
         }

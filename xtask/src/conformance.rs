@@ -89,22 +89,34 @@ pub fn run(args: &Args) -> Result<()> {
     results.push(check("repair matches pydantic-ai repair_messages", || {
         crate::conformance_repair::run(&python, &work)
     }));
-    results.push(check("provider exports equal pydantic-ai's anthropic, openai-chat and openai-responses mapping", || {
-        let seed = crate::conformance_providers::seed(args.seed)?;
-        crate::conformance_providers::run(&crate::venv::providers_python()?, &work, seed)
-    }));
-    results.push(check("clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages", || {
-        let seed = crate::conformance_context::seed(args.seed)?;
-        crate::conformance_context::run(&crate::venv::context_python()?, &work, seed)
-    }));
-    results.push(check("verdict equals pydantic-ai's validate_json on mutations and real-world histories", || {
-        let seed = args.seed.map_or_else(crate::conformance_verdict::seed_from_head, Ok)?;
-        crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
-    }));
-    results.push(check("streaming: pydantic-ai's parts manager and run_stream_events logs", || {
-        let seed = crate::conformance_stream::seed(args.seed)?;
-        crate::conformance_stream::run(&python, &work, seed)
-    }));
+    results.push(check(
+        "provider exports equal pydantic-ai's anthropic, openai-chat and openai-responses mapping",
+        || {
+            let seed = crate::conformance_providers::seed(args.seed)?;
+            crate::conformance_providers::run(&crate::venv::providers_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
+        "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
+        || {
+            let seed = crate::conformance_context::seed(args.seed)?;
+            crate::conformance_context::run(&crate::venv::context_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
+        "verdict equals pydantic-ai's validate_json on mutations and real-world histories",
+        || {
+            let seed = args.seed.map_or_else(crate::conformance_verdict::seed_from_head, Ok)?;
+            crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
+        },
+    ));
+    results.push(check(
+        "streaming: pydantic-ai's parts manager and run_stream_events logs",
+        || {
+            let seed = crate::conformance_stream::seed(args.seed)?;
+            crate::conformance_stream::run(&python, &work, seed)
+        },
+    ));
 
     let failed: Vec<&str> = results
         .iter()
@@ -127,7 +139,11 @@ pub fn run(args: &Args) -> Result<()> {
 
 /// Runs one check, printing its outcome; returns its name and whether it passed.
 fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
-    if ONLY.get().and_then(Option::as_deref).is_some_and(|only| !name.contains(only)) {
+    if ONLY
+        .get()
+        .and_then(Option::as_deref)
+        .is_some_and(|only| !name.contains(only))
+    {
         println!("SKIP {name} (--only)");
         return (name, true);
     }

@@ -6,8 +6,8 @@
 mod bench;
 mod conformance;
 mod conformance_canonical;
-mod conformance_providers;
 mod conformance_context;
+mod conformance_providers;
 mod conformance_repair;
 mod conformance_stream;
 mod conformance_verdict;

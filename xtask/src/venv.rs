@@ -30,7 +30,16 @@ pub fn context_python() -> Result<PathBuf> {
     let stamp = venv.join(".msgflow-context-no-deps");
     if std::fs::read(&stamp).ok().as_deref() != Some(wanted.as_slice()) {
         let output = Command::new(&python)
-            .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", "--no-deps", "-r"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-q",
+                "--no-deps",
+                "-r",
+            ])
             .arg(&requirements)
             .output()
             .context("running pip in target/venv-context")?;
@@ -50,7 +59,10 @@ pub fn context_python() -> Result<PathBuf> {
 /// with its `anthropic` and `openai` extras, for `providers_oracle.py`) and returns its interpreter.
 pub fn providers_python() -> Result<PathBuf> {
     let root = project_root();
-    setup_venv(&root.join("target/venv-providers"), &root.join("python/requirements-providers.txt"))
+    setup_venv(
+        &root.join("target/venv-providers"),
+        &root.join("python/requirements-providers.txt"),
+    )
 }
 
 /// Creates (or reuses) `target/venv-legacy-<version>` with `python/requirements-legacy-<version>.txt`

@@ -359,7 +359,9 @@ fn loadability_warning(history: &[msgflow_wire::ModelMessage], strict: bool) -> 
     if strict {
         return Err(Failure::invalid(
             format!("refusing to write a history pydantic-ai 2.68.0 would not load: {first}{more}"),
-            Some("`msgflow check` lists every reason; without --strict the history is written with a warning".to_owned()),
+            Some(
+                "`msgflow check` lists every reason; without --strict the history is written with a warning".to_owned(),
+            ),
         ));
     }
     Ok(Some(format!(

@@ -819,9 +819,11 @@ fn repair_can_leave_the_last_response_alone() -> TestResult {
         .assert()
         .code(1)
         .stdout(original)
-        .stderr(predicate::str::contains("left: dangling tool call at message").and(predicate::str::contains(
-            "why: left on purpose: --keep-last-response leaves the last response's calls for the run to answer",
-        )));
+        .stderr(
+            predicate::str::contains("left: dangling tool call at message").and(predicate::str::contains(
+                "why: left on purpose: --keep-last-response leaves the last response's calls for the run to answer",
+            )),
+        );
     Ok(())
 }
 
@@ -835,7 +837,10 @@ fn repair_exits_1_naming_what_pydantic_ai_repair_leaves_and_resolves_it_on_reque
     assert_eq!(plain.status.code(), Some(1));
     let stderr = String::from_utf8(plain.stderr)?;
     assert!(stderr.contains("left: empty message at message 1"), "{stderr}");
-    assert!(stderr.contains("left: builtin tool call without its return at message 2, part 0"), "{stderr}");
+    assert!(
+        stderr.contains("left: builtin tool call without its return at message 2, part 0"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--resolve-remaining removes"), "{stderr}");
 
     let resolved = msgflow()?
@@ -843,7 +848,12 @@ fn repair_exits_1_naming_what_pydantic_ai_repair_leaves_and_resolves_it_on_reque
         .arg(&report)
         .write_stdin(history)
         .output()?;
-    assert_eq!(resolved.status.code(), Some(0), "{}", String::from_utf8_lossy(&resolved.stderr));
+    assert_eq!(
+        resolved.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&resolved.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&fs::read(&report)?)?;
     let changes: Vec<&str> = report["changes"]
         .as_array()
@@ -883,15 +893,27 @@ fn strict_refuses_to_write_what_pydantic_ai_would_not_load_and_leaves_the_input_
                 "refusing to write a history pydantic-ai 2.68.0 would not load: ",
             ))
             .stderr(predicate::str::contains(".usage"));
-        assert_eq!(fs::read_to_string(&file)?, unloadable, "{command} --strict changed its input");
+        assert_eq!(
+            fs::read_to_string(&file)?,
+            unloadable,
+            "{command} --strict changed its input"
+        );
         // Without --strict: written, with one warning line.
         let written = msgflow()?.arg(command).arg(&file).output()?;
         assert!(written.stdout == unloadable.as_bytes(), "{command} changed the history");
         let stderr = String::from_utf8(written.stderr)?;
         assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
-        assert!(stderr.contains("the output would not load in pydantic-ai 2.68.0"), "{stderr}");
+        assert!(
+            stderr.contains("the output would not load in pydantic-ai 2.68.0"),
+            "{stderr}"
+        );
     }
-    msgflow()?.args(["fmt", "--strict"]).arg(fixture("coding-agent-session.json")).assert().success().stderr("");
+    msgflow()?
+        .args(["fmt", "--strict"])
+        .arg(fixture("coding-agent-session.json"))
+        .assert()
+        .success()
+        .stderr("");
     Ok(())
 }
 
@@ -992,7 +1014,10 @@ fn integers_beyond_64_bits_are_read_and_written_exactly_by_every_command() -> Te
             "tokens: -18446744073709551617 in, 18446744073709551616 out",
         ))
         .stdout(predicate::str::contains("340282366920938463463374607431768211456"));
-    let stats = msgflow()?.args(["stats", "--json"]).write_stdin(BIG_INTEGERS).output()?;
+    let stats = msgflow()?
+        .args(["stats", "--json"])
+        .write_stdin(BIG_INTEGERS)
+        .output()?;
     assert!(stats.status.success());
     let report: serde_json::Value = serde_json::from_slice(&stats.stdout)?;
     // 2**64 fits the 128-bit sums; a count beyond them would be listed in `out_of_range`.
@@ -1010,7 +1035,10 @@ fn integers_beyond_64_bits_are_read_and_written_exactly_by_every_command() -> Te
 fn stats_says_which_token_counts_do_not_fit_its_sums() -> TestResult {
     let beyond_128_bits = "1".repeat(45);
     let history = BIG_INTEGERS.replace("18446744073709551616,", &format!("{beyond_128_bits},"));
-    let stats = msgflow()?.args(["stats", "--json"]).write_stdin(history.clone()).output()?;
+    let stats = msgflow()?
+        .args(["stats", "--json"])
+        .write_stdin(history.clone())
+        .output()?;
     assert!(stats.status.success());
     let report: serde_json::Value = serde_json::from_slice(&stats.stdout)?;
     assert_eq!(report["tokens"]["output"], serde_json::json!(0));
@@ -1023,7 +1051,9 @@ fn stats_says_which_token_counts_do_not_fit_its_sums() -> TestResult {
         .write_stdin(history)
         .assert()
         .success()
-        .stdout(predicate::str::contains("left out of the sums: usage.output_tokens = 1111"));
+        .stdout(predicate::str::contains(
+            "left out of the sums: usage.output_tokens = 1111",
+        ));
     Ok(())
 }
 
@@ -1041,7 +1071,14 @@ fn check_says_whether_pydantic_ai_would_load_the_history() -> TestResult {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
     assert_eq!(report["pydantic_ai_loadable"], false);
     let violation = &report["violations"][0];
-    assert_eq!((&violation["kind"], &violation["message_index"], &violation["part_index"]), (&"not-loadable".into(), &0.into(), &0.into()));
+    assert_eq!(
+        (
+            &violation["kind"],
+            &violation["message_index"],
+            &violation["part_index"]
+        ),
+        (&"not-loadable".into(), &0.into(), &0.into())
+    );
     let detail = violation["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("$[0].parts[0].timestamp (line 1, column "), "{detail}");
     msgflow()?
@@ -1049,6 +1086,8 @@ fn check_says_whether_pydantic_ai_would_load_the_history() -> TestResult {
         .write_stdin(leap)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("pydantic-ai 2.68.0 would not load the history at message 0, part 0"));
+        .stdout(predicate::str::contains(
+            "pydantic-ai 2.68.0 would not load the history at message 0, part 0",
+        ));
     Ok(())
 }

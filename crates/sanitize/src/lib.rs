@@ -30,10 +30,10 @@ mod typed;
 
 pub use check::{check, check_located, Violation, ViolationKind};
 pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};
+pub use remaining::{remaining, Remaining};
 pub use repair::{
     repair, Repair, RepairOptions, DEFAULT_SYNTHESIZED_CONTENT, PYDANTIC_AI_SYNTHESIZED_CONTENT,
     SYNTHESIZED_METADATA_KEY,
 };
-pub use remaining::{remaining, Remaining};
 pub use report::{Change, MoveReason, RepairReport};
 pub use turns::{opens_turn, Turns};

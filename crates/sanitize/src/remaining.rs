@@ -52,9 +52,7 @@ fn why_left(kind: ViolationKind, options: &RepairOptions) -> &'static str {
             "pydantic-ai's repair does not rename tool call ids: a new id would change which result answers \
              which call; give each call its own id"
         }
-        ViolationKind::BuiltinCallWithoutReturn if options.resolve_remaining => {
-            "the call could not be removed"
-        }
+        ViolationKind::BuiltinCallWithoutReturn if options.resolve_remaining => "the call could not be removed",
         ViolationKind::BuiltinCallWithoutReturn => {
             "pydantic-ai's repair does not pair builtin tool calls; --resolve-remaining removes the call \
              (kept whole in the report)"

@@ -214,7 +214,10 @@ impl fmt::Display for Change {
             Change::RemovedEmptyMessage { input_message, fields } => write!(
                 f,
                 "removed input message {input_message}: a {} without parts (its fields are kept in the report)",
-                fields.get("kind").and_then(serde_json::Value::as_str).unwrap_or("message")
+                fields
+                    .get("kind")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("message")
             ),
             Change::InsertedRequest { output_message } => {
                 write!(

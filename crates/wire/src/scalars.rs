@@ -367,7 +367,9 @@ impl<'de> Deserialize<'de> for Int {
                 small: None,
                 written: Some(raw),
             }),
-            None => Err(D::Error::custom(format_args!("invalid value {raw}: expected an integer"))),
+            None => Err(D::Error::custom(format_args!(
+                "invalid value {raw}: expected an integer"
+            ))),
         }
     }
 }
@@ -574,7 +576,12 @@ mod tests {
     #[test]
     fn an_integer_of_any_size_is_read_and_written_exactly() {
         let huge = "123456789012345678901234567890123456789012345678901234567890";
-        for plain in [huge, "-18446744073709551617", "18446744073709551616", "9223372036854775808"] {
+        for plain in [
+            huge,
+            "-18446744073709551617",
+            "18446744073709551616",
+            "9223372036854775808",
+        ] {
             let parsed = int(plain);
             assert_eq!((parsed.to_i64(), parsed.written()), (None, None), "{plain}");
             assert_eq!(parsed.digits(), plain);

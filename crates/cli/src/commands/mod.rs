@@ -6,8 +6,8 @@ mod check;
 mod convert;
 mod export;
 mod fmt;
-mod provider;
 mod media;
+mod provider;
 mod repair;
 mod schema;
 mod show;
@@ -60,7 +60,10 @@ pub fn dispatch(cli: Cli) -> Status {
             runner::run(&command, &args.input, &args.output)
         }
         Command::Check(args) => {
-            let command = check::Check { json: args.json, provider: args.provider };
+            let command = check::Check {
+                json: args.json,
+                provider: args.provider,
+            };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
         Command::Repair(args) => {
@@ -134,10 +137,12 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
         budget,
         tokenizer: args.tokenizer.clone(),
         clear_older_than: args.clear_tool_results_older_than,
-        harness_clear: args.harness_clear.map(|keep_pairs| msgflow_context::clear::HarnessClear {
-            keep_pairs,
-            ..Default::default()
-        }),
+        harness_clear: args
+            .harness_clear
+            .map(|keep_pairs| msgflow_context::clear::HarnessClear {
+                keep_pairs,
+                ..Default::default()
+            }),
         clamp_bytes: args.clamp_parts.map(to_usize),
         harness_clamp: args.harness_clamp.map(|max| msgflow_context::clamp::HarnessClamp {
             max_part_chars: Some(to_usize(max)),
@@ -194,7 +199,10 @@ fn assemble_command(args: &crate::cli::AssembleArgs) -> Status {
                     None,
                 );
             };
-            let input = crate::cli::InputArgs { files: vec![history.clone()], ..args.input.clone() };
+            let input = crate::cli::InputArgs {
+                files: vec![history.clone()],
+                ..args.input.clone()
+            };
             (assemble::Inputs::History { log }, input)
         }
         (None, true) => {
@@ -203,9 +211,19 @@ fn assemble_command(args: &crate::cli::AssembleArgs) -> Status {
                 Some("use -o FILE"),
             )
         }
-        (history, false) => (assemble::Inputs::Log { history: history.clone() }, args.input.clone()),
+        (history, false) => (
+            assemble::Inputs::Log {
+                history: history.clone(),
+            },
+            args.input.clone(),
+        ),
     };
-    let command = assemble::Assemble { inputs, options, json: args.json, max_input_bytes };
+    let command = assemble::Assemble {
+        inputs,
+        options,
+        json: args.json,
+        max_input_bytes,
+    };
     runner::run(&command, &input_args, &args.output)
 }
 

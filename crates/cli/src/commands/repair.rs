@@ -57,7 +57,11 @@ impl FileCommand for Repair {
                 source.label, left.violation, left.why_left
             ));
         }
-        let status = if remaining.is_empty() { Status::Ok } else { Status::Problems };
+        let status = if remaining.is_empty() {
+            Status::Ok
+        } else {
+            Status::Problems
+        };
         Ok(Processed {
             status,
             ..Processed::history(repaired.history, notes)

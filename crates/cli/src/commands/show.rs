@@ -237,7 +237,10 @@ impl Show {
         }
         if let Some(usage) = response.usage.get() {
             let tokens = |field: &Field<msgflow_wire::Int>, legacy: &Field<msgflow_wire::Int>| {
-                field.get().or(legacy.get()).map_or_else(|| "0".to_owned(), ToString::to_string)
+                field
+                    .get()
+                    .or(legacy.get())
+                    .map_or_else(|| "0".to_owned(), ToString::to_string)
             };
             let input = tokens(&usage.input_tokens, &usage.request_tokens);
             let output = tokens(&usage.output_tokens, &usage.response_tokens);

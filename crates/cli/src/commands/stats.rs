@@ -300,13 +300,37 @@ impl Tokens {
     fn add(&mut self, usage: &RequestUsage) {
         self.responses_with_usage += 1;
         let sums = [
-            (&mut self.input, "input_tokens", usage.input_tokens.get().or(usage.request_tokens.get())),
-            (&mut self.output, "output_tokens", usage.output_tokens.get().or(usage.response_tokens.get())),
+            (
+                &mut self.input,
+                "input_tokens",
+                usage.input_tokens.get().or(usage.request_tokens.get()),
+            ),
+            (
+                &mut self.output,
+                "output_tokens",
+                usage.output_tokens.get().or(usage.response_tokens.get()),
+            ),
             (&mut self.cache_read, "cache_read_tokens", usage.cache_read_tokens.get()),
-            (&mut self.cache_write, "cache_write_tokens", usage.cache_write_tokens.get()),
-            (&mut self.cache_write_1h, "cache_write_1h_tokens", usage.cache_write_1h_tokens.get()),
-            (&mut self.reasoning, "output_reasoning_tokens", usage.output_reasoning_tokens.get()),
-            (&mut self.unmeasured_requests, "unmeasured_requests", usage.unmeasured_requests.get()),
+            (
+                &mut self.cache_write,
+                "cache_write_tokens",
+                usage.cache_write_tokens.get(),
+            ),
+            (
+                &mut self.cache_write_1h,
+                "cache_write_1h_tokens",
+                usage.cache_write_1h_tokens.get(),
+            ),
+            (
+                &mut self.reasoning,
+                "output_reasoning_tokens",
+                usage.output_reasoning_tokens.get(),
+            ),
+            (
+                &mut self.unmeasured_requests,
+                "unmeasured_requests",
+                usage.unmeasured_requests.get(),
+            ),
         ];
         for (sum, name, count) in sums {
             let Some(count) = count else { continue };
