@@ -435,7 +435,10 @@ fn decimal_integer(literal: Cow<'_, str>) -> Option<IntegerValue<'_>> {
 ///
 /// Written as pydantic-ai writes floats (`0.0`, `1e+16`); a spelling read from the input that
 /// differs (`0`, `1E16`) is kept as written.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Two floats are equal when they are the same number written the same way: a NaN (pydantic's
+/// lax mode reads `"nan"`) equals itself, so a history holding one equals its own round trip.
+#[derive(Clone, Debug)]
 pub struct Float {
     value: f64,
     written: Option<RawJson>,
@@ -445,6 +448,12 @@ impl Float {
     /// The number.
     pub fn value(&self) -> f64 {
         self.value
+    }
+}
+
+impl PartialEq for Float {
+    fn eq(&self, other: &Self) -> bool {
+        self.value.to_bits() == other.value.to_bits() && self.written == other.written
     }
 }
 
