@@ -62,3 +62,43 @@ pub fn unpaired(history: &[ModelMessage]) -> Vec<Violation> {
         })
         .collect()
 }
+
+/// The verdict disagreements known and not fixed yet, from `tests/fixtures/verdict/OPEN.txt`:
+/// fixture name (or `*` class) -> what the disagreement is. Shared by the fixture test and the
+/// live verdict check in `cargo xtask conformance`, so both read the list the same way.
+pub fn open_verdict_disagreements(text: &str) -> std::collections::BTreeMap<String, String> {
+    text.lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (name, what) = line.split_once('\t').unwrap_or((line, ""));
+            (name.to_owned(), what.to_owned())
+        })
+        .collect()
+}
+
+/// Whether fixture `name` is `pattern` from OPEN.txt: the name itself, or a class where `*`
+/// matches any text.
+///
+/// ```
+/// use msgflow_integration_tests::matches_open;
+/// assert!(matches_open("refuses--*nan-literal", "refuses--ToolCallPart.args-opaque-nested-number-nan-literal"));
+/// assert!(!matches_open("a--b", "a--bc"));
+/// ```
+pub fn matches_open(pattern: &str, name: &str) -> bool {
+    let mut pieces = pattern.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    for (index, piece) in pieces.iter().enumerate() {
+        if index + 1 == pieces.len() {
+            return rest.ends_with(piece);
+        }
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}

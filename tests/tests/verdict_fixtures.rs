@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use msgflow_integration_tests::{matches_open, open_verdict_disagreements};
 use serde_json::Value;
 
 fn fixture_dir() -> PathBuf {
@@ -45,46 +46,7 @@ fn expected(name: &str) -> (bool, ErrorSet) {
 fn open_disagreements() -> std::collections::BTreeMap<String, String> {
     let path = fixture_dir().join("OPEN.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    text.lines()
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let (name, what) = line.split_once('\t').unwrap_or((line, ""));
-            (name.to_owned(), what.to_owned())
-        })
-        .collect()
-}
-
-/// Whether fixture `name` is `pattern`: the name itself, or a class where `*` matches any text.
-fn matches_open(pattern: &str, name: &str) -> bool {
-    let mut pieces = pattern.split('*');
-    let first = pieces.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let pieces: Vec<&str> = pieces.collect();
-    for (index, piece) in pieces.iter().enumerate() {
-        if index + 1 == pieces.len() {
-            return rest.ends_with(piece);
-        }
-        match rest.find(piece) {
-            Some(at) => rest = &rest[at + piece.len()..],
-            None => return false,
-        }
-    }
-    rest.is_empty()
-}
-
-#[test]
-fn open_classes_match_by_wildcard() {
-    assert!(matches_open(
-        "refuses--*nan-literal",
-        "refuses--ToolCallPart.args-opaque-nested-number-nan-literal"
-    ));
-    assert!(matches_open("errors--*", "errors--X"));
-    assert!(matches_open("a--b", "a--b"));
-    assert!(!matches_open("a--b", "a--bc"));
-    assert!(!matches_open("refuses--*-bool-*", "accepts--X-bool-one"));
-    assert!(!matches_open("refuses--*nan-literal", "refuses--X-nan-literal-2"));
+    open_verdict_disagreements(&text)
 }
 
 /// Checks msgflow's verdict on one fixture against pydantic-ai's: equal, or, for a fixture

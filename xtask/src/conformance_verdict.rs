@@ -35,6 +35,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mutate::{candidates, sample, Json, Mutation, Rng, Schema, Step};
+use msgflow_integration_tests::{matches_open, open_verdict_disagreements};
+
 use crate::project_root;
 
 /// Mutations per run, at least.
@@ -266,37 +268,12 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
     )
 }
 
-/// Whether fixture `name` is `pattern` from OPEN.txt: the name itself, or a class where `*`
-/// matches any text (the same rule as `tests/tests/verdict_fixtures.rs`).
-fn matches_open(pattern: &str, name: &str) -> bool {
-    let mut pieces = pattern.split('*');
-    let first = pieces.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let pieces: Vec<&str> = pieces.collect();
-    for (index, piece) in pieces.iter().enumerate() {
-        if index + 1 == pieces.len() {
-            return rest.ends_with(piece);
-        }
-        match rest.find(piece) {
-            Some(at) => rest = &rest[at + piece.len()..],
-            None => return false,
-        }
-    }
-    rest.is_empty()
-}
-
 /// The fixture names (or `*` classes) listed in `tests/fixtures/verdict/OPEN.txt`:
 /// disagreements known and not fixed yet.
 fn open_fixtures() -> Result<BTreeSet<String>> {
     let path = project_root().join("tests/fixtures/verdict/OPEN.txt");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(text
-        .lines()
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| line.split_once('\t').map_or(line, |(name, _)| name).to_owned())
-        .collect())
+    Ok(open_verdict_disagreements(&text).into_keys().collect())
 }
 
 /// The base histories, parsed: msgflow's, then pydantic-ai's (larger, so they absorb the
