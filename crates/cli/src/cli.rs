@@ -201,6 +201,8 @@ pub struct TrimArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
     /// Keep the newest whole turns that fit in N tokens (counted by --tokenizer).
     #[arg(long, value_name = "N", group = "budget")]
     pub max_tokens: Option<usize>,
@@ -262,6 +264,8 @@ pub struct MediaDirArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
     /// The media directory (created by extract if missing).
     #[arg(long, value_name = "DIR")]
     pub dir: PathBuf,
@@ -356,6 +360,8 @@ pub struct AssembleArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
     /// The history the run started from: the assembled messages are appended to it (with
     /// --in-place, this file is rewritten).
     #[arg(long, value_name = "FILE")]

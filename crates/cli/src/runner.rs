@@ -344,6 +344,12 @@ fn process_and_deliver(
     }
 }
 
+/// With `--strict`, the failure for a history pydantic-ai 2.68.0 would not load (for a command
+/// that must decide before it writes anything besides the history).
+pub(crate) fn refuse_unloadable(history: &[msgflow_wire::ModelMessage]) -> Result<(), Failure> {
+    loadability_warning(history, true).map(|_| ())
+}
+
 /// pydantic-ai 2.68.0's verdict on a history about to be written: `None` when it would load it,
 /// else the warning to print, or with `strict` the failure that stops the write.
 fn loadability_warning(history: &[msgflow_wire::ModelMessage], strict: bool) -> Result<Option<String>, Failure> {

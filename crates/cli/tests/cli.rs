@@ -14,6 +14,11 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A file of the repository, by its path from the root.
+fn repo_file(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
 fn msgflow() -> Result<Command, Box<dyn std::error::Error>> {
     let mut command = Command::cargo_bin("msgflow")?;
     // Deterministic output whatever the environment running the tests says.
@@ -883,10 +888,22 @@ fn strict_refuses_to_write_what_pydantic_ai_would_not_load_and_leaves_the_input_
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("history.json");
     fs::write(&file, &unloadable)?;
-    for command in ["fmt", "repair"] {
+    let media_dir = dir.path().join("media");
+    let log = repo_file("examples/interrupted-stream.jsonl");
+    let log = log.to_str().ok_or("a non-UTF-8 path")?;
+    let media = media_dir.to_str().ok_or("a non-UTF-8 path")?;
+    let commands: [&[&str]; 5] = [
+        &["fmt"],
+        &["repair"],
+        &["trim", "--keep-turns", "1000"],
+        &["media", "extract", "--dir", media],
+        &["assemble", log, "--history"],
+    ];
+    for command in commands {
         msgflow()?
-            .args([command, "--strict", "--in-place"])
+            .args(command)
             .arg(&file)
+            .args(["--strict", "--in-place"])
             .assert()
             .code(2)
             .stderr(predicate::str::contains(
@@ -896,11 +913,20 @@ fn strict_refuses_to_write_what_pydantic_ai_would_not_load_and_leaves_the_input_
         assert_eq!(
             fs::read_to_string(&file)?,
             unloadable,
-            "{command} --strict changed its input"
+            "{command:?} --strict changed its input"
         );
+        if command[0] == "media" {
+            assert!(!media_dir.exists(), "media extract --strict wrote its directory");
+        }
+        if command[0] == "assemble" {
+            continue; // It appends to the history, so its output is not the input.
+        }
         // Without --strict: written, with one warning line.
-        let written = msgflow()?.arg(command).arg(&file).output()?;
-        assert!(written.stdout == unloadable.as_bytes(), "{command} changed the history");
+        let written = msgflow()?.args(command).arg(&file).output()?;
+        assert!(
+            written.stdout == unloadable.as_bytes(),
+            "{command:?} changed the history"
+        );
         let stderr = String::from_utf8(written.stderr)?;
         assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
         assert!(

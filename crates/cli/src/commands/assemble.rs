@@ -35,11 +35,17 @@ pub struct Assemble {
     pub json: bool,
     /// Refuse input larger than this (`--max-input-bytes`), for the file read here.
     pub max_input_bytes: Option<u64>,
+    /// `--strict`: refuse to write a history pydantic-ai would not load.
+    pub strict: bool,
 }
 
 impl FileCommand for Assemble {
     fn mode(&self) -> Mode {
         Mode::Transform
+    }
+
+    fn strict(&self) -> bool {
+        self.strict
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {

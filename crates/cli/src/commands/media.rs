@@ -21,6 +21,8 @@ pub struct Media {
     pub direction: Direction,
     /// The media directory.
     pub dir: PathBuf,
+    /// `--strict`: refuse to write a history pydantic-ai would not load.
+    pub strict: bool,
 }
 
 fn failure(err: &msgflow_context::media::MediaError) -> Failure {
@@ -42,8 +44,19 @@ impl FileCommand for Media {
         Mode::Transform
     }
 
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let mut history = super::parse_history(source)?;
+        if self.strict && self.direction == Direction::Extract {
+            // Extraction writes the media files before the runner judges the history it
+            // returns; a refusal must leave DIR alone too. Moving media out keeps loadability
+            // either way (the reference is a `BinaryContent` pydantic-ai loads), so the input's
+            // verdict is the output's.
+            crate::runner::refuse_unloadable(&history)?;
+        }
         let label = source.label;
         let notes = match self.direction {
             Direction::Extract => {

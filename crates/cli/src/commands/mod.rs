@@ -100,6 +100,7 @@ pub fn dispatch(cli: Cli) -> Status {
             let command = media::Media {
                 direction,
                 dir: args.dir.clone(),
+                strict: args.strict.strict,
             };
             runner::run(&command, &args.input, &args.output)
         }
@@ -150,6 +151,7 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
         }),
         dry_run: args.dry_run,
         report: args.report.clone(),
+        strict: args.strict.strict,
     };
     let nothing_to_do = command.budget.is_none()
         && command.clear_older_than.is_none()
@@ -223,6 +225,7 @@ fn assemble_command(args: &crate::cli::AssembleArgs) -> Status {
         options,
         json: args.json,
         max_input_bytes,
+        strict: args.strict.strict,
     };
     runner::run(&command, &input_args, &args.output)
 }

@@ -33,6 +33,8 @@ pub struct Trim {
     pub dry_run: bool,
     /// `--report FILE`: the JSON report.
     pub report: Option<PathBuf>,
+    /// `--strict`: refuse to write a history pydantic-ai would not load.
+    pub strict: bool,
 }
 
 /// What `--report` writes.
@@ -236,6 +238,10 @@ impl FileCommand for Trim {
         }
     }
 
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let history = super::parse_history(source)?;
         let (history, report, failure) = self.run(history)?;
@@ -256,6 +262,11 @@ impl FileCommand for Trim {
         }
         if let Some(failure) = failure {
             return Err(failure);
+        }
+        if self.strict && self.report.is_some() {
+            // The report is written here, before the runner judges the history: judge it first,
+            // so that a refusal writes nothing at all.
+            crate::runner::refuse_unloadable(&history)?;
         }
         if let Some(path) = &self.report {
             let mut json = serde_json::to_vec_pretty(&report)
