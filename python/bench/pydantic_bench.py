@@ -107,14 +107,10 @@ def warm_up() -> None:
     ModelMessagesTypeAdapter.dump_json(history)
 
 
-def run_benchmark(path: str, op: str, runs: int) -> dict[str, Any]:
-    """Time ``op`` ``runs`` times on the file at ``path``; measure the peak RSS delta of the first run."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    warm_up()
-    operation = build_operation(op, data)
+def measure(operation: Callable[[], Any], runs: int) -> dict[str, Any]:
+    """Time ``operation`` ``runs`` times; measure the peak RSS delta of the first run (the shared method of every
+    Python side of ``cargo xtask bench``: ``peer_bench.py`` uses it too)."""
     gc.collect()
-
     process_peak = max(ru_maxrss_bytes(), read_status_bytes("VmHWM") or 0)
     times: list[float] = []
     peak_rss_delta: int | None = None
@@ -137,18 +133,28 @@ def run_benchmark(path: str, op: str, runs: int) -> dict[str, Any]:
         del result
         gc.collect()
     process_peak = max(process_peak, ru_maxrss_bytes(), read_status_bytes("VmHWM") or 0)
-
     return {
-        "tool": "pydantic-ai",
-        "op": op,
-        "file": path,
-        "bytes": len(data),
         "runs": runs,
         "median_s": statistics.median(times),
         "min_s": min(times),
         "times_s": times,
         "peak_rss_delta_bytes": peak_rss_delta,
         "process_peak_rss_bytes": process_peak,
+    }
+
+
+def run_benchmark(path: str, op: str, runs: int) -> dict[str, Any]:
+    """Time ``op`` ``runs`` times on the file at ``path``; measure the peak RSS delta of the first run."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    warm_up()
+    operation = build_operation(op, data)
+    return {
+        "tool": "pydantic-ai",
+        "op": op,
+        "file": path,
+        "bytes": len(data),
+        **measure(operation, runs),
         "pydantic_ai_version": importlib.metadata.version("pydantic-ai-slim"),
         "pydantic_core_version": importlib.metadata.version("pydantic-core"),
     }

@@ -92,29 +92,37 @@ pub fn run(args: &Args) -> Result<()> {
     results.push(check(
         "provider exports equal pydantic-ai's anthropic, openai-chat and openai-responses mapping",
         || {
-            let seed = crate::conformance_providers::seed(args.seed)?;
+            let seed = head_seed(args.seed)?;
             crate::conformance_providers::run(&crate::venv::providers_python()?, &work, seed)
         },
     ));
     results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
-            let seed = crate::conformance_context::seed(args.seed)?;
+            let seed = head_seed(args.seed)?;
             crate::conformance_context::run(&crate::venv::context_python()?, &work, seed)
         },
     ));
     results.push(check(
         "verdict equals pydantic-ai's validate_json on mutations and real-world histories",
         || {
-            let seed = args.seed.map_or_else(crate::conformance_verdict::seed_from_head, Ok)?;
+            let seed = head_seed(args.seed)?;
             crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
         },
     ));
     results.push(check(
         "streaming: pydantic-ai's parts manager and run_stream_events logs",
         || {
-            let seed = crate::conformance_stream::seed(args.seed)?;
+            let seed = head_seed(args.seed)?;
             crate::conformance_stream::run(&python, &work, seed)
+        },
+    ));
+
+    results.push(check(
+        "token counts equal Python tiktoken's on the vocabulary tiktoken-rs ships",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_tokens::run(&crate::venv::providers_python()?, &work, seed)
         },
     ));
 
@@ -192,7 +200,7 @@ fn run_oracle(python: &Path, args: &[&str]) -> Result<()> {
 }
 
 /// The `*.json` files of a directory, sorted by name.
-fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
@@ -220,7 +228,7 @@ fn natural_key(path: &Path) -> (String, u64) {
     (prefix, digits.parse().unwrap_or(0))
 }
 
-fn file_name(path: &Path) -> String {
+pub(crate) fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -339,6 +347,25 @@ fn msgflow_histories_accepted(python: &Path, work: &Path, args: &Args) -> Result
         args.seed()
     );
     report_failures(&failures, report.len())
+}
+
+/// The seed of the checks that draw fresh cases on every commit: `--seed`, else the first 16 hex
+/// digits of the HEAD commit id (printed by each check, so that a failure reproduces).
+pub(crate) fn head_seed(given: Option<u64>) -> Result<u64> {
+    if let Some(seed) = given {
+        return Ok(seed);
+    }
+    let output = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(project_root())
+        .output()
+        .context("running git rev-parse HEAD")?;
+    if !output.status.success() {
+        bail!("git rev-parse HEAD failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let id = String::from_utf8_lossy(&output.stdout);
+    u64::from_str_radix(id.trim().get(..16).unwrap_or_default(), 16)
+        .with_context(|| format!("git rev-parse HEAD printed {:?}, not a commit id", id.trim()))
 }
 
 /// A proptest runner whose random stream depends only on `seed`.

@@ -14,40 +14,12 @@ use msgflow_context::clamp::{clamp_like_harness, HarnessClamp};
 use msgflow_context::clear::{clear_like_harness, HarnessClear, HARNESS_PLACEHOLDER};
 use msgflow_wire::arbitrary::{history, Flavour};
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 
 use crate::project_root;
 
 /// Random histories per run (each with every parameter set below).
 const RANDOM_HISTORIES: usize = 400;
-
-/// The seed: `--seed`, else the first 16 hex digits of the HEAD commit id.
-pub fn seed(given: impl Into<Option<u64>>) -> Result<u64> {
-    if let Some(seed) = given.into() {
-        return Ok(seed);
-    }
-    let output = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(project_root())
-        .output()
-        .context("running git rev-parse HEAD")?;
-    let head = String::from_utf8_lossy(&output.stdout);
-    u64::from_str_radix(head.trim().get(..16).unwrap_or("1"), 16).context("reading the HEAD commit id")
-}
-
-/// A proptest runner whose random stream depends only on `seed`.
-fn seeded_runner(seed: u64) -> TestRunner {
-    let mut bytes = [0u8; 32];
-    for (index, chunk) in bytes.chunks_mut(8).enumerate() {
-        chunk.copy_from_slice(&(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
-    }
-    let config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
-}
 
 /// One strategy with its parameters, for both sides.
 enum Params {
@@ -136,7 +108,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         histories.push((path.display().to_string(), text));
     }
-    let mut runner = seeded_runner(seed);
+    let mut runner = crate::conformance::seeded_runner(seed);
     let strategy = history(Flavour::Pydantic);
     for index in 0..RANDOM_HISTORIES {
         let messages = strategy

@@ -18,7 +18,6 @@ use anyhow::{bail, Context, Result};
 use msgflow_providers::{ExportError, Provider};
 use msgflow_wire::arbitrary::{history, Flavour};
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 
 /// Seeded histories of the exported subset per run.
@@ -27,34 +26,6 @@ const CORE_COUNT: usize = 3000;
 const ARBITRARY_COUNT: usize = 300;
 /// Mismatches shown in detail.
 const SHOWN: usize = 12;
-
-/// The seed of a run: the one given, else the first 16 hex digits of the HEAD commit id, so a
-/// commit always checks the same histories and every commit checks new ones.
-pub fn seed(given: impl Into<Option<u64>>) -> Result<u64> {
-    if let Some(seed) = given.into() {
-        return Ok(seed);
-    }
-    let output = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(crate::project_root())
-        .output()
-        .context("running git rev-parse HEAD")?;
-    if !output.status.success() {
-        bail!("git rev-parse HEAD failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
-    let id = String::from_utf8_lossy(&output.stdout);
-    u64::from_str_radix(id.trim().get(..16).unwrap_or_default(), 16)
-        .with_context(|| format!("git rev-parse HEAD printed {:?}, not a commit id", id.trim()))
-}
-
-/// A proptest runner whose random stream depends only on `seed`.
-fn seeded_runner(seed: u64) -> TestRunner {
-    let mut bytes = [0u8; 32];
-    for (index, chunk) in bytes.chunks_mut(8).enumerate() {
-        chunk.copy_from_slice(&(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
-    }
-    TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
-}
 
 /// Runs the check with the given seed.
 pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
@@ -81,7 +52,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         };
         cases.push((name, history));
     }
-    let mut runner = seeded_runner(seed);
+    let mut runner = crate::conformance::seeded_runner(seed);
     let strategy = history(Flavour::Pydantic);
     for index in 0..ARBITRARY_COUNT {
         let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;

@@ -28,20 +28,6 @@ const AGENT_RUNS: usize = 300;
 /// How many failures are shown in detail.
 const SHOWN: usize = 3;
 
-/// The seed: `given`, else the first 16 hex digits of the HEAD commit id.
-pub fn seed(given: Option<u64>) -> Result<u64> {
-    if let Some(seed) = given {
-        return Ok(seed);
-    }
-    let output = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(project_root())
-        .output()
-        .context("running git rev-parse HEAD")?;
-    let head = String::from_utf8_lossy(&output.stdout);
-    u64::from_str_radix(head.trim().get(..16).unwrap_or("1"), 16).context("reading the HEAD commit id")
-}
-
 /// Runs both checks; fails when any case differs.
 pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let manager = oracle(

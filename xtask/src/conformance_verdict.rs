@@ -50,21 +50,6 @@ const SHOWN_GROUPS: usize = 12;
 /// Errors (pydantic-ai's, msgflow's) shown per example.
 const SHOWN_ERRORS: usize = 4;
 
-/// The seed of a run: the first 16 hex digits of the git HEAD commit id.
-pub fn seed_from_head() -> Result<u64> {
-    let output = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(project_root())
-        .output()
-        .context("running git rev-parse HEAD")?;
-    if !output.status.success() {
-        bail!("git rev-parse HEAD failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
-    let id = String::from_utf8_lossy(&output.stdout);
-    u64::from_str_radix(id.trim().get(..16).unwrap_or_default(), 16)
-        .with_context(|| format!("git rev-parse HEAD printed {:?}, not a commit id", id.trim()))
-}
-
 /// One input judged by both sides.
 struct Case {
     id: String,

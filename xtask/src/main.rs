@@ -10,6 +10,7 @@ mod conformance_context;
 mod conformance_providers;
 mod conformance_repair;
 mod conformance_stream;
+mod conformance_tokens;
 mod conformance_verdict;
 mod fixtures;
 mod media_conformance;

@@ -568,6 +568,20 @@ fn force_download(flavour: Flavour) -> BoxedStrategy<ForceDownload> {
     }
 }
 
+/// A plain bool field: `true` or `false`; the any flavour adds the lax spellings pydantic reads.
+fn lax_bool(flavour: Flavour) -> BoxedStrategy<LaxBool> {
+    let known = prop_oneof![Just(LaxBool::False), Just(LaxBool::True)];
+    match flavour {
+        Flavour::Pydantic => known.boxed(),
+        Flavour::Any => prop_oneof![
+            4 => known,
+            1 => select(&["\"yes\"", "1", "\"off\"", "0.0", "\" T \""][..])
+                .prop_filter_map("a lax bool", |text| RawJson::from_json_text(text).ok().map(LaxBool::Other)),
+        ]
+        .boxed(),
+    }
+}
+
 /// ISO 8601 durations in the form pydantic-ai writes them.
 const DURATIONS: &[&str] = &["PT1.5S", "PT0S", "P1DT1H1M1.000005S", "-PT1S", "PT2S", "P1D"];
 

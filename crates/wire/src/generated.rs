@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::rt;
 #[allow(unused_imports)]
 use crate::{
-    Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, RawJson, Timestamp, UnknownObject,
+    Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject,
 };
 
 /// One message of a pydantic-ai history, tagged by `kind` (required; missing or null gives `union_tag_not_found`). An unknown `kind` is an error in pydantic-ai and in msgflow (legacy role-based messages, C22, fail too).
@@ -1355,7 +1355,7 @@ pub struct ModelSettingsDeltaPart {
     /// The recorded settings. Required.
     pub settings: RecordedModelSettings,
     /// Whether the settings were set at the top level (the run's own settings) rather than by a capability or toolset. Default false.
-    pub top_level: Field<bool>,
+    pub top_level: Field<LaxBool>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -1370,7 +1370,7 @@ impl ModelSettingsDeltaPart {
     pub fn new(settings: RecordedModelSettings) -> Self {
         Self {
             settings,
-            top_level: Field::Present(false),
+            top_level: Field::Present(LaxBool::from(false)),
             extra: Extra::new(),
         }
     }
@@ -1407,7 +1407,7 @@ impl<'de> Deserialize<'de> for ModelSettingsDeltaPart {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ModelSettingsDeltaPart, A::Error> {
                 let mut settings: Option<RecordedModelSettings> = None;
-                let mut top_level: Field<bool> = Field::Absent;
+                let mut top_level: Field<LaxBool> = Field::Absent;
                 let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {
                     match key.as_str() {
@@ -4644,7 +4644,7 @@ pub struct InstructionPart {
     /// The instruction text. Required.
     pub content: String,
     /// Whether the block is re-evaluated on every run step. Default false.
-    pub dynamic: Field<bool>,
+    pub dynamic: Field<LaxBool>,
     /// How changes to the block are delivered. Default `rewrite`.
     pub on_change: Field<InstructionChangePolicy>,
     /// Display name of the block. Default null.
@@ -4664,7 +4664,7 @@ impl InstructionPart {
     pub fn new(content: String) -> Self {
         Self {
             content,
-            dynamic: Field::Present(false),
+            dynamic: Field::Present(LaxBool::from(false)),
             on_change: Field::Present(InstructionChangePolicy::from_wire("rewrite")),
             name: Field::Null,
             id: Field::Null,
@@ -4711,7 +4711,7 @@ impl<'de> Deserialize<'de> for InstructionPart {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InstructionPart, A::Error> {
                 let mut content: Option<String> = None;
-                let mut dynamic: Field<bool> = Field::Absent;
+                let mut dynamic: Field<LaxBool> = Field::Absent;
                 let mut on_change: Field<InstructionChangePolicy> = Field::Absent;
                 let mut name: Field<String> = Field::Absent;
                 let mut id: Field<RawJson> = Field::Absent;
@@ -4752,7 +4752,7 @@ pub struct InstructionDigest {
     /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai (C17). Default null.
     pub id: Field<RawJson>,
     /// Whether the block is re-evaluated on every run step. Default false.
-    pub dynamic: Field<bool>,
+    pub dynamic: Field<LaxBool>,
     /// Hash of the block's content. Required.
     pub content_hash: String,
     /// Keys the schema does not name, in input order; written back after the known keys.
@@ -4769,7 +4769,7 @@ impl InstructionDigest {
     pub fn new(content_hash: String) -> Self {
         Self {
             id: Field::Null,
-            dynamic: Field::Present(false),
+            dynamic: Field::Present(LaxBool::from(false)),
             content_hash,
             extra: Extra::new(),
         }
@@ -4809,7 +4809,7 @@ impl<'de> Deserialize<'de> for InstructionDigest {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InstructionDigest, A::Error> {
                 let mut id: Field<RawJson> = Field::Absent;
-                let mut dynamic: Field<bool> = Field::Absent;
+                let mut dynamic: Field<LaxBool> = Field::Absent;
                 let mut content_hash: Option<String> = None;
                 let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {

@@ -816,6 +816,7 @@ fixed_size_hint! {
     crate::Decimal => 12,
     crate::Duration => 12,
     crate::ForceDownload => 13,
+    crate::LaxBool => 5,
 }
 
 impl SizeHint for crate::Base64Data {

@@ -128,6 +128,93 @@ impl<'de> Deserialize<'de> for ForceDownload {
     }
 }
 
+/// A plain `bool` field of pydantic-ai's (`InstructionPart.dynamic`, `top_level`, ...): `true`
+/// or `false`, or any other value kept as written in `Other`.
+///
+/// pydantic's lax mode reads `1`, `0`, `1.0`, `"yes"`, `"off"`, `"t"`, ... as booleans
+/// (pydantic-core `input/shared.rs` `str_as_bool` and `int_as_bool`), so a history holding them
+/// loads in pydantic-ai and msgflow reads it too; [`LaxBool::value`] is what pydantic reads, and
+/// the loadability verdict refuses what it would not.
+///
+/// ```
+/// use msgflow_wire::LaxBool;
+/// let yes: LaxBool = serde_json::from_str(r#""Yes""#).unwrap();
+/// assert_eq!(yes.value(), Some(true));
+/// assert_eq!(serde_json::to_string(&yes).unwrap(), r#""Yes""#);
+/// let maybe: LaxBool = serde_json::from_str(r#""maybe""#).unwrap();
+/// assert_eq!(maybe.value(), None);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LaxBool {
+    /// `false`.
+    #[default]
+    False,
+    /// `true`.
+    True,
+    /// Any other value, kept as written.
+    Other(RawJson),
+}
+
+impl LaxBool {
+    /// The boolean pydantic reads, or `None` when it refuses the value.
+    pub fn value(&self) -> Option<bool> {
+        match self {
+            LaxBool::False => Some(false),
+            LaxBool::True => Some(true),
+            LaxBool::Other(raw) => lax_bool(raw),
+        }
+    }
+}
+
+/// pydantic-core's lax booleans: the strings `str_as_bool` knows (case-insensitive, trimmed),
+/// the integers 0 and 1, and the floats 0.0 and 1.0.
+fn lax_bool(raw: &RawJson) -> Option<bool> {
+    if let Some(text) = raw.as_string() {
+        let text = text.trim().to_ascii_lowercase();
+        return match text.as_str() {
+            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
+            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
+            _ => None,
+        };
+    }
+    match raw.get().parse::<f64>() {
+        Ok(0.0) => Some(false),
+        Ok(1.0) => Some(true),
+        _ => None,
+    }
+}
+
+impl From<bool> for LaxBool {
+    fn from(value: bool) -> Self {
+        if value {
+            LaxBool::True
+        } else {
+            LaxBool::False
+        }
+    }
+}
+
+impl Serialize for LaxBool {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LaxBool::False => serializer.serialize_bool(false),
+            LaxBool::True => serializer.serialize_bool(true),
+            LaxBool::Other(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for LaxBool {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawJson::deserialize(deserializer)?;
+        Ok(match raw.get() {
+            "false" => LaxBool::False,
+            "true" => LaxBool::True,
+            _ => LaxBool::Other(raw),
+        })
+    }
+}
+
 /// The number text of a raw numeric field: the literal itself, or the content of a string
 /// (pydantic-ai's lax mode reads `"5"` as 5).
 fn numeric_literal(raw: &RawJson) -> Cow<'_, str> {

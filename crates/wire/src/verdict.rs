@@ -468,6 +468,17 @@ impl Check for crate::Decimal {
     }
 }
 
+impl Check for crate::LaxBool {
+    /// A plain `bool`: a value msgflow keeps as written must be a lax bool (see [`lax::bool_error`]).
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let crate::LaxBool::Other(raw) = self {
+            if let Some((error_type, message)) = lax::bool_error(raw.get()) {
+                w.report(error_type, message);
+            }
+        }
+    }
+}
+
 impl Check for crate::ForceDownload {
     /// `bool | Literal['allow-local']`: a value msgflow keeps as written must be a lax bool
     /// (see [`lax::bool_error`]); otherwise pydantic reports both members.

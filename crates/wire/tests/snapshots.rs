@@ -199,8 +199,10 @@ error_snapshot!(
     with_response(r#"{"content":"x","part_kind":"text"}"#, r#"{"audio_seconds":"fast"}"#)
 );
 error_snapshot!(
-    error_wrong_type_bool,
-    with_request_part(r#"{"settings":{},"top_level":"yes","part_kind":"model-settings-delta"}"#)
+    // A plain bool field takes whatever pydantic's lax mode might read (`"yes"`, `1`, ...): the
+    // verdict judges it. A string field is strict.
+    error_wrong_type_tool_name,
+    with_request_part(r#"{"tool_name":5,"content":"x","tool_call_id":"c","part_kind":"tool-return"}"#)
 );
 error_snapshot!(
     error_wrong_type_timestamp,

@@ -702,7 +702,7 @@ impl Model {
              use serde::{Deserialize, Serialize};\n\n\
              use crate::rt;\n\
              #[allow(unused_imports)]\n\
-             use crate::{Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, RawJson, Timestamp, UnknownObject};\n\n",
+             use crate::{Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject};\n\n",
         );
         for def in &self.defs {
             match &def.kind {
@@ -739,6 +739,7 @@ impl Model {
             (Ty::RawJson, value) => format!("RawJson::trusted({})", lit(&value.to_string())),
             (Ty::Named(name), Value::Bool(false)) if name == "ForceDownload" => "ForceDownload::No".into(),
             (Ty::Named(name), Value::Bool(true)) if name == "ForceDownload" => "ForceDownload::Yes".into(),
+            (Ty::Named(name), Value::Bool(b)) if name == "LaxBool" => format!("LaxBool::from({b})"),
             (Ty::Named(name), Value::String(s)) if matches!(self.def(name)?.kind, DefKind::Enum(_)) => {
                 format!("{name}::from_wire({})", lit(s))
             }

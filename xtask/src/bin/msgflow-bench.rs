@@ -79,6 +79,27 @@ enum Operation {
     /// file beside `--file`, fsync, rename over the previous run's file, fsync of the directory
     /// (a diagnostic: what `msgflow repair -o OUT` pays after serialising).
     WriteFile,
+    /// `--file` is a JSON array of strings: each a text delta into one part
+    /// (`PartsManager::handle_text_delta`, vendor id `"content"`), then the parts.
+    StreamTextDeltas,
+    /// `--file` is a JSON array of strings: the argument fragments of one tool call (the first
+    /// delta also carries its name and id), then the parts.
+    StreamArgFragments,
+    /// `msgflow_providers::export` to Anthropic of the parsed history.
+    ExportAnthropic,
+    /// `msgflow_providers::export` to OpenAI Chat Completions.
+    ExportOpenaiChat,
+    /// `msgflow_providers::export` to OpenAI Responses.
+    ExportOpenaiResponses,
+    /// `msgflow_providers::check` against Anthropic's rules (`check --provider anthropic`).
+    CheckProviderAnthropic,
+    /// `msgflow_context::trim::trim` of a copy of the parsed history to `--budget` tokens counted
+    /// as pydantic-ai-harness estimates them (characters / 4), like its `SlidingWindowCompaction`.
+    TrimChars4,
+    /// The same with `o200k_base` token counts (what `trim --max-tokens` does by default).
+    TrimO200k,
+    /// `o200k_base` token counts of every message (`stats --tokens`).
+    CountTokens,
 }
 
 impl Operation {
@@ -106,6 +127,9 @@ struct Cli {
     /// Measured runs (after the warm-up).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
     runs: u32,
+    /// The token budget of the trim operations.
+    #[arg(long, default_value_t = 100_000)]
+    budget: usize,
 }
 
 /// One run's output, kept alive until after the timing so that freeing it is not measured.
@@ -121,6 +145,13 @@ enum Output {
     Repair(msgflow_sanitize::Repair),
     /// Where `write-file` wrote.
     Written(PathBuf),
+    /// A stream's parts, and how many events the manager emitted.
+    Parts(Vec<msgflow_wire::ModelResponsePart>, usize),
+    /// A provider request.
+    Json(serde_json::Value),
+    ProviderViolations(Vec<msgflow_providers::Violation>),
+    Trimmed(msgflow_context::trim::Trimmed),
+    Tokens(usize),
     Nothing,
 }
 
@@ -129,7 +160,7 @@ enum Output {
 struct Spare {
     /// A copy of the input bytes, for the operations that take the buffer over.
     buffer: Option<Vec<u8>>,
-    /// A copy of the parsed history, for `repair`.
+    /// A copy of the parsed history, for `repair` and `trim`.
     history: Option<Vec<ModelMessage>>,
 }
 
@@ -146,7 +177,11 @@ impl Spare {
         };
         Spare {
             buffer,
-            history: matches!(op, Operation::Repair | Operation::RepairCold).then(|| parsed.to_vec()),
+            history: matches!(
+                op,
+                Operation::Repair | Operation::RepairCold | Operation::TrimChars4 | Operation::TrimO200k
+            )
+            .then(|| parsed.to_vec()),
         }
     }
 
@@ -155,10 +190,77 @@ impl Spare {
     }
 }
 
-/// Runs `op` once on `input` (`parsed` is `input`'s history, for the operations that start from
-/// it; `spare` what the operation consumes; `file` where `input` came from).
-fn run_once(op: Operation, file: &Path, input: &[u8], parsed: &[ModelMessage], mut spare: Spare) -> Result<Output> {
+/// What an operation starts from, prepared outside the timing.
+struct Prepared<'a> {
+    /// Where `input` came from.
+    file: &'a Path,
+    input: &'a [u8],
+    /// `input`'s history, for the operations that start from it.
+    parsed: &'a [ModelMessage],
+    /// `input`'s strings, for the stream operations.
+    deltas: &'a [String],
+    /// `--budget`.
+    budget: usize,
+}
+
+/// Runs `op` once (`spare` is what the operation consumes).
+fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<Output> {
+    use msgflow_context::tokens::{TokenCounter, Tokenizer};
+    use msgflow_providers::Provider;
+    use msgflow_stream::{ArgsDelta, PartsManager, TextDelta, ToolCallDelta, VendorId};
+    let Prepared {
+        file,
+        input,
+        parsed,
+        deltas,
+        budget,
+    } = *prepared;
+    let trim = |spare: Spare, tokenizer| -> Result<Output> {
+        let history = spare.history.context("trim needs a copy of the history")?;
+        let counter = TokenCounter::new(tokenizer);
+        let trimmed = msgflow_context::trim::trim(history, msgflow_context::trim::Budget::Tokens(budget), &counter)?;
+        Ok(Output::Trimmed(trimmed))
+    };
     Ok(match op {
+        Operation::StreamTextDeltas => {
+            let mut manager = PartsManager::new();
+            let vendor = VendorId::Str("content".to_owned());
+            let mut events = 0;
+            for delta in deltas {
+                events += usize::from(manager.handle_text_delta(TextDelta::new(Some(vendor.clone()), delta))?.is_some());
+            }
+            Output::Parts(manager.into_parts(), events)
+        }
+        Operation::StreamArgFragments => {
+            let mut manager = PartsManager::new();
+            let mut events = 0;
+            for (index, fragment) in deltas.iter().enumerate() {
+                let first = index == 0;
+                let delta = ToolCallDelta {
+                    vendor_part_id: Some(VendorId::Int(0)),
+                    tool_name: first.then(|| "write_file".to_owned()),
+                    tool_call_id: first.then(|| "call_0".to_owned()),
+                    args: Some(ArgsDelta::Text(fragment)),
+                    ..ToolCallDelta::default()
+                };
+                events += usize::from(manager.handle_tool_call_delta(delta)?.is_some());
+            }
+            Output::Parts(manager.into_parts(), events)
+        }
+        Operation::ExportAnthropic => Output::Json(msgflow_providers::export(parsed, Provider::Anthropic)?),
+        Operation::ExportOpenaiChat => Output::Json(msgflow_providers::export(parsed, Provider::OpenAiChat)?),
+        Operation::ExportOpenaiResponses => {
+            Output::Json(msgflow_providers::export(parsed, Provider::OpenAiResponses)?)
+        }
+        Operation::CheckProviderAnthropic => {
+            Output::ProviderViolations(msgflow_providers::check(parsed, Provider::Anthropic)?)
+        }
+        Operation::TrimChars4 => trim(spare, Tokenizer::Chars4)?,
+        Operation::TrimO200k => trim(spare, Tokenizer::O200kBase)?,
+        Operation::CountTokens => {
+            let counter = TokenCounter::new(Tokenizer::O200kBase);
+            Output::Tokens(parsed.iter().map(|message| counter.count_message(message)).sum())
+        }
         Operation::Parse => Output::History(msgflow_wire::from_vec(spare.buffer()?)?),
         Operation::Serialise => Output::Bytes(msgflow_wire::to_vec(parsed)?),
         Operation::ParseSerialise => {
@@ -217,6 +319,33 @@ fn write_like_the_cli(target: &Path, bytes: &[u8]) -> Result<()> {
 /// A sanity fact about the first run's output, reported so that a broken operation is visible.
 fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Output) -> serde_json::Value {
     match output {
+        Output::Parts(parts, events) => serde_json::json!({
+            "parts": parts.len(),
+            "events": events,
+            "output_bytes": serde_json::to_vec(parts).map_or(0, |bytes| bytes.len()),
+        }),
+        Output::Json(request) => serde_json::json!({
+            "request_bytes": serde_json::to_vec(request).map_or(0, |bytes| bytes.len()),
+        }),
+        Output::ProviderViolations(violations) => serde_json::json!({ "violations": violations.len() }),
+        Output::Trimmed(trimmed) => {
+            let pairing = msgflow_sanitize::check(&trimmed.history)
+                .iter()
+                .filter(|violation| {
+                    matches!(
+                        violation.kind,
+                        msgflow_sanitize::ViolationKind::DanglingCall | msgflow_sanitize::ViolationKind::OrphanReturn
+                    )
+                })
+                .count();
+            serde_json::json!({
+                "messages_before": parsed.len(),
+                "messages_after": trimmed.history.len(),
+                "broken_pairs": pairing,
+                "check_passes": msgflow_sanitize::check(&trimmed.history).is_empty(),
+            })
+        }
+        Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),
         Output::History(history) => serde_json::json!({ "messages": history.len() }),
         // A read is its input: comparing them would say nothing.
         Output::Bytes(bytes) if op == Operation::ReadFile => serde_json::json!({ "bytes_read": bytes.len() }),
@@ -279,24 +408,32 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     let input = fs::read(&cli.file).with_context(|| format!("reading {}", cli.file.display()))?;
 
-    // Warm-up on the tiny history: touches every code path once without growing the heap.
+    let is_stream = matches!(cli.op, Operation::StreamTextDeltas | Operation::StreamArgFragments);
+    let deltas: Vec<String> = if is_stream {
+        serde_json::from_slice(&input).with_context(|| format!("{} is not a JSON array of strings", cli.file.display()))?
+    } else {
+        Vec::new()
+    };
+
+    // Warm-up on the tiny history (or the first deltas): touches every code path once without
+    // growing the heap.
     let warm_parsed = msgflow_wire::from_slice(WARM_UP_HISTORY)?;
     let warm_spare = Spare::for_op(cli.op, WARM_UP_HISTORY, &warm_parsed);
-    drop(run_once(cli.op, &cli.file, WARM_UP_HISTORY, &warm_parsed, warm_spare)?);
+    let warm_up = Prepared {
+        file: &cli.file,
+        input: WARM_UP_HISTORY,
+        parsed: &warm_parsed,
+        deltas: &deltas[..deltas.len().min(10)],
+        budget: 10,
+    };
+    drop(run_once(cli.op, &warm_up, warm_spare)?);
     drop(warm_parsed);
 
-    let needs_parsed = matches!(
-        cli.op,
-        Operation::Serialise
-            | Operation::SerialiseWarm
-            | Operation::CanonicalRoundtrip
-            | Operation::Check
-            | Operation::Verdict
-            | Operation::Repair
-            | Operation::CheckCold
-            | Operation::RepairCold
-            | Operation::CanonicalRoundtripCold
-    );
+    let needs_parsed = !is_stream
+        && !matches!(
+            cli.op,
+            Operation::Parse | Operation::ParseSerialise | Operation::IgnoredAny | Operation::ReadFile | Operation::WriteFile
+        );
     // Mapped before the first run, so that writing it later changes no memory figure.
     let mut eviction = if cli.op.is_cold() {
         vec![1_u8; CACHE_EVICTION_BYTES]
@@ -328,7 +465,14 @@ fn main() -> Result<()> {
             black_box(&eviction);
         }
         let started = Instant::now();
-        let output = black_box(run_once(cli.op, &cli.file, black_box(&input), &parsed, spare)?);
+        let prepared = Prepared {
+            file: &cli.file,
+            input: black_box(&input),
+            parsed: &parsed,
+            deltas: &deltas,
+            budget: cli.budget,
+        };
+        let output = black_box(run_once(cli.op, &prepared, spare)?);
         let elapsed = started.elapsed().as_secs_f64();
         if let (Some(before), Some(hwm)) = (memory_baseline, status_bytes("VmHWM")) {
             peak_rss_delta = Some(hwm.saturating_sub(before));

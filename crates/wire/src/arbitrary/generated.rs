@@ -338,7 +338,7 @@ pub fn capability_load_delta_part(flavour: Flavour) -> BoxedStrategy<CapabilityL
 pub fn model_settings_delta_part(flavour: Flavour) -> BoxedStrategy<ModelSettingsDeltaPart> {
     let value = ((
         recorded_model_settings(flavour),
-        super::field(flavour, super::Presence::Always, any::<bool>().boxed()),
+        super::field(flavour, super::Presence::Always, super::lax_bool(flavour)),
         super::extra(flavour),
     ),)
         .prop_map(move |((settings, top_level, extra),)| ModelSettingsDeltaPart {
@@ -991,7 +991,7 @@ pub fn instruction_block(flavour: Flavour) -> BoxedStrategy<InstructionBlock> {
 pub fn instruction_part(flavour: Flavour) -> BoxedStrategy<InstructionPart> {
     let value = ((
         super::text(),
-        super::field(flavour, super::Presence::Always, any::<bool>().boxed()),
+        super::field(flavour, super::Presence::Always, super::lax_bool(flavour)),
         super::field(flavour, super::Presence::Always, instruction_change_policy(flavour)),
         super::field(flavour, super::Presence::Nullable, super::text()),
         super::json_field(flavour, super::Presence::Nullable, super::instruction_id(flavour)),
@@ -1016,7 +1016,7 @@ pub fn instruction_part(flavour: Flavour) -> BoxedStrategy<InstructionPart> {
 pub fn instruction_digest(flavour: Flavour) -> BoxedStrategy<InstructionDigest> {
     let value = ((
         super::json_field(flavour, super::Presence::Nullable, super::instruction_id(flavour)),
-        super::field(flavour, super::Presence::Always, any::<bool>().boxed()),
+        super::field(flavour, super::Presence::Always, super::lax_bool(flavour)),
         super::content_hash(flavour),
         super::extra(flavour),
     ),)
