@@ -68,18 +68,6 @@ def encode(encodings: dict) -> None:
         out.write(json.dumps({"id": case["id"], "tokens": tokens}) + "\n")
 
 
-def strings(value, out: list) -> list:
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, list):
-        for item in value:
-            strings(item, out)
-    elif isinstance(value, dict):
-        for item in value.values():
-            strings(item, out)
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assets", required=True, help="tiktoken-rs's assets directory")

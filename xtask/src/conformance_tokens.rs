@@ -25,10 +25,51 @@ const RANDOM_TEXTS: usize = 3_000;
 
 /// What pre-tokenisation splits on, and what it keeps together.
 const PIECES: &[&str] = &[
-    " ", "  ", "   ", "\n", "\n\n", "\r\n", "\t", " \n ", "a", "the", "Hello", "WORLD", "don't", "'s", "'LL", "'ve",
-    "123", "4567890", "3.14", "-", "_", "::", "()", "{\"k\": 1}", "<think>", "```rust", "fn main() {}", "é", "e\u{301}",
-    "ß", "İ", "日本語", "中文", "한국어", "😀", "👩‍💻", "🇫🇷", "\u{200b}", "\u{a0}", "Ω", "ﬁ", "x̧", "iVBORw0KGgo=",
-    "/usr/bin/env", "https://example.com/a?b=c",
+    " ",
+    "  ",
+    "   ",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\t",
+    " \n ",
+    "a",
+    "the",
+    "Hello",
+    "WORLD",
+    "don't",
+    "'s",
+    "'LL",
+    "'ve",
+    "123",
+    "4567890",
+    "3.14",
+    "-",
+    "_",
+    "::",
+    "()",
+    "{\"k\": 1}",
+    "<think>",
+    "```rust",
+    "fn main() {}",
+    "é",
+    "e\u{301}",
+    "ß",
+    "İ",
+    "日本語",
+    "中文",
+    "한국어",
+    "😀",
+    "👩‍💻",
+    "🇫🇷",
+    "\u{200b}",
+    "\u{a0}",
+    "Ω",
+    "ﬁ",
+    "x̧",
+    "iVBORw0KGgo=",
+    "/usr/bin/env",
+    "https://example.com/a?b=c",
 ];
 
 /// Runs the check.
@@ -42,7 +83,10 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         .flat_map(|encoding| texts.iter().map(move |text| (encoding, text)))
         .enumerate()
     {
-        serde_json::to_writer(&mut input, &json!({"id": id, "encoding": encoding.name(), "text": text}))?;
+        serde_json::to_writer(
+            &mut input,
+            &json!({"id": id, "encoding": encoding.name(), "text": text}),
+        )?;
         input.push(b'\n');
     }
     let root = project_root();
@@ -100,7 +144,10 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     if answers != texts.len() * encodings.len() {
-        bail!("the oracle answered {answers} of {} texts", texts.len() * encodings.len());
+        bail!(
+            "the oracle answered {answers} of {} texts",
+            texts.len() * encodings.len()
+        );
     }
     println!(
         "tokens: {} texts x {} encodings, {tokens} tokens, seed {seed}; vocabulary from {}",

@@ -14,6 +14,7 @@
 //! assert_eq!(counter.count_text("Hello, world!"), 4);
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -170,11 +171,11 @@ impl TokenCounter {
         }
     }
 
-    fn count_json(&self, json: &RawJson) -> usize {
-        // A JSON string is sent as its text; anything else as its JSON.
-        match json.as_string() {
-            Some(text) => self.count_text(&text),
-            None => self.count_text(json.get()),
+    /// The tokens of one piece (unscaled).
+    fn count_piece(&self, piece: Piece<'_>) -> usize {
+        match piece {
+            Piece::Text(text) => self.count_text(&text),
+            Piece::Binary(binary) => self.count_binary(binary),
         }
     }
 
@@ -186,43 +187,17 @@ impl TokenCounter {
         media_tokens(self.media, &binary.media_type, &bytes).unwrap_or_else(|| self.count_text(binary.data.as_str()))
     }
 
-    fn count_user_content(&self, item: &UserContent) -> usize {
-        match item {
-            UserContent::Text(text) => self.count_text(text),
-            UserContent::TextContent(text) => self.count_text(&text.content),
-            UserContent::Binary(binary) => self.count_binary(binary),
-            UserContent::CachePoint(_) => 0,
-            // URLs and the other items are sent as what they say: count their JSON.
-            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
-        }
-    }
-
     /// The tokens of a request part, by its kind.
     pub fn count_request_part(&self, part: &ModelRequestPart) -> usize {
-        let counted = match part {
-            ModelRequestPart::SystemPrompt(system) => self.count_text(&system.content),
-            ModelRequestPart::UserPrompt(user) => match &user.content {
-                UserPromptContent::Text(text) => self.count_text(text),
-                UserPromptContent::Items(items) => items.iter().map(|item| self.count_user_content(item)).sum(),
-            },
-            ModelRequestPart::ToolReturn(ret) => self.count_text(&ret.tool_name) + self.count_json(&ret.content),
-            ModelRequestPart::RetryPrompt(retry) => self.count_json(&retry.content),
-            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
-        };
+        let mut counted = 0;
+        request_part_pieces(part, &mut |piece| counted += self.count_piece(piece));
         self.scaled(counted)
     }
 
     /// The tokens of a response part, by its kind.
     pub fn count_response_part(&self, part: &ModelResponsePart) -> usize {
-        let counted = match part {
-            ModelResponsePart::Text(text) => self.count_text(&text.content),
-            ModelResponsePart::Thinking(thinking) => self.count_text(&thinking.content),
-            ModelResponsePart::ToolCall(call) => {
-                self.count_text(&call.tool_name) + call.args.get().map_or(0, |args| self.count_json(args))
-            }
-            ModelResponsePart::File(file) => self.count_binary(&file.content),
-            other => serde_json::to_string(other).map_or(0, |json| self.count_text(&json)),
-        };
+        let mut counted = 0;
+        response_part_pieces(part, &mut |piece| counted += self.count_piece(piece));
         self.scaled(counted)
     }
 
@@ -240,10 +215,52 @@ impl TokenCounter {
                     + request
                         .instructions
                         .get()
-                        .map_or(0, |text| self.scaled(self.count_text(text)))
+                        .map_or(0, |text| self.count_instructions(text))
             }
             ModelMessage::Response(response) => response.parts.iter().map(|part| self.count_response_part(part)).sum(),
         }
+    }
+
+    /// The texts this counter runs its encoding over for `message`, in order: what a tokenizer
+    /// elsewhere must be given to count the same (binary items a media rule counts are left out;
+    /// the others are their base64 text).
+    ///
+    /// ```
+    /// use msgflow_context::tokens::{TokenCounter, Tokenizer};
+    /// let history = msgflow_wire::from_str(
+    ///     r#"[{"parts":[{"content":"Hello, world!","part_kind":"user-prompt"}],"instructions":"Be brief.","kind":"request"}]"#,
+    /// ).unwrap();
+    /// let counter = TokenCounter::new(Tokenizer::O200kBase);
+    /// assert_eq!(counter.texts(&history[0]), ["Hello, world!", "Be brief."]);
+    /// ```
+    pub fn texts(&self, message: &ModelMessage) -> Vec<String> {
+        let mut texts = Vec::new();
+        let mut keep = |piece: Piece<'_>| match piece {
+            Piece::Text(text) => texts.push(text.into_owned()),
+            Piece::Binary(binary) => {
+                let bytes = binary.data.decode().unwrap_or_default();
+                if self.tokenizer == Tokenizer::Chars4 || media_tokens(self.media, &binary.media_type, &bytes).is_none()
+                {
+                    texts.push(binary.data.as_str().to_owned());
+                }
+            }
+        };
+        match message {
+            ModelMessage::Request(request) => {
+                for part in &request.parts {
+                    request_part_pieces(part, &mut keep);
+                }
+                if let Some(text) = request.instructions.get() {
+                    keep(Piece::Text(Cow::Borrowed(text)));
+                }
+            }
+            ModelMessage::Response(response) => {
+                for part in &response.parts {
+                    response_part_pieces(part, &mut keep);
+                }
+            }
+        }
+        texts
     }
 
     fn scaled(&self, counted: usize) -> usize {
@@ -251,6 +268,72 @@ impl TokenCounter {
             Some(scale) => (counted as f64 * scale).round() as usize,
             None => counted,
         }
+    }
+}
+
+/// What a part is counted as: text run through the encoding, or a binary item counted by the
+/// media rule (or as its base64 text).
+enum Piece<'a> {
+    Text(Cow<'a, str>),
+    Binary(&'a BinaryContent),
+}
+
+/// A JSON value as it is sent: a string as its text, anything else as its JSON.
+fn json_piece(json: &RawJson) -> Piece<'_> {
+    match json.as_string() {
+        Some(text) => Piece::Text(Cow::Owned(text)),
+        None => Piece::Text(Cow::Borrowed(json.get())),
+    }
+}
+
+/// Anything else is sent as what it says: its JSON.
+fn json_of<'a, T: Serialize>(value: &T, piece: &mut impl FnMut(Piece<'a>)) {
+    if let Ok(json) = serde_json::to_string(value) {
+        piece(Piece::Text(Cow::Owned(json)));
+    }
+}
+
+fn user_content_pieces<'a>(item: &'a UserContent, piece: &mut impl FnMut(Piece<'a>)) {
+    match item {
+        UserContent::Text(text) => piece(Piece::Text(Cow::Borrowed(text))),
+        UserContent::TextContent(text) => piece(Piece::Text(Cow::Borrowed(&text.content))),
+        UserContent::Binary(binary) => piece(Piece::Binary(binary)),
+        UserContent::CachePoint(_) => {}
+        // URLs and the other items are sent as what they say.
+        other => json_of(other, piece),
+    }
+}
+
+/// The pieces of a request part, by its kind.
+fn request_part_pieces<'a>(part: &'a ModelRequestPart, piece: &mut impl FnMut(Piece<'a>)) {
+    match part {
+        ModelRequestPart::SystemPrompt(system) => piece(Piece::Text(Cow::Borrowed(&system.content))),
+        ModelRequestPart::UserPrompt(user) => match &user.content {
+            UserPromptContent::Text(text) => piece(Piece::Text(Cow::Borrowed(text))),
+            UserPromptContent::Items(items) => items.iter().for_each(|item| user_content_pieces(item, piece)),
+        },
+        ModelRequestPart::ToolReturn(ret) => {
+            piece(Piece::Text(Cow::Borrowed(&ret.tool_name)));
+            piece(json_piece(&ret.content));
+        }
+        ModelRequestPart::RetryPrompt(retry) => piece(json_piece(&retry.content)),
+        other => json_of(other, piece),
+    }
+}
+
+/// The pieces of a response part, by its kind.
+fn response_part_pieces<'a>(part: &'a ModelResponsePart, piece: &mut impl FnMut(Piece<'a>)) {
+    match part {
+        ModelResponsePart::Text(text) => piece(Piece::Text(Cow::Borrowed(&text.content))),
+        ModelResponsePart::Thinking(thinking) => piece(Piece::Text(Cow::Borrowed(&thinking.content))),
+        ModelResponsePart::ToolCall(call) => {
+            piece(Piece::Text(Cow::Borrowed(&call.tool_name)));
+            if let Some(args) = call.args.get() {
+                piece(json_piece(args));
+            }
+        }
+        ModelResponsePart::File(file) => piece(Piece::Binary(&file.content)),
+        other => json_of(other, piece),
     }
 }
 
