@@ -5,7 +5,7 @@ The peers, each run in the venv ``cargo xtask bench`` gives it:
 
 * ``stream-text-deltas`` / ``stream-arg-fragments`` (``target/venv``): pydantic-ai's ``ModelResponsePartsManager``
   fed the deltas of ``--file`` (a JSON array of strings): every string a text delta into one part (vendor id
-  ``"content"``), or every string an argument fragment of one tool call (the first with its name and id); the
+  ``0``, as msgflow's side), or every string an argument fragment of one tool call (the first with its name and id); the
   events are consumed as an application consumes them, then ``get_parts()``.
 * ``map-anthropic`` / ``map-openai-chat`` / ``map-openai-responses`` (``target/venv-providers``): the request
   pydantic-ai's own model class builds for the history of ``--file`` (``prepare_messages`` and its message mapping,
@@ -16,8 +16,9 @@ The peers, each run in the venv ``cargo xtask bench`` gives it:
   estimate); ``--output`` receives the first run's result (outside the timing), for ``cargo xtask bench`` to
   ``check``.
 * ``tiktoken-o200k`` (``target/venv-providers``): Python ``tiktoken``'s ``o200k_base`` (its Rust core, one thread)
-  over every string value of the history, with its cache seeded from tiktoken-rs's vocabulary (``--assets``,
-  ``--cache``; see ``python/tokens_oracle.py``).
+  over the texts of ``--file`` (a JSON array: exactly the texts msgflow's counter encodes for a history,
+  ``TokenCounter::texts``), with its cache seeded from tiktoken-rs's vocabulary (``--assets``, ``--cache``; see
+  ``python/tokens_oracle.py``).
 """
 
 from __future__ import annotations
@@ -45,17 +46,18 @@ OPERATIONS = (*STREAM_OPS, *MAP_OPS, "harness-sliding-window", "tiktoken-o200k")
 
 def stream_operation(op: str, deltas: list[str]):
     from pydantic_ai._parts_manager import ModelResponsePartsManager
+    from pydantic_ai.models import ModelRequestParameters
 
     def text() -> tuple:
-        manager = ModelResponsePartsManager()
+        manager = ModelResponsePartsManager(model_request_parameters=ModelRequestParameters())
         events = 0
         for delta in deltas:
-            for _event in manager.handle_text_delta(vendor_part_id="content", content=delta):
+            for _event in manager.handle_text_delta(vendor_part_id=0, content=delta):
                 events += 1
         return manager.get_parts(), events
 
     def args() -> tuple:
-        manager = ModelResponsePartsManager()
+        manager = ModelResponsePartsManager(model_request_parameters=ModelRequestParameters())
         events = 0
         first = True
         for fragment in deltas:
@@ -94,7 +96,9 @@ def tiktoken_operation(data: bytes, assets: str, cache: str):
 
     tokens_oracle.seed_cache(assets, cache)
     encoding = tokens_oracle.load("o200k_base")
-    texts = tokens_oracle.strings(json.loads(data), [])
+    texts = json.loads(data)
+    assert isinstance(texts, list) and all(isinstance(text, str) for text in texts), "--file: a JSON array of texts"
+
     encoding.encode_ordinary_batch(texts[:10], num_threads=1)  # warm-up
     return lambda: sum(len(tokens) for tokens in encoding.encode_ordinary_batch(texts, num_threads=1))
 

@@ -350,17 +350,17 @@ impl CallDelta {
     }
 
     /// The delta as the event carries it.
-    fn to_wire(&self) -> ToolCallPartDelta {
+    fn into_wire(self) -> ToolCallPartDelta {
         let mut delta = ToolCallPartDelta::new();
-        delta.tool_name_delta = self.tool_name_delta.clone().into();
         delta.args_delta = match &self.args {
             Args::Text(text) => Field::Present(RawJson::string(text)),
             Args::Dict(dict) => Field::Present(json::dict_to_raw(dict)),
             _ => Field::Null,
         };
-        delta.tool_call_id = self.tool_call_id.clone().into();
-        delta.provider_name = self.provider_name.clone().into();
-        delta.provider_details = self.provider_details.clone().into();
+        delta.tool_name_delta = self.tool_name_delta.into();
+        delta.tool_call_id = self.tool_call_id.into();
+        delta.provider_name = self.provider_name.into();
+        delta.provider_details = self.provider_details.into();
         delta
     }
 }
@@ -850,7 +850,7 @@ impl PartsManager {
                         }
                         Ok(Some(Self::delta_event(
                             index,
-                            ModelResponsePartDelta::ToolCall(delta.to_wire()),
+                            ModelResponsePartDelta::ToolCall(delta.into_wire()),
                         )))
                     }
                     Slot::Pending(pending) => match delta.apply_to_pending(pending, &mut self.ids)? {

@@ -80,7 +80,7 @@ enum Operation {
     /// (a diagnostic: what `msgflow repair -o OUT` pays after serialising).
     WriteFile,
     /// `--file` is a JSON array of strings: each a text delta into one part
-    /// (`PartsManager::handle_text_delta`, vendor id `"content"`), then the parts.
+    /// (`PartsManager::handle_text_delta`, vendor id 0, as OpenAI's choice index), then the parts.
     StreamTextDeltas,
     /// `--file` is a JSON array of strings: the argument fragments of one tool call (the first
     /// delta also carries its name and id), then the parts.
@@ -224,10 +224,10 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
     Ok(match op {
         Operation::StreamTextDeltas => {
             let mut manager = PartsManager::new();
-            let vendor = VendorId::Str("content".to_owned());
             let mut events = 0;
             for delta in deltas {
-                events += usize::from(manager.handle_text_delta(TextDelta::new(Some(vendor.clone()), delta))?.is_some());
+                let delta = TextDelta::new(Some(VendorId::Int(0)), delta);
+                events += usize::from(manager.handle_text_delta(delta)?.is_some());
             }
             Output::Parts(manager.into_parts(), events)
         }
@@ -249,9 +249,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         }
         Operation::ExportAnthropic => Output::Json(msgflow_providers::export(parsed, Provider::Anthropic)?),
         Operation::ExportOpenaiChat => Output::Json(msgflow_providers::export(parsed, Provider::OpenAiChat)?),
-        Operation::ExportOpenaiResponses => {
-            Output::Json(msgflow_providers::export(parsed, Provider::OpenAiResponses)?)
-        }
+        Operation::ExportOpenaiResponses => Output::Json(msgflow_providers::export(parsed, Provider::OpenAiResponses)?),
         Operation::CheckProviderAnthropic => {
             Output::ProviderViolations(msgflow_providers::check(parsed, Provider::Anthropic)?)
         }
@@ -410,7 +408,8 @@ fn main() -> Result<()> {
 
     let is_stream = matches!(cli.op, Operation::StreamTextDeltas | Operation::StreamArgFragments);
     let deltas: Vec<String> = if is_stream {
-        serde_json::from_slice(&input).with_context(|| format!("{} is not a JSON array of strings", cli.file.display()))?
+        serde_json::from_slice(&input)
+            .with_context(|| format!("{} is not a JSON array of strings", cli.file.display()))?
     } else {
         Vec::new()
     };
@@ -424,7 +423,7 @@ fn main() -> Result<()> {
         input: WARM_UP_HISTORY,
         parsed: &warm_parsed,
         deltas: &deltas[..deltas.len().min(10)],
-        budget: 10,
+        budget: usize::MAX,
     };
     drop(run_once(cli.op, &warm_up, warm_spare)?);
     drop(warm_parsed);
@@ -432,7 +431,11 @@ fn main() -> Result<()> {
     let needs_parsed = !is_stream
         && !matches!(
             cli.op,
-            Operation::Parse | Operation::ParseSerialise | Operation::IgnoredAny | Operation::ReadFile | Operation::WriteFile
+            Operation::Parse
+                | Operation::ParseSerialise
+                | Operation::IgnoredAny
+                | Operation::ReadFile
+                | Operation::WriteFile
         );
     // Mapped before the first run, so that writing it later changes no memory figure.
     let mut eviction = if cli.op.is_cold() {
