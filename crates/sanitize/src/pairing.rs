@@ -275,11 +275,11 @@ impl<'a> BuiltinMatcher<'a> {
         }
     }
 
-    /// A `builtin-tool-return`: answers the oldest open call with its id.
-    pub(crate) fn ret(&mut self, id: &Field<String>) {
-        if let Some(queue) = id.get().and_then(|id| self.open.get_mut(id.as_str())) {
-            queue.pop_front();
-        }
+    /// A `builtin-tool-return`: answers the oldest open call with its id, and says which.
+    pub(crate) fn ret(&mut self, id: &Field<String>) -> Option<Pos> {
+        id.get()
+            .and_then(|id| self.open.get_mut(id.as_str()))
+            .and_then(VecDeque::pop_front)
     }
 
     /// The calls no return answered, in history order, each with whether it lacks an id.

@@ -315,7 +315,9 @@ impl Plan {
                                 ModelResponsePart::BuiltinToolCall(call) => {
                                     builtin.call(Pos { message: index, part }, &call.tool_call_id);
                                 }
-                                ModelResponsePart::BuiltinToolReturn(ret) => builtin.ret(&ret.tool_call_id),
+                                ModelResponsePart::BuiltinToolReturn(ret) => {
+                                    builtin.ret(&ret.tool_call_id);
+                                }
                                 _ => {}
                             }
                         }

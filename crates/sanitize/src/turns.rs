@@ -7,7 +7,8 @@
 //! them; a start that a pair spans is folded into the turn before it. A result that answers no
 //! open call (its calls were answered or shadowed already) holds the newest call with its id the
 //! same way, so that cutting never turns a misplaced result into an orphan. The same holds for a builtin
-//! (`builtin-tool-call`) call and a `builtin-tool-return` with its id in a later response. So every
+//! (`builtin-tool-call`) call and a `builtin-tool-return` with its id in a later response, paired
+//! by the matcher `check` uses (`pairing::BuiltinMatcher`: the oldest open call with the id). So every
 //! boundary of [`Turns`] is safe: dropping the turns before it leaves no orphan result, and every
 //! pair in the suffix is matched the same way as in the whole history.
 //!
@@ -72,7 +73,9 @@ impl Turns {
             }
         };
         let mut matcher = Matcher::with_capacity(history.len());
-        let mut native_calls: HashMap<&str, usize> = HashMap::new();
+        // Builtin calls pair with their returns as `check` pairs them.
+        let mut builtin = pairing::BuiltinMatcher::default();
+        let mut last_builtin_call: HashMap<&str, usize> = HashMap::new();
         // The newest call of each key, for the results that answer no open call.
         let mut last_call: HashMap<pairing::CallKey<'_>, usize> = HashMap::with_capacity(history.len());
         for (index, message) in history.iter().enumerate() {
@@ -89,20 +92,30 @@ impl Turns {
                             key,
                         );
                     }
-                    for part in &response.parts {
+                    for (part_index, part) in response.parts.iter().enumerate() {
                         match part {
                             ModelResponsePart::BuiltinToolCall(call) => {
+                                let pos = Pos {
+                                    message: index,
+                                    part: part_index,
+                                };
+                                builtin.call(pos, &call.tool_call_id);
                                 if let Some(id) = call.tool_call_id.get() {
-                                    native_calls.entry(id.as_str()).or_insert(index);
+                                    last_builtin_call.insert(id.as_str(), index);
                                 }
                             }
-                            ModelResponsePart::BuiltinToolReturn(ret) => {
-                                if let Some(&call_message) =
-                                    ret.tool_call_id.get().and_then(|id| native_calls.get(id.as_str()))
-                                {
-                                    block(call_message, index);
+                            ModelResponsePart::BuiltinToolReturn(ret) => match builtin.ret(&ret.tool_call_id) {
+                                Some(call) => block(call.message, index),
+                                // Its calls were answered already: hold the newest one with its
+                                // id, as for a misplaced tool result below.
+                                None => {
+                                    if let Some(&call_message) =
+                                        ret.tool_call_id.get().and_then(|id| last_builtin_call.get(id.as_str()))
+                                    {
+                                        block(call_message, index);
+                                    }
                                 }
-                            }
+                            },
                             _ => {}
                         }
                     }
@@ -176,5 +189,44 @@ impl Turns {
     /// and the first message of every turn.
     pub fn is_cut_point(&self, message: usize) -> bool {
         message == self.messages || self.starts.binary_search(&message).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(json: &str) -> Vec<ModelMessage> {
+        msgflow_wire::from_str(json).expect("a valid history")
+    }
+
+    #[test]
+    fn builtin_calls_pair_with_their_returns_as_check_pairs_them() {
+        // Two builtin calls share the id `b1`: the first return answers the first call (message
+        // 1) and the second the second (message 4), oldest first as `check` pairs them; so the
+        // user's request at 3 is a cut point, and the one at 5 (inside the second pair) is not.
+        let user = |text: &str| {
+            format!(
+                r#"{{"kind":"request","parts":[{{"part_kind":"user-prompt","content":"{text}","timestamp":"2025-01-02T00:00:00Z"}}]}}"#
+            )
+        };
+        let call = r#"{"kind":"response","parts":[{"part_kind":"builtin-tool-call","tool_name":"web_search","args":null,"tool_call_id":"b1"}],"timestamp":"2025-01-02T00:00:01Z"}"#;
+        let ret = r#"{"kind":"response","parts":[{"part_kind":"builtin-tool-return","tool_name":"web_search","content":"ok","tool_call_id":"b1","timestamp":"2025-01-02T00:00:02Z"}],"timestamp":"2025-01-02T00:00:02Z"}"#;
+        let json = format!("[{},{call},{ret},{},{call},{},{ret}]", user("a"), user("b"), user("c"));
+        let history = history(&json);
+        assert!(crate::check(&history).is_empty(), "{:?}", crate::check(&history));
+        let turns = Turns::of(&history);
+        assert_eq!(turns.ranges().collect::<Vec<_>>(), [0..3, 3..7]);
+    }
+
+    #[test]
+    fn a_builtin_return_answering_no_open_call_holds_the_newest_call_with_its_id() {
+        let user = r#"{"kind":"request","parts":[{"part_kind":"user-prompt","content":"go","timestamp":"2025-01-02T00:00:00Z"}]}"#;
+        let call = r#"{"kind":"response","parts":[{"part_kind":"builtin-tool-call","tool_name":"web_search","args":null,"tool_call_id":"b1"}],"timestamp":"2025-01-02T00:00:01Z"}"#;
+        let ret = r#"{"kind":"response","parts":[{"part_kind":"builtin-tool-return","tool_name":"web_search","content":"ok","tool_call_id":"b1","timestamp":"2025-01-02T00:00:02Z"}],"timestamp":"2025-01-02T00:00:02Z"}"#;
+        // The second return answers nothing open: cutting before it must not separate it from
+        // the call it repeats (message 1).
+        let history = history(&format!("[{user},{call},{ret},{user},{ret}]"));
+        assert_eq!(Turns::of(&history).ranges().collect::<Vec<_>>(), [0..5]);
     }
 }
