@@ -1084,6 +1084,27 @@ fn stats_says_which_token_counts_do_not_fit_its_sums() -> TestResult {
 }
 
 #[test]
+fn check_json_names_the_turn_of_each_violation() -> TestResult {
+    // The shipped session: the user's first request and the three tool rounds are turn 0; the
+    // user's last prompt (message 6) opens turn 1. The dangling calls are in turn 0.
+    let output = msgflow()?
+        .args(["check", "--json"])
+        .arg(repo_file("examples/interrupted-session.json"))
+        .output()?;
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    assert_eq!(report["turns"], 2);
+    let violations = report["violations"].as_array().ok_or("no violations")?;
+    assert_eq!(violations.len(), 2);
+    for violation in violations {
+        assert_eq!(
+            (&violation["message_index"], &violation["turn"]),
+            (&5.into(), &0.into())
+        );
+    }
+    Ok(())
+}
+
+#[test]
 fn check_says_whether_pydantic_ai_would_load_the_history() -> TestResult {
     let loadable = fs::read(fixture("coding-agent-session.json"))?;
     let output = msgflow()?.args(["check", "--json"]).write_stdin(loadable).output()?;

@@ -8,7 +8,9 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 /// would not load always has violations (`not-loadable` and the unknown or mismatched parts
 /// pydantic-ai refuses), so it exits 1.
 pub struct Check {
-    /// Print `{"valid": bool, "pydantic_ai_loadable": bool, "violations": [...]}` instead of text.
+    /// Print `{"valid": bool, "pydantic_ai_loadable": bool, "turns": N, "violations": [...]}`
+    /// instead of text; each violation names the turn it is in (`msgflow_sanitize::Turns`, the
+    /// cut points `trim` uses).
     pub json: bool,
     /// Check against this provider's rules instead (msgflow-providers).
     pub provider: Option<msgflow_providers::Provider>,
@@ -32,10 +34,25 @@ impl FileCommand for Check {
             Status::Problems
         };
         let output = if self.json {
+            let turns = msgflow_sanitize::Turns::of(&history);
+            let located: Vec<serde_json::Value> = violations
+                .iter()
+                .map(|violation| {
+                    let mut value = serde_json::to_value(violation).unwrap_or_default();
+                    if let Some(object) = value.as_object_mut() {
+                        let turn = turns
+                            .starts()
+                            .partition_point(|&start| start <= violation.message_index);
+                        object.insert("turn".to_owned(), turn.saturating_sub(1).into());
+                    }
+                    value
+                })
+                .collect();
             let document = serde_json::json!({
                 "valid": violations.is_empty(),
                 "pydantic_ai_loadable": loadable,
-                "violations": violations,
+                "turns": turns.len(),
+                "violations": located,
             });
             let mut text = serde_json::to_string_pretty(&document)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
