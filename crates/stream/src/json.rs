@@ -174,25 +174,29 @@ impl Args {
     /// Applies a string or dict delta as `ToolCallPartDelta._apply_to_part` / `_apply_to_delta`
     /// do: `(args or '') + delta` for a string (refused onto a dict), `{**(args or {}), **delta}`
     /// for a dict (refused onto a string).
+    /// A string fragment appended (`ToolCallPartDelta._apply_to_part` with string args).
+    pub(crate) fn push_text(&mut self, fragment: &str) -> Result<(), StreamError> {
+        if self.is_dict() {
+            return Err(StreamError::ArgsMismatch {
+                existing: "dict",
+                delta: "string",
+            });
+        }
+        match self {
+            Args::Text(text) => text.push_str(fragment),
+            Args::Raw(raw) => {
+                let mut text = raw.as_string().unwrap_or_default();
+                text.push_str(fragment);
+                *self = Args::Text(text);
+            }
+            _ => *self = Args::Text(fragment.to_owned()),
+        }
+        Ok(())
+    }
+
     pub(crate) fn apply(&mut self, delta: &Args) -> Result<(), StreamError> {
         match delta {
-            Args::Text(fragment) => {
-                if self.is_dict() {
-                    return Err(StreamError::ArgsMismatch {
-                        existing: "dict",
-                        delta: "string",
-                    });
-                }
-                match self {
-                    Args::Text(text) => text.push_str(fragment),
-                    Args::Raw(raw) => {
-                        let mut text = raw.as_string().unwrap_or_default();
-                        text.push_str(fragment);
-                        *self = Args::Text(text);
-                    }
-                    _ => *self = Args::Text(fragment.clone()),
-                }
-            }
+            Args::Text(fragment) => self.push_text(fragment)?,
             Args::Dict(update) => {
                 if self.is_text() {
                     return Err(StreamError::ArgsMismatch {

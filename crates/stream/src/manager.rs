@@ -765,6 +765,26 @@ impl PartsManager {
             provider_name,
             provider_details,
         } = delta;
+        // The common case, a fragment of a call's string arguments and nothing else: what the
+        // general path below does for it, without copying the fragment twice.
+        if let (Some(vendor), None, Some(ArgsDelta::Text(fragment)), None, None, None) = (
+            &vendor_part_id,
+            &tool_name,
+            &args,
+            &tool_call_id,
+            &provider_name,
+            &provider_details,
+        ) {
+            if let Some(&index) = self.vendor_ids.get(vendor) {
+                if let Slot::Call(call) = &mut self.parts[index] {
+                    call.args.push_text(fragment)?;
+                    let mut wire = ToolCallPartDelta::new();
+                    wire.args_delta = Field::Present(RawJson::string(fragment));
+                    wire.tool_call_id = call.tool_call_id.get().filter(|id| !id.is_empty()).cloned().into();
+                    return Ok(Some(Self::delta_event(index, ModelResponsePartDelta::ToolCall(wire))));
+                }
+            }
+        }
         let args = match args {
             None => Args::Null,
             Some(ArgsDelta::Text(text)) => Args::Text(text.to_owned()),
