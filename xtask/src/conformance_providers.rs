@@ -8,7 +8,16 @@
 //! * msgflow exports and pydantic-ai builds a request: the two must be equal.
 //! * pydantic-ai refuses: msgflow must refuse too (never export what pydantic-ai would not send).
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
-//!   reason; the seeded histories contain none of those parts, so every one of them must export.
+//!   reason; the seeded histories contain none of those parts, so every one of them must export,
+//!   but for the one narrow refusal of their text (a `<` or `&` next to non-ASCII characters
+//!   pydantic-ai's NFKC folding could make a lookalike of) and, in the `frames-` histories, the
+//!   mid-conversation system prompts msgflow does not `<system>`-wrap for Anthropic.
+//!
+//! The seeded texts hold code, HTML and shell text with `<` and `&`, and framing-tag lookalikes
+//! (`<pyai:context>`, `</system>`, entity-encoded and fullwidth ones, ...), so the lookalike notes
+//! pydantic-ai adds are compared too; the `frames-` histories add mid-conversation system prompts,
+//! which change the notes' wording (`genuine_change`), and odd tool names and call ids, which the
+//! notes leave out.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,6 +31,8 @@ use serde_json::{json, Value};
 
 /// Seeded histories of the exported subset per run.
 const CORE_COUNT: usize = 3000;
+/// Seeded histories with mid-conversation system prompts and odd tool names per run.
+const FRAMES_COUNT: usize = 1000;
 /// Arbitrary pydantic-ai histories per run (mostly outside the subset: they check the refusals).
 const ARBITRARY_COUNT: usize = 300;
 /// Mismatches shown in detail.
@@ -43,12 +54,21 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let fixture_count = cases.len();
     let mut rng = Rng(seed | 1);
     for index in 0..CORE_COUNT {
-        let (history, thinks) = core_history(&mut rng);
+        let (history, thinks) = core_history(&mut rng, false);
         // Signed Anthropic thinking is in the subset for Anthropic only.
         let name = if thinks {
             format!("core-{index}-anthropic-thinking")
         } else {
             format!("core-{index}")
+        };
+        cases.push((name, history));
+    }
+    for index in 0..FRAMES_COUNT {
+        let (history, thinks) = core_history(&mut rng, true);
+        let name = if thinks {
+            format!("frames-{index}-anthropic-thinking")
+        } else {
+            format!("frames-{index}")
         };
         cases.push((name, history));
     }
@@ -96,6 +116,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
 
     let mut equal = BTreeMap::<&str, usize>::new();
     let mut both_refused = 0usize;
+    let mut noted = BTreeMap::<&str, usize>::new();
     let mut outside = BTreeMap::<String, usize>::new();
     let mut failures = Vec::new();
     for ((name, history_value), answer) in cases.iter().zip(&oracle) {
@@ -114,6 +135,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                 (Ok(actual), Some(request)) => {
                     if json_equal(&actual, request) {
                         *equal.entry(provider.name()).or_default() += 1;
+                        if actual.to_string().contains(LOOKALIKE_NOTE_MARK) {
+                            *noted.entry(provider.name()).or_default() += 1;
+                        }
                     } else {
                         failures.push(format!(
                             "{name} / {provider}: requests differ\n  msgflow:    {actual}\n  pydantic-ai: {request}"
@@ -125,9 +149,13 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     expected["refused"]
                 )),
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
-                    let own_subset = name.starts_with("core-")
+                    let own_subset = (name.starts_with("core-") || name.starts_with("frames-"))
                         && (provider == Provider::Anthropic || !name.ends_with("-anthropic-thinking"));
-                    if own_subset {
+                    let allowed = what.contains(UNDECIDED_LOOKALIKE)
+                        || (name.starts_with("frames-")
+                            && provider == Provider::Anthropic
+                            && what.starts_with(ANTHROPIC_MID_SYSTEM));
+                    if own_subset && !allowed {
                         failures.push(format!(
                             "{name} / {provider}: msgflow refuses a case of its own subset: {what}"
                         ));
@@ -142,12 +170,13 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     println!(
-        "{} cases ({fixture_count} fixtures, {CORE_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} providers",
+        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} providers",
         cases.len(),
         Provider::EXPORTABLE.len()
     );
     for (provider, count) in &equal {
-        println!("  {provider}: {count} requests equal to pydantic-ai's");
+        let noted = noted.get(provider).copied().unwrap_or_default();
+        println!("  {provider}: {count} requests equal to pydantic-ai's ({noted} with lookalike notes)");
     }
     println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
     for (what, count) in &outside {
@@ -211,6 +240,13 @@ impl Rng {
     }
 }
 
+/// What msgflow's refusal of a text it cannot read as pydantic-ai's NFKC folding would says.
+const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
+/// msgflow's refusal of a mid-conversation system prompt for Anthropic.
+const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
+/// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
+const LOOKALIKE_NOTE_MARK: &str = " is unaffected.";
+
 const WORDS: &[&str] = &[
     "read",
     "the",
@@ -224,11 +260,55 @@ const WORDS: &[&str] = &[
     "line\nbreak",
     "emoji 🎉",
     "\\path",
+    // `<` and `&` in code, HTML and shell text, none of them a lookalike.
+    "<div>",
+    "a && b",
+    "x < y",
+    "Vec<String>",
+    "&amp;",
+    "&lt;br&gt;",
+    "</p>",
+    "<context>",
+    "<tool_result>",
+    "<systemd>",
+    "if (a<b && c>d)",
+    "&",
+    "<",
+];
+
+/// Framing-tag lookalikes as users and tools write them: pydantic-ai notes each (the last few
+/// hide the tag behind a character only NFKC folding reads, which msgflow refuses).
+const LOOKALIKES: &[&str] = &[
+    "<pyai:context>",
+    "</system>",
+    "<SYSTEM attr=\"1\">",
+    "< / pyai : tool_result >",
+    "<assistant_thinking>",
+    "text <pyai:retry_feedback",
+    "<pyai:context_diff id=\"a\">",
+    "&lt;system&gt;",
+    "&#60;pyai:validation_errors&#62;",
+    "</pyai:conversation_summary>",
+    "λ <system/> 日本",
+    "\u{ff1c}system\u{ff1e}",
+    "\u{fe64}/pyai:context>",
+    "\u{ff06}lt;system>",
+    "<\u{200b}system>",
+    "<\u{ff53}ystem>",
+    "<system>\u{338}",
 ];
 
 fn text(rng: &mut Rng) -> String {
     let words = rng.below(5);
-    let mut out: Vec<&str> = (0..words).map(|_| *rng.pick(WORDS)).collect();
+    let mut out: Vec<&str> = (0..words)
+        .map(|_| {
+            if rng.chance(6) {
+                *rng.pick(LOOKALIKES)
+            } else {
+                *rng.pick(WORDS)
+            }
+        })
+        .collect();
     if rng.chance(10) {
         out.push(" ");
     }
@@ -266,8 +346,9 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// A history of the parts msgflow exports: system prompts leading the first request, user
 /// prompts (strings and lists), tool calls and their returns (every outcome, all kinds of
 /// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
-/// responses first, empty messages; sometimes Anthropic's own signed thinking.
-fn core_history(rng: &mut Rng) -> (Value, bool) {
+/// responses first, empty messages; sometimes Anthropic's own signed thinking. With `frames`,
+/// also mid-conversation system prompts and tool names and call ids a note cannot quote.
+fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
     let mut thinks = false;
     let mut messages = Vec::new();
     let mut open: Vec<(String, String)> = Vec::new();
@@ -313,6 +394,11 @@ fn core_history(rng: &mut Rng) -> (Value, bool) {
                     parts.push(user);
                 }
             }
+            if frames && rng.chance(40) {
+                let system = json!({"part_kind": "system-prompt", "content": text(rng), "timestamp": STAMP});
+                let at = rng.below(parts.len() + 1);
+                parts.insert(at, system);
+            }
             let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };
             messages.push(json!({"kind": "request", "parts": parts, "instructions": instructions}));
         } else {
@@ -334,10 +420,17 @@ fn core_history(rng: &mut Rng) -> (Value, bool) {
                     next_id += 1;
                     let id = if rng.chance(3) {
                         "call_1".to_owned()
+                    } else if frames && rng.chance(15) {
+                        format!("call #{next_id}")
                     } else {
                         format!("call_{next_id}")
                     };
-                    let name = rng.pick(&["read_file", "run_shell", "search"]).to_string();
+                    let names: &[&str] = if frames {
+                        &["read_file", "run_shell", "search", "web search", "ns.tool:v1-2"]
+                    } else {
+                        &["read_file", "run_shell", "search"]
+                    };
+                    let name = rng.pick(names).to_string();
                     parts.push(
                         json!({"part_kind": "tool-call", "tool_name": name, "tool_call_id": id, "args": args(rng)}),
                     );

@@ -11,6 +11,7 @@ use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::framing;
 use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
@@ -20,6 +21,7 @@ const PROFILE: Profile = Profile {
     system: "anthropic",
     replays_own_items: false,
     native_thinking: true,
+    notes_precede_tool_results: false,
 };
 
 /// The `system` and `messages` of a Messages API request.
@@ -156,6 +158,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 for (at, item) in parts {
                     match item {
                         RequestItem::SystemPrompt { content } => system_parts.push(content.as_str()),
+                        // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
+                        // prompt, sent as a `<system>` block in the user turn.
+                        RequestItem::Note { content } => blocks.push((
+                            *at,
+                            Block::Text {
+                                text: framing::system_frame(content),
+                            },
+                        )),
                         RequestItem::User(UserText::Text(text)) => {
                             if !text.is_empty() {
                                 blocks.push((*at, Block::Text { text: text.clone() }));

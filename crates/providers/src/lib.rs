@@ -24,6 +24,7 @@
 //! ```
 
 pub mod anthropic;
+mod framing;
 pub mod openai_chat;
 pub mod openai_responses;
 mod prepare;

@@ -19,6 +19,7 @@ const PROFILE: Profile = Profile {
     system: "openai",
     replays_own_items: false,
     native_thinking: false,
+    notes_precede_tool_results: false,
 };
 
 /// The `messages` of a Chat Completions request.
@@ -126,7 +127,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     messages.push(match item {
-                        RequestItem::SystemPrompt { content } => Message::System {
+                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => Message::System {
                             content: content.clone(),
                         },
                         RequestItem::User(UserText::Text(text)) => Message::User {

@@ -20,6 +20,8 @@ const PROFILE: Profile = Profile {
     system: "openai",
     replays_own_items: true,
     native_thinking: false,
+    // `OpenAIResponsesModel._lookalike_notes_precede_tool_results`.
+    notes_precede_tool_results: true,
 };
 
 /// The `instructions` and `input` of a Responses request.
@@ -133,7 +135,9 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     input.push(match item {
-                        RequestItem::SystemPrompt { content } => message(Role::System, content.clone()),
+                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
+                            message(Role::System, content.clone())
+                        }
                         RequestItem::User(UserText::Text(text)) => message(Role::User, text.clone()),
                         RequestItem::User(UserText::Items(texts)) => Item::Message(InputMessage {
                             role: Role::User,

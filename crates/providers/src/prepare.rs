@@ -14,6 +14,7 @@ use msgflow_wire::{
 };
 use serde_json::{Map, Value};
 
+use crate::framing::{self, NoteContext, Source, Undecided};
 use crate::{ExportError, PartLocation};
 
 /// A request part as the mappings see it, after `prepare_messages`.
@@ -26,6 +27,10 @@ pub(crate) enum RequestItem {
     User(UserText),
     /// A `tool-return` part.
     ToolReturn(ToolResult),
+    /// A note pydantic-ai adds next to an item whose text resembles one of its frames
+    /// (`lookalike_frame_note`), or the announcement of what the notes mean: a mid-conversation
+    /// system prompt, which Anthropic sends `<system>`-wrapped in the user turn.
+    Note { content: String },
 }
 
 /// A user prompt's text: a plain string or a list of text items.
@@ -39,6 +44,8 @@ pub(crate) enum UserText {
 #[derive(Debug, Clone)]
 pub(crate) struct ToolResult {
     pub id: String,
+    /// The tool's name, which a lookalike note quotes.
+    pub tool_name: String,
     pub content: Value,
     pub outcome: Outcome,
 }
@@ -100,6 +107,7 @@ pub(crate) struct Profile {
     /// `supports_inline_system_prompts`: whether a system prompt after the standing ones is sent
     /// in place (OpenAI) or rewritten with pydantic-ai's `<system>` framing (Anthropic), which
     /// msgflow does not reproduce.
+    /// It is also the `system_role` the lookalike notes are worded for.
     pub inline_system_prompts: bool,
     /// The provider name pydantic-ai's models compare `provider_name` with (`self.system`).
     pub system: &'static str,
@@ -112,46 +120,28 @@ pub(crate) struct Profile {
     /// `redacted_thinking` blocks, `_map_thinking_part`). Every other thinking part is refused:
     /// pydantic-ai renders it as tagged text, which msgflow does not reproduce.
     pub native_thinking: bool,
-}
-
-/// `_COULD_FOLD_TO_A_TAG` (pydantic_ai/_framing.py): text without any of these characters can hold
-/// no lookalike frame, so pydantic-ai adds no note to it. Text with one of them might get a note,
-/// which msgflow does not reproduce, so it refuses to export it rather than send something else.
-const COULD_FOLD_TO_A_TAG: &[char] = &['<', '&', '\u{ff1c}', '\u{fe64}', '\u{ff06}', '\u{fe60}'];
-
-fn check_frame_free(text: &str, at: PartLocation, path: &str) -> Result<(), ExportError> {
-    if text.contains(COULD_FOLD_TO_A_TAG) {
-        return Err(ExportError::unsupported(
-            at,
-            path,
-            "text holding `<` or `&` (pydantic-ai may add a lookalike-frame note to it, which msgflow does not reproduce)",
-        ));
-    }
-    Ok(())
-}
-
-fn check_value_frame_free(value: &Value, at: PartLocation, path: &str) -> Result<(), ExportError> {
-    match value {
-        Value::String(text) => check_frame_free(text, at, path),
-        Value::Array(items) => items.iter().try_for_each(|item| check_value_frame_free(item, at, path)),
-        Value::Object(map) => map.iter().try_for_each(|(key, item)| {
-            check_frame_free(key, at, path)?;
-            check_value_frame_free(item, at, path)
-        }),
-        _ => Ok(()),
-    }
+    /// `_lookalike_notes_precede_tool_results`: whether the API takes a lookalike note ahead of a
+    /// request's tool results (OpenAI Responses).
+    pub notes_precede_tool_results: bool,
 }
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
     let mut messages = Vec::with_capacity(history.len());
     let mut after_response = false;
-    let mut seen_request = false;
+    let mut first_request_index = None;
+    let mut standing_count = 0;
+    let mut noted = false;
+    // `_note_lookalike_frames`: with inline system prompts, the first request with a note gets the
+    // announcement (`framing_announcement` is `'when_needed'` by default).
+    let mut pending_announcement = profile.inline_system_prompts;
     for (message_index, message) in history.iter().enumerate() {
         match message {
             ModelMessage::Request(request) => {
-                let first_request = !seen_request;
-                seen_request = true;
+                let first_request = first_request_index.is_none();
+                if first_request {
+                    first_request_index = Some(messages.len());
+                }
                 let mut leading_system = first_request;
                 let mut items = Vec::with_capacity(request.parts.len());
                 for (part_index, part) in request.parts.iter().enumerate() {
@@ -162,12 +152,51 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     let path = format!("$[{message_index}].parts[{part_index}]");
                     let standing = leading_system && matches!(part, ModelRequestPart::SystemPrompt(_));
                     leading_system = standing;
-                    items.push((at, request_item(part, standing, at, &path, profile)?));
+                    standing_count += usize::from(standing);
+                    let (item, sources) = request_item(part, standing, at, &path, profile)?;
+                    items.push(Authored { at, item, sources });
                 }
                 if after_response {
+                    let has_results = items
+                        .iter()
+                        .any(|authored| matches!(authored.item, RequestItem::ToolReturn(_)));
+                    if first_request && has_results && !profile.inline_system_prompts {
+                        // `_wrap_non_leading_system_prompts` counts the standing prompt before the
+                        // tool results move ahead of it, then wraps what sits at its positions
+                        // after the move: the standing prompt is no longer lifted as written.
+                        if let Some(standing) = items
+                            .iter()
+                            .find(|authored| matches!(authored.item, RequestItem::SystemPrompt { .. }))
+                        {
+                            return Err(ExportError::unsupported(
+                                standing.at,
+                                &format!("$[{message_index}].parts[{}]", standing.at.part),
+                                "a system prompt after the conversation started (a first request after a response, ahead of its tool results, which pydantic-ai moves behind them and wraps in `<system>` framing for this provider)",
+                            ));
+                        }
+                    }
                     // `_tool_results_first`: in every request after a response, the tool results go
                     // ahead of the other parts, each group in its order (a stable sort).
-                    items.sort_by_key(|(_, item)| !matches!(item, RequestItem::ToolReturn(_)));
+                    items.sort_by_key(|authored| !matches!(authored.item, RequestItem::ToolReturn(_)));
+                }
+                let (mut items, frame_at) = note_lookalike_frames(items, first_request, profile);
+                if let Some(frame_at) = frame_at {
+                    noted = true;
+                    if pending_announcement {
+                        pending_announcement = false;
+                        let at = items
+                            .iter()
+                            .find(|(_, item)| matches!(item, RequestItem::Note { .. }))
+                            .map_or(
+                                PartLocation {
+                                    message: message_index,
+                                    part: 0,
+                                },
+                                |(at, _)| *at,
+                            );
+                        let content = framing::lookalike_note_announcement(true);
+                        items.insert(frame_at, (at, RequestItem::Note { content }));
+                    }
                 }
                 if let Some(Prepared::Response(previous)) = messages.last() {
                     order_tool_results_by_call(previous, &mut items);
@@ -198,10 +227,184 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             }
         }
     }
-    Ok(PreparedHistory {
-        messages,
-        instructions: instructions(history),
-    })
+    let instructions = instructions(history);
+    // `_announce_in_standing_prompt` (`'when_needed'`): without inline system prompts, a history
+    // with a note gets the announcement ahead of the first request's standing system prompt, when
+    // there is a system prompt or instructions for it to join (every note is a mid-conversation
+    // system prompt `<system>`-wrapped, so `needed` is whether there is a note).
+    if !profile.inline_system_prompts && noted && (standing_count > 0 || instructions.is_some()) {
+        if let Some(Prepared::Request(items)) = first_request_index.and_then(|index| messages.get_mut(index)) {
+            let at = items
+                .first()
+                .map_or(PartLocation { message: 0, part: 0 }, |(at, _)| *at);
+            let content = framing::lookalike_note_announcement(false);
+            items.insert(0, (at, RequestItem::SystemPrompt { content }));
+        }
+    }
+    Ok(PreparedHistory { messages, instructions })
+}
+
+/// `_lookalike_sources`: who wrote a part's text that resembles a frame, with the tags it opens.
+type Lookalikes = Vec<(Source, Vec<&'static str>)>;
+
+/// A request part as stored, with the lookalikes in its text (`_lookalike_sources`).
+struct Authored {
+    at: PartLocation,
+    item: RequestItem,
+    sources: Lookalikes,
+}
+
+/// What a part of a noted request is, for placing the announcement.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Part,
+    Note,
+    ToolNote,
+}
+
+/// `_request_with_lookalike_notes`: a request's items (tool results first) with a note next to
+/// each item whose text has a lookalike, and where the announcement would go (`None` when the
+/// request has no note).
+///
+/// A user prompt's note goes ahead of it (saying "following"), or after it (saying "preceding")
+/// on a profile with inline system prompts when only system prompts come before it in the first
+/// request (`_lookalike_notes_follow_item`); a tool result's notes go after the request's last
+/// tool result (`_with_tool_notes`; ahead of the first only on a profile that takes notes ahead of
+/// tool results and has no inline system prompts, which none msgflow exports for is).
+fn note_lookalike_frames(
+    authored: Vec<Authored>,
+    first_request: bool,
+    profile: Profile,
+) -> (Vec<(PartLocation, RequestItem)>, Option<usize>) {
+    let system_role = profile.inline_system_prompts;
+    let precede_tool_results = profile.notes_precede_tool_results && !system_role;
+    let is_system = |item: &RequestItem| matches!(item, RequestItem::SystemPrompt { .. } | RequestItem::Note { .. });
+    // `genuine_change`: the request carries the application's own mid-conversation system prompt,
+    // and no lookalike in it is the user's.
+    let leading = if first_request {
+        authored
+            .iter()
+            .take_while(|part| matches!(part.item, RequestItem::SystemPrompt { .. }))
+            .count()
+    } else {
+        0
+    };
+    let has_genuine = authored[leading..]
+        .iter()
+        .any(|part| matches!(part.item, RequestItem::SystemPrompt { .. }));
+    let user_lookalike = authored
+        .iter()
+        .any(|part| part.sources.iter().any(|(source, _)| *source == Source::User));
+    let genuine_change = has_genuine && !user_lookalike;
+    let mut parts: Vec<(PartLocation, RequestItem, Slot)> = Vec::with_capacity(authored.len());
+    let mut tool_notes = Vec::new();
+    for Authored { at, item, sources } in authored {
+        let note = |source: Source, tags: &[&'static str], preceding: bool, result: Option<&ToolResult>| {
+            let context = NoteContext {
+                source,
+                preceding,
+                system_role,
+                genuine_change: if source == Source::User {
+                    has_genuine
+                } else {
+                    genuine_change
+                },
+                tool_name: result.map(|result| result.tool_name.as_str()),
+                tool_call_id: result.map(|result| result.id.as_str()),
+            };
+            RequestItem::Note {
+                content: framing::lookalike_frame_note(context, tags),
+            }
+        };
+        if let RequestItem::ToolReturn(result) = &item {
+            for (source, tags) in &sources {
+                tool_notes.push((
+                    at,
+                    note(*source, tags, !precede_tool_results, Some(result)),
+                    Slot::ToolNote,
+                ));
+            }
+            parts.push((at, item, Slot::Part));
+            continue;
+        }
+        let after = system_role && first_request && parts.iter().all(|(_, item, _)| is_system(item));
+        let notes: Vec<_> = sources
+            .iter()
+            .map(|(source, tags)| (at, note(*source, tags, after, None), Slot::Note))
+            .collect();
+        if after {
+            parts.push((at, item, Slot::Part));
+            parts.extend(notes);
+        } else {
+            parts.extend(notes);
+            parts.push((at, item, Slot::Part));
+        }
+    }
+    let is_result = |(_, item, _): &(PartLocation, RequestItem, Slot)| matches!(item, RequestItem::ToolReturn(_));
+    if !tool_notes.is_empty() {
+        let index = if precede_tool_results {
+            parts.iter().position(is_result)
+        } else {
+            parts.iter().rposition(is_result).map(|last| last + 1)
+        };
+        let index = index.expect("a tool note comes with its tool result");
+        parts.splice(index..index, tool_notes);
+    }
+    if !system_role {
+        // `_system_prompts_before_notes`: the request's own system prompts after its first note
+        // go ahead of it.
+        if let Some(first_note) = parts.iter().position(|(_, _, slot)| *slot != Slot::Part) {
+            let rest = parts.split_off(first_note);
+            let (genuine, others): (Vec<_>, Vec<_>) = rest
+                .into_iter()
+                .partition(|(_, item, _)| matches!(item, RequestItem::SystemPrompt { .. }));
+            parts.extend(genuine);
+            parts.extend(others);
+        }
+    }
+    // `_announcement_index`.
+    let frame_at = parts
+        .iter()
+        .position(|(_, _, slot)| *slot != Slot::Part)
+        .map(|mut frame_at| {
+            if let Some(last) = parts.iter().rposition(is_result) {
+                if profile.notes_precede_tool_results && frame_at > last && parts[frame_at].2 == Slot::ToolNote {
+                    frame_at = parts.iter().position(is_result).unwrap_or(frame_at);
+                } else if !precede_tool_results && frame_at <= last {
+                    frame_at = last + 1;
+                }
+            }
+            if first_request && parts[..frame_at].iter().all(|(_, item, _)| is_system(item)) {
+                frame_at = parts.len();
+            }
+            frame_at
+        });
+    (parts.into_iter().map(|(at, item, _)| (at, item)).collect(), frame_at)
+}
+
+/// `_lookalike_sources` for one text: adds the tags its lookalikes open to `found`.
+fn add_lookalikes(found: &mut Vec<&'static str>, text: &str, at: PartLocation, path: &str) -> Result<(), ExportError> {
+    let tags = framing::lookalike_tags(text).map_err(|Undecided| {
+        ExportError::unsupported(
+            at,
+            path,
+            "text where a `<` or `&` next to non-ASCII characters might be a framing-tag lookalike (pydantic-ai folds such text with Unicode 14 NFKC before looking, which msgflow does not reproduce)",
+        )
+    })?;
+    for tag in tags {
+        if !found.contains(&tag) {
+            found.push(tag);
+        }
+    }
+    Ok(())
+}
+
+fn sourced(source: Source, found: Vec<&'static str>) -> Lookalikes {
+    if found.is_empty() {
+        Vec::new()
+    } else {
+        vec![(source, found)]
+    }
 }
 
 /// `_order_tool_results_by_call`: in a request right after a response, the results answering
@@ -237,7 +440,7 @@ fn request_item(
     at: PartLocation,
     path: &str,
     profile: Profile,
-) -> Result<RequestItem, ExportError> {
+) -> Result<(RequestItem, Lookalikes), ExportError> {
     match part {
         ModelRequestPart::SystemPrompt(system) => {
             if system.context_id.get().is_some() {
@@ -261,22 +464,29 @@ fn request_item(
                     "a system prompt after the conversation started (pydantic-ai wraps it in `<system>` framing for this provider)",
                 ));
             }
-            Ok(RequestItem::SystemPrompt {
+            // The application's own text: never looked at for lookalikes.
+            let item = RequestItem::SystemPrompt {
                 content: system.content.clone(),
-            })
+            };
+            Ok((item, Vec::new()))
         }
         ModelRequestPart::UserPrompt(user) => match &user.content {
             UserPromptContent::Text(text) => {
-                check_frame_free(text, at, &format!("{path}.content"))?;
-                Ok(RequestItem::User(UserText::Text(text.clone())))
+                let mut found = Vec::new();
+                add_lookalikes(&mut found, text, at, &format!("{path}.content"))?;
+                Ok((
+                    RequestItem::User(UserText::Text(text.clone())),
+                    sourced(Source::User, found),
+                ))
             }
             UserPromptContent::Items(items) => {
                 let mut texts = Vec::with_capacity(items.len());
+                let mut found = Vec::new();
                 for (item_index, item) in items.iter().enumerate() {
                     let item_path = format!("{path}.content[{item_index}]");
                     match item {
                         UserContent::Text(text) => {
-                            check_frame_free(text, at, &item_path)?;
+                            add_lookalikes(&mut found, text, at, &item_path)?;
                             texts.push(text.clone());
                         }
                         _ => {
@@ -288,7 +498,7 @@ fn request_item(
                         }
                     }
                 }
-                Ok(RequestItem::User(UserText::Items(texts)))
+                Ok((RequestItem::User(UserText::Items(texts)), sourced(Source::User, found)))
             }
         },
         ModelRequestPart::ToolReturn(ret) => {
@@ -325,8 +535,19 @@ fn request_item(
                     "tool output holding objects with a `kind` key (pydantic-ai may read them as files)",
                 ));
             }
-            check_value_frame_free(&content, at, &content_path)?;
-            Ok(RequestItem::ToolReturn(ToolResult { id, content, outcome }))
+            let result = ToolResult {
+                id,
+                tool_name: ret.tool_name.clone(),
+                content,
+                outcome,
+            };
+            // `_tool_result_lookalike_tags`: the text items of
+            // `content_items(mode='str', wrap_if_error=False)`.
+            let mut found = Vec::new();
+            for text in content_items_unwrapped(&result) {
+                add_lookalikes(&mut found, &text, at, &content_path)?;
+            }
+            Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
         other => Err(ExportError::unsupported(
             at,
