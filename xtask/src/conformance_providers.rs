@@ -274,10 +274,15 @@ const WORDS: &[&str] = &[
     "if (a<b && c>d)",
     "&",
     "<",
+    // Next to non-ASCII text pydantic-ai's NFKC folding leaves as it is.
+    "<名前>",
+    "a <— b",
+    "&日本",
+    "</λ>",
+    "<sy€",
 ];
 
-/// Framing-tag lookalikes as users and tools write them: pydantic-ai notes each (the last few
-/// hide the tag behind a character only NFKC folding reads, which msgflow refuses).
+/// Framing-tag lookalikes as users and tools write them: pydantic-ai notes each.
 const LOOKALIKES: &[&str] = &[
     "<pyai:context>",
     "</system>",
@@ -290,23 +295,32 @@ const LOOKALIKES: &[&str] = &[
     "&#60;pyai:validation_errors&#62;",
     "</pyai:conversation_summary>",
     "λ <system/> 日本",
-    "\u{ff1c}system\u{ff1e}",
+    "<system 日本",
+    "&lt;pyai:context—",
+    "\u{ff1c}system>",
     "\u{fe64}/pyai:context>",
     "\u{ff06}lt;system>",
+];
+
+/// Lookalikes only NFKC folding reads (a zero-width space, a fullwidth letter or `>`, a
+/// combining mark, a no-break space, which is whitespace to it), and a `<` right before such a
+/// character: msgflow refuses them.
+const UNDECIDABLE: &[&str] = &[
     "<\u{200b}system>",
     "<\u{ff53}ystem>",
+    "\u{ff1c}system\u{ff1e}",
     "<system>\u{338}",
+    "<system\u{a0}",
+    "< \u{301}",
 ];
 
 fn text(rng: &mut Rng) -> String {
     let words = rng.below(5);
     let mut out: Vec<&str> = (0..words)
-        .map(|_| {
-            if rng.chance(6) {
-                *rng.pick(LOOKALIKES)
-            } else {
-                *rng.pick(WORDS)
-            }
+        .map(|_| match rng.below(100) {
+            0 => *rng.pick(UNDECIDABLE),
+            1..=5 => *rng.pick(LOOKALIKES),
+            _ => *rng.pick(WORDS),
         })
         .collect();
     if rng.chance(10) {

@@ -12,9 +12,14 @@
 //! pydantic-ai reads it (its own fast path: HTML entities for `<` and `>` decoded, no Unicode
 //! normalisation). Non-ASCII text holding a `<` or `&` is folded by pydantic-ai with Unicode 14's
 //! NFKC, format characters dropped and confusable letters mapped to Latin, which msgflow does not
-//! carry: there every possible tag opener is read on the ASCII text that follows it, and when a
-//! non-ASCII character could still decide whether it is a lookalike the answer is
-//! [`Undecided`] (the export refuses that text rather than guess).
+//! carry: there every possible tag opener is read on the ASCII text that follows it, up to the
+//! first non-ASCII character. When that character is one NFKC and the rest leave as it is, and
+//! that can match no part of a tag ([`inert`], generated from pydantic-ai's own tables and
+//! Python's Unicode 14 data), it ends the tag there; otherwise, when it could still decide whether
+//! the opener is a lookalike, the answer is [`Undecided`] (the export refuses that text rather
+//! than guess).
+
+mod inert;
 
 /// `_COULD_FOLD_TO_A_TAG`: the characters NFKC folds to a `<` or a `&`. Text without any of them
 /// holds no lookalike.
@@ -62,6 +67,7 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
     let mut tags: Vec<&'static str> = Vec::new();
     // The first non-ASCII byte at or after the current position (`bytes.len()` when none).
     let mut next_non_ascii = 0;
+    let mut stop = Stop::Text;
     for (position, ch) in text.char_indices() {
         let entity = match ch {
             '<' | '\u{ff1c}' | '\u{fe64}' => false,
@@ -74,18 +80,22 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
                 .iter()
                 .position(|byte| !byte.is_ascii())
                 .map_or(bytes.len(), |offset| start + offset);
+            stop = match text[next_non_ascii..].chars().next() {
+                None => Stop::Text,
+                Some(next) if is_inert(next) => Stop::Inert,
+                Some(_) => Stop::Unknown,
+            };
         }
-        let complete = next_non_ascii == bytes.len();
-        // Under NFKC the last ASCII character before a non-ASCII one may compose with it (`>`
-        // and U+0338 are `≯`), so only the characters before it are read as they are.
-        let end = if complete {
-            bytes.len()
-        } else {
+        // Under NFKC the last ASCII character before a non-ASCII one that is not inert may
+        // compose with it (`>` and U+0338 are `≯`), so only the characters before it are read.
+        let end = if stop == Stop::Unknown {
             next_non_ascii.saturating_sub(1).max(start)
+        } else {
+            next_non_ascii
         };
         let run = Run {
             bytes: &bytes[start..end],
-            complete,
+            stop,
         };
         match lookalike_at(run, entity) {
             Ok(Some(tag)) => {
@@ -100,21 +110,54 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
     Ok(tags)
 }
 
+/// What follows the ASCII text after a possible tag opener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The end of the text.
+    Text,
+    /// A non-ASCII character pydantic-ai reads as itself, which matches no part of a tag.
+    Inert,
+    /// Text only pydantic-ai's NFKC folding can read.
+    Unknown,
+}
+
+/// Whether `ch` is one of [`inert::INERT`]: pydantic-ai's folding leaves it a character that
+/// matches no part of a tag, whatever surrounds it.
+fn is_inert(ch: char) -> bool {
+    let code = u32::from(ch);
+    inert::INERT
+        .binary_search_by(|&(start, end)| {
+            if end < code {
+                std::cmp::Ordering::Less
+            } else if start > code {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Stands for an inert character: equal to nothing a tag is made of.
+const NOTHING: u8 = 0xff;
+
 /// The ASCII text after a possible tag opener, up to the first character pydantic-ai might fold.
 #[derive(Clone, Copy)]
 struct Run<'a> {
     bytes: &'a [u8],
-    /// Whether the text ends where the run does (otherwise what follows is not known).
-    complete: bool,
+    /// What comes after `bytes`.
+    stop: Stop,
 }
 
 impl Run<'_> {
-    /// The byte at `index`, `None` at the end of the text, [`Undecided`] past the run's end.
+    /// The byte at `index`: `None` at the end of the text, [`NOTHING`] at an inert character,
+    /// [`Undecided`] where only NFKC folding can tell.
     fn at(self, index: usize) -> Result<Option<u8>, Undecided> {
-        match self.bytes.get(index) {
-            Some(byte) => Ok(Some(*byte)),
-            None if self.complete => Ok(None),
-            None => Err(Undecided),
+        match (self.bytes.get(index), self.stop) {
+            (Some(byte), _) => Ok(Some(*byte)),
+            (None, Stop::Text) => Ok(None),
+            (None, Stop::Inert) => Ok(Some(NOTHING)),
+            (None, Stop::Unknown) => Err(Undecided),
         }
     }
 
@@ -493,6 +536,14 @@ mod tests {
         assert_eq!(lookalike_tags("日本 <div> 🎉"), Ok(vec![]));
         assert_eq!(lookalike_tags("<system> 日本"), Ok(vec!["system"]));
         assert_eq!(lookalike_tags("\u{ff1c}system>"), Ok(vec!["system"]));
+        // Characters that fold to nothing else end a tag where they stand.
+        assert_eq!(lookalike_tags("<日本> & 名前 a <— b <sy€"), Ok(vec![]));
+        assert_eq!(lookalike_tags("<system日本"), Ok(vec![]));
+        assert_eq!(lookalike_tags("<system 日本"), Ok(vec!["system"]));
+        assert_eq!(lookalike_tags("&lt日本"), Ok(vec![]));
+        // A no-break space is whitespace, and `ſ` matches `s` ignoring case.
+        assert_eq!(lookalike_tags("<system\u{a0}"), Err(Undecided));
+        assert_eq!(lookalike_tags("<\u{17f}ystem>"), Err(Undecided));
         // A fullwidth letter, a zero-width space and a combining mark may all change what NFKC reads.
         assert_eq!(lookalike_tags("<\u{ff53}ystem>"), Err(Undecided));
         assert_eq!(lookalike_tags("<\u{200b}system>"), Err(Undecided));

@@ -174,8 +174,9 @@ fn only_text_whose_lookalikes_depend_on_unicode_folding_is_refused() {
             {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": text, "timestamp": "2026-03-14T09:00:00Z"}]},
         ]))
     };
-    // Non-ASCII text elsewhere does not matter, and a fullwidth `<` is read as pydantic-ai reads it.
-    for text in ["日本語 <div> 🎉 a && b", "\u{ff1c}system> λ"] {
+    // Non-ASCII text elsewhere does not matter, characters NFKC leaves alone end a tag where they
+    // stand, and a fullwidth `<` is read as pydantic-ai reads it.
+    for text in ["日本語 <div> 🎉 a && b", "<名前> a <— b & λ", "\u{ff1c}system> λ"] {
         for provider in Provider::EXPORTABLE {
             assert!(export(&with(text), provider).is_ok(), "{text:?} to {provider}");
         }

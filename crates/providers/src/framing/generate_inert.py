@@ -1,0 +1,102 @@
+"""Writes crates/providers/src/framing/inert.rs: the non-ASCII characters pydantic-ai's lookalike check reads as
+themselves, for msgflow's `framing::lookalike_tags`.
+
+pydantic-ai 2.68.0's `_comparable` folds non-ASCII text holding a `<` or `&` with NFKC, drops `_FORMAT_CHARACTERS`
+and maps `_CONFUSABLES` to Latin before matching `_lookalike_pattern` (ignoring case). A character is listed when,
+after any text, it stays itself or becomes a character that is again listed, so it can only ever stop a tag there:
+
+* it is assigned (not `Cn`, surrogate, control, format, private use or a separator), a starter (combining class 0)
+  that is no second character of a canonical composition (so nothing before it changes), and NFKC keeps it;
+* it is not whitespace, not ASCII, has no ASCII in its lower, upper or case-folded forms (so `re.IGNORECASE` matches
+  it to no ASCII letter: `K`, `ſ`, `ı`, `İ` are left out), is no `_FORMAT_CHARACTERS` or `_CONFUSABLES` character and
+  no `_COULD_FOLD_TO_A_TAG` character;
+* every canonical composition it starts (with the combining marks after it) is listed too.
+
+Unassigned code points are left out although Python reads them as themselves: a later Unicode version may assign
+them a decomposition. Run with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0):
+target/venv-providers/bin/python crates/providers/src/framing/generate_inert.py
+"""
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(ROOT / 'python'))
+import oracle_common  # noqa: E402,F401 - pins the environment before pydantic_ai is imported
+from pydantic_ai import _framing  # noqa: E402
+
+LAST = 0x10FFFF
+
+
+def primary_composites():
+    """The canonical compositions NFC makes: (first, second) -> composite, Hangul's algorithmic ones as a flag."""
+    seconds, starts = set(), {}
+    for cp in range(LAST + 1):
+        char = chr(cp)
+        decomposition = unicodedata.decomposition(char)
+        if not decomposition or decomposition.startswith('<'):
+            continue
+        parts = [chr(int(code, 16)) for code in decomposition.split()]
+        if len(parts) == 2 and unicodedata.normalize('NFC', ''.join(parts)) == char:
+            seconds.add(parts[1])
+            starts.setdefault(parts[0], []).append(char)
+    # Hangul: a leading jamo and a vowel make an LV syllable, which a trailing jamo makes an LVT syllable.
+    seconds.update(map(chr, range(0x1161, 0x1176)))
+    seconds.update(map(chr, range(0x11A8, 0x11C3)))
+    return seconds, starts
+
+
+def main():
+    assert unicodedata.unidata_version == '14.0.0', unicodedata.unidata_version
+    seconds, starts = primary_composites()
+    assert not any(char.isascii() for char in seconds), 'an ASCII character ends a composition'
+    confusables = {chr(cp) for cp in _framing._CONFUSABLES}
+
+    def stops_a_tag(char):
+        return not (
+            char.isascii()
+            or _framing._FORMAT_CHARACTERS.match(char)
+            or char in confusables
+            or char in _framing._COULD_FOLD_TO_A_TAG
+            or char.isspace()
+            or re.match(r'\s', char)
+            or any(c.isascii() for c in char.lower() + char.upper() + char.casefold())
+            or unicodedata.normalize('NFKC', char) != char
+        )
+
+    known = {}
+
+    def stays_inert(char):
+        if char not in known:
+            known[char] = False  # no composition cycle exists; guards the recursion anyway
+            known[char] = stops_a_tag(char) and all(stays_inert(c) for c in starts.get(char, []))
+        return known[char]
+
+    ranges = []
+    for cp in range(0x80, LAST + 1):
+        char = chr(cp)
+        if unicodedata.category(char) in ('Cn', 'Cs', 'Cc', 'Cf', 'Co', 'Zs', 'Zl', 'Zp'):
+            continue
+        if unicodedata.combining(char) or char in seconds or not stays_inert(char):
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    lines = [
+        '//! Written by `generate_inert.py` (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0): do not edit.',
+        '//!',
+        "//! The non-ASCII characters pydantic-ai's lookalike check reads as themselves, after any text (see the",
+        '//! script for the exact rule), as inclusive ranges of code points in order.',
+        '',
+        f'pub(super) const INERT: [(u32, u32); {len(ranges)}] = [',
+    ]
+    lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
+    lines += ['];', '']
+    (Path(__file__).resolve().parent / 'inert.rs').write_text('\n'.join(lines))
+    print(f'{len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
+
+
+if __name__ == '__main__':
+    main()
