@@ -361,7 +361,8 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// prompts (strings and lists), tool calls and their returns (every outcome, all kinds of
 /// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
 /// responses first, empty messages; sometimes Anthropic's own signed thinking. With `frames`,
-/// also mid-conversation system prompts and tool names and call ids a note cannot quote.
+/// also mid-conversation system prompts, second user prompts, and tool names and call ids a note
+/// cannot quote.
 fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
     let mut thinks = false;
     let mut messages = Vec::new();
@@ -412,6 +413,12 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                 let system = json!({"part_kind": "system-prompt", "content": text(rng), "timestamp": STAMP});
                 let at = rng.below(parts.len() + 1);
                 parts.insert(at, system);
+            }
+            if frames && rng.chance(25) {
+                // A second user prompt: its note goes ahead of it even where the first one's follows.
+                let user = json!({"part_kind": "user-prompt", "content": text(rng), "timestamp": STAMP});
+                let at = rng.below(parts.len() + 1);
+                parts.insert(at, user);
             }
             let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };
             messages.push(json!({"kind": "request", "parts": parts, "instructions": instructions}));
