@@ -552,6 +552,22 @@ mod tests {
     }
 
     #[test]
+    fn the_inert_table_is_ordered_and_leaves_out_what_folding_changes() {
+        assert!(inert::INERT.windows(2).all(|pair| pair[0].1 < pair[1].0));
+        assert!(inert::INERT.iter().all(|(start, end)| 0x80 <= *start && start <= end));
+        for ch in ['日', 'λ', 'é', '—', '€', '🎉', '한'] {
+            assert!(is_inert(ch), "{ch:?}");
+        }
+        // Whitespace, a case partner of `k`, `s` and `i`, a combining mark, a format character,
+        // a fullwidth letter, a Cyrillic look-alike of `a`, a Hangul vowel that composes.
+        for ch in [
+            '\u{a0}', '\u{212a}', 'ſ', 'ı', 'İ', '\u{301}', '\u{200b}', 'ｓ', 'а', '\u{1161}',
+        ] {
+            assert!(!is_inert(ch), "{ch:?}");
+        }
+    }
+
+    #[test]
     fn notes_are_worded_as_pydantic_ai_words_them() {
         let user = NoteContext {
             source: Source::User,
