@@ -280,6 +280,8 @@ const WORDS: &[&str] = &[
     "&日本",
     "</λ>",
     "<sy€",
+    // and next to fullwidth punctuation, which NFKC changes, but not before it.
+    "x<y，A&B：",
 ];
 
 /// Framing-tag lookalikes as users and tools write them: pydantic-ai notes each.

@@ -15,9 +15,9 @@
 //! carry: there every possible tag opener is read on the ASCII text that follows it, up to the
 //! first non-ASCII character. When that character is one NFKC and the rest leave as it is, and
 //! that can match no part of a tag ([`inert`], generated from pydantic-ai's own tables and
-//! Python's Unicode 14 data), it ends the tag there; otherwise, when it could still decide whether
-//! the opener is a lookalike, the answer is [`Undecided`] (the export refuses that text rather
-//! than guess).
+//! Python's Unicode 14 data), it ends the tag there; otherwise, when the tag reaches it (or, for a
+//! combining character, the ASCII character it may compose with), the answer is [`Undecided`]
+//! (the export refuses that text rather than guess).
 
 mod inert;
 
@@ -82,13 +82,14 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
                 .map_or(bytes.len(), |offset| start + offset);
             stop = match text[next_non_ascii..].chars().next() {
                 None => Stop::Text,
-                Some(next) if is_inert(next) => Stop::Inert,
-                Some(_) => Stop::Unknown,
+                Some(next) if in_table(&inert::INERT, next) => Stop::Inert,
+                Some(next) if in_table(&inert::BOUNDARY, next) => Stop::Folded,
+                Some(_) => Stop::Joining,
             };
         }
-        // Under NFKC the last ASCII character before a non-ASCII one that is not inert may
-        // compose with it (`>` and U+0338 are `≯`), so only the characters before it are read.
-        let end = if stop == Stop::Unknown {
+        // Under NFKC the last ASCII character before a combining one may compose with it (`>`
+        // and U+0338 are `≯`), so only the characters before it are read.
+        let end = if stop == Stop::Joining {
             next_non_ascii.saturating_sub(1).max(start)
         } else {
             next_non_ascii
@@ -115,17 +116,20 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
 enum Stop {
     /// The end of the text.
     Text,
-    /// A non-ASCII character pydantic-ai reads as itself, which matches no part of a tag.
+    /// A non-ASCII character pydantic-ai reads as itself, which matches no part of a tag
+    /// ([`inert::INERT`]).
     Inert,
-    /// Text only pydantic-ai's NFKC folding can read.
-    Unknown,
+    /// A character only pydantic-ai's NFKC folding can read, which changes nothing before it
+    /// ([`inert::BOUNDARY`]: a fullwidth `：` is `:`).
+    Folded,
+    /// A character NFKC may compose with the one before it (a combining mark), or an unassigned one.
+    Joining,
 }
 
-/// Whether `ch` is one of [`inert::INERT`]: pydantic-ai's folding leaves it a character that
-/// matches no part of a tag, whatever surrounds it.
-fn is_inert(ch: char) -> bool {
+/// Whether `ch` is in `table`, inclusive ranges of code points in order.
+fn in_table(table: &[(u32, u32)], ch: char) -> bool {
     let code = u32::from(ch);
-    inert::INERT
+    table
         .binary_search_by(|&(start, end)| {
             if end < code {
                 std::cmp::Ordering::Less
@@ -157,7 +161,7 @@ impl Run<'_> {
             (Some(byte), _) => Ok(Some(*byte)),
             (None, Stop::Text) => Ok(None),
             (None, Stop::Inert) => Ok(Some(NOTHING)),
-            (None, Stop::Unknown) => Err(Undecided),
+            (None, Stop::Folded | Stop::Joining) => Err(Undecided),
         }
     }
 
@@ -230,7 +234,15 @@ fn delimits(run: Run<'_>, index: usize) -> Result<bool, Undecided> {
     Ok(match run.at(index)? {
         None => true,
         Some(byte) if is_space(byte) || byte == b'/' || byte == b'>' => true,
-        Some(b'&') => entity_end(run, index + 1, b"gt", b"62", b"3e")?.is_some(),
+        Some(b'&') => match entity_end(run, index + 1, b"gt", b"62", b"3e")? {
+            // pydantic-ai decodes the entity, and its `;`, before NFKC, which may then compose
+            // the `>` with what follows (`>` and U+0338 are `≯`): that must be known.
+            Some(end) => {
+                run.at(end)?;
+                true
+            }
+            None => false,
+        },
         Some(_) => false,
     })
 }
@@ -549,15 +561,28 @@ mod tests {
         assert_eq!(lookalike_tags("<\u{200b}system>"), Err(Undecided));
         assert_eq!(lookalike_tags("<system>\u{338}"), Err(Undecided));
         assert_eq!(lookalike_tags("a&lt\u{ff1b}system"), Err(Undecided));
+        assert_eq!(lookalike_tags("&lt;system&gt;\u{338}"), Err(Undecided));
+        // A fullwidth comma or colon changes nothing before it: only a tag that reaches it is
+        // undecided.
+        assert_eq!(lookalike_tags("x<y，A&B："), Ok(vec![]));
+        assert_eq!(lookalike_tags("<system："), Err(Undecided));
     }
 
     #[test]
     fn the_inert_table_is_ordered_and_leaves_out_what_folding_changes() {
-        assert!(inert::INERT.windows(2).all(|pair| pair[0].1 < pair[1].0));
-        assert!(inert::INERT.iter().all(|(start, end)| 0x80 <= *start && start <= end));
-        for ch in ['日', 'λ', 'é', '—', '€', '🎉', '한'] {
-            assert!(is_inert(ch), "{ch:?}");
+        for table in [&inert::INERT[..], &inert::BOUNDARY[..]] {
+            assert!(table.windows(2).all(|pair| pair[0].1 < pair[1].0));
+            assert!(table.iter().all(|(start, end)| 0x80 <= *start && start <= end));
         }
+        let is_inert = |ch| in_table(&inert::INERT, ch);
+        for ch in ['日', 'λ', 'é', '—', '€', '🎉', '한'] {
+            assert!(is_inert(ch) && in_table(&inert::BOUNDARY, ch), "{ch:?}");
+        }
+        // NFKC changes these, but nothing before them.
+        for ch in ['：', '，', 'ｓ', '\u{a0}', 'ſ'] {
+            assert!(!is_inert(ch) && in_table(&inert::BOUNDARY, ch), "{ch:?}");
+        }
+        assert!(!in_table(&inert::BOUNDARY, '\u{301}'));
         // Whitespace, a case partner of `k`, `s` and `i`, a combining mark, a format character,
         // a fullwidth letter, a Cyrillic look-alike of `a`, a Hangul vowel that composes.
         for ch in [

@@ -1,5 +1,5 @@
 """Writes crates/providers/src/framing/inert.rs: the non-ASCII characters pydantic-ai's lookalike check reads as
-themselves, for msgflow's `framing::lookalike_tags`.
+themselves (`INERT`), and those NFKC changes nothing before (`BOUNDARY`), for msgflow's `framing::lookalike_tags`.
 
 pydantic-ai 2.68.0's `_comparable` folds non-ASCII text holding a `<` or `&` with NFKC, drops `_FORMAT_CHARACTERS`
 and maps `_CONFUSABLES` to Latin before matching `_lookalike_pattern` (ignoring case). A character is listed when,
@@ -12,7 +12,11 @@ after any text, it stays itself or becomes a character that is again listed, so 
   no `_COULD_FOLD_TO_A_TAG` character;
 * every canonical composition it starts (with the combining marks after it) is listed too.
 
-Unassigned code points are left out although Python reads them as themselves: a later Unicode version may assign
+`BOUNDARY` holds the characters NFKC starts afresh at: assigned, a starter that is no second character of a
+composition, and so is the first character of its compatibility decomposition. Whatever they become, the text before
+them stays as it is.
+
+Unassigned code points are left out of both although Python reads them as themselves: a later Unicode version may assign
 them a decomposition. Run with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0):
 target/venv-providers/bin/python crates/providers/src/framing/generate_inert.py
 """
@@ -73,29 +77,48 @@ def main():
             known[char] = stops_a_tag(char) and all(stays_inert(c) for c in starts.get(char, []))
         return known[char]
 
+    def is_inert(char):
+        if unicodedata.category(char) in ('Cn', 'Cs', 'Cc', 'Cf', 'Co', 'Zs', 'Zl', 'Zp'):
+            return False
+        return not (unicodedata.combining(char) or char in seconds) and stays_inert(char)
+
+    def is_boundary(char):
+        if unicodedata.category(char) in ('Cn', 'Cs'):
+            return False
+        first = unicodedata.normalize('NFKD', char)[0]
+        return not (unicodedata.combining(char) or unicodedata.combining(first) or char in seconds or first in seconds)
+
+    inert = ranges_of(is_inert)
+    boundary = ranges_of(is_boundary)
+    assert all(any(a <= start and end <= b for a, b in boundary) for start, end in inert), 'an inert non-boundary'
+    lines = [
+        '//! Written by `generate_inert.py` (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0): do not edit.',
+        '//!',
+        '//! Inclusive ranges of code points, in order (see the script for the exact rules).',
+        '',
+    ]
+    for name, doc, ranges in (
+        ('INERT', "The non-ASCII characters pydantic-ai's lookalike check reads as themselves, after any text.", inert),
+        ('BOUNDARY', 'The non-ASCII characters NFKC changes nothing before.', boundary),
+    ):
+        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u32); {len(ranges)}] = [']
+        lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
+        lines += ['];', '']
+        print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
+    (Path(__file__).resolve().parent / 'inert.rs').write_text('\n'.join(lines))
+
+
+def ranges_of(member):
+    """The non-ASCII code points `member` holds, as inclusive ranges."""
     ranges = []
     for cp in range(0x80, LAST + 1):
-        char = chr(cp)
-        if unicodedata.category(char) in ('Cn', 'Cs', 'Cc', 'Cf', 'Co', 'Zs', 'Zl', 'Zp'):
-            continue
-        if unicodedata.combining(char) or char in seconds or not stays_inert(char):
+        if not member(chr(cp)):
             continue
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1][1] = cp
         else:
             ranges.append([cp, cp])
-    lines = [
-        '//! Written by `generate_inert.py` (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0): do not edit.',
-        '//!',
-        "//! The non-ASCII characters pydantic-ai's lookalike check reads as themselves, after any text (see the",
-        '//! script for the exact rule), as inclusive ranges of code points in order.',
-        '',
-        f'pub(super) const INERT: [(u32, u32); {len(ranges)}] = [',
-    ]
-    lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
-    lines += ['];', '']
-    (Path(__file__).resolve().parent / 'inert.rs').write_text('\n'.join(lines))
-    print(f'{len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
+    return ranges
 
 
 if __name__ == '__main__':
