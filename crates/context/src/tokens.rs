@@ -175,6 +175,12 @@ impl TokenCounter {
     fn count_piece(&self, piece: Piece<'_>) -> usize {
         match piece {
             Piece::Text(text) => self.count_text(&text),
+            Piece::JsonString(raw) if self.tokenizer == Tokenizer::Chars4 => json_string_chars(raw) / 4,
+            // A literal serde cannot read as text (a lone surrogate escape) is sent as written.
+            Piece::JsonString(raw) => match serde_json::from_str::<String>(raw) {
+                Ok(text) => self.count_text(&text),
+                Err(_) => self.count_text(raw),
+            },
             Piece::Binary(binary) => self.count_binary(binary),
         }
     }
@@ -237,6 +243,9 @@ impl TokenCounter {
         let mut texts = Vec::new();
         let mut keep = |piece: Piece<'_>| match piece {
             Piece::Text(text) => texts.push(text.into_owned()),
+            Piece::JsonString(raw) => {
+                texts.push(serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_owned()))
+            }
             Piece::Binary(binary) => {
                 let bytes = binary.data.decode().unwrap_or_default();
                 if self.tokenizer == Tokenizer::Chars4 || media_tokens(self.media, &binary.media_type, &bytes).is_none()
@@ -275,15 +284,44 @@ impl TokenCounter {
 /// media rule (or as its base64 text).
 enum Piece<'a> {
     Text(Cow<'a, str>),
+    /// A JSON string literal (quotes and escapes included), counted as the text it holds.
+    JsonString(&'a str),
     Binary(&'a BinaryContent),
 }
 
 /// A JSON value as it is sent: a string as its text, anything else as its JSON.
 fn json_piece(json: &RawJson) -> Piece<'_> {
-    match json.as_string() {
-        Some(text) => Piece::Text(Cow::Owned(text)),
-        None => Piece::Text(Cow::Borrowed(json.get())),
+    if json.is_string() {
+        Piece::JsonString(json.get())
+    } else {
+        Piece::Text(Cow::Borrowed(json.get()))
     }
+}
+
+/// The characters (code points) of the text a JSON string literal holds, without unescaping it:
+/// each escape is one character, and a `\u` surrogate pair is one.
+fn json_string_chars(literal: &str) -> usize {
+    let inner = literal.get(1..literal.len().saturating_sub(1)).unwrap_or_default();
+    let bytes = inner.as_bytes();
+    let mut chars = 0;
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(b'\\', &bytes[at..]) {
+        chars += inner[at..at + offset].chars().count() + 1;
+        let escape = at + offset + 1;
+        at = match bytes.get(escape) {
+            Some(b'u') => {
+                let high = inner
+                    .get(escape + 1..escape + 5)
+                    .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+                let pair = high.is_some_and(|unit| (0xD800..0xDC00).contains(&unit))
+                    && inner.get(escape + 5..escape + 7) == Some("\\u");
+                escape + if pair { 11 } else { 5 }
+            }
+            _ => escape + 1,
+        };
+        at = at.min(bytes.len());
+    }
+    chars + inner[at..].chars().count()
 }
 
 /// Anything else is sent as what it says: its JSON.
@@ -545,4 +583,19 @@ pub fn int_u64(int: &msgflow_wire::Int) -> Option<u64> {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|window| window == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_string_chars;
+
+    #[test]
+    fn a_json_string_has_the_characters_of_its_text() {
+        for text in ["", "plain", "é日本😀", "a\nb\t\"q\"\\", "\u{1}\u{1f}", "x😀y\u{7f}"] {
+            let literal = serde_json::to_string(text).unwrap();
+            assert_eq!(json_string_chars(&literal), text.chars().count(), "{literal}");
+        }
+        // Escapes serde_json does not write: `\u` forms, a surrogate pair, `\/`.
+        assert_eq!(json_string_chars(r#""\u00e9\/\ud83d\ude00!""#), 4);
+    }
 }

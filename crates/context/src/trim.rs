@@ -126,6 +126,10 @@ pub struct Trimmed {
     pub report: TrimReport,
 }
 
+/// From this many messages on, their sizes are counted in parallel (below, the threads cost more
+/// than they save).
+const PARALLEL_SIZES_FROM: usize = 4096;
+
 /// The sizes of a history in one unit, and the cost of the output for a cut.
 struct Sizer<'a> {
     counter: &'a TokenCounter,
@@ -278,12 +282,67 @@ struct Cut {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn trim(mut history: Vec<ModelMessage>, budget: Budget, counter: &TokenCounter) -> Result<Trimmed, TrimError> {
-    let turns = Turns::of(&history);
+    let (start, first, report) = {
+        let window = trim_window(&history, budget, counter)?;
+        (window.start, window.first, window.report)
+    };
+    if start == 0 {
+        return Ok(Trimmed { history, report });
+    }
+    let mut kept = history.split_off(start);
+    if let Some(first) = first {
+        kept[0] = first;
+    }
+    Ok(Trimmed { history: kept, report })
+}
+
+/// What [`trim_window`] keeps of a borrowed history: the input's messages from `start` on, the
+/// first of them replaced by `first` when the system prompt and instructions were moved onto it.
+#[derive(Clone, Debug)]
+pub struct Window<'a> {
+    /// The first kept message's index in the input.
+    pub start: usize,
+    /// The new first message (the input's message `start` with the preamble moved onto it), if
+    /// anything was moved.
+    pub first: Option<ModelMessage>,
+    /// The kept messages as they are in the input (`first`, when set, stands for `kept[0]`).
+    pub kept: &'a [ModelMessage],
+    /// What was done.
+    pub report: TrimReport,
+}
+
+impl Window<'_> {
+    /// The kept messages in order.
+    pub fn messages(&self) -> impl Iterator<Item = &ModelMessage> {
+        let skip = usize::from(self.first.is_some());
+        self.first.iter().chain(self.kept.iter().skip(skip))
+    }
+
+    /// The trimmed history, as [`trim`] returns it.
+    pub fn to_vec(&self) -> Vec<ModelMessage> {
+        self.messages().cloned().collect()
+    }
+}
+
+/// [`trim`] on a borrowed history: the window of it to send, without copying or dropping a
+/// message (what a server holding the history needs: pydantic-ai-harness's `compact` likewise
+/// returns a list sharing the input's messages).
+pub fn trim_window<'a>(
+    history: &'a [ModelMessage],
+    budget: Budget,
+    counter: &TokenCounter,
+) -> Result<Window<'a>, TrimError> {
+    let turns = Turns::of(history);
     let sizer = Sizer {
         counter,
         bytes: !matches!(budget, Budget::Tokens(_)),
     };
-    let sizes: Vec<usize> = history.iter().map(|message| sizer.message(message)).collect();
+    let sizes: Vec<usize> = if history.len() >= PARALLEL_SIZES_FROM {
+        use rayon::prelude::*;
+        history.par_iter().map(|message| sizer.message(message)).collect()
+    } else {
+        history.iter().map(|message| sizer.message(message)).collect()
+    };
     let size_before = sizer.total(history.len(), sizes.iter().sum());
     // suffix[i]: the sizes of messages i.. added up.
     let mut suffix = vec![0; history.len() + 1];
@@ -368,7 +427,12 @@ pub fn trim(mut history: Vec<ModelMessage>, budget: Budget, counter: &TokenCount
         moved: Vec::new(),
     };
     if cut.first_turn == 0 {
-        return Ok(Trimmed { history, report });
+        return Ok(Window {
+            start: 0,
+            first: None,
+            kept: history,
+            report,
+        });
     }
     let start = turns.starts()[cut.first_turn];
     report.removed = history[..start]
@@ -382,10 +446,19 @@ pub fn trim(mut history: Vec<ModelMessage>, budget: Budget, counter: &TokenCount
             size: sizes[index],
         })
         .collect();
-    let mut kept = history.split_off(start);
-    if let Some(preamble) = preamble.filter(|preamble| preamble.message < start) {
-        report.moved = preamble.apply(&mut kept[0]);
-    }
+    let kept = &history[start..];
+    let first = preamble
+        .filter(|preamble| preamble.message < start)
+        .and_then(|preamble| {
+            let mut first = kept[0].clone();
+            report.moved = preamble.apply(&mut first);
+            (!report.moved.is_empty()).then_some(first)
+        });
     report.messages_kept = kept.len();
-    Ok(Trimmed { history: kept, report })
+    Ok(Window {
+        start,
+        first,
+        kept,
+        report,
+    })
 }

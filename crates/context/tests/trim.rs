@@ -6,7 +6,7 @@ mod common;
 
 use common::{bytes, history, M};
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
-use msgflow_context::trim::{trim, Budget, TrimError};
+use msgflow_context::trim::{trim, trim_window, Budget, TrimError};
 use msgflow_context::Turns;
 use msgflow_sanitize::{check, ViolationKind};
 use msgflow_wire::{ModelMessage, ModelRequestPart};
@@ -270,6 +270,11 @@ fn assert_trim_properties(input: &[ModelMessage], budget: Budget) -> Result<(), 
     };
     let output = &trimmed.history;
     let start = trimmed.report.removed.len();
+    // The borrowed window is the same cut, the same messages and the same report.
+    let window = trim_window(input, budget, &counter()).expect("trim succeeded on it");
+    prop_assert_eq!(window.start, start);
+    prop_assert_eq!(&window.to_vec(), output);
+    prop_assert_eq!(&window.report, &trimmed.report);
     let moved = trimmed
         .report
         .moved

@@ -291,7 +291,7 @@ pub fn run(bench_bin: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<S
             let mut measurement = run_json_line(&mut command, &peer_file, op, runs);
             if is_trim {
                 measurement = measurement.and_then(|mut measurement| {
-                    judge_peer_output(&output, &mut measurement)?;
+                    judge_peer_output(&output, &file, &mut measurement)?;
                     Ok(measurement)
                 });
             }
@@ -327,22 +327,28 @@ fn report(measurement: &Result<Measurement>) {
 
 /// Adds to the harness's measurement whether its output passes `check`, and how many pairs it
 /// broke (dangling calls and orphan returns).
-fn judge_peer_output(output: &Path, measurement: &mut Measurement) -> Result<()> {
-    let history = msgflow_wire::from_vec(fs::read(output).with_context(|| format!("reading {}", output.display()))?)
-        .with_context(|| format!("reading the harness's output {}", output.display()))?;
-    let violations = msgflow_sanitize::check(&history);
-    let broken = violations
-        .iter()
-        .filter(|violation| {
-            matches!(
-                violation.kind,
-                msgflow_sanitize::ViolationKind::DanglingCall | msgflow_sanitize::ViolationKind::OrphanReturn
-            )
-        })
-        .count();
+fn judge_peer_output(output: &Path, input: &Path, measurement: &mut Measurement) -> Result<()> {
+    let read = |path: &Path| {
+        msgflow_wire::from_vec(fs::read(path).with_context(|| format!("reading {}", path.display()))?)
+            .with_context(|| format!("reading {}", path.display()))
+    };
+    let broken = |history: &[msgflow_wire::ModelMessage]| {
+        msgflow_sanitize::check(history)
+            .iter()
+            .filter(|violation| {
+                matches!(
+                    violation.kind,
+                    msgflow_sanitize::ViolationKind::DanglingCall | msgflow_sanitize::ViolationKind::OrphanReturn
+                )
+            })
+            .count()
+    };
+    let history = read(output)?;
+    let passes = msgflow_sanitize::check(&history).is_empty();
     if let Some(detail) = measurement.detail.as_object_mut() {
-        detail.insert("broken_pairs".into(), broken.into());
-        detail.insert("check_passes".into(), violations.is_empty().into());
+        detail.insert("broken_pairs".into(), broken(&history).into());
+        detail.insert("input_broken_pairs".into(), broken(&read(input)?).into());
+        detail.insert("check_passes".into(), passes.into());
     }
     fs::remove_file(output).ok();
     Ok(())

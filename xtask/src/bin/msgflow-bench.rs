@@ -85,16 +85,18 @@ enum Operation {
     /// `--file` is a JSON array of strings: the argument fragments of one tool call (the first
     /// delta also carries its name and id), then the parts.
     StreamArgFragments,
-    /// `msgflow_providers::export` to Anthropic of the parsed history.
+    /// `msgflow_providers::anthropic::export` of the parsed history: the typed request a Rust
+    /// program hands to its HTTP client (pydantic-ai's mapping builds the SDK's dicts).
     ExportAnthropic,
-    /// `msgflow_providers::export` to OpenAI Chat Completions.
+    /// `msgflow_providers::openai_chat::export`.
     ExportOpenaiChat,
-    /// `msgflow_providers::export` to OpenAI Responses.
+    /// `msgflow_providers::openai_responses::export`.
     ExportOpenaiResponses,
     /// `msgflow_providers::check` against Anthropic's rules (`check --provider anthropic`).
     CheckProviderAnthropic,
-    /// `msgflow_context::trim::trim` of a copy of the parsed history to `--budget` tokens counted
-    /// as pydantic-ai-harness estimates them (characters / 4), like its `SlidingWindowCompaction`.
+    /// `msgflow_context::trim::trim_window` of the parsed history to `--budget` tokens counted as
+    /// pydantic-ai-harness estimates them (characters / 4), like its `SlidingWindowCompaction`,
+    /// whose `compact` also returns a list sharing the input's messages.
     TrimChars4,
     /// The same with `o200k_base` token counts (what `trim --max-tokens` does by default).
     TrimO200k,
@@ -147,10 +149,11 @@ enum Output {
     Written(PathBuf),
     /// A stream's parts, and how many events the manager emitted.
     Parts(Vec<msgflow_wire::ModelResponsePart>, usize),
-    /// A provider request.
-    Json(serde_json::Value),
+    /// A provider request, as JSON (outside the timing: for its size).
+    Request(Box<dyn Fn() -> usize>),
     ProviderViolations(Vec<msgflow_providers::Violation>),
-    Trimmed(msgflow_context::trim::Trimmed),
+    /// A trim window: where it starts, its new first message, the report.
+    Trimmed(usize, Option<ModelMessage>, msgflow_context::trim::TrimReport),
     Tokens(usize),
     Nothing,
 }
@@ -177,11 +180,7 @@ impl Spare {
         };
         Spare {
             buffer,
-            history: matches!(
-                op,
-                Operation::Repair | Operation::RepairCold | Operation::TrimChars4 | Operation::TrimO200k
-            )
-            .then(|| parsed.to_vec()),
+            history: matches!(op, Operation::Repair | Operation::RepairCold).then(|| parsed.to_vec()),
         }
     }
 
@@ -215,11 +214,11 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         deltas,
         budget,
     } = *prepared;
-    let trim = |spare: Spare, tokenizer| -> Result<Output> {
-        let history = spare.history.context("trim needs a copy of the history")?;
+    let trim = |tokenizer| -> Result<Output> {
         let counter = TokenCounter::new(tokenizer);
-        let trimmed = msgflow_context::trim::trim(history, msgflow_context::trim::Budget::Tokens(budget), &counter)?;
-        Ok(Output::Trimmed(trimmed))
+        let window =
+            msgflow_context::trim::trim_window(parsed, msgflow_context::trim::Budget::Tokens(budget), &counter)?;
+        Ok(Output::Trimmed(window.start, window.first, window.report))
     };
     Ok(match op {
         Operation::StreamTextDeltas => {
@@ -247,14 +246,14 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
             }
             Output::Parts(manager.into_parts(), events)
         }
-        Operation::ExportAnthropic => Output::Json(msgflow_providers::export(parsed, Provider::Anthropic)?),
-        Operation::ExportOpenaiChat => Output::Json(msgflow_providers::export(parsed, Provider::OpenAiChat)?),
-        Operation::ExportOpenaiResponses => Output::Json(msgflow_providers::export(parsed, Provider::OpenAiResponses)?),
+        Operation::ExportAnthropic => request(msgflow_providers::anthropic::export(parsed)?.request),
+        Operation::ExportOpenaiChat => request(msgflow_providers::openai_chat::export(parsed)?.request),
+        Operation::ExportOpenaiResponses => request(msgflow_providers::openai_responses::export(parsed)?.request),
         Operation::CheckProviderAnthropic => {
             Output::ProviderViolations(msgflow_providers::check(parsed, Provider::Anthropic)?)
         }
-        Operation::TrimChars4 => trim(spare, Tokenizer::Chars4)?,
-        Operation::TrimO200k => trim(spare, Tokenizer::O200kBase)?,
+        Operation::TrimChars4 => trim(Tokenizer::Chars4)?,
+        Operation::TrimO200k => trim(Tokenizer::O200kBase)?,
         Operation::CountTokens => {
             let counter = TokenCounter::new(Tokenizer::O200kBase);
             Output::Tokens(parsed.iter().map(|message| counter.count_message(message)).sum())
@@ -295,6 +294,13 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
     })
 }
 
+/// A typed provider request, kept until after the timing; its JSON size is measured afterwards.
+fn request<R: serde::Serialize + 'static>(request: R) -> Output {
+    Output::Request(Box::new(move || {
+        serde_json::to_vec(&request).map_or(0, |bytes| bytes.len())
+    }))
+}
+
 /// Where `write-file` writes: beside the input, removed after the last run.
 fn written_file_path(file: &Path) -> PathBuf {
     file.with_extension("write-file.out")
@@ -322,25 +328,34 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
             "events": events,
             "output_bytes": serde_json::to_vec(parts).map_or(0, |bytes| bytes.len()),
         }),
-        Output::Json(request) => serde_json::json!({
-            "request_bytes": serde_json::to_vec(request).map_or(0, |bytes| bytes.len()),
-        }),
+        Output::Request(size) => serde_json::json!({ "request_bytes": size() }),
         Output::ProviderViolations(violations) => serde_json::json!({ "violations": violations.len() }),
-        Output::Trimmed(trimmed) => {
-            let pairing = msgflow_sanitize::check(&trimmed.history)
-                .iter()
-                .filter(|violation| {
-                    matches!(
-                        violation.kind,
-                        msgflow_sanitize::ViolationKind::DanglingCall | msgflow_sanitize::ViolationKind::OrphanReturn
-                    )
-                })
-                .count();
+        Output::Trimmed(start, first, report) => {
+            let kept = msgflow_context::trim::Window {
+                start: *start,
+                first: first.clone(),
+                kept: &parsed[*start..],
+                report: report.clone(),
+            }
+            .to_vec();
+            let broken = |history: &[ModelMessage]| {
+                msgflow_sanitize::check(history)
+                    .iter()
+                    .filter(|violation| {
+                        matches!(
+                            violation.kind,
+                            msgflow_sanitize::ViolationKind::DanglingCall
+                                | msgflow_sanitize::ViolationKind::OrphanReturn
+                        )
+                    })
+                    .count()
+            };
             serde_json::json!({
                 "messages_before": parsed.len(),
-                "messages_after": trimmed.history.len(),
-                "broken_pairs": pairing,
-                "check_passes": msgflow_sanitize::check(&trimmed.history).is_empty(),
+                "messages_after": kept.len(),
+                "broken_pairs": broken(&kept),
+                "input_broken_pairs": broken(parsed),
+                "check_passes": msgflow_sanitize::check(&kept).is_empty(),
             })
         }
         Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),

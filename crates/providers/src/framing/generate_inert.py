@@ -18,7 +18,7 @@ them stays as it is.
 
 Unassigned code points are left out of both although Python reads them as themselves: a later Unicode version may assign
 them a decomposition. Run with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0):
-target/venv-providers/bin/python crates/providers/src/framing/generate_inert.py
+target/venv-providers/bin/python crates/providers/src/framing/generate_inert.py   (--check: compare, write nothing)
 """
 import re
 import sys
@@ -105,7 +105,15 @@ def main():
         lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
         lines += ['];', '']
         print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
-    (Path(__file__).resolve().parent / 'inert.rs').write_text('\n'.join(lines))
+    target = Path(__file__).resolve().parent / 'inert.rs'
+    text = '\n'.join(lines)
+    if '--check' in sys.argv[1:]:
+        # `cargo xtask conformance`: the committed table must be what this Python and pydantic-ai give.
+        if target.read_text() != text:
+            sys.exit(f'{target} is stale: rerun {Path(__file__).name} with the oracle venv')
+        print(f'{target.name} is up to date')
+        return
+    target.write_text(text)
 
 
 def ranges_of(member):
