@@ -349,7 +349,7 @@ pub fn trim_window<'a>(
     for index in (0..history.len()).rev() {
         suffix[index] = suffix[index + 1] + sizes[index];
     }
-    let preamble = Preamble::of(&history);
+    let preamble = Preamble::of(history);
     let cost_from = |turn: usize| -> usize {
         let start = turns.starts()[turn];
         let first = match &preamble {
