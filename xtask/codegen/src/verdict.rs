@@ -293,6 +293,12 @@ impl Emitter<'_> {
             } else {
                 "|w, v| v.check(w)".to_owned()
             };
+            // pydantic's `AliasChoices(name, alias)`: the alias is read only when the name is
+            // absent, so a value under it next to the name is never validated.
+            let alias_of = prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str);
+            if let Some(target) = alias_of {
+                let _ = writeln!(out, "if self.{}.is_absent() {{", rust_field_name(target));
+            }
             match (required, nullable) {
                 (true, false) => {
                     let _ = writeln!(out, "w.value({key}, &self.{field}, {check});");
@@ -310,6 +316,9 @@ impl Emitter<'_> {
                     };
                     let _ = writeln!(out, "w.field({key}, &self.{field}, {null}, {check});");
                 }
+            }
+            if alias_of.is_some() {
+                out.push_str("}\n");
             }
         }
         out.push_str("w.extra(&self.extra);\n");

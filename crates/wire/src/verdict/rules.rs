@@ -73,17 +73,21 @@ impl Check for ModelResponse {
             w.dict(v);
             v.check(w)
         });
-        w.field("vendor_details", &self.vendor_details, Null::Allowed, |w, v| {
-            w.dict(v);
-            v.check(w)
-        });
+        if self.provider_details.is_absent() {
+            w.field("vendor_details", &self.vendor_details, Null::Allowed, |w, v| {
+                w.dict(v);
+                v.check(w)
+            });
+        }
         w.field(
             "provider_response_id",
             &self.provider_response_id,
             Null::Allowed,
             |w, v| v.check(w),
         );
-        w.field("vendor_id", &self.vendor_id, Null::Allowed, |w, v| v.check(w));
+        if self.provider_response_id.is_absent() {
+            w.field("vendor_id", &self.vendor_id, Null::Allowed, |w, v| v.check(w));
+        }
         w.field("finish_reason", &self.finish_reason, Null::Allowed, |w, v| v.check(w));
         w.field("run_id", &self.run_id, Null::Allowed, |w, v| v.check(w));
         w.field("conversation_id", &self.conversation_id, Null::Allowed, |w, v| {
@@ -262,12 +266,14 @@ impl Check for ToolAvailabilityDeltaPart {
             Null::Refused("list_type", "Input should be a valid list"),
             |w, v| v.check(w),
         );
-        w.field(
-            "added",
-            &self.added,
-            Null::Refused("list_type", "Input should be a valid list"),
-            |w, v| v.check(w),
-        );
+        if self.tools_added.is_absent() {
+            w.field(
+                "added",
+                &self.added,
+                Null::Refused("list_type", "Input should be a valid list"),
+                |w, v| v.check(w),
+            );
+        }
         w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
@@ -888,7 +894,9 @@ impl Check for RequestUsage {
             Null::Refused("int_type", "Input should be a valid integer"),
             |w, v| v.check(w),
         );
-        w.field("request_tokens", &self.request_tokens, Null::Allowed, |w, v| v.check(w));
+        if self.input_tokens.is_absent() {
+            w.field("request_tokens", &self.request_tokens, Null::Allowed, |w, v| v.check(w));
+        }
         w.field(
             "cache_write_tokens",
             &self.cache_write_tokens,
@@ -913,9 +921,11 @@ impl Check for RequestUsage {
             Null::Refused("int_type", "Input should be a valid integer"),
             |w, v| v.check(w),
         );
-        w.field("response_tokens", &self.response_tokens, Null::Allowed, |w, v| {
-            v.check(w)
-        });
+        if self.output_tokens.is_absent() {
+            w.field("response_tokens", &self.response_tokens, Null::Allowed, |w, v| {
+                v.check(w)
+            });
+        }
         w.field(
             "unmeasured_requests",
             &self.unmeasured_requests,
