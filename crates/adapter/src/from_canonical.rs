@@ -8,7 +8,7 @@
 use msgflow_canonical as c;
 use msgflow_canonical::{CanonicalMessage, CanonicalPart, PartSide};
 use msgflow_wire as w;
-use msgflow_wire::{Field, ModelMessage, RawJson, Timestamp, ToolReturnOutcome};
+use msgflow_wire::{Field, FileDigests, ModelMessage, RawJson, Timestamp, ToolReturnOutcome};
 
 use crate::error::AdapterError;
 use crate::to_canonical::{id_of, outcome_of};
@@ -133,9 +133,9 @@ fn overlay_outcome(field: &mut Field<ToolReturnOutcome>, outcome: &ToolReturnOut
 
 /// `content_file_digests` for new content: pydantic-ai writes the key for structured content
 /// only. `[]` records "no file items", so file-shaped objects inside load as plain dicts.
-fn digests_for(content: &RawJson) -> Field<Vec<String>> {
+fn digests_for(content: &RawJson) -> Field<FileDigests> {
     if content.is_object() || content.is_array() {
-        Field::Present(Vec::new())
+        Field::Present(FileDigests::default())
     } else {
         Field::Absent
     }

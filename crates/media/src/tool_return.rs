@@ -1,6 +1,8 @@
 //! Tool-return parts built in Rust, with `content_file_digests` recorded as pydantic-ai records it (§3 rule 12).
 
-use msgflow_wire::{Extra, Field, NativeToolReturnPart, RawJson, Timestamp, ToolReturnOutcome, ToolReturnPart};
+use msgflow_wire::{
+    Extra, Field, FileDigests, NativeToolReturnPart, RawJson, Timestamp, ToolReturnOutcome, ToolReturnPart,
+};
 use serde_json::Value;
 
 use crate::digests::{content_file_digests, content_needs_file_digests};
@@ -16,11 +18,11 @@ use crate::digests::{content_file_digests, content_needs_file_digests};
 /// use serde_json::json;
 ///
 /// assert!(content_file_digests_field(&json!("done")).is_absent());
-/// assert_eq!(content_file_digests_field(&json!({"rows": [1, 2]})).get(), Some(&vec![]));
+/// assert_eq!(content_file_digests_field(&json!({"rows": [1, 2]})).get().and_then(|d| d.record()).as_deref(), Some(&[][..]));
 /// ```
-pub fn content_file_digests_field(content: &Value) -> Field<Vec<String>> {
+pub fn content_file_digests_field(content: &Value) -> Field<FileDigests> {
     if content_needs_file_digests(content) {
-        Field::Present(content_file_digests(content))
+        Field::Present(FileDigests::List(content_file_digests(content)))
     } else {
         Field::Absent
     }
@@ -38,8 +40,8 @@ pub fn content_file_digests_field(content: &Value) -> Field<Vec<String>> {
 /// let image = FileItem::image_url("https://example.com/chart.png").build()?;
 /// let part = tool_return("fetch", "call_1", json!([serde_json::to_value(&image)?]), Timestamp::parse("2025-01-02T03:04:05Z")?);
 /// assert_eq!(
-///     part.content_file_digests.get(),
-///     Some(&vec!["a7e1d1ec13a575d91d39a3b16c398e4fad2ee3e522ec586d26712eb179dba9f4".to_owned()])
+///     part.content_file_digests.get().and_then(|digests| digests.record()).as_deref(),
+///     Some(&["a7e1d1ec13a575d91d39a3b16c398e4fad2ee3e522ec586d26712eb179dba9f4".to_owned()][..])
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -73,7 +75,7 @@ pub fn tool_return(
 ///
 /// let mut part = ToolReturnPart::new("fetch".to_owned(), RawJson::from(serde_json::json!([1])));
 /// record_content_file_digests(&mut part);
-/// assert_eq!(part.content_file_digests.get(), Some(&vec![]));
+/// assert_eq!(part.content_file_digests.get().and_then(|digests| digests.record()).as_deref(), Some(&[][..]));
 /// ```
 pub fn record_content_file_digests(part: &mut ToolReturnPart) {
     part.content_file_digests = content_file_digests_field(&part.content.to_value());

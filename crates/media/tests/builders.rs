@@ -337,10 +337,12 @@ fn tool_returns_match_pydantic_ai() {
     // content=ImageUrl(...) itself.
     let single = tool_return("fetch", "call_1", image, timestamp());
     assert_eq!(
-        single.content_file_digests.get(),
-        Some(&vec![
-            "a7e1d1ec13a575d91d39a3b16c398e4fad2ee3e522ec586d26712eb179dba9f4".to_owned()
-        ])
+        single
+            .content_file_digests
+            .get()
+            .and_then(|digests| digests.record())
+            .as_deref(),
+        Some(&["a7e1d1ec13a575d91d39a3b16c398e4fad2ee3e522ec586d26712eb179dba9f4".to_owned()][..])
     );
     // Recomputing on the built part gives the same record.
     let mut recomputed = files.clone();

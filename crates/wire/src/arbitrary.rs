@@ -911,11 +911,25 @@ fn response_rules(flavour: Flavour, mut response: ModelResponse) -> ModelRespons
 
 /// `content_file_digests` as pydantic-ai writes it: `[]` for object and array content (no file
 /// items among generated values), absent for scalars.
-fn digests_for(content: &RawJson) -> Field<Vec<String>> {
+fn digests_for(content: &RawJson) -> Field<FileDigests> {
     if content.is_object() || content.is_array() {
-        Field::Present(Vec::new())
+        Field::Present(FileDigests::default())
     } else {
         Field::Absent
+    }
+}
+
+/// `content_file_digests`: a list of digests; the any flavour adds the values pydantic-ai ignores.
+fn file_digests(flavour: Flavour) -> BoxedStrategy<FileDigests> {
+    let list = vec(select(&["0f3c", "ab12", "ffff"][..]).prop_map(str::to_owned), 0..3).prop_map(FileDigests::List);
+    match flavour {
+        Flavour::Pydantic => list.boxed(),
+        Flavour::Any => prop_oneof![
+            4 => list,
+            1 => select(&["7", "\"x\"", "{}", "true"][..])
+                .prop_filter_map("an ignored record", |text| RawJson::from_json_text(text).ok().map(FileDigests::Other)),
+        ]
+        .boxed(),
     }
 }
 

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::rt;
 #[allow(unused_imports)]
 use crate::{
-    Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject,
+    Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp,
+    UnknownObject,
 };
 
 /// One message of a pydantic-ai history, tagged by `kind` (required; missing or null gives `union_tag_not_found`). An unknown `kind` is an error in pydantic-ai and in msgflow (legacy role-based messages, C22, fail too).
@@ -852,7 +853,7 @@ pub struct ToolReturnPart {
     /// Retry details when `outcome` is `retried` (cause is a `ToolRetryCause`). Default null.
     pub retry: Field<RetryInfo>,
     /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
-    pub content_file_digests: Field<Vec<String>>,
+    pub content_file_digests: Field<FileDigests>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -932,7 +933,7 @@ impl<'de> Deserialize<'de> for ToolReturnPart {
                 let mut timestamp: Field<Timestamp> = Field::Absent;
                 let mut outcome: Field<ToolReturnOutcome> = Field::Absent;
                 let mut retry: Field<RetryInfo> = Field::Absent;
-                let mut content_file_digests: Field<Vec<String>> = Field::Absent;
+                let mut content_file_digests: Field<FileDigests> = Field::Absent;
                 let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {
                     match key.as_str() {
@@ -946,8 +947,7 @@ impl<'de> Deserialize<'de> for ToolReturnPart {
                         "retry" => retry = rt::next_value(&mut map, "retry")?,
                         "part_kind" => rt::expect_tag(&mut map, "part_kind", "tool-return")?,
                         "content_file_digests" => {
-                            content_file_digests =
-                                rt::next_value::<rt::IndexedField<String>, _>(&mut map, "content_file_digests")?.0
+                            content_file_digests = rt::next_value(&mut map, "content_file_digests")?
                         }
                         other => {
                             let value = rt::next_unknown_value(&mut map, other)?;
@@ -2489,7 +2489,7 @@ pub struct NativeToolReturnPart {
     /// Provider-specific data (`dict[str, Any] | None`) kept as written. Default null.
     pub provider_details: Field<RawJson>,
     /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
-    pub content_file_digests: Field<Vec<String>>,
+    pub content_file_digests: Field<FileDigests>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -2573,7 +2573,7 @@ impl<'de> Deserialize<'de> for NativeToolReturnPart {
                 let mut outcome: Field<ToolReturnOutcome> = Field::Absent;
                 let mut provider_name: Field<String> = Field::Absent;
                 let mut provider_details: Field<RawJson> = Field::Absent;
-                let mut content_file_digests: Field<Vec<String>> = Field::Absent;
+                let mut content_file_digests: Field<FileDigests> = Field::Absent;
                 let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {
                     match key.as_str() {
@@ -2588,8 +2588,7 @@ impl<'de> Deserialize<'de> for NativeToolReturnPart {
                         "provider_details" => provider_details = rt::next_value(&mut map, "provider_details")?,
                         "part_kind" => rt::expect_tag(&mut map, "part_kind", "builtin-tool-return")?,
                         "content_file_digests" => {
-                            content_file_digests =
-                                rt::next_value::<rt::IndexedField<String>, _>(&mut map, "content_file_digests")?.0
+                            content_file_digests = rt::next_value(&mut map, "content_file_digests")?
                         }
                         other => {
                             let value = rt::next_unknown_value(&mut map, other)?;

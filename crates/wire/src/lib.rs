@@ -49,7 +49,7 @@ pub use generated::*;
 pub use helpers::TypedRoute;
 
 pub use raw::RawJson;
-pub use scalars::{Decimal, Duration, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
+pub use scalars::{Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
 
 /// The deepest nesting of arrays and objects msgflow interprets (serde_json's recursion limit).

@@ -819,6 +819,15 @@ fixed_size_hint! {
     crate::LaxBool => 5,
 }
 
+impl SizeHint for crate::FileDigests {
+    fn size_hint(&self) -> usize {
+        match self {
+            crate::FileDigests::List(digests) => 2 + digests.iter().map(|digest| digest.len() + 3).sum::<usize>(),
+            crate::FileDigests::Other(raw) => raw.get().len(),
+        }
+    }
+}
+
 impl SizeHint for crate::Base64Data {
     fn size_hint(&self) -> usize {
         self.as_str().len() + 2

@@ -128,6 +128,78 @@ impl<'de> Deserialize<'de> for ForceDownload {
     }
 }
 
+/// `content_file_digests` of a tool result: the record of the file items its content held when
+/// pydantic-ai dumped it (sorted SHA-256 digests), or any other value, kept as written.
+///
+/// pydantic-ai reads it as a list only (`_validate_recorded_files`): a list of strings is the
+/// record, a list holding anything else is refused (`invalid_file_record`), and any other value
+/// (`null`, a number, an object, ...) is ignored, as if there were no record. msgflow reads all of
+/// them and writes each back as it was; [`FileDigests::record`] is what pydantic-ai reads.
+///
+/// ```
+/// use msgflow_wire::FileDigests;
+/// let record: FileDigests = serde_json::from_str(r#"["ab12"]"#).unwrap();
+/// assert_eq!(record.record().as_deref(), Some(&["ab12".to_owned()][..]));
+/// let ignored: FileDigests = serde_json::from_str("7").unwrap();
+/// assert_eq!(ignored.record(), None);
+/// assert_eq!(serde_json::to_string(&ignored).unwrap(), "7");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FileDigests {
+    /// A list of digests: the record.
+    List(Vec<String>),
+    /// Anything else, kept as written.
+    Other(RawJson),
+}
+
+impl FileDigests {
+    /// The record pydantic-ai reads: the digests, when this is a list of strings (in any
+    /// spelling).
+    pub fn record(&self) -> Option<Cow<'_, [String]>> {
+        match self {
+            FileDigests::List(digests) => Some(Cow::Borrowed(digests)),
+            FileDigests::Other(raw) => serde_json::from_str::<Vec<String>>(raw.get()).ok().map(Cow::Owned),
+        }
+    }
+}
+
+impl Default for FileDigests {
+    fn default() -> Self {
+        FileDigests::List(Vec::new())
+    }
+}
+
+impl From<Vec<String>> for FileDigests {
+    fn from(digests: Vec<String>) -> Self {
+        FileDigests::List(digests)
+    }
+}
+
+impl Serialize for FileDigests {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FileDigests::List(digests) => digests.serialize(serializer),
+            FileDigests::Other(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FileDigests {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawJson::deserialize(deserializer)?;
+        // A list of strings written back as serde writes it is the record; anything else
+        // (another spelling too, so that it is written back as it was) is kept as written.
+        if raw.is_array() {
+            if let Ok(digests) = serde_json::from_str::<Vec<String>>(raw.get()) {
+                if serde_json::to_string(&digests).is_ok_and(|written| written == raw.get()) {
+                    return Ok(FileDigests::List(digests));
+                }
+            }
+        }
+        Ok(FileDigests::Other(raw))
+    }
+}
+
 /// A plain `bool` field of pydantic-ai's (`InstructionPart.dynamic`, `top_level`, ...): `true`
 /// or `false`, or any other value kept as written in `Other`.
 ///

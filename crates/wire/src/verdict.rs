@@ -266,6 +266,14 @@ impl<'a> Walker<'a> {
         });
     }
 
+    /// Reports a reason at the object holding the current field (a model validator's error,
+    /// found while the walk is at one of its fields).
+    pub(crate) fn report_at_parent(&mut self, error_type: &str, message: impl Into<String>) {
+        let segment = self.segments.pop();
+        self.report(error_type, message);
+        self.segments.extend(segment);
+    }
+
     /// Reports a reason under `key`, a key of an opaque value the walk does not borrow.
     pub(crate) fn report_under(&mut self, key: &str, error_type: &str, message: impl Into<String>) {
         self.report(error_type, message);
@@ -464,6 +472,26 @@ impl Check for crate::Decimal {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         if let Some((error_type, message)) = lax::decimal_error(self.as_json()) {
             w.report(error_type, message);
+        }
+    }
+}
+
+impl Check for crate::FileDigests {
+    /// `_validate_recorded_files`: a list must hold strings only; its error is the part's (a
+    /// model validator's, raised before the fields are read). Any other value is ignored.
+    fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if let crate::FileDigests::Other(raw) = self {
+            let strings = raw.try_to_value().ok().and_then(|value| {
+                value
+                    .as_array()
+                    .map(|items| items.iter().all(serde_json::Value::is_string))
+            });
+            if strings == Some(false) {
+                w.report_at_parent(
+                    "invalid_file_record",
+                    "`content_file_digests` must be a list of strings",
+                );
+            }
         }
     }
 }

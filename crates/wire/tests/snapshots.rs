@@ -66,7 +66,7 @@ fn output_tool_call_and_return() {
     );
     result.tool_call_id = Field::Present("call_1".to_owned());
     result.timestamp = Field::Present(timestamp("2025-01-02T03:04:07.000001Z"));
-    result.content_file_digests = Field::Present(Vec::new());
+    result.content_file_digests = Field::Present(msgflow_wire::FileDigests::default());
     let history = vec![
         ModelMessage::from(first),
         ModelMessage::from(ModelRequest::new(vec![ModelRequestPart::ToolReturn(result)])),

@@ -34,7 +34,7 @@ const LOADABILITY_ONLY: &[&str] = &["content item unknown kind", "force_download
 /// Cases pydantic-ai loads that msgflow cannot read yet (RELIABILITY.md, section 7): pydantic-ai
 /// ignores the computed `content_file_digests` on input, msgflow types it as a list of strings.
 /// Each must still fail to read; once one reads, it leaves this list and gets the verdict's check.
-const KNOWN_UNREADABLE: &[&str] = &["content_file_digests of another type"];
+const KNOWN_UNREADABLE: &[&str] = &[];
 
 fn cases() -> Vec<Case> {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/verdict/cases.json")).unwrap();

@@ -702,7 +702,7 @@ impl Model {
              use serde::{Deserialize, Serialize};\n\n\
              use crate::rt;\n\
              #[allow(unused_imports)]\n\
-             use crate::{Base64Data, Decimal, Duration, Extra, Field, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject};\n\n",
+             use crate::{Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject};\n\n",
         );
         for def in &self.defs {
             match &def.kind {

@@ -77,11 +77,17 @@ struct DefNote {
     computed_loc_tag: bool,
 }
 
+/// `x-msgflow-verdict.null` of a property.
+enum NullNote {
+    Allowed,
+    Refused(String, String),
+}
+
 /// `x-msgflow-verdict` of a property.
 #[derive(Default)]
 struct PropNote {
     json_kinds: Vec<(String, String)>,
-    null: Option<(String, String)>,
+    null: Option<NullNote>,
     /// A hand-written check of the value (a function of `verdict/validators.rs`).
     check: Option<String>,
 }
@@ -129,7 +135,13 @@ fn prop_note(schema: &Value, at: &str) -> Result<PropNote> {
                     note.json_kinds.push((name, kind));
                 }
             }
-            "null" => note.null = Some(pair(value).ok_or_else(|| anyhow!("{at}: null is [type, message]"))?),
+            // `"allowed"`: pydantic takes (or ignores) `null` there though the type has no null.
+            "null" if value == "allowed" => note.null = Some(NullNote::Allowed),
+            "null" => {
+                let (error_type, message) =
+                    pair(value).ok_or_else(|| anyhow!("{at}: null is [type, message] or \"allowed\""))?;
+                note.null = Some(NullNote::Refused(error_type, message));
+            }
             "check" => {
                 let name = value.as_str().unwrap_or_default();
                 if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
@@ -308,9 +320,10 @@ impl Emitter<'_> {
                 }
                 (false, _) => {
                     let null = match (&pnote.null, nullable) {
-                        (Some((error_type, message)), _) => {
+                        (Some(NullNote::Refused(error_type, message)), _) => {
                             format!("Null::Refused({}, {})", lit(error_type), lit(message))
                         }
+                        (Some(NullNote::Allowed), _) => "Null::Allowed".to_owned(),
                         (None, true) => "Null::Allowed".to_owned(),
                         (None, false) => self.null_refusal(ty).with_context(|| at.clone())?,
                     };

@@ -236,7 +236,7 @@ pub fn tool_return_part(flavour: Flavour) -> BoxedStrategy<ToolReturnPart> {
             super::field(flavour, super::Presence::Nullable, super::tool_retry_info(flavour)),
         ),
         (
-            super::field(flavour, super::Presence::Conditional, super::list(super::text())),
+            super::field(flavour, super::Presence::Conditional, super::file_digests(flavour)),
             super::extra(flavour),
         ),
     )
@@ -576,7 +576,7 @@ pub fn native_tool_return_part(flavour: Flavour) -> BoxedStrategy<NativeToolRetu
         ),
         (
             super::json_field(flavour, super::Presence::Nullable, super::raw_object(flavour)),
-            super::field(flavour, super::Presence::Conditional, super::list(super::text())),
+            super::field(flavour, super::Presence::Conditional, super::file_digests(flavour)),
             super::extra(flavour),
         ),
     )

@@ -211,7 +211,7 @@ impl Check for ToolReturnPart {
         w.field(
             "content_file_digests",
             &self.content_file_digests,
-            Null::Refused("list_type", "Input should be a valid list"),
+            Null::Allowed,
             |w, v| v.check(w),
         );
         w.extra(&self.extra);
@@ -491,7 +491,7 @@ impl Check for NativeToolReturnPart {
         w.field(
             "content_file_digests",
             &self.content_file_digests,
-            Null::Refused("list_type", "Input should be a valid list"),
+            Null::Allowed,
             |w, v| v.check(w),
         );
         w.extra(&self.extra);

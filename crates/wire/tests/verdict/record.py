@@ -161,6 +161,9 @@ CASES = {
     "instruction delta id object without source": req('{"id":{"name":"n"},"content":"x","part_kind":"instruction-delta"}'),
     # Ignored computed fields and unknown keys.
     "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
+    "content_file_digests null": req(RET % ',"content_file_digests":null'),
+    "content_file_digests holding a number": req(RET % ',"content_file_digests":["ab",1]'),
+    "content_file_digests written with spaces": req(RET % ',"content_file_digests":[ "ab" ]'),
     "unknown key": req(USER % ',"future_key":{"a":1}'),
 }
 
