@@ -55,9 +55,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut rng = Rng(seed | 1);
     for index in 0..CORE_COUNT {
         let (history, thinks) = core_history(&mut rng, false);
-        // Signed Anthropic thinking is in the subset for Anthropic only.
+        // Histories with thinking parts are named, so the report counts them.
         let name = if thinks {
-            format!("core-{index}-anthropic-thinking")
+            format!("core-{index}-thinking")
         } else {
             format!("core-{index}")
         };
@@ -66,7 +66,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     for index in 0..FRAMES_COUNT {
         let (history, thinks) = core_history(&mut rng, true);
         let name = if thinks {
-            format!("frames-{index}-anthropic-thinking")
+            format!("frames-{index}-thinking")
         } else {
             format!("frames-{index}")
         };
@@ -117,6 +117,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut equal = BTreeMap::<&str, usize>::new();
     let mut both_refused = 0usize;
     let mut noted = BTreeMap::<&str, usize>::new();
+    let mut thinking = BTreeMap::<&str, usize>::new();
+    let thinking_cases = cases.iter().filter(|(name, _)| name.ends_with("-thinking")).count();
     let mut outside = BTreeMap::<String, usize>::new();
     let mut failures = Vec::new();
     for ((name, history_value), answer) in cases.iter().zip(&oracle) {
@@ -135,6 +137,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                 (Ok(actual), Some(request)) => {
                     if json_equal(&actual, request) {
                         *equal.entry(provider.name()).or_default() += 1;
+                        if name.ends_with("-thinking") {
+                            *thinking.entry(provider.name()).or_default() += 1;
+                        }
                         if actual.to_string().contains(LOOKALIKE_NOTE_MARK) {
                             *noted.entry(provider.name()).or_default() += 1;
                         }
@@ -149,8 +154,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     expected["refused"]
                 )),
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
-                    let own_subset = (name.starts_with("core-") || name.starts_with("frames-"))
-                        && (provider == Provider::Anthropic || !name.ends_with("-anthropic-thinking"));
+                    let own_subset = name.starts_with("core-") || name.starts_with("frames-");
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
                         || (name.starts_with("frames-")
                             && provider == Provider::Anthropic
@@ -176,7 +180,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     );
     for (provider, count) in &equal {
         let noted = noted.get(provider).copied().unwrap_or_default();
-        println!("  {provider}: {count} requests equal to pydantic-ai's ({noted} with lookalike notes)");
+        let thinking = thinking.get(provider).copied().unwrap_or_default();
+        println!(
+            "  {provider}: {count} requests equal to pydantic-ai's ({noted} with lookalike notes, \
+             {thinking} of the {thinking_cases} seeded histories with thinking parts)"
+        );
     }
     println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
     for (what, count) in &outside {
@@ -362,7 +370,7 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// A history of the parts msgflow exports: system prompts leading the first request, user
 /// prompts (strings and lists), tool calls and their returns (every outcome, all kinds of
 /// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
-/// responses first, empty messages; sometimes Anthropic's own signed thinking. With `frames`,
+/// responses first, empty messages; thinking parts of every flavour (`thinking_part`). With `frames`,
 /// also mid-conversation system prompts, second user prompts, and tool names and call ids a note
 /// cannot quote.
 fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
@@ -427,16 +435,9 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
         } else {
             let mut parts = Vec::new();
             for _ in 0..rng.below(4) {
-                if rng.chance(8) {
-                    // Anthropic's own signed thinking (redacted when its id says so).
+                if rng.chance(15) {
                     thinks = true;
-                    let id = if rng.chance(20) {
-                        json!("redacted_thinking")
-                    } else {
-                        Value::Null
-                    };
-                    parts.push(json!({"part_kind": "thinking", "content": text(rng), "id": id,
-                        "signature": "EqQBCkYIBxgCKkB", "provider_name": "anthropic"}));
+                    parts.push(thinking_part(rng, &mut next_id));
                 } else if rng.chance(50) {
                     parts.push(json!({"part_kind": "text", "content": text(rng)}));
                 } else {
@@ -460,11 +461,95 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                     open.push((id, name));
                 }
             }
-            messages.push(json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP}));
+            let mut response = json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP});
+            // Sometimes the response names its provider (and rarely a canonical system that differs
+            // from it), which decides whose signed or encrypted thinking a model sends back.
+            // The provider of the response's first thinking part, when it is not OpenAI (whose
+            // responses are refused for OpenAI Responses: their item ids are replayed).
+            let thinker = response["parts"]
+                .as_array()
+                .and_then(|parts| parts.iter().find(|part| part["part_kind"] == "thinking"))
+                .map(|part| part["provider_name"].clone())
+                .filter(|name| name.is_string() && name != "openai");
+            match rng.below(20) {
+                0 => response["provider_name"] = json!("anthropic"),
+                1 => response["provider_name"] = json!("google-gla"),
+                2 => {
+                    response["provider_name"] = json!("azure");
+                    response["canonical_system"] = json!(*rng.pick(&["openai", "anthropic", "azure"]));
+                }
+                3..=7 => {
+                    if let Some(thinker) = thinker {
+                        response["provider_name"] = thinker;
+                        if rng.chance(50) {
+                            response["canonical_system"] = json!(*rng.pick(&["openai", "anthropic", "google"]));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            messages.push(response);
         }
         request_turn = if rng.chance(8) { request_turn } else { !request_turn };
     }
     (Value::Array(messages), thinks)
+}
+
+/// A thinking part of every flavour a coding agent's history holds: Anthropic's signed (and
+/// redacted, and empty) thinking, unsigned thinking, OpenAI reasoning with `rs_` ids (sometimes
+/// two parts of one item) and encrypted content, OpenAI Chat's field ids (`reasoning`,
+/// `reasoning_content`, `content`), other providers' (signed or not, with or without a name), the
+/// legacy `openai-codex` name, empty content, and content full of framing-tag lookalikes.
+fn thinking_part(rng: &mut Rng, next_id: &mut usize) -> Value {
+    let content = match rng.below(10) {
+        0 => String::new(),
+        1 | 2 => format!("{} {} {}", text(rng), rng.pick(LOOKALIKES), text(rng)),
+        _ => text(rng),
+    };
+    let (id, signature, provider_name) = match rng.below(12) {
+        0 | 1 => {
+            let id = if rng.chance(20) {
+                json!("redacted_thinking")
+            } else {
+                Value::Null
+            };
+            (id, json!("EqQBCkYIBxgCKkB"), json!("anthropic"))
+        }
+        2 => (Value::Null, json!(*rng.pick(&["", "EqQB"])), json!("anthropic")),
+        3 => (Value::Null, Value::Null, json!("anthropic")),
+        4 | 5 => {
+            // Consecutive parts of one reasoning item share its id.
+            if !rng.chance(30) {
+                *next_id += 1;
+            }
+            let signature = if rng.chance(60) {
+                json!("gAAAAABo-enc")
+            } else {
+                Value::Null
+            };
+            (json!(format!("rs_{next_id}")), signature, json!("openai"))
+        }
+        6 => (
+            json!(*rng.pick(&["reasoning", "reasoning_content", "content"])),
+            if rng.chance(20) {
+                json!("gAAAAABo-enc")
+            } else {
+                Value::Null
+            },
+            json!("openai"),
+        ),
+        7 => (Value::Null, json!("c2lnbmF0dXJl"), json!("google-gla")),
+        8 => (
+            json!(*rng.pick(&["reasoning_content", "reasoning", "content", "thought_1"])),
+            Value::Null,
+            json!(*rng.pick(&["deepseek", "groq", "openrouter"])),
+        ),
+        9 => (json!("rs_codex"), json!("gAAAAABo-codex"), json!("openai-codex")),
+        10 => (Value::Null, Value::Null, Value::Null),
+        _ => (json!("rs_az"), json!("gAAAAABo-az"), json!("azure")),
+    };
+    json!({"part_kind": "thinking", "content": content, "id": id, "signature": signature,
+        "provider_name": provider_name})
 }
 
 /// JSON values equal as pydantic-ai compares them: numbers by value (the workspace's serde_json

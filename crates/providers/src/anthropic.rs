@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::framing;
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
 /// `AnthropicModel`'s profile as far as the mapping is concerned.
@@ -20,7 +20,7 @@ const PROFILE: Profile = Profile {
     inline_system_prompts: false,
     system: "anthropic",
     replays_own_items: false,
-    native_thinking: true,
+    thinking: ThinkingMode::Anthropic,
     notes_precede_tool_results: false,
 };
 
@@ -198,42 +198,58 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 (Role::User, blocks)
             }
             Prepared::Response(parts) => {
-                let blocks = parts
-                    .iter()
-                    .filter_map(|(at, item)| match item {
-                        ResponseItem::Text(text) if text.is_empty() => None,
-                        ResponseItem::Text(text) => Some((*at, Block::Text { text: text.clone() })),
-                        ResponseItem::Thinking {
+                let mut carried = Vec::new();
+                let mut blocks = Vec::new();
+                for (at, item) in parts {
+                    let block = match item {
+                        ResponseItem::Text(text) if text.is_empty() => continue,
+                        ResponseItem::Text(text) => Block::Text { text: text.clone() },
+                        ResponseItem::Thinking(Thinking::Signed {
                             signature,
                             redacted: true,
                             ..
-                        } => Some((
-                            *at,
-                            Block::RedactedThinking {
-                                data: signature.clone(),
-                            },
-                        )),
-                        ResponseItem::Thinking {
+                        }) => Block::RedactedThinking {
+                            data: signature.clone(),
+                        },
+                        ResponseItem::Thinking(Thinking::Signed {
                             content,
                             signature,
                             redacted: false,
-                        } => Some((
-                            *at,
-                            Block::Thinking {
-                                thinking: content.clone(),
-                                signature: signature.clone(),
-                            },
-                        )),
-                        ResponseItem::ToolCall { id, name, args } => Some((
-                            *at,
-                            Block::ToolUse {
-                                id: id.clone(),
-                                name: name.clone(),
-                                input: args.clone(),
-                            },
-                        )),
-                    })
-                    .collect();
+                        }) => Block::Thinking {
+                            thinking: content.clone(),
+                            signature: signature.clone(),
+                        },
+                        // `_append_model_response_turns`: reasoning carried in a user turn of its
+                        // own, ahead of the assistant turn.
+                        ResponseItem::Thinking(Thinking::Carried(text)) => {
+                            carried.push((*at, Block::Text { text: text.clone() }));
+                            continue;
+                        }
+                        ResponseItem::Thinking(other) => {
+                            return Err(ExportError::unsupported(
+                                *at,
+                                "",
+                                &format!("a thinking part prepared for another provider ({other:?})"),
+                            ))
+                        }
+                        ResponseItem::ToolCall { id, name, args } => Block::ToolUse {
+                            id: id.clone(),
+                            name: name.clone(),
+                            input: args.clone(),
+                        },
+                    };
+                    blocks.push((*at, block));
+                }
+                if let Some((start, _)) = carried.first() {
+                    origins.push(Origin {
+                        start: *start,
+                        blocks: carried.iter().map(|(at, _)| *at).collect(),
+                    });
+                    messages.push(Message {
+                        role: Role::User,
+                        content: carried.into_iter().map(|(_, block)| block).collect(),
+                    });
+                }
                 (Role::Assistant, blocks)
             }
         };

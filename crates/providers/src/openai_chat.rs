@@ -10,7 +10,9 @@
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
+use serde_json::{Map, Value};
+
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
 /// `OpenAIChatModel`'s profile as far as the mapping is concerned: system prompts are sent inline.
@@ -18,7 +20,7 @@ const PROFILE: Profile = Profile {
     inline_system_prompts: true,
     system: "openai",
     replays_own_items: false,
-    native_thinking: false,
+    thinking: ThinkingMode::OpenAiChat,
     notes_precede_tool_results: false,
 };
 
@@ -45,7 +47,13 @@ pub enum Message {
     },
     /// A model response.
     Assistant {
-        /// The response's texts joined by a blank line; `null` beside tool calls without text.
+        /// The thinking sent back in fields (`_auto_thinking_field`): each field named by the id of
+        /// this provider's thinking parts, their contents joined by a blank line (an empty string
+        /// where pydantic-ai backfills `reasoning` or `reasoning_content` on a tool-calling turn).
+        #[serde(flatten)]
+        thinking_fields: Map<String, Value>,
+        /// The response's texts (and thinking in `<think>` tags) joined by a blank line; `null`
+        /// beside tool calls without text.
         content: Option<String>,
         /// The response's tool calls, absent when it has none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +117,40 @@ pub struct FunctionCall {
     pub arguments: String,
 }
 
+/// The thinking fields `_process_thinking` reads (no `openai_chat_thinking_field` is configured).
+const READ_THINKING_FIELDS: [&str; 2] = ["reasoning", "reasoning_content"];
+
+/// `_map_messages`' `'auto'` backfill: when the assistant messages send exactly one of the fields
+/// `_process_thinking` reads, every tool-calling assistant message after the last user message
+/// that lacks it gets it empty.
+fn backfill_thinking_field(messages: &mut [Message]) {
+    let sent: Vec<&str> = READ_THINKING_FIELDS
+        .into_iter()
+        .filter(|name| {
+            messages.iter().any(|message| {
+                matches!(message, Message::Assistant { thinking_fields, .. } if thinking_fields.contains_key(*name))
+            })
+        })
+        .collect();
+    let [field] = sent[..] else { return };
+    let after_user = messages
+        .iter()
+        .rposition(|message| matches!(message, Message::User { .. }))
+        .map_or(0, |index| index + 1);
+    for message in &mut messages[after_user..] {
+        if let Message::Assistant {
+            thinking_fields,
+            tool_calls: Some(_),
+            ..
+        } = message
+        {
+            if !thinking_fields.contains_key(field) {
+                thinking_fields.insert(field.to_owned(), Value::String(String::new()));
+            }
+        }
+    }
+}
+
 /// The request `OpenAIChatModel` would send for `history`.
 pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     export_inner(history).map_err(|error| error.for_provider(Provider::OpenAiChat))
@@ -154,14 +196,26 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             }
             Prepared::Response(parts) => {
                 let mut texts = Vec::new();
+                let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
                 let mut calls = Vec::new();
                 let mut call_origins = Vec::new();
                 for (at, item) in parts {
                     match item {
-                        ResponseItem::Text(text) => texts.push(text.as_str()),
-                        // Never prepared for this profile (`native_thinking: false`).
-                        ResponseItem::Thinking { .. } => {
-                            return Err(ExportError::unsupported(*at, "", "a `thinking` part"))
+                        ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
+                            texts.push(text.as_str())
+                        }
+                        ResponseItem::Thinking(Thinking::Field { name, content }) => {
+                            match fields.iter_mut().find(|(field, _)| field == name) {
+                                Some((_, contents)) => contents.push(content),
+                                None => fields.push((name, vec![content])),
+                            }
+                        }
+                        ResponseItem::Thinking(other) => {
+                            return Err(ExportError::unsupported(
+                                *at,
+                                "",
+                                &format!("a thinking part prepared for another provider ({other:?})"),
+                            ))
                         }
                         ResponseItem::ToolCall { id, name, args } => {
                             calls.push(ToolCall {
@@ -180,7 +234,13 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 if texts.is_empty() && calls.is_empty() {
                     continue;
                 }
+                // `_into_message_param`: each field's contents joined by a blank line.
+                let thinking_fields = fields
+                    .into_iter()
+                    .map(|(name, contents)| (name.to_owned(), Value::String(contents.join("\n\n"))))
+                    .collect();
                 messages.push(Message::Assistant {
+                    thinking_fields,
                     content: (!texts.is_empty()).then(|| texts.join("\n\n")),
                     tool_calls: (!calls.is_empty()).then_some(calls),
                 });
@@ -191,6 +251,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             }
         }
     }
+    backfill_thinking_field(&mut messages);
     if let Some((at, instructions)) = prepared.instructions {
         // `_map_messages`: the instruction messages go after the leading system messages.
         let leading = messages

@@ -11,7 +11,7 @@
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, UserText};
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
 use crate::{ExportError, Exported, Origin, Provider};
 
 /// `OpenAIResponsesModel`'s profile as far as the mapping is concerned.
@@ -19,7 +19,7 @@ const PROFILE: Profile = Profile {
     inline_system_prompts: true,
     system: "openai",
     replays_own_items: true,
-    native_thinking: false,
+    thinking: ThinkingMode::OpenAiResponses,
     // `OpenAIResponsesModel._lookalike_notes_precede_tool_results`.
     notes_precede_tool_results: true,
 };
@@ -57,6 +57,16 @@ pub enum TypedItem {
         /// The call's id.
         call_id: String,
     },
+    /// A reasoning item: OpenAI's own reasoning sent back (`_map_thinking_to_reasoning_item`).
+    Reasoning {
+        /// The item's id (the thinking part's `id`).
+        id: String,
+        /// The reasoning's summary texts, one per thinking part of the item with content.
+        summary: Vec<SummaryText>,
+        /// The encrypted reasoning (the part's `signature`), `null` when there is none the model
+        /// accepts.
+        encrypted_content: Option<String>,
+    },
     /// A tool call's result.
     FunctionCallOutput {
         /// The id of the call it answers.
@@ -64,6 +74,24 @@ pub enum TypedItem {
         /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
         output: String,
     },
+}
+
+/// A `{"text": ..., "type": "summary_text"}` item of a reasoning item's summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryText {
+    /// The summary text (a thinking part's content).
+    pub text: String,
+    /// Always `summary_text`.
+    #[serde(rename = "type")]
+    pub kind: SummaryTextType,
+}
+
+/// The `type` of a [`SummaryText`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryTextType {
+    /// `summary_text`.
+    SummaryText,
 }
 
 /// An easy input message.
@@ -163,12 +191,56 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 }
             }
             Prepared::Response(parts) => {
+                // `_ResponsesMapModelResponseContext.reasoning_item`: the response's last reasoning
+                // item, which later parts with its id add their summaries to.
+                let mut reasoning_item: Option<usize> = None;
                 for (at, item) in parts {
                     input.push(match item {
-                        ResponseItem::Text(text) => message(Role::Assistant, text.clone()),
-                        // Never prepared for this profile (`native_thinking: false`).
-                        ResponseItem::Thinking { .. } => {
-                            return Err(ExportError::unsupported(*at, "", "a `thinking` part"))
+                        ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
+                            message(Role::Assistant, text.clone())
+                        }
+                        ResponseItem::Thinking(Thinking::Reasoning {
+                            id,
+                            encrypted_content,
+                            content,
+                        }) => {
+                            let same_item = reasoning_item.filter(|&index| {
+                                matches!(&input[index], Item::Typed(TypedItem::Reasoning { id: item_id, .. }) if item_id == id)
+                            });
+                            let index = match same_item {
+                                Some(index) => index,
+                                None if encrypted_content.is_some() || !content.is_empty() => {
+                                    reasoning_item = Some(input.len());
+                                    input.push(Item::Typed(TypedItem::Reasoning {
+                                        id: id.clone(),
+                                        summary: Vec::new(),
+                                        encrypted_content: encrypted_content.clone(),
+                                    }));
+                                    origins.push(Origin {
+                                        start: *at,
+                                        blocks: Vec::new(),
+                                    });
+                                    input.len() - 1
+                                }
+                                // Nothing to send: no encrypted content, no summary.
+                                None => continue,
+                            };
+                            if !content.is_empty() {
+                                if let Item::Typed(TypedItem::Reasoning { summary, .. }) = &mut input[index] {
+                                    summary.push(SummaryText {
+                                        text: content.clone(),
+                                        kind: SummaryTextType::SummaryText,
+                                    });
+                                }
+                            }
+                            continue;
+                        }
+                        ResponseItem::Thinking(other) => {
+                            return Err(ExportError::unsupported(
+                                *at,
+                                "",
+                                &format!("a thinking part prepared for another provider ({other:?})"),
+                            ))
                         }
                         ResponseItem::ToolCall { id, name, args } => Item::Typed(TypedItem::FunctionCall {
                             name: name.clone(),

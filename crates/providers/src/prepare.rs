@@ -9,7 +9,7 @@
 //! outside it is refused with its location instead of being guessed at.
 
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, SystemPromptScope,
+    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, SystemPromptScope, ThinkingPart,
     ToolReturnOutcome, UserContent, UserPromptContent,
 };
 use serde_json::{Map, Value};
@@ -71,19 +71,61 @@ impl Outcome {
 #[derive(Debug, Clone)]
 pub(crate) enum ResponseItem {
     Text(String),
-    /// A signed thinking part the provider itself produced (only for a profile with
-    /// `native_thinking`): sent back as the provider's own thinking block.
-    Thinking {
-        content: String,
-        signature: String,
-        redacted: bool,
-    },
+    /// A thinking part, as the profile sends it back.
+    Thinking(Thinking),
     ToolCall {
         id: String,
         name: String,
         args: Map<String, Value>,
     },
 }
+
+/// How a thinking part goes back to the model (`_map_thinking_part`, `_map_response_thinking_part`).
+#[derive(Debug, Clone)]
+pub(crate) enum Thinking {
+    /// Anthropic's own signed thinking, sent back as its `thinking` block (`redacted_thinking` when
+    /// the part's id is one of `REDACTED_THINKING_PART_IDS`).
+    Signed {
+        content: String,
+        signature: String,
+        redacted: bool,
+    },
+    /// `render_replayed_thinking` without `mimics_assistant_message_formatting`: the reasoning in the
+    /// profile's thinking tags, as text of the assistant turn it was produced in.
+    Tagged(String),
+    /// `render_replayed_thinking` with `mimics_assistant_message_formatting` (Anthropic): the
+    /// reasoning in an `<assistant_thinking>` frame, carried in a user turn ahead of the assistant
+    /// turn. Never empty (an empty part is left out).
+    Carried(String),
+    /// OpenAI Chat's `'auto'` send-back through a field (`_auto_thinking_field`): the field is the
+    /// part's id.
+    Field { name: String, content: String },
+    /// An OpenAI Responses reasoning item (`_map_thinking_to_reasoning_item`): its id, the
+    /// encrypted content when the model accepts it, and the content as a summary.
+    Reasoning {
+        id: String,
+        encrypted_content: Option<String>,
+        content: String,
+    },
+}
+
+/// How the model sends thinking parts back, by its mapping and profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ThinkingMode {
+    /// `AnthropicModel._map_thinking_part`, with `mimics_assistant_message_formatting`.
+    Anthropic,
+    /// `OpenAIChatModel._MapModelResponseContext._map_response_thinking_part`, with
+    /// `openai_chat_send_back_thinking_parts='auto'`, no `openai_chat_thinking_field`, the default
+    /// thinking tags and no `mimics_assistant_message_formatting` (`gpt-4o`).
+    OpenAiChat,
+    /// `OpenAIResponsesModel._map_response_thinking_part`, with
+    /// `openai_supports_encrypted_reasoning_content` (so `openai_send_reasoning_ids`), the default
+    /// thinking tags and no `mimics_assistant_message_formatting` (`gpt-5`).
+    OpenAiResponses,
+}
+
+/// `DEFAULT_THINKING_TAGS` (profiles/__init__.py), the thinking tags of both OpenAI profiles.
+const DEFAULT_THINKING_TAGS: (&str, &str) = ("<think>", "</think>");
 
 /// One message of the prepared history, each item with the history position it came from.
 #[derive(Debug, Clone)]
@@ -116,10 +158,8 @@ pub(crate) struct Profile {
     /// parts msgflow exports (thinking, citations and native tools, which they do replay, are
     /// refused anyway).
     pub replays_own_items: bool,
-    /// Whether the model sends back its own signed thinking natively (Anthropic's `thinking` and
-    /// `redacted_thinking` blocks, `_map_thinking_part`). Every other thinking part is refused:
-    /// pydantic-ai renders it as tagged text, which msgflow does not reproduce.
-    pub native_thinking: bool,
+    /// How thinking parts go back to the model.
+    pub thinking: ThinkingMode,
     /// `_lookalike_notes_precede_tool_results`: whether the API takes a lookalike note ahead of a
     /// request's tool results (OpenAI Responses).
     pub notes_precede_tool_results: bool,
@@ -135,6 +175,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_note_lookalike_frames`: with inline system prompts, the first request with a note gets the
     // announcement (`framing_announcement` is `'when_needed'` by default).
     let mut pending_announcement = profile.inline_system_prompts;
+    // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
+    // lookalikes in it (`_carried_thinking_notes` reads them).
+    let carried = carried_thinking(history, profile)?;
     for (message_index, message) in history.iter().enumerate() {
         match message {
             ModelMessage::Request(request) => {
@@ -180,6 +223,17 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     items.sort_by_key(|authored| !matches!(authored.item, RequestItem::ToolReturn(_)));
                 }
                 let (mut items, frame_at) = note_lookalike_frames(items, first_request, profile);
+                // `_frame_index_with_thinking`: reasoning carried into a user turn from the reply
+                // right after this request, or from the replies before it no earlier request notes
+                // (`_replies_noted_later`), is a frame of this request too.
+                let following = match history.get(message_index + 1) {
+                    Some(ModelMessage::Response(_)) => carried[message_index + 1].as_ref(),
+                    _ => None,
+                };
+                let earlier: Vec<&CarriedThinking> = replies_noted_later(history, message_index)
+                    .filter_map(|index| carried[index].as_ref())
+                    .collect();
+                let frame_at = frame_at.or_else(|| (following.is_some() || !earlier.is_empty()).then_some(items.len()));
                 if let Some(frame_at) = frame_at {
                     noted = true;
                     if pending_announcement {
@@ -197,6 +251,31 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         let content = framing::lookalike_note_announcement(true);
                         items.insert(frame_at, (at, RequestItem::Note { content }));
                     }
+                }
+                // `_carried_thinking_notes`: one note for the earlier replies' reasoning (worded
+                // "preceding"), then one for the following reply's, last in the request.
+                let earlier_note = (!earlier.is_empty()).then(|| CarriedThinking {
+                    at: earlier[0].at,
+                    tags: earlier
+                        .iter()
+                        .flat_map(|carried| carried.tags.iter().copied())
+                        .collect(),
+                });
+                let follows_turn = false; // `_system_entries_follow_user_turn` with a system role
+                for (carried, preceding) in [(earlier_note.as_ref(), true), (following, follows_turn)] {
+                    let Some(carried) = carried.filter(|carried| !carried.tags.is_empty()) else {
+                        continue;
+                    };
+                    let context = NoteContext {
+                        source: Source::Thinking,
+                        preceding,
+                        system_role: profile.inline_system_prompts,
+                        genuine_change: false,
+                        tool_name: None,
+                        tool_call_id: None,
+                    };
+                    let content = framing::lookalike_frame_note(context, &carried.tags);
+                    items.push((carried.at, RequestItem::Note { content }));
                 }
                 if let Some(Prepared::Response(previous)) = messages.last() {
                     order_tool_results_by_call(previous, &mut items);
@@ -221,7 +300,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             "a response from this same provider (pydantic-ai replays its ids and provider state, which msgflow does not reproduce)",
                         ));
                     }
-                    items.push((at, response_item(response, part, at, &path, profile)?));
+                    if let Some(item) = response_item(response, part, at, &path, profile)? {
+                        items.push((at, item));
+                    }
                 }
                 messages.push(Prepared::Response(items));
             }
@@ -242,6 +323,128 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
         }
     }
     Ok(PreparedHistory { messages, instructions })
+}
+
+/// The reasoning a response carries into a user turn: where its first such part is, and the
+/// lookalike tags of all of them, in order.
+struct CarriedThinking {
+    at: PartLocation,
+    tags: Vec<&'static str>,
+}
+
+/// `_carried_thinking` for every message: for a response whose thinking this model replays in a
+/// user turn (`_carries_thinking_in_user_turn`), that reasoning's lookalikes; `None` otherwise.
+fn carried_thinking(history: &[ModelMessage], profile: Profile) -> Result<Vec<Option<CarriedThinking>>, ExportError> {
+    let mut carried = Vec::with_capacity(history.len());
+    for (message_index, message) in history.iter().enumerate() {
+        let ModelMessage::Response(response) = message else {
+            carried.push(None);
+            continue;
+        };
+        let mut found: Option<CarriedThinking> = None;
+        for (part_index, part) in response.parts.iter().enumerate() {
+            let ModelResponsePart::Thinking(thinking) = part else {
+                continue;
+            };
+            if !carries_thinking_in_user_turn(response, thinking, profile) {
+                continue;
+            }
+            let at = PartLocation {
+                message: message_index,
+                part: part_index,
+            };
+            let entry = found.get_or_insert(CarriedThinking { at, tags: Vec::new() });
+            // `lookalike_tags(part.content)` of every carried part, concatenated.
+            let tags = framing::lookalike_tags(&thinking.content)
+                .map_err(|Undecided| undecided(at, &format!("$[{message_index}].parts[{part_index}].content")))?;
+            entry.tags.extend(tags);
+        }
+        carried.push(found);
+    }
+    Ok(carried)
+}
+
+/// `Model._carries_thinking_in_user_turn`: reasoning with content, on a profile with
+/// `mimics_assistant_message_formatting` (Anthropic's), that does not go back as the model's own
+/// signed thinking.
+fn carries_thinking_in_user_turn(response: &ModelResponse, thinking: &ThinkingPart, profile: Profile) -> bool {
+    profile.thinking == ThinkingMode::Anthropic
+        && !thinking.content.is_empty()
+        && !(signature(thinking).is_some()
+            && accepts_stateless_artifact(response, thinking.provider_name.get(), profile.system))
+}
+
+/// `_replies_noted_later`: the indices of the replies before the request at `index` that the
+/// request before them does not note: every reply since the previous request but the one right
+/// after it, or every message before `index` when no request came before.
+fn replies_noted_later(history: &[ModelMessage], index: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut start = index;
+    while start > 0 && !matches!(history[start - 1], ModelMessage::Request(_)) {
+        start -= 1;
+    }
+    let from = if start > 0 { start + 1 } else { 0 };
+    (from..index).filter(|&index| matches!(history[index], ModelMessage::Response(_)))
+}
+
+/// A thinking part's signature, when it has a non-empty one (`part.signature` is truthy).
+fn signature(thinking: &ThinkingPart) -> Option<&String> {
+    thinking.signature.get().filter(|signature| !signature.is_empty())
+}
+
+/// `accepts_stateless_artifact` (`_canonical_system.py`) for a model whose `system` and
+/// `canonical_system` are both `system` and which has no `compatible_systems` (the three models
+/// msgflow exports for): the data's system is the response's `canonical_system` for a part with the
+/// response's `provider_name`, and is otherwise derived from the part's name
+/// (`stateless_artifact_system`, `_LEGACY_CANONICAL_SYSTEMS`). A Google response's
+/// `provider_url` only ever names a Google system, which none of these models accepts.
+pub(crate) fn accepts_stateless_artifact(
+    response: &ModelResponse,
+    provider_name: Option<&String>,
+    system: &str,
+) -> bool {
+    let Some(provider_name) = provider_name else {
+        return false;
+    };
+    if Some(provider_name) == response.provider_name.get() {
+        if let Some(canonical) = response.canonical_system.get() {
+            return canonical == system;
+        }
+    }
+    let derived = match provider_name.as_str() {
+        "google-gla" => "google",
+        "google-vertex" => "google-cloud",
+        "grok" => "xai",
+        "openai-codex" => "openai",
+        other => other,
+    };
+    derived == system || provider_name == system
+}
+
+/// Python's truthiness of a JSON value (`None`, `False`, `0`, `""`, `[]`, `{}` are false).
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|number| number != 0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+    }
+}
+
+/// `render_replayed_thinking` on a profile without `mimics_assistant_message_formatting`: the
+/// content between the profile's thinking tags, each on its own line.
+fn tagged_thinking(content: &str) -> String {
+    let (start, end) = DEFAULT_THINKING_TAGS;
+    format!("{start}\n{content}\n{end}")
+}
+
+fn undecided(at: PartLocation, path: &str) -> ExportError {
+    ExportError::unsupported(
+        at,
+        path,
+        "text where a `<` or `&` next to non-ASCII characters might be a framing-tag lookalike (pydantic-ai folds such text with Unicode 14 NFKC before looking, which msgflow does not reproduce)",
+    )
 }
 
 /// `_lookalike_sources`: who wrote a part's text that resembles a frame, with the tags it opens.
@@ -384,13 +587,7 @@ fn note_lookalike_frames(
 
 /// `_lookalike_sources` for one text: adds the tags its lookalikes open to `found`.
 fn add_lookalikes(found: &mut Vec<&'static str>, text: &str, at: PartLocation, path: &str) -> Result<(), ExportError> {
-    let tags = framing::lookalike_tags(text).map_err(|Undecided| {
-        ExportError::unsupported(
-            at,
-            path,
-            "text where a `<` or `&` next to non-ASCII characters might be a framing-tag lookalike (pydantic-ai folds such text with Unicode 14 NFKC before looking, which msgflow does not reproduce)",
-        )
-    })?;
+    let tags = framing::lookalike_tags(text).map_err(|Undecided| undecided(at, path))?;
     for tag in tags {
         if !found.contains(&tag) {
             found.push(tag);
@@ -573,7 +770,7 @@ fn response_item(
     at: PartLocation,
     path: &str,
     profile: Profile,
-) -> Result<ResponseItem, ExportError> {
+) -> Result<Option<ResponseItem>, ExportError> {
     match part {
         ModelResponsePart::Text(text) => {
             if text.provider_details.get().is_some_and(|details| !details.is_null()) {
@@ -590,7 +787,7 @@ fn response_item(
                     "a text part from this same provider (its item id is replayed)",
                 ));
             }
-            Ok(ResponseItem::Text(text.content.clone()))
+            Ok(Some(ResponseItem::Text(text.content.clone())))
         }
         ModelResponsePart::ToolCall(call) => {
             if call.tool_kind.get().is_some() {
@@ -617,45 +814,108 @@ fn response_item(
                     "a combined `call_id|id` tool call id",
                 ));
             }
-            Ok(ResponseItem::ToolCall {
+            Ok(Some(ResponseItem::ToolCall {
                 id,
                 name: call.tool_name.clone(),
                 args: args_as_dict(&call.args),
-            })
+            }))
         }
-        ModelResponsePart::Thinking(thinking) => {
-            // `_map_thinking_part`: a non-empty signature the model accepts (`accepts_stateless_artifacts`:
-            // the part's `provider_name` is this model's system, and the response names no other
-            // canonical system) goes back as the provider's own block.
-            let signature = thinking.signature.get().filter(|signature| !signature.is_empty());
-            let own = thinking.provider_name.get().map(String::as_str) == Some(profile.system)
-                && response
-                    .canonical_system
-                    .get()
-                    .is_none_or(|system| system == profile.system);
-            match signature {
-                Some(signature) if profile.native_thinking && own => Ok(ResponseItem::Thinking {
-                    content: thinking.content.clone(),
-                    signature: signature.clone(),
-                    // `REDACTED_THINKING_PART_IDS` (_thinking_part.py).
-                    redacted: matches!(
-                        thinking.id.get().map(String::as_str),
-                        Some("redacted_thinking" | "redacted_content")
-                    ),
-                }),
-                _ => Err(ExportError::unsupported(
-                    at,
-                    path,
-                    "a `thinking` part this provider does not take natively (pydantic-ai sends it as tagged text)",
-                )),
-            }
-        }
+        ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile),
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// A thinking part as the model sends it back (`None`: left out).
+fn thinking_item(
+    response: &ModelResponse,
+    thinking: &ThinkingPart,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let content = &thinking.content;
+    let signature = signature(thinking);
+    let provider_name = thinking.provider_name.get();
+    let id = thinking.id.get().filter(|id| !id.is_empty());
+    let accepted = || accepts_stateless_artifact(response, provider_name, profile.system);
+    let item = match profile.thinking {
+        // `AnthropicModel._map_thinking_part`: a non-empty signature the model accepts goes back as
+        // its own block; other reasoning with content is carried in a user turn as an
+        // `<assistant_thinking>` frame (`render_replayed_thinking`); empty reasoning is left out.
+        ThinkingMode::Anthropic => match signature {
+            Some(signature) if accepted() => Thinking::Signed {
+                content: content.clone(),
+                signature: signature.clone(),
+                // `REDACTED_THINKING_PART_IDS` (_thinking_part.py).
+                redacted: matches!(id.map(String::as_str), Some("redacted_thinking" | "redacted_content")),
+            },
+            _ if content.is_empty() => return Ok(None),
+            _ => Thinking::Carried(framing::assistant_thinking_frame(content)),
+        },
+        // `_map_response_thinking_part` with `'auto'`: reasoning from a field of this same provider
+        // (`_auto_thinking_field`: an id other than `content`) goes back in that field, the rest
+        // as tagged text of the assistant message (`_map_response_thinking_as_text`).
+        ThinkingMode::OpenAiChat => match id {
+            Some(id) if id != "content" && provider_name.map(String::as_str) == Some(profile.system) => {
+                if matches!(id.as_str(), "role" | "tool_calls") {
+                    return Err(ExportError::unsupported(
+                        at,
+                        &format!("{path}.id"),
+                        "a thinking part whose id names a key of the assistant message pydantic-ai sends it back in (`role`, `tool_calls`)",
+                    ));
+                }
+                Thinking::Field {
+                    name: id.clone(),
+                    content: content.clone(),
+                }
+            }
+            _ => Thinking::Tagged(tagged_thinking(content)),
+        },
+        ThinkingMode::OpenAiResponses => {
+            // `raw_content` from this provider (gpt-oss raw chain of thought) goes back as the
+            // reasoning item's `content`, which msgflow does not reproduce.
+            let raw_content = provider_name.map(String::as_str) == Some(profile.system)
+                && thinking
+                    .provider_details
+                    .get()
+                    .and_then(|details| details.try_to_value().ok())
+                    .is_some_and(|details| details.get("raw_content").is_some_and(truthy));
+            if raw_content {
+                return Err(ExportError::unsupported(
+                    at,
+                    &format!("{path}.provider_details"),
+                    "a thinking part with raw chain-of-thought content (`provider_details.raw_content`)",
+                ));
+            }
+            // `synthetic_chat_reasoning`: Chat Completions' field names are no reasoning item ids
+            // unless the part carries native data.
+            let synthetic = matches!(
+                thinking.id.get().map(String::as_str),
+                Some("content" | "reasoning" | "reasoning_content")
+            );
+            let native_reasoning = !synthetic || signature.is_some();
+            // `openai_supports_encrypted_reasoning_content` and `accepts_stateless_artifacts`.
+            let encrypted_content = signature.filter(|_| accepted()).cloned();
+            // `should_send_item_id`: `openai_send_reasoning_ids` and a part from this provider (a
+            // response from this same provider is refused before this).
+            let should_send_item_id = provider_name.map(String::as_str) == Some(profile.system);
+            match id {
+                Some(id) if native_reasoning && (should_send_item_id || encrypted_content.is_some()) => {
+                    Thinking::Reasoning {
+                        id: id.clone(),
+                        encrypted_content,
+                        content: content.clone(),
+                    }
+                }
+                _ => Thinking::Tagged(tagged_thinking(content)),
+            }
+        }
+    };
+    Ok(Some(ResponseItem::Thinking(item)))
 }
 
 /// pydantic-ai gives a call without an id a random one (`guard_tool_call_id`), so no export of it
