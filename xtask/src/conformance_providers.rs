@@ -439,7 +439,16 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                     thinks = true;
                     parts.push(thinking_part(rng, &mut next_id));
                 } else if rng.chance(50) {
-                    parts.push(json!({"part_kind": "text", "content": text(rng)}));
+                    let mut part = json!({"part_kind": "text", "content": text(rng)});
+                    if rng.chance(25) {
+                        // OpenAI Responses' output message ids (consecutive texts may share one).
+                        if !rng.chance(30) {
+                            next_id += 1;
+                        }
+                        part["id"] = json!(format!("msg_{next_id}"));
+                        part["provider_name"] = json!(*rng.pick(&["openai", "openai", "anthropic"]));
+                    }
+                    parts.push(part);
                 } else {
                     next_id += 1;
                     let id = if rng.chance(3) {
@@ -455,22 +464,26 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                         &["read_file", "run_shell", "search"]
                     };
                     let name = rng.pick(names).to_string();
-                    parts.push(
-                        json!({"part_kind": "tool-call", "tool_name": name, "tool_call_id": id, "args": args(rng)}),
-                    );
+                    let mut part =
+                        json!({"part_kind": "tool-call", "tool_name": name, "tool_call_id": id, "args": args(rng)});
+                    if rng.chance(25) {
+                        // An OpenAI Responses call's item id.
+                        part["id"] = json!(format!("fc_{next_id}"));
+                        part["provider_name"] = json!(*rng.pick(&["openai", "openai", "google-gla"]));
+                    }
+                    parts.push(part);
                     open.push((id, name));
                 }
             }
             let mut response = json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP});
             // Sometimes the response names its provider (and rarely a canonical system that differs
             // from it), which decides whose signed or encrypted thinking a model sends back.
-            // The provider of the response's first thinking part, when it is not OpenAI (whose
-            // responses are refused for OpenAI Responses: their item ids are replayed).
+            // The provider of the response's first thinking part.
             let thinker = response["parts"]
                 .as_array()
                 .and_then(|parts| parts.iter().find(|part| part["part_kind"] == "thinking"))
                 .map(|part| part["provider_name"].clone())
-                .filter(|name| name.is_string() && name != "openai");
+                .filter(Value::is_string);
             match rng.below(20) {
                 0 => response["provider_name"] = json!("anthropic"),
                 1 => response["provider_name"] = json!("google-gla"),
@@ -478,7 +491,23 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                     response["provider_name"] = json!("azure");
                     response["canonical_system"] = json!(*rng.pick(&["openai", "anthropic", "azure"]));
                 }
-                3..=7 => {
+                3 | 4 => {
+                    // A response from OpenAI, at its API (any spelling of the URL) or elsewhere:
+                    // OpenAI Responses replays its item ids only to the endpoint that made them.
+                    response["provider_name"] = json!("openai");
+                    let url = *rng.pick(&[
+                        "",
+                        "https://api.openai.com/v1/",
+                        "HTTPS://API.OPENAI.COM:443/v1",
+                        "https://api.openai.com/v1//",
+                        "http://api.openai.com/v1",
+                        "https://proxy.example.com/v1",
+                    ]);
+                    if !url.is_empty() {
+                        response["provider_url"] = json!(url);
+                    }
+                }
+                5..=8 => {
                     if let Some(thinker) = thinker {
                         response["provider_name"] = thinker;
                         if rng.chance(50) {

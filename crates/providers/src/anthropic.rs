@@ -5,7 +5,9 @@
 //! `_map_model_request`, responses by `_map_model_response`), `_build_system_prompt`,
 //! `_map_user_prompt` (empty text is left out), `_map_tool_return_part` (the text items of
 //! `content_items(mode='str', wrap_if_error=False)`, `is_error` for failed and retried results) and
-//! `_map_text_part` (empty text is left out). A turn with no blocks is not sent.
+//! `_map_text_part` (empty text is left out), `_map_thinking_part` (Anthropic's own signed thinking
+//! natively, other reasoning as `<assistant_thinking>` text) and `_append_model_response_turns`
+//! (that reasoning in a user turn ahead of the assistant turn). A turn with no blocks is not sent.
 
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
@@ -225,14 +227,16 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             carried.push((*at, Block::Text { text: text.clone() }));
                             continue;
                         }
-                        ResponseItem::Thinking(other) => {
+                        // Never prepared for this profile (`replays_own_items: false`, its own
+                        // `ThinkingMode`).
+                        other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
                             return Err(ExportError::unsupported(
                                 *at,
                                 "",
-                                &format!("a thinking part prepared for another provider ({other:?})"),
+                                &format!("a part prepared for another provider ({other:?})"),
                             ))
                         }
-                        ResponseItem::ToolCall { id, name, args } => Block::ToolUse {
+                        ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
                             id: id.clone(),
                             name: name.clone(),
                             input: args.clone(),

@@ -5,7 +5,9 @@
 //! the leading system messages), `_map_user_message` (a system message per system prompt, a user
 //! message per user prompt, a tool message per tool return with `model_response_str()`), and
 //! `_MapModelResponseContext.map_assistant_message` (texts joined by a blank line, `content: null`
-//! beside tool calls, nothing for a response with neither).
+//! beside tool calls, nothing for a response with neither; thinking by
+//! `_map_response_thinking_part`: in a field or as `<think>` text) and `_map_messages`' `'auto'`
+//! backfill of a thinking field.
 
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
@@ -210,14 +212,16 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 None => fields.push((name, vec![content])),
                             }
                         }
-                        ResponseItem::Thinking(other) => {
+                        // Never prepared for this profile (`replays_own_items: false`, its own
+                        // `ThinkingMode`).
+                        other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
                             return Err(ExportError::unsupported(
                                 *at,
                                 "",
-                                &format!("a thinking part prepared for another provider ({other:?})"),
+                                &format!("a part prepared for another provider ({other:?})"),
                             ))
                         }
-                        ResponseItem::ToolCall { id, name, args } => {
+                        ResponseItem::ToolCall { id, name, args, .. } => {
                             calls.push(ToolCall {
                                 id: id.clone(),
                                 kind: FunctionType::Function,

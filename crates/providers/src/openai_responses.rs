@@ -4,12 +4,15 @@
 //! Mirrors `pydantic_ai/models/openai/_responses_model.py`: `_map_messages`, `_map_model_request`
 //! (an input message per system and user prompt, a `function_call_output` per tool return with
 //! `model_response_str()`), `_map_user_prompt` (`input_text` items for a list prompt),
-//! `_map_response_text_part` (an assistant message per text part, empty ones included) and
-//! `_map_function_call` (a `function_call` item per tool call). `instructions` is absent without
-//! instructions (`OMIT`).
+//! `_map_response_text_part` (an assistant message per text part, empty ones included, or an
+//! output message item with the part's id for OpenAI's own), `_map_function_call` (a
+//! `function_call` item per tool call, with its item id for OpenAI's own) and
+//! `_map_response_thinking_part` / `_map_thinking_to_reasoning_item` (reasoning items, or `<think>`
+//! text). `instructions` is absent without instructions (`OMIT`).
 
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
 use crate::{ExportError, Exported, Origin, Provider};
@@ -56,6 +59,21 @@ pub enum TypedItem {
         arguments: String,
         /// The call's id.
         call_id: String,
+        /// The call's item id (`fc_...`), sent back to this same provider only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// An output message the model wrote, sent back with its item id to this same provider
+    /// (`ResponseOutputMessageParam`).
+    Message {
+        /// Always `assistant`.
+        role: AssistantRole,
+        /// The message's item id (`msg_...`).
+        id: String,
+        /// The message's texts, one per text part with this id.
+        content: Vec<OutputText>,
+        /// Always `completed`.
+        status: Status,
     },
     /// A reasoning item: OpenAI's own reasoning sent back (`_map_thinking_to_reasoning_item`).
     Reasoning {
@@ -74,6 +92,43 @@ pub enum TypedItem {
         /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
         output: String,
     },
+}
+
+/// The role of an output message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssistantRole {
+    /// `assistant`.
+    Assistant,
+}
+
+/// The status of an output message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// `completed`.
+    Completed,
+}
+
+/// A `{"text": ..., "type": "output_text", "annotations": []}` item of an output message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputText {
+    /// The text.
+    pub text: String,
+    /// Always `output_text`.
+    #[serde(rename = "type")]
+    pub kind: OutputTextType,
+    /// The citations replayed with it (`map_responses_citations_for_replay`); always empty, as
+    /// msgflow refuses text parts with provider details.
+    pub annotations: Vec<Value>,
+}
+
+/// The `type` of an [`OutputText`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputTextType {
+    /// `output_text`.
+    OutputText,
 }
 
 /// A `{"text": ..., "type": "summary_text"}` item of a reasoning item's summary.
@@ -194,6 +249,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 // `_ResponsesMapModelResponseContext.reasoning_item`: the response's last reasoning
                 // item, which later parts with its id add their summaries to.
                 let mut reasoning_item: Option<usize> = None;
+                // `.message_item`: the response's last output message item.
+                let mut message_item: Option<usize> = None;
                 for (at, item) in parts {
                     input.push(match item {
                         ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
@@ -235,6 +292,38 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             }
                             continue;
                         }
+                        // `_map_response_text_part`: the response's last output message, when it
+                        // has this id, takes the text; otherwise a new one does.
+                        ResponseItem::ItemText { id, content } => {
+                            let same_item = message_item.filter(|&index| {
+                                matches!(&input[index], Item::Typed(TypedItem::Message { id: item_id, .. }) if item_id == id)
+                            });
+                            let index = match same_item {
+                                Some(index) => index,
+                                None => {
+                                    message_item = Some(input.len());
+                                    input.push(Item::Typed(TypedItem::Message {
+                                        role: AssistantRole::Assistant,
+                                        id: id.clone(),
+                                        content: Vec::new(),
+                                        status: Status::Completed,
+                                    }));
+                                    origins.push(Origin {
+                                        start: *at,
+                                        blocks: Vec::new(),
+                                    });
+                                    input.len() - 1
+                                }
+                            };
+                            if let Item::Typed(TypedItem::Message { content: texts, .. }) = &mut input[index] {
+                                texts.push(OutputText {
+                                    text: content.clone(),
+                                    kind: OutputTextType::OutputText,
+                                    annotations: Vec::new(),
+                                });
+                            }
+                            continue;
+                        }
                         ResponseItem::Thinking(other) => {
                             return Err(ExportError::unsupported(
                                 *at,
@@ -242,10 +331,16 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 &format!("a thinking part prepared for another provider ({other:?})"),
                             ))
                         }
-                        ResponseItem::ToolCall { id, name, args } => Item::Typed(TypedItem::FunctionCall {
+                        ResponseItem::ToolCall {
+                            id,
+                            name,
+                            args,
+                            item_id,
+                        } => Item::Typed(TypedItem::FunctionCall {
                             name: name.clone(),
                             arguments: prepare::json_text(&args.clone().into()),
                             call_id: id.clone(),
+                            id: item_id.clone(),
                         }),
                     });
                     origins.push(Origin {

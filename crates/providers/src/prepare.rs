@@ -71,12 +71,20 @@ impl Outcome {
 #[derive(Debug, Clone)]
 pub(crate) enum ResponseItem {
     Text(String),
+    /// A text part from this same provider with an item id (OpenAI Responses only): sent back
+    /// in an output message item with that id.
+    ItemText {
+        id: String,
+        content: String,
+    },
     /// A thinking part, as the profile sends it back.
     Thinking(Thinking),
     ToolCall {
         id: String,
         name: String,
         args: Map<String, Value>,
+        /// The call's item id, sent back to this same provider (OpenAI Responses only).
+        item_id: Option<String>,
     },
 }
 
@@ -154,9 +162,9 @@ pub(crate) struct Profile {
     /// The provider name pydantic-ai's models compare `provider_name` with (`self.system`).
     pub system: &'static str,
     /// Whether the mapping replays state of responses from this same provider on text and tool
-    /// calls (OpenAI Responses sends their item ids); Anthropic and OpenAI Chat do not for the
-    /// parts msgflow exports (thinking, citations and native tools, which they do replay, are
-    /// refused anyway).
+    /// calls (OpenAI Responses sends their item ids, [`Replay`]); Anthropic and OpenAI Chat do
+    /// not for the parts msgflow exports (citations and native tools, which they do replay, are
+    /// refused).
     pub replays_own_items: bool,
     /// How thinking parts go back to the model.
     pub thinking: ThinkingMode,
@@ -285,22 +293,14 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             ModelMessage::Response(response) => {
                 after_response = true;
                 let mut items = Vec::with_capacity(response.parts.len());
+                let replay = Replay::of(response, message_index, profile)?;
                 for (part_index, part) in response.parts.iter().enumerate() {
                     let at = PartLocation {
                         message: message_index,
                         part: part_index,
                     };
                     let path = format!("$[{message_index}].parts[{part_index}]");
-                    if profile.replays_own_items
-                        && response.provider_name.get().map(String::as_str) == Some(profile.system)
-                    {
-                        return Err(ExportError::unsupported(
-                            at,
-                            &format!("$[{message_index}].provider_name"),
-                            "a response from this same provider (pydantic-ai replays its ids and provider state, which msgflow does not reproduce)",
-                        ));
-                    }
-                    if let Some(item) = response_item(response, part, at, &path, profile)? {
+                    if let Some(item) = response_item(response, part, at, &path, profile, replay)? {
                         items.push((at, item));
                     }
                 }
@@ -770,6 +770,7 @@ fn response_item(
     at: PartLocation,
     path: &str,
     profile: Profile,
+    replay: Replay,
 ) -> Result<Option<ResponseItem>, ExportError> {
     match part {
         ModelResponsePart::Text(text) => {
@@ -780,14 +781,17 @@ fn response_item(
                     "a text part with provider details (citations, phases)",
                 ));
             }
-            if profile.replays_own_items && text.provider_name.get().map(String::as_str) == Some(profile.system) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &format!("{path}.provider_name"),
-                    "a text part from this same provider (its item id is replayed)",
-                ));
+            // `_map_response_text_part`: a text with an id, from this same provider, goes back in an
+            // output message item with that id.
+            match text.id.get().filter(|id| !id.is_empty()) {
+                Some(id) if replay.should_send_item_id(response, text.provider_name.get(), profile) => {
+                    Ok(Some(ResponseItem::ItemText {
+                        id: id.clone(),
+                        content: text.content.clone(),
+                    }))
+                }
+                _ => Ok(Some(ResponseItem::Text(text.content.clone()))),
             }
-            Ok(Some(ResponseItem::Text(text.content.clone())))
         }
         ModelResponsePart::ToolCall(call) => {
             if call.tool_kind.get().is_some() {
@@ -797,13 +801,11 @@ fn response_item(
                     "a typed tool call (`tool_kind`)",
                 ));
             }
-            if call.provider_details.get().is_some_and(|details| !details.is_null())
-                || (profile.replays_own_items && call.provider_name.get().map(String::as_str) == Some(profile.system))
-            {
+            if call.provider_details.get().is_some_and(|details| !details.is_null()) {
                 return Err(ExportError::unsupported(
                     at,
                     &format!("{path}.provider_details"),
-                    "a tool call with provider details or from this same provider",
+                    "a tool call with provider details (a namespace, extra content)",
                 ));
             }
             let id = tool_call_id(&call.tool_call_id, at, path)?;
@@ -814,19 +816,116 @@ fn response_item(
                     "a combined `call_id|id` tool call id",
                 ));
             }
+            // `_map_function_call`: the item id of a call from this same provider goes back.
+            let item_id = call
+                .id
+                .get()
+                .filter(|id| !id.is_empty() && replay.should_send_item_id(response, call.provider_name.get(), profile))
+                .cloned();
             Ok(Some(ResponseItem::ToolCall {
                 id,
                 name: call.tool_name.clone(),
                 args: args_as_dict(&call.args),
+                item_id,
             }))
         }
-        ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile),
+        ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// What a response's parts may replay of the provider's server-side state (OpenAI Responses'
+/// item ids, `_map_model_response`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Replay {
+    /// `same_endpoint`: the response is from another provider (or none), or its server state is
+    /// this model's to look up (`accepts_server_state`). Only read where the profile
+    /// `replays_own_items`.
+    same_endpoint: bool,
+    replays_own_items: bool,
+}
+
+impl Replay {
+    fn of(response: &ModelResponse, message_index: usize, profile: Profile) -> Result<Self, ExportError> {
+        let same_endpoint = !profile.replays_own_items
+            || response.provider_name.get().map(String::as_str) != Some(profile.system)
+            || accepts_server_state(response, message_index)?;
+        Ok(Replay {
+            same_endpoint,
+            replays_own_items: profile.replays_own_items,
+        })
+    }
+
+    /// `should_send_item_id`: `openai_send_reasoning_ids` (on for `gpt-5`) and
+    /// `from_same_provider`, a part of this provider's (or without a name, in a response of this
+    /// provider's) from the same endpoint.
+    fn should_send_item_id(self, response: &ModelResponse, part_provider: Option<&String>, profile: Profile) -> bool {
+        let system = Some(profile.system);
+        self.replays_own_items
+            && self.same_endpoint
+            && (part_provider.map(String::as_str) == system
+                || (part_provider.is_none() && response.provider_name.get().map(String::as_str) == system))
+    }
+}
+
+/// `Model.accepts_server_state` for a response with this model's `provider_name`: a response
+/// without a `provider_url` is judged by its name; one with a URL, by
+/// `OpenAIProvider.shares_server_state_with`: the URL equals the default base URL
+/// `https://api.openai.com/v1/` once normalised (`_normalized_url`: lowercase scheme and host,
+/// an explicit default port, no trailing `/`). msgflow reads a plain `scheme://host[:port]/path`
+/// URL; any other (user info, brackets, a fragment, spaces, a query) is refused.
+fn accepts_server_state(response: &ModelResponse, message_index: usize) -> Result<bool, ExportError> {
+    let Some(url) = response.provider_url.get() else {
+        return Ok(true);
+    };
+    let refuse = || {
+        ExportError::unsupported(
+            PartLocation {
+                message: message_index,
+                part: 0,
+            },
+            &format!("$[{message_index}].provider_url"),
+            "a response from this provider at a `provider_url` msgflow does not compare with the API's (pydantic-ai replays item ids only to the endpoint that made them)",
+        )
+    };
+    if url
+        .chars()
+        .any(|c| c.is_whitespace() || matches!(c, '@' | '[' | ']' | '#' | '?' | '\\' | '%'))
+        || !url.is_ascii()
+    {
+        return Err(refuse());
+    }
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(refuse());
+    };
+    let (netloc, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let scheme = scheme.to_ascii_lowercase();
+    let (host, port) = match netloc.split_once(':') {
+        // A plain decimal port (no sign, no leading zero) that fits: what `urlsplit` reads as is.
+        Some((host, port)) => match port.parse::<u16>() {
+            Ok(number) if number > 0 && port == number.to_string() => (host, Some(number)),
+            _ => return Err(refuse()),
+        },
+        None => (netloc, None),
+    };
+    let port = port.or(match scheme.as_str() {
+        "https" => Some(443),
+        "http" => Some(80),
+        _ => None,
+    });
+    let normalized = match port {
+        Some(port) => format!(
+            "{scheme}://{}:{port}{}",
+            host.to_ascii_lowercase(),
+            path.trim_end_matches('/')
+        ),
+        None => format!("{scheme}://{}{}", host.to_ascii_lowercase(), path.trim_end_matches('/')),
+    };
+    Ok(normalized == "https://api.openai.com:443/v1")
 }
 
 /// A thinking part as the model sends it back (`None`: left out).
@@ -836,6 +935,7 @@ fn thinking_item(
     at: PartLocation,
     path: &str,
     profile: Profile,
+    replay: Replay,
 ) -> Result<Option<ResponseItem>, ExportError> {
     let content = &thinking.content;
     let signature = signature(thinking);
@@ -900,9 +1000,7 @@ fn thinking_item(
             let native_reasoning = !synthetic || signature.is_some();
             // `openai_supports_encrypted_reasoning_content` and `accepts_stateless_artifacts`.
             let encrypted_content = signature.filter(|_| accepted()).cloned();
-            // `should_send_item_id`: `openai_send_reasoning_ids` and a part from this provider (a
-            // response from this same provider is refused before this).
-            let should_send_item_id = provider_name.map(String::as_str) == Some(profile.system);
+            let should_send_item_id = replay.should_send_item_id(response, provider_name, profile);
             match id {
                 Some(id) if native_reasoning && (should_send_item_id || encrypted_content.is_some()) => {
                     Thinking::Reasoning {

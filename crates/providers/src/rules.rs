@@ -389,7 +389,7 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     ));
                 }
             }
-            Item::Typed(TypedItem::Reasoning { .. }) | Item::Message(_) => {}
+            Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) | Item::Message(_) => {}
         }
     }
     for (call_id, at) in &calls {

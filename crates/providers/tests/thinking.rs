@@ -210,3 +210,23 @@ fn whose_signature_a_model_accepts_follows_the_responses_canonical_system() {
         json!({"type": "thinking", "thinking": "x", "signature": "enc"})
     );
 }
+
+#[test]
+fn a_gpt_5_session_goes_back_to_gpt_5_with_its_item_ids_only_from_its_own_endpoint() {
+    let exported = exports_equal_to_pydantic_ai("openai-responses-own");
+    let input = &exported["openai-responses"]["input"];
+    assert_eq!(input[1]["type"], "reasoning");
+    assert_eq!(input[1]["encrypted_content"], "gAAAAABo-own");
+    assert_eq!(
+        input[2],
+        json!({"role": "assistant", "id": "msg_a1", "type": "message", "status": "completed",
+               "content": [{"text": "Let me look.", "type": "output_text", "annotations": []}]})
+    );
+    assert_eq!(input[3]["id"], "fc_a1");
+    // Served through a proxy: the encrypted reasoning still goes back, the message id does not.
+    assert_eq!(input[5]["encrypted_content"], "gAAAAABo-proxy");
+    assert_eq!(input[6], json!({"role": "assistant", "content": "`serde_derive`."}));
+    // gpt-4o takes OpenAI's reasoning back in a field named by its id, as pydantic-ai sends it.
+    assert_eq!(exported["openai-chat"]["messages"][2]["rs_a1"], "**Checking timings**");
+    insta::assert_snapshot!("openai-responses-own", serde_json::to_string_pretty(&exported).unwrap());
+}
