@@ -2,7 +2,7 @@
 //! without losing data silently (every change is reported).
 
 use msgflow_sanitize::{RepairOptions, RepairReport};
-use msgflow_wire::{ModelMessage, ModelResponsePart};
+use msgflow_wire::{Field, ModelMessage, ModelResponsePart};
 use serde::Serialize;
 
 use crate::rules::{check, Violation};
@@ -16,9 +16,10 @@ pub struct ProviderChange {
     pub kind: ProviderChangeKind,
     /// The rule that asked for it.
     pub rule: &'static str,
-    /// Where the text part is (or was).
+    /// Where the part is (or was).
     pub at: PartLocation,
-    /// The text removed: the trailing whitespace, or the whole whitespace-only part.
+    /// What was removed: the trailing whitespace, the whole whitespace-only part, or a call's
+    /// item id.
     pub removed: String,
 }
 
@@ -30,6 +31,8 @@ pub enum ProviderChangeKind {
     TrimmedTrailingWhitespace,
     /// A whitespace-only text part removed (`anthropic/whitespace-only-text`).
     RemovedWhitespaceText,
+    /// A tool call's OpenAI item id removed (`openai-responses/function-call-without-reasoning`).
+    RemovedCallItemId,
 }
 
 /// A violation `repair --provider` leaves, with why.
@@ -143,6 +146,19 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
             response.parts.remove(at.part);
             Some(ProviderChange {
                 kind: ProviderChangeKind::RemovedWhitespaceText,
+                rule,
+                at,
+                removed,
+            })
+        }
+        "openai-responses/function-call-without-reasoning" => {
+            let ModelResponsePart::ToolCall(call) = response.parts.get_mut(at.part)? else {
+                return None;
+            };
+            let removed = call.id.get().cloned()?;
+            call.id = Field::Null;
+            Some(ProviderChange {
+                kind: ProviderChangeKind::RemovedCallItemId,
                 rule,
                 at,
                 removed,

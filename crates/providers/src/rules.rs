@@ -127,6 +127,17 @@ pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
         fixable: false,
     },
     Rule {
+        id: "openai-responses/function-call-without-reasoning",
+        requirement: "a `function_call` sent with its item id (`fc_...`) comes after the reasoning item the same response produced before it",
+        provider_error: "Item '{}' of type 'function_call' was provided without its required 'reasoning' item: '{}'.",
+        // "If you're manually managing context ... pass all reasoning items between the latest user
+        // message and your function call output back"; an item id refers to the stored output,
+        // whose reasoning must come with it.
+        documentation: "https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context",
+        repair: "the call's item id is removed (its content is in the report): the call then goes as a new `function_call`, which needs no stored reasoning; the reasoning itself (a part with neither summary nor encrypted content, which pydantic-ai does not send) cannot be restored",
+        fixable: true,
+    },
+    Rule {
         id: "openai-responses/call-without-output",
         requirement: "every `function_call` has its `function_call_output` in the input",
         provider_error: "No tool output found for function call {}.",
@@ -372,11 +383,26 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
     let mut violations = Vec::new();
     let mut calls: HashMap<&str, PartLocation> = HashMap::new();
     let mut answered: HashSet<&str> = HashSet::new();
-    for (index, item) in exported.request.input.iter().enumerate() {
+    let input = &exported.request.input;
+    for (index, item) in input.iter().enumerate() {
         let at = exported.origins[index].start;
         match item {
-            Item::Typed(TypedItem::FunctionCall { call_id, .. }) => {
+            Item::Typed(TypedItem::FunctionCall { call_id, id, .. }) => {
                 calls.entry(call_id.as_str()).or_insert(at);
+                if let Some(item_id) = id {
+                    if let Some(reasoning) = required_reasoning(history, at) {
+                        let sent = input[..index].iter().any(|earlier| {
+                            matches!(earlier, Item::Typed(TypedItem::Reasoning { id, .. }) if id == reasoning)
+                        });
+                        if !sent {
+                            violations.push(Violation::new(
+                                rule(provider, "openai-responses/function-call-without-reasoning"),
+                                at,
+                                &[item_id, reasoning],
+                            ));
+                        }
+                    }
+                }
             }
             Item::Typed(TypedItem::FunctionCallOutput { call_id, .. }) => {
                 if calls.contains_key(call_id.as_str()) {
@@ -402,6 +428,26 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
         }
     }
     Ok(violations)
+}
+
+/// The id of the reasoning item OpenAI produced right before the call at `at` in its response:
+/// the last thinking part ahead of it with an id, from OpenAI (or without a name, in a response
+/// from OpenAI). A call is only sent with its item id when it is OpenAI's own, so that reasoning
+/// is the stored output's.
+fn required_reasoning(history: &[ModelMessage], at: PartLocation) -> Option<&str> {
+    let ModelMessage::Response(response) = history.get(at.message)? else {
+        return None;
+    };
+    let from_openai = |provider_name: Option<&String>| match provider_name {
+        Some(name) => name == "openai",
+        None => response.provider_name.get().is_some_and(|name| name == "openai"),
+    };
+    response.parts.get(..at.part)?.iter().rev().find_map(|part| match part {
+        ModelResponsePart::Thinking(thinking) if from_openai(thinking.provider_name.get()) => {
+            thinking.id.get().map(String::as_str).filter(|id| !id.is_empty())
+        }
+        _ => None,
+    })
 }
 
 fn check_gemini(history: &[ModelMessage]) -> Vec<Violation> {
