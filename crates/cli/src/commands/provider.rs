@@ -77,6 +77,7 @@ fn change_line(change: &ProviderChange) -> String {
     let what = match change.kind {
         ProviderChangeKind::TrimmedTrailingWhitespace => "removed trailing whitespace",
         ProviderChangeKind::RemovedWhitespaceText => "removed the whitespace-only text",
+        ProviderChangeKind::RemovedCallItemId => "removed the call's item id (sent as a new call)",
     };
     format!(
         "{what} {:?} at message {}, part {} ({})",
