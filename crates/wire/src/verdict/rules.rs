@@ -207,7 +207,10 @@ impl Check for ToolReturnPart {
             ),
             |w, v| v.check(w),
         );
-        w.field("retry", &self.retry, Null::Allowed, |w, v| v.check(w));
+        w.field("retry", &self.retry, Null::Allowed, |w, v| {
+            validators::tool_retry_cause(w, v);
+            v.check(w)
+        });
         w.field(
             "content_file_digests",
             &self.content_file_digests,
@@ -224,7 +227,10 @@ impl Check for RetryFeedbackPart {
             validators::error_details_or_string(w, v);
             v.check(w)
         });
-        w.value("retry", &self.retry, |w, v| v.check(w));
+        w.value("retry", &self.retry, |w, v| {
+            validators::retry_feedback_cause(w, v);
+            v.check(w)
+        });
         w.field(
             "timestamp",
             &self.timestamp,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Segment, Walker};
 use crate::{
     Citation, CompactionPart, ContentCitationAnchor, DocumentCitationSource, Int, MarkerCitationAnchor, ModelRequest,
-    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryPromptPart, SpeechPart,
+    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryCause, RetryInfo, RetryPromptPart, SpeechPart,
 };
 
 /// A model validator of pydantic-ai, run on a value whose fields pydantic accepted.
@@ -282,6 +282,29 @@ fn plain_int_values(bytes: &[u8]) -> bool {
         if bytes.get(at) == Some(&b',') {
             at += 1;
         }
+    }
+}
+
+/// `RetryInfo[ToolRetryCause]` (`BaseToolReturnPart.retry`, messages.py): the causes a tool's
+/// result may give. A cause outside every set is the cause's own literal error.
+pub(crate) fn tool_retry_cause(w: &mut Walker<'_>, retry: &RetryInfo) {
+    if retry.cause == RetryCause::NoOutput {
+        w.report_at(
+            Segment::Key("cause"),
+            "literal_error",
+            "Input should be 'validation_error', 'model_retry', 'unknown_tool' or 'unavailable_tool'",
+        );
+    }
+}
+
+/// `RetryInfo[RetryFeedbackCause]` (`RetryFeedbackPart.retry`): the causes of a retry prompt.
+pub(crate) fn retry_feedback_cause(w: &mut Walker<'_>, retry: &RetryInfo) {
+    if matches!(retry.cause, RetryCause::UnknownTool | RetryCause::UnavailableTool) {
+        w.report_at(
+            Segment::Key("cause"),
+            "literal_error",
+            "Input should be 'validation_error', 'no_output' or 'model_retry'",
+        );
     }
 }
 
