@@ -162,6 +162,8 @@ CASES = {
     # Ignored computed fields and unknown keys.
     "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
     "content_file_digests null": req(RET % ',"content_file_digests":null'),
+    "a tool result retried for a retry prompt's cause": req(RET % ',"outcome":"retried","retry":{"cause":"no_output"}'),
+    "a retry prompt for a tool result's cause": req('{"content":"x","part_kind":"retry-feedback","retry":{"cause":"unknown_tool"}}'),
     "content_file_digests holding a number": req(RET % ',"content_file_digests":["ab",1]'),
     "content_file_digests written with spaces": req(RET % ',"content_file_digests":[ "ab" ]'),
     "unknown key": req(USER % ',"future_key":{"a":1}'),
