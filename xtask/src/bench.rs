@@ -303,7 +303,7 @@ fn run_main(
             skipped.push(format!("{BIG_STRINGS_16X}: skipped (--quick)"));
             continue;
         }
-        let file = generate(&root, &python, &bench_dir, dataset, args.seed)?;
+        let file = generate(root, python, bench_dir, dataset, args.seed)?;
         let bytes = fs::metadata(&file)?.len();
         // Generous: input + parsed history + output + canonical copy, with room to spare.
         if let Some(available) = mem_available_bytes() {
@@ -337,11 +337,11 @@ fn run_main(
             let outcome = match job {
                 Job::Pydantic(..) if !dataset.with_pydantic || args.skip_pydantic => continue,
                 Job::Msgflow(_, Memory::Kept(_)) if !dataset.with_pydantic => continue,
-                Job::Pydantic(op, memory) => measure(pydantic_command(&python, &root), op, *memory),
-                Job::Msgflow(op, memory) => measure(Command::new(&bench_bin), op, *memory),
-                Job::CliRepair => run_cli(&cli_bin, "repair", &file, &bench_dir, args.runs, CLI_REPAIR),
+                Job::Pydantic(op, memory) => measure(pydantic_command(python, root), op, *memory),
+                Job::Msgflow(op, memory) => measure(Command::new(bench_bin), op, *memory),
+                Job::CliRepair => run_cli(cli_bin, "repair", &file, bench_dir, args.runs, CLI_REPAIR),
                 // The whole-process peak target is about big-strings; the other files' numbers are extra.
-                Job::CliFmt => run_cli(&cli_bin, "fmt", &file, &bench_dir, args.runs.min(3), CLI_FMT),
+                Job::CliFmt => run_cli(cli_bin, "fmt", &file, bench_dir, args.runs.min(3), CLI_FMT),
             };
             match outcome {
                 Ok(measurement) => {
