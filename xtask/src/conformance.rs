@@ -215,6 +215,37 @@ fn run_oracle(python: &Path, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// Runs `python script args...` with `input` on its stdin (written from another thread, so a
+/// large input cannot deadlock against the output) and returns its stdout; fails with its stderr.
+pub(crate) fn pipe_through(python: &Path, script: &str, args: &[&std::ffi::OsStr], input: Vec<u8>) -> Result<String> {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let root = project_root();
+    let mut child = Command::new(python)
+        .arg(root.join(script))
+        .args(args)
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("running {} {script}", python.display()))?;
+    let mut stdin = child.stdin.take().context("the oracle's stdin")?;
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output()?;
+    writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("writing to {script} panicked"))??;
+    if !output.status.success() {
+        bail!(
+            "{script} failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    String::from_utf8(output.stdout).with_context(|| format!("{script} printed text that is not UTF-8"))
+}
+
 /// The `*.json` files of a directory, sorted by name.
 pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)

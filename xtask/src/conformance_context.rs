@@ -5,9 +5,7 @@
 //! histories, each with several parameter sets. The histories and parameters are drawn from a
 //! seed (the git HEAD commit id unless `--seed` is given), printed so that a failure reproduces.
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 use msgflow_context::clamp::{clamp_like_harness, HarnessClamp};
@@ -137,32 +135,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     std::fs::write(work.join("context-cases.jsonl"), &input)?;
-    let mut child = Command::new(python)
-        .arg(root.join("python/context_oracle.py"))
-        .current_dir(&root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("running {} python/context_oracle.py", python.display()))?;
-    let mut stdin = child.stdin.take().context("the oracle's stdin")?;
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output()?;
-    writer
-        .join()
-        .map_err(|_| anyhow::anyhow!("writing to the oracle panicked"))??;
-    if !output.status.success() {
-        bail!(
-            "python/context_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let stdout = crate::conformance::pipe_through(python, "python/context_oracle.py", &[], input)?;
 
     let mut failures = Vec::new();
     let mut changed = 0;
     let mut answers = 0;
-    for line in String::from_utf8(output.stdout)?.lines() {
+    for line in stdout.lines() {
         let answer: Value = serde_json::from_str(line)?;
         let id = answer["id"].as_u64().context("an answer without id")? as usize;
         let (name, text, param_index) = cases[id];

@@ -9,9 +9,9 @@
 //! `--seed` is given) out of the pieces BPE pre-tokenisation treats specially: whitespace runs,
 //! newlines, digit runs, contractions, punctuation, CJK, emoji and combining marks.
 
-use std::io::Write as _;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
@@ -89,37 +89,19 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         )?;
         input.push(b'\n');
     }
-    let root = project_root();
-    let mut child = Command::new(python)
-        .arg(root.join("python/tokens_oracle.py"))
-        .arg("--assets")
-        .arg(&assets)
-        .arg("--cache")
-        .arg(work.join("tiktoken-cache"))
-        .current_dir(&root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("running {} python/tokens_oracle.py", python.display()))?;
-    let mut stdin = child.stdin.take().context("the oracle's stdin")?;
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output()?;
-    writer
-        .join()
-        .map_err(|_| anyhow::anyhow!("writing to the oracle panicked"))??;
-    if !output.status.success() {
-        bail!(
-            "python/tokens_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let cache = work.join("tiktoken-cache");
+    let args = [
+        OsStr::new("--assets"),
+        assets.as_os_str(),
+        OsStr::new("--cache"),
+        cache.as_os_str(),
+    ];
+    let stdout = crate::conformance::pipe_through(python, "python/tokens_oracle.py", &args, input)?;
 
     let mut failures = Vec::new();
     let mut answers = 0;
     let mut tokens = 0;
-    for line in String::from_utf8(output.stdout)?.lines() {
+    for line in stdout.lines() {
         let answer: Value = serde_json::from_str(line)?;
         let id = answer["id"].as_u64().context("an answer without id")? as usize;
         let tokenizer = encodings[id / texts.len()];

@@ -32,7 +32,8 @@ pub enum Tokenizer {
     O200kBase,
     /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5).
     Cl100kBase,
-    /// pydantic-ai-harness's estimate: characters / 4 (`CHARS_PER_TOKEN`), binary content as 0.
+    /// pydantic-ai-harness's text estimate: characters / 4 (`CHARS_PER_TOKEN`), binary content
+    /// as 0 (the harness uses it for a history without recorded usage; with usage it counts that).
     /// Offered to compare with the harness, not to budget with.
     Chars4,
 }

@@ -169,14 +169,14 @@ const ROWS: &[Row] = &[
     ),
     row(
         CONTEXT,
-        "trim to a token budget (characters / 4, as the harness counts)",
+        "trim to a token budget (characters / 4; the harness counts recorded usage)",
         Input::History(SMALL_10K),
         "trim-chars4",
         Some(("harness-sliding-window", Venv::Context)),
     ),
     row(
         CONTEXT,
-        "trim to a token budget (characters / 4, as the harness counts)",
+        "trim to a token budget (characters / 4; the harness counts recorded usage)",
         Input::History(SMALL_100K),
         "trim-chars4",
         Some(("harness-sliding-window", Venv::Context)),
@@ -332,22 +332,17 @@ fn judge_peer_output(output: &Path, input: &Path, measurement: &mut Measurement)
         msgflow_wire::from_vec(fs::read(path).with_context(|| format!("reading {}", path.display()))?)
             .with_context(|| format!("reading {}", path.display()))
     };
-    let broken = |history: &[msgflow_wire::ModelMessage]| {
-        msgflow_sanitize::check(history)
-            .iter()
-            .filter(|violation| {
-                matches!(
-                    violation.kind,
-                    msgflow_sanitize::ViolationKind::DanglingCall | msgflow_sanitize::ViolationKind::OrphanReturn
-                )
-            })
-            .count()
-    };
     let history = read(output)?;
     let passes = msgflow_sanitize::check(&history).is_empty();
     if let Some(detail) = measurement.detail.as_object_mut() {
-        detail.insert("broken_pairs".into(), broken(&history).into());
-        detail.insert("input_broken_pairs".into(), broken(&read(input)?).into());
+        detail.insert(
+            "broken_pairs".into(),
+            msgflow_integration_tests::unpaired(&history).len().into(),
+        );
+        detail.insert(
+            "input_broken_pairs".into(),
+            msgflow_integration_tests::unpaired(&read(input)?).len().into(),
+        );
         detail.insert("check_passes".into(), passes.into());
     }
     fs::remove_file(output).ok();

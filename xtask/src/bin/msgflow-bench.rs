@@ -338,24 +338,13 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
                 report: report.clone(),
             }
             .to_vec();
-            let broken = |history: &[ModelMessage]| {
-                msgflow_sanitize::check(history)
-                    .iter()
-                    .filter(|violation| {
-                        matches!(
-                            violation.kind,
-                            msgflow_sanitize::ViolationKind::DanglingCall
-                                | msgflow_sanitize::ViolationKind::OrphanReturn
-                        )
-                    })
-                    .count()
-            };
+            let violations = msgflow_sanitize::check(&kept);
             serde_json::json!({
                 "messages_before": parsed.len(),
                 "messages_after": kept.len(),
-                "broken_pairs": broken(&kept),
-                "input_broken_pairs": broken(parsed),
-                "check_passes": msgflow_sanitize::check(&kept).is_empty(),
+                "broken_pairs": msgflow_integration_tests::unpaired(&kept).len(),
+                "input_broken_pairs": msgflow_integration_tests::unpaired(parsed).len(),
+                "check_passes": violations.is_empty(),
             })
         }
         Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),
