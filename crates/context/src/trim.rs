@@ -8,10 +8,11 @@
 //! `instructions` when it has none. Every other kept message is the input's, untouched, so its
 //! bytes are the same. A history that fits is returned as it is, which makes trimming idempotent.
 
+use std::borrow::Cow;
 use std::io;
 
 use msgflow_sanitize::Turns;
-use msgflow_wire::{Field, ModelMessage, ModelRequestPart};
+use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
 use serde::Serialize;
 
 use crate::tokens::TokenCounter;
@@ -74,7 +75,7 @@ pub struct RemovedMessage {
     /// Its turn.
     pub turn: usize,
     /// The `part_kind` of each of its parts.
-    pub parts: Vec<String>,
+    pub parts: Vec<Cow<'static, str>>,
     /// Its size in the budget's unit (bytes for a turn budget).
     pub size: usize,
 }
@@ -128,15 +129,16 @@ pub struct Trimmed {
 
 /// From this many messages on, their sizes are counted in parallel (below, the threads cost more
 /// than they save).
-const PARALLEL_SIZES_FROM: usize = 4096;
+const PARALLEL_FROM: usize = 4096;
 
 /// The sizes of a history in one unit, and the cost of the output for a cut.
-struct Sizer<'a> {
-    counter: &'a TokenCounter,
+#[derive(Clone, Debug)]
+struct Sizer {
+    counter: TokenCounter,
     bytes: bool,
 }
 
-impl Sizer<'_> {
+impl Sizer {
     fn message(&self, message: &ModelMessage) -> usize {
         if self.bytes {
             message_bytes(message)
@@ -152,6 +154,81 @@ impl Sizer<'_> {
         } else {
             sizes
         }
+    }
+
+    /// The sizes of `messages`, in order.
+    fn sizes(&self, messages: &[ModelMessage]) -> Vec<usize> {
+        if messages.len() >= PARALLEL_FROM {
+            use rayon::prelude::*;
+            messages.par_iter().map(|message| self.message(message)).collect()
+        } else {
+            messages.iter().map(|message| self.message(message)).collect()
+        }
+    }
+}
+
+/// The sizes of the newest messages of a history: a cut only ever needs those of the messages it
+/// can keep, so they are counted from the newest back, as far as needed.
+#[derive(Clone, Debug)]
+struct Counted {
+    /// The oldest message counted.
+    from: usize,
+    /// `kept[k]`: the sizes of the newest `k + 1` messages added up (newest first, so that
+    /// counting further back appends).
+    kept: Vec<usize>,
+    /// The history's length.
+    messages: usize,
+}
+
+impl Counted {
+    fn none(messages: usize) -> Counted {
+        Counted {
+            from: messages,
+            kept: Vec::new(),
+            messages,
+        }
+    }
+
+    /// The sizes of the messages `index..` added up (`index` counted already).
+    fn suffix(&self, index: usize) -> usize {
+        match self.messages - index {
+            0 => 0,
+            len => self.kept[len - 1],
+        }
+    }
+
+    /// The size of message `index` (counted already).
+    fn size(&self, index: usize) -> usize {
+        self.suffix(index) - self.suffix(index + 1)
+    }
+
+    /// Counts the messages from `from` on.
+    fn back_to(&mut self, history: &[ModelMessage], sizer: &Sizer, from: usize) {
+        if from >= self.from {
+            return;
+        }
+        let sizes = sizer.sizes(&history[from..self.from]);
+        let mut sum = self.suffix(self.from);
+        self.kept.extend(sizes.into_iter().rev().map(|size| {
+            sum += size;
+            sum
+        }));
+        self.from = from;
+    }
+
+    /// Counts back from the newest message until the counted messages alone are over `limit`
+    /// (so that no cut before `from` fits: a cut costs at least the sizes it keeps), or to the
+    /// start.
+    fn back_until_over(history: &[ModelMessage], sizer: &Sizer, limit: usize) -> Counted {
+        let mut counted = Counted::none(history.len());
+        // Chunks grow, so that a budget of a few messages counts a few, and a big one pays for
+        // few rounds of threads.
+        let mut chunk = 256;
+        while counted.from > 0 && sizer.total(history.len() - counted.from, counted.suffix(counted.from)) <= limit {
+            counted.back_to(history, sizer, counted.from.saturating_sub(chunk));
+            chunk = (chunk * 2).min(1 << 16);
+        }
+        counted
     }
 }
 
@@ -200,16 +277,41 @@ impl Preamble {
         })
     }
 
+    /// The system prompts `parts` do not hold already (one is not added twice).
+    fn missing<'p>(&'p self, parts: &'p [ModelRequestPart]) -> impl Iterator<Item = &'p (usize, ModelRequestPart)> {
+        self.system_prompts
+            .iter()
+            .filter(move |(_, part)| !parts.contains(part))
+    }
+
+    /// The size of `first` (of size `size`) with the preamble moved onto it. Tokens add up by
+    /// part, so they are counted without building the new message.
+    fn cost_on(&self, first: &ModelMessage, size: usize, sizer: &Sizer) -> usize {
+        let ModelMessage::Request(request) = first else {
+            return size;
+        };
+        if sizer.bytes {
+            let mut first = first.clone();
+            self.apply(&mut first);
+            return sizer.message(&first);
+        }
+        let prompts: usize = self
+            .missing(&request.parts)
+            .map(|(_, part)| sizer.counter.count_request_part(part))
+            .sum();
+        let instructions = match (request.instructions.get(), &self.instructions) {
+            (None, Some(instructions)) => sizer.counter.count_instructions(instructions),
+            _ => 0,
+        };
+        size + prompts + instructions
+    }
+
     /// `first` with the preamble moved onto it (when it is a request), and what was moved.
     fn apply(&self, first: &mut ModelMessage) -> Vec<MovedItem> {
         let mut moved = Vec::new();
         if let ModelMessage::Request(request) = first {
-            // A system prompt the new first request already holds is not added twice.
-            let missing: Vec<&(usize, ModelRequestPart)> = self
-                .system_prompts
-                .iter()
-                .filter(|(_, part)| !request.parts.contains(part))
-                .collect();
+            let missing: Vec<&(usize, ModelRequestPart)> = self.missing(&request.parts).collect();
+
             let mut parts = Vec::with_capacity(missing.len() + request.parts.len());
             for (to_part, (from_part, part)) in missing.into_iter().enumerate() {
                 moved.push(MovedItem {
@@ -244,21 +346,30 @@ fn kind(message: &ModelMessage) -> &'static str {
     }
 }
 
-fn part_kinds(message: &ModelMessage) -> Vec<String> {
-    let kinds: Vec<Option<std::borrow::Cow<'_, str>>> = match message {
-        ModelMessage::Request(request) => request.parts.iter().map(|part| part.tag()).collect(),
-        ModelMessage::Response(response) => response.parts.iter().map(|part| part.tag()).collect(),
-    };
-    kinds
-        .into_iter()
-        .map(|tag| tag.map_or_else(|| "unknown".to_owned(), |tag| tag.into_owned()))
-        .collect()
-}
-
-/// Which turn to keep from, and the output's size.
-struct Cut {
-    first_turn: usize,
-    size_after: usize,
+/// The `part_kind` of each of a message's parts (`unknown` for a part without one). A known kind
+/// is the schema's own `&'static str`: a report on a big cut then allocates no string per part.
+fn part_kinds(message: &ModelMessage) -> Vec<Cow<'static, str>> {
+    fn named(tag: Option<Cow<'_, str>>, known: &'static [&'static str]) -> Cow<'static, str> {
+        match tag {
+            None => Cow::Borrowed("unknown"),
+            Some(tag) => match known.iter().find(|&&name| name == tag) {
+                Some(&name) => Cow::Borrowed(name),
+                None => Cow::Owned(tag.into_owned()),
+            },
+        }
+    }
+    match message {
+        ModelMessage::Request(request) => request
+            .parts
+            .iter()
+            .map(|part| named(part.tag(), ModelRequestPart::KNOWN_TAGS))
+            .collect(),
+        ModelMessage::Response(response) => response
+            .parts
+            .iter()
+            .map(|part| named(part.tag(), ModelResponsePart::KNOWN_TAGS))
+            .collect(),
+    }
 }
 
 /// Keeps the newest whole turns of `history` that fit `budget` (tokens counted by `counter`).
@@ -284,7 +395,8 @@ struct Cut {
 pub fn trim(mut history: Vec<ModelMessage>, budget: Budget, counter: &TokenCounter) -> Result<Trimmed, TrimError> {
     let (start, first, report) = {
         let window = trim_window(&history, budget, counter)?;
-        (window.start, window.first, window.report)
+        let report = window.report();
+        (window.start, window.first, report)
     };
     if start == 0 {
         return Ok(Trimmed { history, report });
@@ -307,8 +419,19 @@ pub struct Window<'a> {
     pub first: Option<ModelMessage>,
     /// The kept messages as they are in the input (`first`, when set, stands for `kept[0]`).
     pub kept: &'a [ModelMessage],
-    /// What was done.
-    pub report: TrimReport,
+    /// Turns in the input.
+    pub turns_before: usize,
+    /// Turns kept.
+    pub turns_kept: usize,
+    /// The window's size in the budget's unit (bytes for a turn budget).
+    pub size_after: usize,
+    /// The system prompts and instructions moved onto `first`.
+    pub moved: Vec<MovedItem>,
+    budget: Budget,
+    history: &'a [ModelMessage],
+    turns: Turns,
+    counted: Counted,
+    sizer: Sizer,
 }
 
 impl Window<'_> {
@@ -322,68 +445,95 @@ impl Window<'_> {
     pub fn to_vec(&self) -> Vec<ModelMessage> {
         self.messages().cloned().collect()
     }
+
+    /// The full report: the window's figures, the input's size and every removed message. The
+    /// window counted only the messages a cut could keep; this counts the others.
+    pub fn report(&self) -> TrimReport {
+        let mut counted = self.counted.clone();
+        counted.back_to(self.history, &self.sizer, 0);
+        let removed = |index: usize| RemovedMessage {
+            index,
+            kind: kind(&self.history[index]),
+            turn: self.turns.turn_of(index).unwrap_or(0),
+            parts: part_kinds(&self.history[index]),
+            size: counted.size(index),
+        };
+        let removed = if self.start >= PARALLEL_FROM {
+            use rayon::prelude::*;
+            (0..self.start).into_par_iter().map(removed).collect()
+        } else {
+            (0..self.start).map(removed).collect()
+        };
+        TrimReport {
+            budget: self.budget,
+            size_unit: if self.sizer.bytes { "bytes" } else { "tokens" },
+            turns_before: self.turns_before,
+            turns_kept: self.turns_kept,
+            messages_before: self.history.len(),
+            messages_kept: self.kept.len(),
+            size_before: self.sizer.total(self.history.len(), counted.suffix(0)),
+            size_after: self.size_after,
+            removed,
+            moved: self.moved.clone(),
+        }
+    }
 }
 
 /// [`trim`] on a borrowed history: the window of it to send, without copying or dropping a
 /// message (what a server holding the history needs: pydantic-ai-harness's `compact` likewise
-/// returns a list sharing the input's messages).
+/// returns a list sharing the input's messages). It counts only the newest messages, as far
+/// back as a cut could keep; [`Window::report`] counts the rest.
 pub fn trim_window<'a>(
     history: &'a [ModelMessage],
     budget: Budget,
     counter: &TokenCounter,
 ) -> Result<Window<'a>, TrimError> {
-    let turns = Turns::of(history);
     let sizer = Sizer {
-        counter,
+        counter: counter.clone(),
         bytes: !matches!(budget, Budget::Tokens(_)),
     };
-    let sizes: Vec<usize> = if history.len() >= PARALLEL_SIZES_FROM {
-        use rayon::prelude::*;
-        history.par_iter().map(|message| sizer.message(message)).collect()
-    } else {
-        history.iter().map(|message| sizer.message(message)).collect()
-    };
-    let size_before = sizer.total(history.len(), sizes.iter().sum());
-    // suffix[i]: the sizes of messages i.. added up.
-    let mut suffix = vec![0; history.len() + 1];
-    for index in (0..history.len()).rev() {
-        suffix[index] = suffix[index + 1] + sizes[index];
-    }
-    let preamble = Preamble::of(history);
-    let cost_from = |turn: usize| -> usize {
-        let start = turns.starts()[turn];
-        let first = match &preamble {
-            Some(preamble) if turn > 0 && preamble.message < start => {
-                let mut first = history[start].clone();
-                preamble.apply(&mut first);
-                sizer.message(&first)
-            }
-            _ => sizes[start],
-        };
-        sizer.total(history.len() - start, first + suffix[start + 1])
-    };
-    let cut = match budget {
+    // The turns are one walk over the whole history. (Counting sizes on another thread beside
+    // it was measured slower: both walks wait on memory, and they slow each other down.)
+    let turns = Turns::of(history);
+    let mut counted = match budget {
         Budget::Turns(0) => return Err(TrimError::NoTurns),
+        Budget::Turns(_) => Counted::none(history.len()),
+        Budget::Tokens(limit) | Budget::Bytes(limit) => Counted::back_until_over(history, &sizer, limit),
+    };
+    let preamble = Preamble::of(history);
+    let cost_from = |counted: &Counted, turn: usize| -> usize {
+        let start = turns.starts()[turn];
+        let first = counted.size(start);
+        let first_with_preamble = match &preamble {
+            Some(preamble) if turn > 0 && preamble.message < start => preamble.cost_on(&history[start], first, &sizer),
+            _ => first,
+        };
+        sizer.total(
+            history.len() - start,
+            counted.suffix(start) - first + first_with_preamble,
+        )
+    };
+    // The turn to keep from, and the window's size.
+    let (first_turn, size_after) = match budget {
         Budget::Turns(keep) => {
             let first_turn = turns.len().saturating_sub(keep);
-            Cut {
-                first_turn,
-                size_after: if first_turn == 0 {
-                    size_before
-                } else {
-                    cost_from(first_turn)
-                },
-            }
+            counted.back_to(history, &sizer, turns.starts().get(first_turn).copied().unwrap_or(0));
+            let size = if first_turn == 0 {
+                sizer.total(history.len(), counted.suffix(0))
+            } else {
+                cost_from(&counted, first_turn)
+            };
+            (first_turn, size)
         }
         Budget::Tokens(limit) | Budget::Bytes(limit) => {
-            if size_before <= limit || turns.is_empty() {
-                Cut {
-                    first_turn: 0,
-                    size_after: size_before,
-                }
+            let fits = counted.from == 0 && sizer.total(history.len(), counted.suffix(0)) <= limit;
+            if fits || turns.is_empty() {
+                counted.back_to(history, &sizer, 0);
+                (0, sizer.total(history.len(), counted.suffix(0)))
             } else {
                 let newest = turns.len() - 1;
-                let needed = cost_from(newest);
+                counted.back_to(history, &sizer, turns.starts()[newest]);
+                let needed = cost_from(&counted, newest);
                 if needed > limit {
                     let range = turns.range(newest);
                     return Err(TrimError::NewestTurnTooLarge {
@@ -394,71 +544,45 @@ pub fn trim_window<'a>(
                         unit: budget.unit(),
                     });
                 }
-                // Walk back while one more turn still fits.
-                let mut cut = Cut {
-                    first_turn: newest,
-                    size_after: needed,
-                };
+                // Walk back while one more turn still fits. A turn that starts before the
+                // counted messages cannot: what they keep is over the budget already.
+                let mut cut = (newest, needed);
                 for turn in (1..newest).rev() {
-                    let size = cost_from(turn);
+                    if turns.starts()[turn] < counted.from {
+                        break;
+                    }
+                    let size = cost_from(&counted, turn);
                     if size > limit {
                         break;
                     }
-                    cut = Cut {
-                        first_turn: turn,
-                        size_after: size,
-                    };
+                    cut = (turn, size);
                 }
                 cut
             }
         }
     };
-    let messages_before = history.len();
-    let mut report = TrimReport {
-        budget,
-        size_unit: if sizer.bytes { "bytes" } else { "tokens" },
-        turns_before: turns.len(),
-        turns_kept: turns.len() - cut.first_turn,
-        messages_before,
-        messages_kept: messages_before,
-        size_before,
-        size_after: cut.size_after,
-        removed: Vec::new(),
-        moved: Vec::new(),
-    };
-    if cut.first_turn == 0 {
-        return Ok(Window {
-            start: 0,
-            first: None,
-            kept: history,
-            report,
-        });
-    }
-    let start = turns.starts()[cut.first_turn];
-    report.removed = history[..start]
-        .iter()
-        .enumerate()
-        .map(|(index, message)| RemovedMessage {
-            index,
-            kind: kind(message),
-            turn: turns.turn_of(index).unwrap_or(0),
-            parts: part_kinds(message),
-            size: sizes[index],
-        })
-        .collect();
+    let start = if first_turn == 0 { 0 } else { turns.starts()[first_turn] };
     let kept = &history[start..];
+    let mut moved = Vec::new();
     let first = preamble
-        .filter(|preamble| preamble.message < start)
+        .filter(|preamble| start > 0 && preamble.message < start)
         .and_then(|preamble| {
             let mut first = kept[0].clone();
-            report.moved = preamble.apply(&mut first);
-            (!report.moved.is_empty()).then_some(first)
+            moved = preamble.apply(&mut first);
+            (!moved.is_empty()).then_some(first)
         });
-    report.messages_kept = kept.len();
     Ok(Window {
         start,
         first,
         kept,
-        report,
+        turns_before: turns.len(),
+        turns_kept: turns.len() - first_turn,
+        size_after,
+        moved,
+        budget,
+        history,
+        turns,
+        counted,
+        sizer,
     })
 }

@@ -264,6 +264,21 @@ fn orphans(history: &[ModelMessage]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// A history's size in the budget's unit, counted directly.
+fn measured(history: &[ModelMessage], budget: Budget) -> usize {
+    match budget {
+        Budget::Tokens(_) => history.iter().map(|message| counter().count_message(message)).sum(),
+        Budget::Bytes(_) | Budget::Turns(_) => msgflow_wire::to_vec(history).unwrap().len(),
+    }
+}
+
+fn measured_message(message: &ModelMessage, budget: Budget) -> usize {
+    match budget {
+        Budget::Tokens(_) => counter().count_message(message),
+        Budget::Bytes(_) | Budget::Turns(_) => serde_json::to_vec(message).unwrap().len(),
+    }
+}
+
 fn assert_trim_properties(input: &[ModelMessage], budget: Budget) -> Result<(), TestCaseError> {
     let Ok(trimmed) = trim(input.to_vec(), budget, &counter()) else {
         return Ok(());
@@ -274,7 +289,18 @@ fn assert_trim_properties(input: &[ModelMessage], budget: Budget) -> Result<(), 
     let window = trim_window(input, budget, &counter()).expect("trim succeeded on it");
     prop_assert_eq!(window.start, start);
     prop_assert_eq!(&window.to_vec(), output);
-    prop_assert_eq!(&window.report, &trimmed.report);
+    prop_assert_eq!(window.size_after, trimmed.report.size_after);
+    prop_assert_eq!(&window.report(), &trimmed.report);
+    // The sizes are the input's and the output's, counted here whole (the window counts only
+    // the newest messages, as far back as a cut could keep).
+    prop_assert_eq!(trimmed.report.size_before, measured(input, budget));
+    prop_assert_eq!(trimmed.report.size_after, measured(output, budget));
+    for removed in &trimmed.report.removed {
+        prop_assert_eq!(removed.size, measured_message(&input[removed.index], budget));
+    }
+    if let (Budget::Bytes(limit) | Budget::Tokens(limit), true) = (budget, start > 0) {
+        prop_assert!(trimmed.report.size_before > limit);
+    }
     let moved = trimmed
         .report
         .moved
@@ -346,8 +372,31 @@ proptest! {
 }
 
 #[test]
+fn a_long_history_is_cut_as_a_short_one() {
+    // Long enough that its newest messages are counted in several rounds, some in parallel.
+    let mut messages = Vec::new();
+    for turn in 0..2_500 {
+        messages.push(M::User(None, format!("task {turn}")));
+        messages.push(M::Calls(
+            format!("on it: {}", "x".repeat(turn % 97)),
+            vec![format!("c{turn}")],
+        ));
+        messages.push(M::Returns(vec![format!("c{turn}")], None));
+        messages.push(M::Calls("done".into(), vec![]));
+    }
+    let input = history(&messages, None);
+    let tokens: usize = input.iter().map(|message| counter().count_message(message)).sum();
+    let bytes = msgflow_wire::to_vec(&input).unwrap().len();
+    for tenths in [1, 5, 9, 10] {
+        assert_trim_properties(&input, Budget::Tokens(tokens * tenths / 10)).unwrap();
+        assert_trim_properties(&input, Budget::Bytes(bytes * tenths / 10)).unwrap();
+    }
+    assert_trim_properties(&input, Budget::Turns(1_000)).unwrap();
+}
+
+#[test]
 fn trim_is_linear_in_the_history() {
-    // 100,000 messages: one pass for the turns, one for the sizes, one for the cut.
+    // 100,000 messages: one pass for the turns, and the sizes of the newest messages.
     let mut messages = Vec::new();
     for turn in 0..20_000 {
         messages.push(M::User(None, format!("task {turn}")));

@@ -372,7 +372,7 @@ impl<'a> Scan<'a> {
                         );
                         None
                     }
-                    pairing::Answer::NoOpenCall => Some(
+                    pairing::Answer::NoOpenCall { .. } => Some(
                         "it answers no open call: its call was already answered, or shadowed by a later call \
                          with the same id"
                             .to_owned(),

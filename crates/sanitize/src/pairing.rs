@@ -154,8 +154,12 @@ impl Pending {
 
     /// Empties the queue, oldest first.
     fn drain(&mut self) -> impl Iterator<Item = Pos> {
-        let taken = std::mem::take(self);
-        let (one, many) = match taken {
+        std::mem::take(self).into_positions()
+    }
+
+    /// The open calls, oldest first.
+    fn into_positions(self) -> impl Iterator<Item = Pos> {
+        let (one, many) = match self {
             Pending::None => (None, VecDeque::new()),
             Pending::One(pos) => (Some(pos), VecDeque::new()),
             Pending::Many(queue) => (None, queue),
@@ -168,6 +172,8 @@ impl Pending {
 struct Slot {
     /// The first call ever made with this key.
     first: Pos,
+    /// The newest call made with this key.
+    newest: Pos,
     /// Its calls still open.
     pending: Pending,
 }
@@ -177,8 +183,12 @@ struct Slot {
 pub(crate) enum Answer {
     /// No earlier call has the result's key (pydantic-ai's orphan).
     NoSuchCall,
-    /// Every earlier call with its key was already answered or shadowed.
-    NoOpenCall,
+    /// Every earlier call with its key was already answered or shadowed; `newest` is the newest
+    /// of them.
+    NoOpenCall {
+        /// The newest earlier call with the result's key.
+        newest: Pos,
+    },
     /// The oldest open call with its key, which it answers.
     Call(Pos),
 }
@@ -215,11 +225,13 @@ impl<'a> Matcher<'a> {
         let slot = *self.slot_of.entry(key).or_insert_with(|| {
             slots.push(Slot {
                 first: pos,
+                newest: pos,
                 pending: Pending::None,
             });
             slots.len() - 1
         });
         let slot = slots.get_mut(slot)?;
+        slot.newest = pos;
         let pending = &mut slot.pending;
         if pending.newest().is_some_and(|open| open.message != pos.message) {
             // A call reusing the id of calls from an earlier response: those can no longer be
@@ -240,7 +252,10 @@ impl<'a> Matcher<'a> {
     pub(crate) fn result(&mut self, key: &CallKey<'a>) -> Answer {
         match self.slot_of.get(key).and_then(|&slot| self.slots.get_mut(slot)) {
             None => Answer::NoSuchCall,
-            Some(slot) => slot.pending.pop_oldest().map_or(Answer::NoOpenCall, Answer::Call),
+            Some(slot) => slot
+                .pending
+                .pop_oldest()
+                .map_or(Answer::NoOpenCall { newest: slot.newest }, Answer::Call),
         }
     }
 
@@ -262,30 +277,68 @@ impl<'a> Matcher<'a> {
 /// and repair's opt-in `resolve_remaining` removes them. Fed one part at a time, linear.
 #[derive(Default)]
 pub(crate) struct BuiltinMatcher<'a> {
-    open: HashMap<&'a str, VecDeque<Pos>>,
+    open: HashMap<&'a str, BuiltinSlot>,
     without_id: Vec<Pos>,
+}
+
+/// The builtin calls of one id.
+struct BuiltinSlot {
+    /// The newest call with the id.
+    newest: Pos,
+    /// Its calls no return answered yet, oldest first.
+    pending: Pending,
+}
+
+/// What a `builtin-tool-return` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BuiltinAnswer {
+    /// No builtin call has its id (or it has none).
+    NoSuchCall,
+    /// Every earlier builtin call with its id was answered already; `newest` is the newest.
+    NoOpenCall {
+        /// The newest earlier builtin call with the return's id.
+        newest: Pos,
+    },
+    /// The oldest open builtin call with its id, which it answers.
+    Call(Pos),
 }
 
 impl<'a> BuiltinMatcher<'a> {
     /// A `builtin-tool-call` at `pos`.
     pub(crate) fn call(&mut self, pos: Pos, id: &'a Field<String>) {
         match id.get() {
-            Some(id) => self.open.entry(id.as_str()).or_default().push_back(pos),
+            Some(id) => {
+                let slot = self.open.entry(id.as_str()).or_insert(BuiltinSlot {
+                    newest: pos,
+                    pending: Pending::None,
+                });
+                slot.newest = pos;
+                slot.pending.push(pos);
+            }
             None => self.without_id.push(pos),
         }
     }
 
     /// A `builtin-tool-return`: answers the oldest open call with its id, and says which.
-    pub(crate) fn ret(&mut self, id: &Field<String>) -> Option<Pos> {
-        id.get()
-            .and_then(|id| self.open.get_mut(id.as_str()))
-            .and_then(VecDeque::pop_front)
+    pub(crate) fn ret(&mut self, id: &Field<String>) -> BuiltinAnswer {
+        match id.get().and_then(|id| self.open.get_mut(id.as_str())) {
+            None => BuiltinAnswer::NoSuchCall,
+            Some(slot) => slot
+                .pending
+                .pop_oldest()
+                .map_or(BuiltinAnswer::NoOpenCall { newest: slot.newest }, BuiltinAnswer::Call),
+        }
     }
 
     /// The calls no return answered, in history order, each with whether it lacks an id.
     pub(crate) fn finish(self) -> Vec<(Pos, bool)> {
         let mut unanswered: Vec<(Pos, bool)> = self.without_id.into_iter().map(|pos| (pos, true)).collect();
-        unanswered.extend(self.open.into_values().flatten().map(|pos| (pos, false)));
+        unanswered.extend(
+            self.open
+                .into_values()
+                .flat_map(|slot| slot.pending.into_positions())
+                .map(|pos| (pos, false)),
+        );
         unanswered.sort_unstable_by_key(|(pos, _)| (pos.message, pos.part));
         unanswered
     }

@@ -29,11 +29,9 @@
 
 use std::ops::Range;
 
-use foldhash::{HashMap, HashMapExt};
-
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart};
 
-use crate::pairing::{self, Answer, Matcher, Pos};
+use crate::pairing::{self, Answer, BuiltinAnswer, CallKey, Matcher, Pos};
 
 /// Whether `message` opens a turn by its own shape: a request holding a user prompt and no tool
 /// result. (Whether a turn really starts there also depends on the pairs around it: [`Turns::of`].)
@@ -66,6 +64,10 @@ impl Turns {
         // `blocked[i] > 0` (after the prefix sum) when some pair has its call before message `i`
         // and its result at or after it: cutting before `i` would orphan that result.
         let mut blocked = vec![0i64; history.len() + 1];
+        // `opens[i]`: message `i` opens a turn by its shape ([`opens_turn`]), noted in the same
+        // pass so that the second reads no message again (on a big history every pass over the
+        // messages is a trip through memory).
+        let mut opens = vec![false; history.len()];
         let mut block = |call_message: usize, result_message: usize| {
             if result_message > call_message {
                 blocked[call_message + 1] += 1;
@@ -75,73 +77,57 @@ impl Turns {
         let mut matcher = Matcher::with_capacity(history.len());
         // Builtin calls pair with their returns as `check` pairs them.
         let mut builtin = pairing::BuiltinMatcher::default();
-        let mut last_builtin_call: HashMap<&str, usize> = HashMap::new();
-        // The newest call of each key, for the results that answer no open call.
-        let mut last_call: HashMap<pairing::CallKey<'_>, usize> = HashMap::with_capacity(history.len());
         for (index, message) in history.iter().enumerate() {
             match message {
                 ModelMessage::Response(response) => {
                     matcher.response(index);
-                    for (part_index, key) in pairing::calls_of(index, response.parts.iter()) {
-                        last_call.insert(key.clone(), index);
-                        matcher.call(
-                            Pos {
-                                message: index,
-                                part: part_index,
-                            },
-                            key,
-                        );
-                    }
                     for (part_index, part) in response.parts.iter().enumerate() {
+                        let pos = Pos {
+                            message: index,
+                            part: part_index,
+                        };
                         match part {
-                            ModelResponsePart::BuiltinToolCall(call) => {
-                                let pos = Pos {
-                                    message: index,
-                                    part: part_index,
-                                };
-                                builtin.call(pos, &call.tool_call_id);
-                                if let Some(id) = call.tool_call_id.get() {
-                                    last_builtin_call.insert(id.as_str(), index);
-                                }
+                            ModelResponsePart::ToolCall(call) => {
+                                matcher.call(pos, CallKey::of(&call.tool_call_id, index, part_index));
                             }
+                            ModelResponsePart::BuiltinToolCall(call) => builtin.call(pos, &call.tool_call_id),
                             ModelResponsePart::BuiltinToolReturn(ret) => match builtin.ret(&ret.tool_call_id) {
-                                Some(call) => block(call.message, index),
+                                BuiltinAnswer::Call(call) => block(call.message, index),
                                 // Its calls were answered already: hold the newest one with its
                                 // id, as for a misplaced tool result below.
-                                None => {
-                                    if let Some(&call_message) =
-                                        ret.tool_call_id.get().and_then(|id| last_builtin_call.get(id.as_str()))
-                                    {
-                                        block(call_message, index);
-                                    }
-                                }
+                                BuiltinAnswer::NoOpenCall { newest } => block(newest.message, index),
+                                BuiltinAnswer::NoSuchCall => {}
                             },
                             _ => {}
                         }
                     }
                 }
                 ModelMessage::Request(request) => {
-                    for (_, key) in pairing::results_of(index, request.parts.iter()) {
-                        match matcher.result(&key) {
+                    let mut user_prompt = false;
+                    let mut result = false;
+                    for (part_index, part) in request.parts.iter().enumerate() {
+                        user_prompt |= matches!(part, ModelRequestPart::UserPrompt(_));
+                        let Some(id) = pairing::result_id(part) else {
+                            continue;
+                        };
+                        result = true;
+                        match matcher.result(&CallKey::of(id, index, part_index)) {
                             Answer::Call(call) => block(call.message, index),
                             // A result whose calls were all answered or shadowed already is
                             // misplaced; cutting its calls away would make it an orphan too.
-                            Answer::NoOpenCall => {
-                                if let Some(&call_message) = last_call.get(&key) {
-                                    block(call_message, index);
-                                }
-                            }
+                            Answer::NoOpenCall { newest } => block(newest.message, index),
                             Answer::NoSuchCall => {}
                         }
                     }
+                    opens[index] = user_prompt && !result;
                 }
             }
         }
         let mut starts = Vec::new();
         let mut open = 0i64;
-        for (index, message) in history.iter().enumerate() {
+        for (index, &opens_turn) in opens.iter().enumerate() {
             open += blocked[index];
-            if index == 0 || (open == 0 && opens_turn(message)) {
+            if index == 0 || (open == 0 && opens_turn) {
                 starts.push(index);
             }
         }

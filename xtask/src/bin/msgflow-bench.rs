@@ -152,8 +152,8 @@ enum Output {
     /// A provider request, as JSON (outside the timing: for its size).
     Request(Box<dyn Fn() -> usize>),
     ProviderViolations(Vec<msgflow_providers::Violation>),
-    /// A trim window: where it starts, its new first message, the report.
-    Trimmed(usize, Option<ModelMessage>, msgflow_context::trim::TrimReport),
+    /// A trim window: where it starts, its new first message.
+    Trimmed(usize, Option<ModelMessage>),
     Tokens(usize),
     Nothing,
 }
@@ -218,7 +218,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         let counter = TokenCounter::new(tokenizer);
         let window =
             msgflow_context::trim::trim_window(parsed, msgflow_context::trim::Budget::Tokens(budget), &counter)?;
-        Ok(Output::Trimmed(window.start, window.first, window.report))
+        Ok(Output::Trimmed(window.start, window.first))
     };
     Ok(match op {
         Operation::StreamTextDeltas => {
@@ -330,14 +330,9 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
         }),
         Output::Request(size) => serde_json::json!({ "request_bytes": size() }),
         Output::ProviderViolations(violations) => serde_json::json!({ "violations": violations.len() }),
-        Output::Trimmed(start, first, report) => {
-            let kept = msgflow_context::trim::Window {
-                start: *start,
-                first: first.clone(),
-                kept: &parsed[*start..],
-                report: report.clone(),
-            }
-            .to_vec();
+        Output::Trimmed(start, first) => {
+            let skip = *start + usize::from(first.is_some());
+            let kept: Vec<ModelMessage> = first.iter().chain(&parsed[skip..]).cloned().collect();
             let violations = msgflow_sanitize::check(&kept);
             serde_json::json!({
                 "messages_before": parsed.len(),
