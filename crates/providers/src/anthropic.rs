@@ -153,43 +153,49 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
     let mut system_parts = Vec::new();
     let mut messages = Vec::new();
     let mut origins = Vec::new();
-    for message in &prepared.messages {
+    // The prepared items are moved into the blocks: every text is copied once, from the history.
+    for message in prepared.messages {
         let (role, items): (Role, Vec<(PartLocation, Block)>) = match message {
             Prepared::Request(parts) => {
                 let mut blocks = Vec::new();
                 for (at, item) in parts {
                     match item {
-                        RequestItem::SystemPrompt { content } => system_parts.push(content.as_str()),
+                        RequestItem::SystemPrompt { content } => system_parts.push(content),
                         // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
                         // prompt, sent as a `<system>` block in the user turn.
                         RequestItem::Note { content } => blocks.push((
-                            *at,
+                            at,
                             Block::Text {
-                                text: framing::system_frame(content),
+                                text: framing::system_frame(&content),
                             },
                         )),
                         RequestItem::User(UserText::Text(text)) => {
                             if !text.is_empty() {
-                                blocks.push((*at, Block::Text { text: text.clone() }));
+                                blocks.push((at, Block::Text { text }));
                             }
                         }
                         RequestItem::User(UserText::Items(texts)) => blocks.extend(
                             texts
-                                .iter()
+                                .into_iter()
                                 .filter(|text| !text.is_empty())
-                                .map(|text| (*at, Block::Text { text: text.clone() })),
+                                .map(|text| (at, Block::Text { text })),
                         ),
                         RequestItem::ToolReturn(result) => {
-                            let texts = prepare::content_items_unwrapped(result);
+                            let texts = prepare::content_items_unwrapped(&result);
                             let content = if texts.is_empty() {
                                 ToolResultContent::Text(String::new())
                             } else {
-                                ToolResultContent::Blocks(texts.into_iter().map(TextBlock::new).collect())
+                                ToolResultContent::Blocks(
+                                    texts
+                                        .into_iter()
+                                        .map(|text| TextBlock::new(text.into_owned()))
+                                        .collect(),
+                                )
                             };
                             blocks.push((
-                                *at,
+                                at,
                                 Block::ToolResult {
-                                    tool_use_id: result.id.clone(),
+                                    tool_use_id: result.id,
                                     content,
                                     is_error: result.outcome.is_error(),
                                 },
@@ -205,44 +211,38 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 for (at, item) in parts {
                     let block = match item {
                         ResponseItem::Text(text) if text.is_empty() => continue,
-                        ResponseItem::Text(text) => Block::Text { text: text.clone() },
+                        ResponseItem::Text(text) => Block::Text { text },
                         ResponseItem::Thinking(Thinking::Signed {
                             signature,
                             redacted: true,
                             ..
-                        }) => Block::RedactedThinking {
-                            data: signature.clone(),
-                        },
+                        }) => Block::RedactedThinking { data: signature },
                         ResponseItem::Thinking(Thinking::Signed {
                             content,
                             signature,
                             redacted: false,
                         }) => Block::Thinking {
-                            thinking: content.clone(),
-                            signature: signature.clone(),
+                            thinking: content,
+                            signature,
                         },
                         // `_append_model_response_turns`: reasoning carried in a user turn of its
                         // own, ahead of the assistant turn.
                         ResponseItem::Thinking(Thinking::Carried(text)) => {
-                            carried.push((*at, Block::Text { text: text.clone() }));
+                            carried.push((at, Block::Text { text }));
                             continue;
                         }
                         // Never prepared for this profile (`replays_own_items: false`, its own
                         // `ThinkingMode`).
                         other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
                             return Err(ExportError::unsupported(
-                                *at,
+                                at,
                                 "",
                                 &format!("a part prepared for another provider ({other:?})"),
                             ))
                         }
-                        ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
-                            id: id.clone(),
-                            name: name.clone(),
-                            input: args.clone(),
-                        },
+                        ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
                     };
-                    blocks.push((*at, block));
+                    blocks.push((at, block));
                 }
                 if let Some((start, _)) = carried.first() {
                     origins.push(Origin {

@@ -166,34 +166,35 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         start: at,
         blocks: Vec::new(),
     };
-    for message in &prepared.messages {
+    // The prepared items are moved into the request: every text is copied once, from the history.
+    for message in prepared.messages {
         match message {
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     messages.push(match item {
-                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => Message::System {
-                            content: content.clone(),
-                        },
+                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
+                            Message::System { content }
+                        }
                         RequestItem::User(UserText::Text(text)) => Message::User {
-                            content: UserContent::Text(text.clone()),
+                            content: UserContent::Text(text),
                         },
                         RequestItem::User(UserText::Items(texts)) => Message::User {
                             content: UserContent::Parts(
                                 texts
-                                    .iter()
+                                    .into_iter()
                                     .map(|text| TextContentPart {
                                         kind: crate::anthropic::TextType::Text,
-                                        text: text.clone(),
+                                        text,
                                     })
                                     .collect(),
                             ),
                         },
                         RequestItem::ToolReturn(result) => Message::Tool {
-                            tool_call_id: result.id.clone(),
-                            content: prepare::model_response_str(result, true),
+                            content: prepare::model_response_str(&result, true),
+                            tool_call_id: result.id,
                         },
                     });
-                    origins.push(single(*at));
+                    origins.push(single(at));
                 }
             }
             Prepared::Response(parts) => {
@@ -201,7 +202,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
                 let mut calls = Vec::new();
                 let mut call_origins = Vec::new();
-                for (at, item) in parts {
+                // Texts are joined (a copy each): borrowed from the prepared items.
+                for (at, item) in &parts {
                     match item {
                         ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
                             texts.push(text.as_str())
@@ -227,7 +229,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 kind: FunctionType::Function,
                                 function: FunctionCall {
                                     name: name.clone(),
-                                    arguments: prepare::json_text(&args.clone().into()),
+                                    arguments: prepare::object_text(args),
                                 },
                             });
                             call_origins.push(*at);

@@ -213,34 +213,35 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             content: Content::Text(content),
         })
     };
-    for prepared_message in &prepared.messages {
+    // The prepared items are moved into the request: every text is copied once, from the history.
+    for prepared_message in prepared.messages {
         match prepared_message {
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     input.push(match item {
                         RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
-                            message(Role::System, content.clone())
+                            message(Role::System, content)
                         }
-                        RequestItem::User(UserText::Text(text)) => message(Role::User, text.clone()),
+                        RequestItem::User(UserText::Text(text)) => message(Role::User, text),
                         RequestItem::User(UserText::Items(texts)) => Item::Message(InputMessage {
                             role: Role::User,
                             content: Content::Items(
                                 texts
-                                    .iter()
+                                    .into_iter()
                                     .map(|text| InputText {
                                         kind: InputTextType::InputText,
-                                        text: text.clone(),
+                                        text,
                                     })
                                     .collect(),
                             ),
                         }),
                         RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
-                            call_id: result.id.clone(),
-                            output: prepare::model_response_str(result, true),
+                            output: prepare::model_response_str(&result, true),
+                            call_id: result.id,
                         }),
                     });
                     origins.push(Origin {
-                        start: *at,
+                        start: at,
                         blocks: Vec::new(),
                     });
                 }
@@ -254,7 +255,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 for (at, item) in parts {
                     input.push(match item {
                         ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
-                            message(Role::Assistant, text.clone())
+                            message(Role::Assistant, text)
                         }
                         ResponseItem::Thinking(Thinking::Reasoning {
                             id,
@@ -262,19 +263,19 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             content,
                         }) => {
                             let same_item = reasoning_item.filter(|&index| {
-                                matches!(&input[index], Item::Typed(TypedItem::Reasoning { id: item_id, .. }) if item_id == id)
+                                matches!(&input[index], Item::Typed(TypedItem::Reasoning { id: item_id, .. }) if *item_id == id)
                             });
                             let index = match same_item {
                                 Some(index) => index,
                                 None if encrypted_content.is_some() || !content.is_empty() => {
                                     reasoning_item = Some(input.len());
                                     input.push(Item::Typed(TypedItem::Reasoning {
-                                        id: id.clone(),
+                                        id,
                                         summary: Vec::new(),
-                                        encrypted_content: encrypted_content.clone(),
+                                        encrypted_content,
                                     }));
                                     origins.push(Origin {
-                                        start: *at,
+                                        start: at,
                                         blocks: Vec::new(),
                                     });
                                     input.len() - 1
@@ -285,7 +286,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             if !content.is_empty() {
                                 if let Item::Typed(TypedItem::Reasoning { summary, .. }) = &mut input[index] {
                                     summary.push(SummaryText {
-                                        text: content.clone(),
+                                        text: content,
                                         kind: SummaryTextType::SummaryText,
                                     });
                                 }
@@ -296,7 +297,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         // has this id, takes the text; otherwise a new one does.
                         ResponseItem::ItemText { id, content } => {
                             let same_item = message_item.filter(|&index| {
-                                matches!(&input[index], Item::Typed(TypedItem::Message { id: item_id, .. }) if item_id == id)
+                                matches!(&input[index], Item::Typed(TypedItem::Message { id: item_id, .. }) if *item_id == id)
                             });
                             let index = match same_item {
                                 Some(index) => index,
@@ -304,12 +305,12 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                     message_item = Some(input.len());
                                     input.push(Item::Typed(TypedItem::Message {
                                         role: AssistantRole::Assistant,
-                                        id: id.clone(),
+                                        id,
                                         content: Vec::new(),
                                         status: Status::Completed,
                                     }));
                                     origins.push(Origin {
-                                        start: *at,
+                                        start: at,
                                         blocks: Vec::new(),
                                     });
                                     input.len() - 1
@@ -317,7 +318,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             };
                             if let Item::Typed(TypedItem::Message { content: texts, .. }) = &mut input[index] {
                                 texts.push(OutputText {
-                                    text: content.clone(),
+                                    text: content,
                                     kind: OutputTextType::OutputText,
                                     annotations: Vec::new(),
                                 });
@@ -326,7 +327,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         }
                         ResponseItem::Thinking(other) => {
                             return Err(ExportError::unsupported(
-                                *at,
+                                at,
                                 "",
                                 &format!("a thinking part prepared for another provider ({other:?})"),
                             ))
@@ -337,14 +338,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             args,
                             item_id,
                         } => Item::Typed(TypedItem::FunctionCall {
-                            name: name.clone(),
-                            arguments: prepare::json_text(&args.clone().into()),
-                            call_id: id.clone(),
-                            id: item_id.clone(),
+                            name,
+                            arguments: prepare::object_text(&args),
+                            call_id: id,
+                            id: item_id,
                         }),
                     });
                     origins.push(Origin {
-                        start: *at,
+                        start: at,
                         blocks: Vec::new(),
                     });
                 }

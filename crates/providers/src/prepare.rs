@@ -8,6 +8,8 @@
 //! msgflow exports a subset of what pydantic-ai can send (see [`crate::Unsupported`]); everything
 //! outside it is refused with its location instead of being guessed at.
 
+use std::borrow::Cow;
+
 use msgflow_wire::{
     Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, SystemPromptScope, ThinkingPart,
     ToolReturnOutcome, UserContent, UserPromptContent,
@@ -1058,6 +1060,11 @@ pub(crate) fn args_as_dict(args: &Field<RawJson>) -> Map<String, Value> {
     }
 }
 
+/// The JSON text of an object (what [`json_text`] gives for it as a `Value`).
+pub(crate) fn object_text(map: &Map<String, Value>) -> String {
+    serde_json::to_string(map).expect("a serde_json::Map always serialises")
+}
+
 /// `_tool_return_text`: a non-string value's compact JSON text (pydantic-core's `to_json`, which
 /// serde_json 1.0.154 matches).
 pub(crate) fn json_text(value: &Value) -> String {
@@ -1068,13 +1075,20 @@ pub(crate) fn json_text(value: &Value) -> String {
 }
 
 /// `content_items(mode='str', wrap_if_error=False)`: the text items Anthropic sends as a
-/// `tool_result`'s blocks.
-pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
+/// `tool_result`'s blocks (a string item borrowed from the result, so that looking for
+/// lookalikes in it copies nothing).
+pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<Cow<'_, str>> {
+    fn item(value: &Value) -> Cow<'_, str> {
+        match value {
+            Value::String(text) => Cow::Borrowed(text.as_str()),
+            other => Cow::Owned(json_text(other)),
+        }
+    }
     match &result.content {
         // A retry's validation errors are one JSON array the model is shown whole.
-        Value::Array(_) if result.outcome == Outcome::Retried => vec![model_response_str(result, false)],
-        Value::Array(items) => items.iter().map(json_text).collect(),
-        other => vec![json_text(other)],
+        Value::Array(_) if result.outcome == Outcome::Retried => vec![Cow::Owned(model_response_str(result, false))],
+        Value::Array(items) => items.iter().map(item).collect(),
+        other => vec![item(other)],
     }
 }
 
