@@ -150,9 +150,11 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
+    // About one message (or item) per history message: sized up front, not grown and copied.
+    let capacity = prepared.messages.len();
     let mut system_parts = Vec::new();
-    let mut messages = Vec::new();
-    let mut origins = Vec::new();
+    let mut messages = Vec::with_capacity(capacity);
+    let mut origins = Vec::with_capacity(capacity);
     // The prepared items are moved into the blocks: every text is copied once, from the history.
     for message in prepared.messages {
         let (role, items): (Role, Vec<(PartLocation, Block)>) = match message {
@@ -181,23 +183,19 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 .map(|text| (at, Block::Text { text })),
                         ),
                         RequestItem::ToolReturn(result) => {
-                            let texts = prepare::content_items_unwrapped(&result);
+                            let is_error = result.outcome.is_error();
+                            let texts = prepare::into_content_items_unwrapped(result.content, result.outcome);
                             let content = if texts.is_empty() {
                                 ToolResultContent::Text(String::new())
                             } else {
-                                ToolResultContent::Blocks(
-                                    texts
-                                        .into_iter()
-                                        .map(|text| TextBlock::new(text.into_owned()))
-                                        .collect(),
-                                )
+                                ToolResultContent::Blocks(texts.into_iter().map(TextBlock::new).collect())
                             };
                             blocks.push((
                                 at,
                                 Block::ToolResult {
                                     tool_use_id: result.id,
                                     content,
-                                    is_error: result.outcome.is_error(),
+                                    is_error,
                                 },
                             ));
                         }

@@ -160,8 +160,10 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
-    let mut messages = Vec::new();
-    let mut origins = Vec::new();
+    // About one message (or item) per history message: sized up front, not grown and copied.
+    let capacity = prepared.messages.len();
+    let mut messages = Vec::with_capacity(capacity);
+    let mut origins = Vec::with_capacity(capacity);
     let single = |at: PartLocation| Origin {
         start: at,
         blocks: Vec::new(),
@@ -190,7 +192,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             ),
                         },
                         RequestItem::ToolReturn(result) => Message::Tool {
-                            content: prepare::model_response_str(&result, true),
+                            content: prepare::model_response_str(result.content, result.outcome, true),
                             tool_call_id: result.id,
                         },
                     });

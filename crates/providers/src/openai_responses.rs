@@ -205,8 +205,10 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
-    let mut input = Vec::new();
-    let mut origins = Vec::new();
+    // About one message (or item) per history message: sized up front, not grown and copied.
+    let capacity = prepared.messages.len();
+    let mut input = Vec::with_capacity(capacity);
+    let mut origins = Vec::with_capacity(capacity);
     let message = |role, content: String| {
         Item::Message(InputMessage {
             role,
@@ -236,7 +238,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             ),
                         }),
                         RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
-                            output: prepare::model_response_str(&result, true),
+                            output: prepare::model_response_str(result.content, result.outcome, true),
                             call_id: result.id,
                         }),
                     });

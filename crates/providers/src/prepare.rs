@@ -9,6 +9,7 @@
 //! outside it is refused with its location instead of being guessed at.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use msgflow_wire::{
     Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, SystemPromptScope, ThinkingPart,
@@ -188,6 +189,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
     // lookalikes in it (`_carried_thinking_notes` reads them).
     let carried = carried_thinking(history, profile)?;
+    // A part's JSON path, for the errors: written into one buffer, not allocated per part.
+    let mut path = String::new();
     for (message_index, message) in history.iter().enumerate() {
         match message {
             ModelMessage::Request(request) => {
@@ -202,7 +205,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         message: message_index,
                         part: part_index,
                     };
-                    let path = format!("$[{message_index}].parts[{part_index}]");
+                    path.clear();
+                    let _ = write!(path, "$[{message_index}].parts[{part_index}]");
                     let standing = leading_system && matches!(part, ModelRequestPart::SystemPrompt(_));
                     leading_system = standing;
                     standing_count += usize::from(standing);
@@ -301,7 +305,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         message: message_index,
                         part: part_index,
                     };
-                    let path = format!("$[{message_index}].parts[{part_index}]");
+                    path.clear();
+                    let _ = write!(path, "$[{message_index}].parts[{part_index}]");
                     if let Some(item) = response_item(response, part, at, &path, profile, replay)? {
                         items.push((at, item));
                     }
@@ -1065,6 +1070,15 @@ pub(crate) fn object_text(map: &Map<String, Value>) -> String {
     serde_json::to_string(map).expect("a serde_json::Map always serialises")
 }
 
+/// [`json_text`] of a value the caller gives up: a string (the common tool output) is moved into
+/// the request, not copied.
+fn into_json_text(value: Value) -> String {
+    match value {
+        Value::String(text) => text,
+        other => json_text(&other),
+    }
+}
+
 /// `_tool_return_text`: a non-string value's compact JSON text (pydantic-core's `to_json`, which
 /// serde_json 1.0.154 matches).
 pub(crate) fn json_text(value: &Value) -> String {
@@ -1086,35 +1100,52 @@ pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<Cow<'_, str>> 
     }
     match &result.content {
         // A retry's validation errors are one JSON array the model is shown whole.
-        Value::Array(_) if result.outcome == Outcome::Retried => vec![Cow::Owned(model_response_str(result, false))],
+        Value::Array(_) if result.outcome == Outcome::Retried => {
+            vec![Cow::Owned(model_response_str(
+                result.content.clone(),
+                result.outcome,
+                false,
+            ))]
+        }
         Value::Array(items) => items.iter().map(item).collect(),
         other => vec![item(other)],
     }
 }
 
-/// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result.
-pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> String {
+/// [`content_items_unwrapped`] of a result the caller gives up, as the texts Anthropic sends: the
+/// same items, moved.
+pub(crate) fn into_content_items_unwrapped(content: Value, outcome: Outcome) -> Vec<String> {
+    match content {
+        Value::Array(_) if outcome == Outcome::Retried => vec![model_response_str(content, outcome, false)],
+        Value::Array(items) => items.into_iter().map(into_json_text).collect(),
+        other => vec![into_json_text(other)],
+    }
+}
+
+/// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result
+/// (taken by value: a string result is moved into the request).
+pub(crate) fn model_response_str(content: Value, outcome: Outcome, wrap_if_error: bool) -> String {
     // `_unwrap_data`: an empty list is no data; a scalar stays itself.
-    let value = match &result.content {
-        Value::Array(items) if items.is_empty() => &Value::Null,
+    let value = match content {
+        Value::Array(items) if items.is_empty() => Value::Null,
         other => other,
     };
-    let response = match value {
+    let text = |value: Value| match value {
         Value::Null => String::new(),
-        other => json_text(other),
+        other => into_json_text(other),
     };
-    if wrap_if_error && result.outcome.is_error() {
+    if wrap_if_error && outcome.is_error() {
         // `_error_value`: a retry's structured data goes in as it is, anything else as its text.
-        let error = if result.outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
-            value.clone()
+        let error = if outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
+            value
         } else {
-            Value::String(response)
+            Value::String(text(value))
         };
         let mut wrapper = Map::new();
         wrapper.insert("error".to_owned(), error);
-        return json_text(&Value::Object(wrapper));
+        return object_text(&wrapper);
     }
-    response
+    text(value)
 }
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters: the last
