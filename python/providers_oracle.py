@@ -16,7 +16,8 @@ Usage (one process for a whole batch):
     python providers_oracle.py --cases FILE.jsonl --out FILE.jsonl
 
 Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}``; each output line is
-``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, in input order.
+``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, and for OpenAI
+Chat with each profile setting msgflow offers as an option (``openai-chat+thinking=<mode>``), in input order.
 """
 
 from __future__ import annotations
@@ -39,12 +40,31 @@ from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
 DUMMY_KEY = "msgflow-oracle-never-sent"
 
 
+# The profile settings msgflow offers as options (`msgflow export --openai-chat-thinking MODE`), each
+# a model of its own here, named `<provider>+<option>=<value>` as xtask's conformance check names them.
+CHAT_THINKING_PROFILES = {
+    "tags": {"openai_chat_send_back_thinking_parts": "tags"},
+    "field:reasoning_content": {
+        "openai_chat_send_back_thinking_parts": "field",
+        "openai_chat_thinking_field": "reasoning_content",
+    },
+    "field:thoughts": {"openai_chat_send_back_thinking_parts": "field", "openai_chat_thinking_field": "thoughts"},
+    "off": {"openai_chat_send_back_thinking_parts": False},
+}
+
+
 def build_models() -> dict:
-    return {
+    models = {
         "anthropic": AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(api_key=DUMMY_KEY)),
         "openai-chat": OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY)),
         "openai-responses": OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(api_key=DUMMY_KEY)),
     }
+    for mode, profile in CHAT_THINKING_PROFILES.items():
+        # A partial profile is merged over gpt-4o's (`Model.profile`, step 4).
+        models[f"openai-chat+thinking={mode}"] = OpenAIChatModel(
+            "gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY), profile=profile
+        )
+    return models
 
 
 def to_json_value(value):
@@ -62,7 +82,8 @@ def _is_omitted(value) -> bool:
     return type(value).__name__ in ("Omit", "NotGiven")
 
 
-async def export(provider: str, model, history: list) -> dict:
+async def export(name: str, model, history: list) -> dict:
+    provider = name.split("+", 1)[0]
     settings, params = model.prepare_request(None, ModelRequestParameters())
     settings = settings or {}
     prepared = model.prepare_messages(history, params)

@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use msgflow_providers::{ExportError, Provider};
+use msgflow_providers::{ExportError, ExportOptions, Provider};
 use msgflow_wire::arbitrary::{history, Flavour};
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{json, Value};
@@ -35,6 +35,9 @@ const CORE_COUNT: usize = 3000;
 const FRAMES_COUNT: usize = 1000;
 /// Arbitrary pydantic-ai histories per run (mostly outside the subset: they check the refusals).
 const ARBITRARY_COUNT: usize = 300;
+/// The OpenAI Chat thinking modes compared besides the default (`'auto'`), as
+/// `--openai-chat-thinking` spells them.
+const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
 /// Mismatches shown in detail.
 const SHOWN: usize = 12;
 
@@ -121,36 +124,52 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let thinking_cases = cases.iter().filter(|(name, _)| name.ends_with("-thinking")).count();
     let mut outside = BTreeMap::<String, usize>::new();
     let mut failures = Vec::new();
+    // Each provider with its default profile, and OpenAI Chat with each thinking mode msgflow
+    // offers (`python/providers_oracle.py` builds a model per mode with the same names).
+    let mut targets: Vec<(String, Provider, ExportOptions)> = Provider::EXPORTABLE
+        .into_iter()
+        .map(|provider| (provider.name().to_owned(), provider, ExportOptions::default()))
+        .collect();
+    for mode in CHAT_THINKING_MODES {
+        let options = ExportOptions {
+            openai_chat_thinking: mode.parse().map_err(|err: String| anyhow::anyhow!(err))?,
+        };
+        targets.push((format!("openai-chat+thinking={mode}"), Provider::OpenAiChat, options));
+    }
     for ((name, history_value), answer) in cases.iter().zip(&oracle) {
         let history = msgflow_wire::from_str(&history_value.to_string())
             .with_context(|| format!("msgflow cannot read case {name}"))?;
-        for provider in Provider::EXPORTABLE {
-            let expected = &answer[provider.name()];
+        for (label, provider, options) in &targets {
+            let (label, provider) = (label.as_str(), *provider);
+            let expected = &answer[label];
             if expected.get("invalid").is_some() {
                 failures.push(format!(
-                    "{name} / {provider}: pydantic-ai rejects the history: {}",
+                    "{name} / {label}: pydantic-ai rejects the history: {}",
                     expected["invalid"]
                 ));
                 continue;
             }
-            match (msgflow_providers::export(&history, provider), expected.get("request")) {
+            match (
+                msgflow_providers::export_with(&history, provider, options),
+                expected.get("request"),
+            ) {
                 (Ok(actual), Some(request)) => {
                     if json_equal(&actual, request) {
-                        *equal.entry(provider.name()).or_default() += 1;
+                        *equal.entry(label).or_default() += 1;
                         if name.ends_with("-thinking") {
-                            *thinking.entry(provider.name()).or_default() += 1;
+                            *thinking.entry(label).or_default() += 1;
                         }
                         if actual.to_string().contains(LOOKALIKE_NOTE_MARK) {
-                            *noted.entry(provider.name()).or_default() += 1;
+                            *noted.entry(label).or_default() += 1;
                         }
                     } else {
                         failures.push(format!(
-                            "{name} / {provider}: requests differ\n  msgflow:    {actual}\n  pydantic-ai: {request}"
+                            "{name} / {label}: requests differ\n  msgflow:    {actual}\n  pydantic-ai: {request}"
                         ));
                     }
                 }
                 (Ok(_), None) => failures.push(format!(
-                    "{name} / {provider}: pydantic-ai refuses ({}) but msgflow exports",
+                    "{name} / {label}: pydantic-ai refuses ({}) but msgflow exports",
                     expected["refused"]
                 )),
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
@@ -161,7 +180,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                             && what.starts_with(ANTHROPIC_MID_SYSTEM));
                     if own_subset && !allowed {
                         failures.push(format!(
-                            "{name} / {provider}: msgflow refuses a case of its own subset: {what}"
+                            "{name} / {label}: msgflow refuses a case of its own subset: {what}"
                         ));
                     }
                     if answer.is_none() {
@@ -169,14 +188,15 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     }
                     *outside.entry(what).or_default() += 1;
                 }
-                (Err(error), _) => failures.push(format!("{name} / {provider}: {error}")),
+                (Err(error), _) => failures.push(format!("{name} / {label}: {error}")),
             }
         }
     }
     println!(
-        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} providers",
+        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} \
+         providers and profiles",
         cases.len(),
-        Provider::EXPORTABLE.len()
+        targets.len()
     );
     for (provider, count) in &equal {
         let noted = noted.get(provider).copied().unwrap_or_default();

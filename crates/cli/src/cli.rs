@@ -308,6 +308,18 @@ pub struct CheckArgs {
     /// anthropic, openai-chat, openai-responses or gemini.
     #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
     pub provider: Option<msgflow_providers::Provider>,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// The model profile's settings that change a provider's request (`export`, `check --provider`).
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// How OpenAI Chat sends thinking back (the profile's `openai_chat_send_back_thinking_parts`):
+    /// auto (gpt-4o's default: a part from a `reasoning`-like field of OpenAI's goes back in it,
+    /// others as <think> text), tags, field:NAME (every part in the field NAME) or off.
+    #[arg(long, value_name = "MODE", value_parser = crate::commands::parse_chat_thinking)]
+    pub openai_chat_thinking: Option<msgflow_providers::openai_chat::ChatThinking>,
 }
 
 /// `msgflow repair`.
@@ -349,6 +361,8 @@ pub struct ExportArgs {
     /// The provider whose request to build: anthropic, openai-chat or openai-responses.
     #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
     pub to: msgflow_providers::Provider,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
 }
 
 /// `msgflow assemble`.

@@ -104,3 +104,35 @@ fn export_refuses_what_it_does_not_reproduce_with_exit_2_and_the_location() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn export_and_check_take_the_openai_chat_thinking_mode_of_the_profile() {
+    let fixture = root().join("tests/fixtures/providers/thinking-openai-chat-field.json");
+    let export = |mode: &str| {
+        let output = msgflow()
+            .args(["export", "--to", "openai-chat", "--openai-chat-thinking", mode])
+            .arg(&fixture)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{mode}");
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    assert_eq!(export("field:thoughts")["messages"][1]["thoughts"], "Use ls.");
+    assert_eq!(export("auto")["messages"][1]["reasoning"], "Use ls.");
+    assert!(!export("off").to_string().contains("Use ls."));
+    msgflow()
+        .args(["check", "--provider", "openai-chat", "--openai-chat-thinking", "tags"])
+        .arg(&fixture)
+        .assert()
+        .code(0);
+    // A mode for another provider, or one that names a key of the message, is a usage error.
+    for args in [
+        ["export", "--to", "anthropic", "--openai-chat-thinking", "off"],
+        ["export", "--to", "openai-chat", "--openai-chat-thinking", "field:role"],
+        ["check", "--provider", "gemini", "--openai-chat-thinking", "off"],
+    ] {
+        let output = msgflow().args(args).arg(&fixture).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
+    }
+}

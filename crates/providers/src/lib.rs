@@ -38,7 +38,7 @@ use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
-pub use rules::{check, Rule, Violation};
+pub use rules::{check, check_with, Rule, Violation};
 
 /// A position in the history: message index and part index, as `msgflow check` reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -189,16 +189,35 @@ impl ExportError {
     }
 }
 
+/// The model profile's settings, where they differ from the default profile of each provider's
+/// model and change the request: what `msgflow export` and `check --provider` take as options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// How OpenAI Chat sends thinking back (`openai_chat_send_back_thinking_parts`).
+    pub openai_chat_thinking: openai_chat::ChatThinking,
+}
+
 /// The request for `provider` as a JSON value (what `msgflow export --to` prints).
 ///
 /// Gemini has rules but no export: it returns [`ExportError::NoExport`].
 pub fn export(history: &[ModelMessage], provider: Provider) -> Result<serde_json::Value, ExportError> {
+    export_with(history, provider, &ExportOptions::default())
+}
+
+/// [`export`] with a profile's settings other than the defaults.
+pub fn export_with(
+    history: &[ModelMessage],
+    provider: Provider,
+    options: &ExportOptions,
+) -> Result<serde_json::Value, ExportError> {
     fn to_value<R: Serialize>(request: &R) -> serde_json::Value {
         serde_json::to_value(request).expect("the request types always serialise")
     }
     match provider {
         Provider::Anthropic => anthropic::export(history).map(|exported| to_value(&exported.request)),
-        Provider::OpenAiChat => openai_chat::export(history).map(|exported| to_value(&exported.request)),
+        Provider::OpenAiChat => {
+            openai_chat::export_with(history, &options.openai_chat_thinking).map(|exported| to_value(&exported.request))
+        }
         Provider::OpenAiResponses => openai_responses::export(history).map(|exported| to_value(&exported.request)),
         Provider::Gemini => Err(ExportError::NoExport("gemini")),
     }

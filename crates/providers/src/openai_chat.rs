@@ -9,6 +9,8 @@
 //! `_map_response_thinking_part`: in a field or as `<think>` text) and `_map_messages`' `'auto'`
 //! backfill of a thinking field.
 
+use std::borrow::Cow;
+
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 
@@ -153,12 +155,73 @@ fn backfill_thinking_field(messages: &mut [Message]) {
     }
 }
 
-/// The request `OpenAIChatModel` would send for `history`.
-pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    export_inner(history).map_err(|error| error.for_provider(Provider::OpenAiChat))
+/// How `OpenAIChatModel` sends thinking parts back: the profile's
+/// `openai_chat_send_back_thinking_parts` (with `openai_chat_thinking_field` for [`Field`]).
+/// `gpt-4o`'s profile uses [`Auto`]; a provider serving another model through the Chat
+/// Completions API may set another mode, which changes the request.
+///
+/// ```
+/// use msgflow_providers::openai_chat::ChatThinking;
+/// assert_eq!("field:reasoning_content".parse(), Ok(ChatThinking::Field("reasoning_content".into())));
+/// assert_eq!("off".parse(), Ok(ChatThinking::Off));
+/// assert!("field:role".parse::<ChatThinking>().is_err());
+/// ```
+///
+/// [`Field`]: ChatThinking::Field
+/// [`Auto`]: ChatThinking::Auto
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ChatThinking {
+    /// `'auto'`: a part from a field of this same provider (`reasoning`, `reasoning_content`:
+    /// its id) goes back in that field, any other as `<think>` text; when the request sends
+    /// exactly one of the fields `_process_thinking` reads, the tool-calling turns after the
+    /// last user message get it empty.
+    #[default]
+    Auto,
+    /// `'tags'`: every thinking part as `<think>` text of its assistant message.
+    Tags,
+    /// `'field'`: every thinking part in this field of its assistant message; from the first
+    /// response holding a thinking part on, tool-calling turns without the field get it empty.
+    Field(String),
+    /// `False`: no thinking is sent.
+    Off,
 }
 
-fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+/// The keys of an assistant message a thinking field would overwrite.
+const MESSAGE_KEYS: [&str; 3] = ["role", "content", "tool_calls"];
+
+impl std::str::FromStr for ChatThinking {
+    type Err = String;
+
+    /// `auto`, `tags`, `off`, or `field:NAME`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "auto" => Ok(ChatThinking::Auto),
+            "tags" => Ok(ChatThinking::Tags),
+            "off" => Ok(ChatThinking::Off),
+            _ => match text.strip_prefix("field:") {
+                Some(name) if MESSAGE_KEYS.contains(&name) => Err(format!(
+                    "the thinking field `{name}` is a key of the assistant message it would be sent in"
+                )),
+                Some(name) if !name.is_empty() => Ok(ChatThinking::Field(name.to_owned())),
+                _ => Err(format!(
+                    "unknown thinking mode `{text}`: expected auto, tags, off or field:NAME"
+                )),
+            },
+        }
+    }
+}
+
+/// The request `OpenAIChatModel` would send for `history`.
+pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
+    export_with(history, &ChatThinking::Auto)
+}
+
+/// [`export`] for a profile that sends thinking back as `thinking` says.
+pub fn export_with(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exported<Request>, ExportError> {
+    export_inner(history, thinking).map_err(|error| error.for_provider(Provider::OpenAiChat))
+}
+
+fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
     // About one message (or item) per history message: sized up front, not grown and copied.
     let capacity = prepared.messages.len();
@@ -169,6 +232,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         blocks: Vec::new(),
     };
     // The prepared items are moved into the request: every text is copied once, from the history.
+    let mut field_backfill = false;
     for message in prepared.messages {
         match message {
             Prepared::Request(parts) => {
@@ -200,6 +264,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 }
             }
             Prepared::Response(parts) => {
+                // `'field'` mode's backfill starts at the first response that thinks.
+                field_backfill |= parts.iter().any(|(_, item)| matches!(item, ResponseItem::Thinking(_)));
                 let mut texts = Vec::new();
                 let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
                 let mut calls = Vec::new();
@@ -207,13 +273,28 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 // Texts are joined (a copy each): borrowed from the prepared items.
                 for (at, item) in &parts {
                     match item {
-                        ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
-                            texts.push(text.as_str())
-                        }
-                        ResponseItem::Thinking(Thinking::Field { name, content }) => {
-                            match fields.iter_mut().find(|(field, _)| field == name) {
+                        ResponseItem::Text(text) => texts.push(Cow::Borrowed(text.as_str())),
+                        ResponseItem::Thinking(Thinking::Chat { content, auto_field }) => {
+                            let field = match (thinking, auto_field) {
+                                (ChatThinking::Off, _) => continue,
+                                (ChatThinking::Auto, Some(field)) => field.as_str(),
+                                (ChatThinking::Field(field), _) => field.as_str(),
+                                (ChatThinking::Auto | ChatThinking::Tags, _) => {
+                                    texts.push(Cow::Owned(prepare::tagged_thinking(content)));
+                                    continue;
+                                }
+                            };
+                            if MESSAGE_KEYS.contains(&field) {
+                                return Err(ExportError::unsupported(
+                                    *at,
+                                    &format!("$[{}].parts[{}].id", at.message, at.part),
+                                    "a thinking part sent back in a field named like a key of the assistant message \
+                                     (`role`, `content`, `tool_calls`)",
+                                ));
+                            }
+                            match fields.iter_mut().find(|(name, _)| *name == field) {
                                 Some((_, contents)) => contents.push(content),
-                                None => fields.push((name, vec![content])),
+                                None => fields.push((field, vec![content])),
                             }
                         }
                         // Never prepared for this profile (`replays_own_items: false`, its own
@@ -243,10 +324,15 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     continue;
                 }
                 // `_into_message_param`: each field's contents joined by a blank line.
-                let thinking_fields = fields
+                let mut thinking_fields: Map<String, Value> = fields
                     .into_iter()
                     .map(|(name, contents)| (name.to_owned(), Value::String(contents.join("\n\n"))))
                     .collect();
+                if let ChatThinking::Field(field) = thinking {
+                    if field_backfill && !calls.is_empty() && !thinking_fields.contains_key(field) {
+                        thinking_fields.insert(field.clone(), Value::String(String::new()));
+                    }
+                }
                 messages.push(Message::Assistant {
                     thinking_fields,
                     content: (!texts.is_empty()).then(|| texts.join("\n\n")),
@@ -259,7 +345,9 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             }
         }
     }
-    backfill_thinking_field(&mut messages);
+    if *thinking == ChatThinking::Auto {
+        backfill_thinking_field(&mut messages);
+    }
     if let Some((at, instructions)) = prepared.instructions {
         // `_map_messages`: the instruction messages go after the leading system messages.
         let leading = messages

@@ -108,9 +108,12 @@ pub(crate) enum Thinking {
     /// reasoning in an `<assistant_thinking>` frame, carried in a user turn ahead of the assistant
     /// turn. Never empty (an empty part is left out).
     Carried(String),
-    /// OpenAI Chat's `'auto'` send-back through a field (`_auto_thinking_field`): the field is the
-    /// part's id.
-    Field { name: String, content: String },
+    /// An OpenAI Chat thinking part, with the field `'auto'` sends it back in
+    /// (`_auto_thinking_field`, `None`: as tagged text); `openai_chat::ChatThinking` decides.
+    Chat {
+        content: String,
+        auto_field: Option<String>,
+    },
     /// An OpenAI Responses reasoning item (`_map_thinking_to_reasoning_item`): its id, the
     /// encrypted content when the model accepts it, and the content as a summary.
     Reasoning {
@@ -441,7 +444,7 @@ fn truthy(value: &Value) -> bool {
 
 /// `render_replayed_thinking` on a profile without `mimics_assistant_message_formatting`: the
 /// content between the profile's thinking tags, each on its own line.
-fn tagged_thinking(content: &str) -> String {
+pub(crate) fn tagged_thinking(content: &str) -> String {
     let (start, end) = DEFAULT_THINKING_TAGS;
     format!("{start}\n{content}\n{end}")
 }
@@ -966,21 +969,14 @@ fn thinking_item(
         // `_map_response_thinking_part` with `'auto'`: reasoning from a field of this same provider
         // (`_auto_thinking_field`: an id other than `content`) goes back in that field, the rest
         // as tagged text of the assistant message (`_map_response_thinking_as_text`).
-        ThinkingMode::OpenAiChat => match id {
-            Some(id) if id != "content" && provider_name.map(String::as_str) == Some(profile.system) => {
-                if matches!(id.as_str(), "role" | "tool_calls") {
-                    return Err(ExportError::unsupported(
-                        at,
-                        &format!("{path}.id"),
-                        "a thinking part whose id names a key of the assistant message pydantic-ai sends it back in (`role`, `tool_calls`)",
-                    ));
-                }
-                Thinking::Field {
-                    name: id.clone(),
-                    content: content.clone(),
-                }
-            }
-            _ => Thinking::Tagged(tagged_thinking(content)),
+        // `_map_response_thinking_part`: where the part goes depends on the send-back mode
+        // (`openai_chat::ChatThinking`); the mapping decides, given the field `'auto'` would use
+        // (`_auto_thinking_field`: an id other than `content`, from this same provider).
+        ThinkingMode::OpenAiChat => Thinking::Chat {
+            content: content.clone(),
+            auto_field: id
+                .filter(|id| *id != "content" && provider_name.map(String::as_str) == Some(profile.system))
+                .cloned(),
         },
         ThinkingMode::OpenAiResponses => {
             // `raw_content` from this provider (gpt-oss raw chain of thought) goes back as the

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::anthropic::{self, Block, Role as AnthropicRole};
 use crate::openai_chat::{self, Message as ChatMessage};
 use crate::openai_responses::{self, Item, TypedItem};
-use crate::{ExportError, PartLocation, Provider};
+use crate::{ExportError, ExportOptions, PartLocation, Provider};
 
 /// One rule a provider's API enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -222,9 +222,18 @@ impl Violation {
 /// Anthropic and OpenAI rules are evaluated on the exported request, so a history msgflow cannot
 /// export yet is an error ([`ExportError`]).
 pub fn check(history: &[ModelMessage], provider: Provider) -> Result<Vec<Violation>, ExportError> {
+    check_with(history, provider, &ExportOptions::default())
+}
+
+/// [`check`] on the request a profile with `options` exports.
+pub fn check_with(
+    history: &[ModelMessage],
+    provider: Provider,
+    options: &ExportOptions,
+) -> Result<Vec<Violation>, ExportError> {
     let mut violations = match provider {
         Provider::Anthropic => check_anthropic(history)?,
-        Provider::OpenAiChat => check_openai_chat(history)?,
+        Provider::OpenAiChat => check_openai_chat(history, options)?,
         Provider::OpenAiResponses => check_openai_responses(history)?,
         Provider::Gemini => check_gemini(history),
     };
@@ -325,8 +334,8 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
     Ok(violations)
 }
 
-fn check_openai_chat(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
-    let exported = openai_chat::export(history)?;
+fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
+    let exported = openai_chat::export_with(history, &options.openai_chat_thinking)?;
     let messages = &exported.request.messages;
     let provider = Provider::OpenAiChat;
     let mut violations = Vec::new();

@@ -9,7 +9,8 @@
 
 use std::path::Path;
 
-use msgflow_providers::{export, ExportError, Provider};
+use msgflow_providers::openai_chat::ChatThinking;
+use msgflow_providers::{export, export_with, ExportError, ExportOptions, Provider};
 use serde_json::{json, Value};
 
 fn fixtures() -> &'static Path {
@@ -162,7 +163,7 @@ fn what_pydantic_ai_would_not_send_back_as_written_is_refused() {
     // A field id that is a key of the assistant message itself.
     let history =
         response_with(json!({"part_kind": "thinking", "content": "x", "id": "tool_calls", "provider_name": "openai"}));
-    assert!(refusal(&history, Provider::OpenAiChat).contains("`role`, `tool_calls`"));
+    assert!(refusal(&history, Provider::OpenAiChat).contains("`role`, `content`, `tool_calls`"));
     assert!(export(&history, Provider::OpenAiResponses).is_ok());
     // OpenAI's raw chain of thought (gpt-oss), which goes back as reasoning content.
     let history = response_with(
@@ -229,4 +230,80 @@ fn a_gpt_5_session_goes_back_to_gpt_5_with_its_item_ids_only_from_its_own_endpoi
     // gpt-4o takes OpenAI's reasoning back in a field named by its id, as pydantic-ai sends it.
     assert_eq!(exported["openai-chat"]["messages"][2]["rs_a1"], "**Checking timings**");
     insta::assert_snapshot!("openai-responses-own", serde_json::to_string_pretty(&exported).unwrap());
+}
+
+/// The OpenAI Chat thinking modes msgflow offers besides gpt-4o's `'auto'`, as the fixtures'
+/// expected requests name them (`openai-chat+thinking=<mode>`, built by pydantic-ai with the
+/// profile setting merged over gpt-4o's).
+const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
+
+#[test]
+fn every_openai_chat_thinking_mode_exports_what_pydantic_ai_sends_with_that_profile() {
+    for name in [
+        "anthropic-signed",
+        "codex-reasoning",
+        "openai-chat-field",
+        "openai-responses-own",
+        "other-providers",
+    ] {
+        let history = fixture(name);
+        let expected = expected(name);
+        for mode in CHAT_THINKING_MODES {
+            let options = ExportOptions {
+                openai_chat_thinking: mode.parse().unwrap(),
+            };
+            let actual = export_with(&history, Provider::OpenAiChat, &options)
+                .unwrap_or_else(|error| panic!("{name} / {mode}: {error}"));
+            let request = &expected[format!("openai-chat+thinking={mode}")]["request"];
+            assert!(request.is_object(), "pydantic-ai sends a request for {name} / {mode}");
+            assert_eq!(&actual, request, "{name} / {mode}");
+        }
+    }
+}
+
+#[test]
+fn in_field_mode_every_thinking_part_goes_in_the_field_and_later_tool_calls_get_it_empty() {
+    let history = fixture("openai-chat-field");
+    let export = |mode: &str| {
+        let options = ExportOptions {
+            openai_chat_thinking: mode.parse().unwrap(),
+        };
+        export_with(&history, Provider::OpenAiChat, &options).unwrap()
+    };
+    let field = export("field:thoughts");
+    let messages = field["messages"].as_array().unwrap();
+    assert_eq!(messages[1]["thoughts"], "Use ls.");
+    assert_eq!(
+        messages[3]["thoughts"], "",
+        "backfilled on the tool-calling turn after thinking"
+    );
+    // `off` sends no thinking at all; `tags` sends it as `<think>` text.
+    let off = export("off");
+    assert!(off.to_string().find("Use ls.").is_none());
+    let tags = export("tags");
+    assert_eq!(tags["messages"][1]["content"], "<think>\nUse ls.\n</think>");
+}
+
+#[test]
+fn a_thinking_field_named_like_a_message_key_is_refused() {
+    for name in ["role", "content", "tool_calls"] {
+        let error = format!("field:{name}").parse::<ChatThinking>().unwrap_err();
+        assert!(error.contains(name), "{error}");
+    }
+    // Built directly, the variant is refused at the part it would be sent for.
+    let options = ExportOptions {
+        openai_chat_thinking: ChatThinking::Field("role".into()),
+    };
+    let error = export_with(&fixture("openai-chat-field"), Provider::OpenAiChat, &options).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ExportError::Unsupported {
+                message: 1,
+                part: 0,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
 }

@@ -14,6 +14,8 @@ pub struct Check {
     pub json: bool,
     /// Check against this provider's rules instead (msgflow-providers).
     pub provider: Option<msgflow_providers::Provider>,
+    /// The profile settings of the request the provider's rules are evaluated on.
+    pub options: msgflow_providers::ExportOptions,
 }
 
 impl FileCommand for Check {
@@ -23,7 +25,7 @@ impl FileCommand for Check {
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         if let Some(provider) = self.provider {
-            return super::provider::check(source, provider, self.json);
+            return super::provider::check(source, provider, &self.options, self.json);
         }
         let history = super::parse_history(source)?;
         let violations = msgflow_sanitize::check_located(&history, source.input.as_str());

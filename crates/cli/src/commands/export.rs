@@ -10,6 +10,8 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 pub struct Export {
     /// The provider whose request to build.
     pub to: Provider,
+    /// The profile settings other than the defaults.
+    pub options: msgflow_providers::ExportOptions,
 }
 
 impl FileCommand for Export {
@@ -19,8 +21,8 @@ impl FileCommand for Export {
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let history = super::parse_history(source)?;
-        let request =
-            msgflow_providers::export(&history, self.to).map_err(|error| super::provider::export_failure(&error))?;
+        let request = msgflow_providers::export_with(&history, self.to, &self.options)
+            .map_err(|error| super::provider::export_failure(&error))?;
         let mut output = serde_json::to_string_pretty(&request)
             .map_err(|err| Failure::invalid(format!("cannot serialise the request: {err}"), None))?;
         output.push('\n');

@@ -60,9 +60,14 @@ pub fn dispatch(cli: Cli) -> Status {
             runner::run(&command, &args.input, &args.output)
         }
         Command::Check(args) => {
+            let options = match provider::export_options(args.provider, &args.profile) {
+                Ok(options) => options,
+                Err(status) => return status,
+            };
             let command = check::Check {
                 json: args.json,
                 provider: args.provider,
+                options,
             };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
@@ -88,7 +93,11 @@ pub fn dispatch(cli: Cli) -> Status {
             runner::run(&command, &args.input, &args.output)
         }
         Command::Export(args) => {
-            let command = export::Export { to: args.to };
+            let options = match provider::export_options(Some(args.to), &args.profile) {
+                Ok(options) => options,
+                Err(status) => return status,
+            };
+            let command = export::Export { to: args.to, options };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
         }
         Command::Trim(args) => trim_command(&args),
@@ -167,7 +176,7 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
     runner::run(&command, &args.input, &args.output)
 }
 
-pub(crate) use provider::parse_provider;
+pub(crate) use provider::{parse_chat_thinking, parse_provider};
 
 /// Parses the input as a history, turning a parse error into a located [`Failure`].
 pub(crate) fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use msgflow_providers::{ExportError, Provider, ProviderChange, ProviderChangeKind, Violation};
+use msgflow_providers::{ExportError, ExportOptions, Provider, ProviderChange, ProviderChangeKind, Violation};
 use msgflow_sanitize::RepairOptions;
 
 use crate::files;
@@ -14,6 +14,29 @@ use crate::runner::{Processed, Source};
 /// Parses a `--provider` / `--to` value.
 pub(crate) fn parse_provider(name: &str) -> Result<Provider, String> {
     name.parse()
+}
+
+pub(crate) fn parse_chat_thinking(mode: &str) -> Result<msgflow_providers::openai_chat::ChatThinking, String> {
+    mode.parse()
+}
+
+/// The export options of `--openai-chat-thinking`, refused for a provider it does not apply to
+/// (rather than ignored).
+pub(crate) fn export_options(
+    provider: Option<Provider>,
+    profile: &crate::cli::ProfileArgs,
+) -> Result<ExportOptions, Status> {
+    let mut options = ExportOptions::default();
+    if let Some(thinking) = &profile.openai_chat_thinking {
+        if provider != Some(Provider::OpenAiChat) {
+            return Err(crate::outcome::usage_error(
+                "--openai-chat-thinking applies to the openai-chat provider only",
+                None,
+            ));
+        }
+        options.openai_chat_thinking = thinking.clone();
+    }
+    Ok(options)
 }
 
 /// A history msgflow cannot export: exit 2 with the location and the reason.
@@ -43,9 +66,15 @@ fn violation_line(violation: &Violation) -> String {
 }
 
 /// `check --provider`: exit 1 when the provider would reject the history.
-pub(crate) fn check(source: &Source<'_>, provider: Provider, json: bool) -> Result<Processed, Failure> {
+pub(crate) fn check(
+    source: &Source<'_>,
+    provider: Provider,
+    options: &ExportOptions,
+    json: bool,
+) -> Result<Processed, Failure> {
     let history = super::parse_history(source)?;
-    let violations = msgflow_providers::check(&history, provider).map_err(|error| export_failure(&error))?;
+    let violations =
+        msgflow_providers::check_with(&history, provider, options).map_err(|error| export_failure(&error))?;
     let status = if violations.is_empty() {
         Status::Ok
     } else {
