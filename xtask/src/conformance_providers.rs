@@ -372,6 +372,55 @@ fn tool_content(rng: &mut Rng) -> Value {
     }
 }
 
+/// A legacy `retry-prompt` answering call `id` (2.68.0 loads it as the call's retried result):
+/// a message, or validation error details with the keys in any order, `ctx` and `url`, and
+/// root-level errors whose `input` repeats the first one's (`True` and `1` are equal in Python).
+fn retry_prompt(rng: &mut Rng, id: &str, name: &str) -> Value {
+    let content = if rng.chance(40) {
+        json!(text(rng))
+    } else {
+        let first_input = rng
+            .pick(&[json!({"a": 1}), json!(1), json!(true), json!("x"), json!(null)])
+            .clone();
+        let inputs = [
+            first_input.clone(),
+            json!({"a": 1}),
+            json!(1.0),
+            json!(true),
+            json!([1, "b"]),
+        ];
+        let details: Vec<Value> = (0..1 + rng.below(4))
+            .map(|index| {
+                let loc = match rng.below(4) {
+                    0 => json!([]),
+                    1 => json!(["field"]),
+                    2 => json!([0]),
+                    _ => json!(["items", 0, "name"]),
+                };
+                let input = if index == 0 {
+                    first_input.clone()
+                } else {
+                    rng.pick(&inputs).clone()
+                };
+                let mut detail = if rng.chance(50) {
+                    json!({"type": "missing", "loc": loc, "msg": text(rng), "input": input})
+                } else {
+                    json!({"input": input, "msg": text(rng), "loc": loc, "type": "int_parsing"})
+                };
+                if rng.chance(20) {
+                    detail["ctx"] = json!({"error": "x"});
+                }
+                if rng.chance(20) {
+                    detail["url"] = json!("https://errors.pydantic.dev/2/v/missing");
+                }
+                detail
+            })
+            .collect();
+        Value::Array(details)
+    };
+    json!({"part_kind": "retry-prompt", "tool_name": name, "tool_call_id": id, "content": content, "timestamp": STAMP})
+}
+
 fn args(rng: &mut Rng) -> Value {
     match rng.below(8) {
         0 => Value::Null,
@@ -410,7 +459,9 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
             }
             let answer_all = rng.chance(80);
             for (id, name) in std::mem::take(&mut open) {
-                if answer_all || rng.chance(50) {
+                if (answer_all || rng.chance(50)) && rng.chance(10) {
+                    parts.push(retry_prompt(rng, &id, &name));
+                } else if answer_all || rng.chance(50) {
                     let outcome = *rng.pick(&["success", "success", "failed", "denied", "interrupted", "retried"]);
                     parts.push(
                         json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,

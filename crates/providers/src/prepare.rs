@@ -756,11 +756,130 @@ fn request_item(
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
+        // `_translate_legacy_retry_part` (run when 2.68.0 loads a history): a legacy retry prompt
+        // naming a tool is that call's result again, with `outcome='retried'`, its error details
+        // dumped by `_dump_error_details`. (One naming no tool is retry feedback, which pydantic-ai
+        // fences in `<pyai:validation_errors>` or `<pyai:retry_feedback>`: not exported.)
+        ModelRequestPart::RetryPrompt(retry) if retry.tool_name.get().is_some() => {
+            let id = tool_call_id(&retry.tool_call_id, at, path)?;
+            let content_path = format!("{path}.content");
+            let content = match retry.content.try_to_value() {
+                Ok(Value::String(text)) => Value::String(text),
+                Ok(Value::Array(details)) => dump_error_details(details).ok_or_else(|| {
+                    ExportError::unsupported(at, &content_path, "retry error details pydantic-ai does not load")
+                })?,
+                _ => {
+                    return Err(ExportError::unsupported(
+                        at,
+                        &content_path,
+                        "retry content that is neither text nor error details",
+                    ))
+                }
+            };
+            let result = ToolResult {
+                id,
+                tool_name: retry.tool_name.get().cloned().unwrap_or_default(),
+                content,
+                outcome: Outcome::Retried,
+            };
+            let mut found = Vec::new();
+            for text in content_items_unwrapped(&result) {
+                add_lookalikes(&mut found, &text, at, &content_path)?;
+            }
+            Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
+        }
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
+    }
+}
+
+/// The keys of pydantic-core's `ErrorDetails`, in its order (the order `error_details_ta` dumps
+/// them in); `ctx` is never dumped.
+const ERROR_DETAIL_KEYS: [&str; 5] = ["type", "loc", "msg", "input", "url"];
+
+/// `_dump_error_details`: each error with the keys of `ErrorDetails` in its order (`ctx` and
+/// unknown keys dropped), and the `input` of a root-level error (`loc` of at most one item) left out
+/// when it equals the first root-level error's (Python `==`). `None` for details pydantic-ai
+/// would not load as `list[ErrorDetails]` (msgflow's verdict reports those).
+fn dump_error_details(details: Vec<Value>) -> Option<Value> {
+    let mut root_input: Option<Value> = None;
+    let mut dumped = Vec::with_capacity(details.len());
+    for detail in details {
+        let Value::Object(mut detail) = detail else { return None };
+        let loc = detail.get("loc")?.as_array()?;
+        let loc_len = loc.len();
+        let loads = loc.iter().all(|item| item.is_string() || is_integer(item))
+            && detail.get("type")?.is_string()
+            && detail.get("msg")?.is_string()
+            && detail.contains_key("input")
+            && detail.get("url").is_none_or(Value::is_string);
+        if !loads {
+            return None;
+        }
+        if loc_len <= 1 {
+            match &root_input {
+                None => root_input = Some(detail.get("input").cloned().unwrap_or(Value::Null)),
+                Some(first) if detail.get("input").is_some_and(|input| python_eq(input, first)) => {
+                    detail.remove("input");
+                }
+                Some(_) => {}
+            }
+        }
+        let mut ordered = Map::new();
+        for key in ERROR_DETAIL_KEYS {
+            if let Some(value) = detail.remove(key) {
+                ordered.insert(key.to_owned(), value);
+            }
+        }
+        dumped.push(Value::Object(ordered));
+    }
+    Some(Value::Array(dumped))
+}
+
+/// Whether a JSON number is written as an integer (which Python reads as an `int`, of any size).
+fn is_integer(value: &Value) -> bool {
+    matches!(value, Value::Number(number) if !number.to_string().contains(['.', 'e', 'E']))
+}
+
+/// Python's `==` on JSON values: `True == 1`, `1 == 1.0`; objects equal by keys and values.
+fn python_eq(left: &Value, right: &Value) -> bool {
+    fn number(value: &Value) -> Option<f64> {
+        match value {
+            Value::Bool(flag) => Some(f64::from(u8::from(*flag))),
+            Value::Number(number) => number.as_f64(),
+            _ => None,
+        }
+    }
+    match (left, right) {
+        (Value::Array(left), Value::Array(right)) => {
+            left.len() == right.len() && left.iter().zip(right).all(|(left, right)| python_eq(left, right))
+        }
+        (Value::Object(left), Value::Object(right)) => {
+            left.len() == right.len()
+                && left
+                    .iter()
+                    .all(|(key, value)| right.get(key).is_some_and(|other| python_eq(value, other)))
+        }
+        (Value::Bool(left), Value::Bool(right)) => left == right,
+        // Integers of any size compare exactly (`-0` is `0`).
+        (Value::Number(_), Value::Number(_)) if is_integer(left) && is_integer(right) => {
+            let digits = |value: &Value| {
+                let text = value.to_string();
+                if text == "-0" {
+                    "0".to_owned()
+                } else {
+                    text
+                }
+            };
+            digits(left) == digits(right)
+        }
+        _ => match (number(left), number(right)) {
+            (Some(left), Some(right)) => left == right,
+            _ => left == right,
+        },
     }
 }
 

@@ -1,0 +1,58 @@
+//! Legacy `retry-prompt` parts naming a tool, which pydantic-ai 2.68.0 loads as the call's result
+//! again with `outcome='retried'` (`_translate_legacy_retry_part`), its error details dumped by
+//! `_dump_error_details`. The expected texts are what pydantic-ai's own mapping sent for this
+//! history (recorded with `python/providers_oracle.py`); `cargo xtask conformance` compares
+//! generated ones on every run.
+
+use msgflow_providers::{export, Provider};
+use serde_json::json;
+
+fn history() -> Vec<msgflow_wire::ModelMessage> {
+    let value = json!([
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "go", "timestamp": "2025-01-01T00:00:00Z"}]},
+        {"kind": "response", "timestamp": "2025-01-01T00:00:00Z", "parts": [
+            {"part_kind": "tool-call", "tool_name": "submit", "args": {"a": 1}, "tool_call_id": "c1"},
+            {"part_kind": "tool-call", "tool_name": "s2", "args": {}, "tool_call_id": "c2"}]},
+        {"kind": "request", "parts": [
+            {"part_kind": "retry-prompt", "tool_name": "submit", "tool_call_id": "c1", "timestamp": "2025-01-01T00:00:00Z",
+             "content": [
+                {"loc": ["a"], "msg": "bad", "type": "int_type", "input": "x", "ctx": {"q": 1}, "url": "https://e"},
+                {"type": "missing", "loc": [], "msg": "m", "input": {"a": 1}},
+                {"type": "missing", "loc": ["b"], "msg": "m2", "input": "x"},
+                {"type": "t", "loc": ["c", 0], "msg": "m3", "input": "x"}]},
+            {"part_kind": "retry-prompt", "tool_name": "s2", "tool_call_id": "c2", "content": "try again",
+             "timestamp": "2025-01-01T00:00:00Z"}]}
+    ]);
+    msgflow_wire::from_str(&value.to_string()).unwrap()
+}
+
+/// The error details as `_dump_error_details` writes them: `ErrorDetails`' key order, no `ctx`,
+/// and a root-level error's `input` left out when it repeats the first root-level error's (a
+/// nested error keeps it).
+const DETAILS: &str = r#"[{"type":"int_type","loc":["a"],"msg":"bad","input":"x","url":"https://e"},{"type":"missing","loc":[],"msg":"m","input":{"a":1}},{"type":"missing","loc":["b"],"msg":"m2"},{"type":"t","loc":["c",0],"msg":"m3","input":"x"}]"#;
+
+#[test]
+fn a_retry_prompt_naming_a_tool_goes_back_as_that_calls_error_result() {
+    let history = history();
+    let anthropic = export(&history, Provider::Anthropic).unwrap();
+    let results = &anthropic["messages"][2]["content"];
+    assert_eq!(
+        results[0],
+        json!({"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": DETAILS}], "is_error": true})
+    );
+    assert_eq!(results[1]["content"][0]["text"], "try again");
+    let chat = export(&history, Provider::OpenAiChat).unwrap();
+    assert_eq!(chat["messages"][2]["content"], format!(r#"{{"error":{DETAILS}}}"#));
+    assert_eq!(chat["messages"][3]["content"], r#"{"error":"try again"}"#);
+    let responses = export(&history, Provider::OpenAiResponses).unwrap();
+    assert_eq!(responses["input"][3]["output"], format!(r#"{{"error":{DETAILS}}}"#));
+}
+
+#[test]
+fn error_details_pydantic_ai_would_not_load_are_refused() {
+    let mut value: serde_json::Value = serde_json::from_str(&msgflow_wire::to_string(&history()).unwrap()).unwrap();
+    value[2]["parts"][0]["content"] = json!([{"loc": ["a"], "msg": "no type", "input": 1}]);
+    let history = msgflow_wire::from_str(&value.to_string()).unwrap();
+    let error = export(&history, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("error details"), "{error}");
+}
