@@ -2,7 +2,9 @@
 //! without losing data silently (every change is reported).
 
 use msgflow_sanitize::{RepairOptions, RepairReport};
-use msgflow_wire::{Field, ModelMessage, ModelResponsePart};
+use std::collections::HashSet;
+
+use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
 use serde::Serialize;
 
 use crate::rules::{check, Violation};
@@ -18,9 +20,12 @@ pub struct ProviderChange {
     pub rule: &'static str,
     /// Where the part is (or was).
     pub at: PartLocation,
-    /// What was removed: the trailing whitespace, the whole whitespace-only part, or a call's
-    /// item id.
+    /// What was removed: the trailing whitespace, the whole whitespace-only part, a call's item
+    /// id, or a call's old `tool_call_id`.
     pub removed: String,
+    /// What took its place, for a renamed call: its new `tool_call_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<String>,
 }
 
 /// The kinds of [`ProviderChange`].
@@ -33,6 +38,9 @@ pub enum ProviderChangeKind {
     RemovedWhitespaceText,
     /// A tool call's OpenAI item id removed (`openai-responses/function-call-without-reasoning`).
     RemovedCallItemId,
+    /// A tool call and its results given a new `tool_call_id` (`anthropic/tool-use-id-pattern`,
+    /// `openai-chat/tool-call-id-too-long`).
+    RenamedToolCallId,
 }
 
 /// A violation `repair --provider` leaves, with why.
@@ -136,6 +144,7 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
                 rule,
                 at,
                 removed,
+                replaced_by: None,
             })
         }
         "anthropic/whitespace-only-text" => {
@@ -149,6 +158,7 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
                 rule,
                 at,
                 removed,
+                replaced_by: None,
             })
         }
         "openai-responses/function-call-without-reasoning" => {
@@ -162,8 +172,116 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
                 rule,
                 at,
                 removed,
+                replaced_by: None,
             })
         }
+        // The id matches Anthropic's pattern once its other characters are `_`.
+        "anthropic/tool-use-id-pattern" => rename_call(history, at, rule, |old| {
+            old.chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+                .collect()
+        }),
+        "openai-chat/tool-call-id-too-long" => rename_call(history, at, rule, hashed_call_id),
         _ => None,
     }
+}
+
+/// `call_` and 16 hex digits of a hash (FNV-1a) of `old`: short, and matching every provider's
+/// id rules.
+fn hashed_call_id(old: &str) -> String {
+    let hash = old.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("call_{hash:016x}")
+}
+
+/// Gives the tool call at `at` the id `new_id` makes of its old one (or a hashed one, when that is
+/// taken), and every result after it with the old id the same: the pairs stay as they were. Only
+/// when no other call has the id (which result answers which call would change otherwise).
+fn rename_call(
+    history: &mut [ModelMessage],
+    at: PartLocation,
+    rule: &'static str,
+    new_id: impl Fn(&str) -> String,
+) -> Option<ProviderChange> {
+    let old = match history.get(at.message)? {
+        ModelMessage::Response(response) => match response.parts.get(at.part)? {
+            ModelResponsePart::ToolCall(call) => call.tool_call_id.get()?.clone(),
+            _ => return None,
+        },
+        ModelMessage::Request(_) => return None,
+    };
+    let mut taken = HashSet::new();
+    let mut calls_with_id = 0;
+    for message in history.iter() {
+        match message {
+            ModelMessage::Response(response) => {
+                for part in &response.parts {
+                    let id = match part {
+                        ModelResponsePart::ToolCall(call) => {
+                            calls_with_id += usize::from(call.tool_call_id.get() == Some(&old));
+                            call.tool_call_id.get()
+                        }
+                        ModelResponsePart::BuiltinToolCall(call) => call.tool_call_id.get(),
+                        ModelResponsePart::BuiltinToolReturn(ret) => ret.tool_call_id.get(),
+                        _ => None,
+                    };
+                    taken.extend(id.cloned());
+                }
+            }
+            ModelMessage::Request(request) => {
+                for part in &request.parts {
+                    match part {
+                        ModelRequestPart::ToolReturn(ret) => taken.extend(ret.tool_call_id.get().cloned()),
+                        ModelRequestPart::RetryPrompt(retry) => taken.extend(retry.tool_call_id.get().cloned()),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    if calls_with_id != 1 {
+        return None;
+    }
+    let mut id = new_id(&old);
+    if id.is_empty() || taken.contains(&id) {
+        id = hashed_call_id(&old);
+    }
+    let base = id.clone();
+    let mut suffix = 1;
+    while taken.contains(&id) {
+        id = format!("{base}_{suffix}");
+        suffix += 1;
+    }
+    for (index, message) in history.iter_mut().enumerate().skip(at.message) {
+        match message {
+            ModelMessage::Response(response) if index == at.message => {
+                if let Some(ModelResponsePart::ToolCall(call)) = response.parts.get_mut(at.part) {
+                    call.tool_call_id = Field::Present(id.clone());
+                }
+            }
+            ModelMessage::Response(_) => {}
+            ModelMessage::Request(request) => {
+                for part in &mut request.parts {
+                    let result_id = match part {
+                        ModelRequestPart::ToolReturn(ret) => &mut ret.tool_call_id,
+                        ModelRequestPart::RetryPrompt(retry) if retry.tool_name.get().is_some() => {
+                            &mut retry.tool_call_id
+                        }
+                        _ => continue,
+                    };
+                    if result_id.get() == Some(&old) {
+                        *result_id = Field::Present(id.clone());
+                    }
+                }
+            }
+        }
+    }
+    Some(ProviderChange {
+        kind: ProviderChangeKind::RenamedToolCallId,
+        rule,
+        at,
+        removed: old,
+        replaced_by: Some(id),
+    })
 }

@@ -72,7 +72,7 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         requirement: "a `tool_use` id matches `^[a-zA-Z0-9_-]+$`",
         provider_error: "messages.{}.content.{}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
         documentation: "https://docs.anthropic.com/en/api/messages",
-        repair: "not fixed: the id is the call's identity in the whole history; rename the call and its result",
+        repair: "the call and its results get an id that matches (its other characters replaced by `_`, or `call_` and a hash of it when that id is taken), reported with both ids; not fixed when another call has the same id",
         fixable: false,
     },
     Rule {
@@ -113,7 +113,22 @@ pub const OPENAI_CHAT_RULES: &[Rule] = &[
         repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result answering a call further back cannot be moved without reordering the conversation",
         fixable: false,
     },
+    // The limit is not in the reference's text; it is what the API validates and answers with
+    // (`"code": "string_above_max_length"`, `"param": "messages[N].tool_calls[0].id"`), hit when
+    // a history made elsewhere (OpenAI Responses' 53-character `fc_...` ids, other providers,
+    // generated ids) is sent to Chat Completions.
+    Rule {
+        id: "openai-chat/tool-call-id-too-long",
+        requirement: "a tool call's `id` is at most 40 characters long",
+        provider_error: "Invalid 'messages[{}].tool_calls[{}].id': string too long. Expected a string with maximum length 40, but got a string with length {} instead.",
+        documentation: "https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages",
+        repair: "the call and its results get the id `call_` and a hash of the old one, reported with both ids; not fixed when another call has the same id",
+        fixable: false,
+    },
 ];
+
+/// The longest tool call id Chat Completions takes.
+pub const OPENAI_CHAT_MAX_CALL_ID: usize = 40;
 
 /// OpenAI Responses rules (https://platform.openai.com/docs/guides/function-calling and
 /// https://platform.openai.com/docs/api-reference/responses/create).
@@ -374,7 +389,15 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
                     ..
                 } = other
                 {
-                    for (call, at) in calls.iter().zip(&origin.blocks) {
+                    for (call_index, (call, at)) in calls.iter().zip(&origin.blocks).enumerate() {
+                        let length = call.id.chars().count();
+                        if length > OPENAI_CHAT_MAX_CALL_ID {
+                            violations.push(Violation::new(
+                                rule(provider, "openai-chat/tool-call-id-too-long"),
+                                *at,
+                                &[&index.to_string(), &call_index.to_string(), &length.to_string()],
+                            ));
+                        }
                         open.push((call.id.as_str(), *at));
                         answerable.insert(call.id.as_str());
                     }

@@ -100,3 +100,68 @@ fn violations_name_the_history_message_and_part_and_quote_the_error() {
          Each `tool_use` block must have a corresponding `tool_result` block in the next message."
     );
 }
+
+/// A history of one call with `id` answered in the next request, and `extra` more messages.
+fn call_and_result(id: &str, extra: serde_json::Value) -> Vec<msgflow_wire::ModelMessage> {
+    let mut value = serde_json::json!([
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "go"}]},
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": id}]},
+        {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "t", "content": "ok", "tool_call_id": id}]}
+    ]);
+    value
+        .as_array_mut()
+        .unwrap()
+        .extend(extra.as_array().unwrap().iter().cloned());
+    msgflow_wire::from_str(&value.to_string()).unwrap()
+}
+
+#[test]
+fn a_renamed_call_keeps_its_results_and_takes_no_id_in_use() {
+    let long = "fc_0f0e50a1476a6c35006912c58dc9f8819192c25864eb16f07f";
+    // `call.1` would become `call_1`, which another call already has: the hashed id instead.
+    let history = call_and_result(
+        "call.1",
+        serde_json::json!([
+            {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": "call_1"}]},
+            {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "t", "content": "ok", "tool_call_id": "call_1"}]}
+        ]),
+    );
+    let repaired = repair(history, Provider::Anthropic, &RepairOptions::default()).unwrap();
+    let change = &repaired.provider_changes[0];
+    let new_id = change.replaced_by.clone().unwrap();
+    assert!(new_id.starts_with("call_") && new_id != "call_1", "{new_id}");
+    let json = msgflow_wire::to_string(&repaired.history).unwrap();
+    assert_eq!(
+        json.matches(&format!("\"{new_id}\"")).count(),
+        2,
+        "the call and its result: {json}"
+    );
+    assert!(repaired.unfixed.is_empty() && check(&repaired.history, Provider::Anthropic).unwrap().is_empty());
+    // The same for a Responses id sent to Chat Completions.
+    let repaired = repair(
+        call_and_result(long, serde_json::json!([])),
+        Provider::OpenAiChat,
+        &RepairOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(repaired.provider_changes[0].removed, long);
+    assert!(check(&repaired.history, Provider::OpenAiChat).unwrap().is_empty());
+}
+
+#[test]
+fn a_call_id_another_call_shares_is_not_renamed() {
+    let long = "fc_0f0e50a1476a6c35006912c58dc9f8819192c25864eb16f07f";
+    let again = serde_json::json!([
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": long}]},
+        {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "t", "content": "ok", "tool_call_id": long}]}
+    ]);
+    let repaired = repair(
+        call_and_result(long, again),
+        Provider::OpenAiChat,
+        &RepairOptions::default(),
+    )
+    .unwrap();
+    assert!(repaired.provider_changes.is_empty());
+    assert_eq!(repaired.unfixed.len(), 2);
+    assert!(repaired.unfixed[0].reason.contains("another call has the same id"));
+}

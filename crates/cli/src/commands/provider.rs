@@ -107,9 +107,14 @@ fn change_line(change: &ProviderChange) -> String {
         ProviderChangeKind::TrimmedTrailingWhitespace => "removed trailing whitespace",
         ProviderChangeKind::RemovedWhitespaceText => "removed the whitespace-only text",
         ProviderChangeKind::RemovedCallItemId => "removed the call's item id (sent as a new call)",
+        ProviderChangeKind::RenamedToolCallId => "renamed the call and its results from",
     };
+    let replaced = change
+        .replaced_by
+        .as_ref()
+        .map_or_else(String::new, |id| format!(" to {id:?}"));
     format!(
-        "{what} {:?} at message {}, part {} ({})",
+        "{what} {:?}{replaced} at message {}, part {} ({})",
         change.removed, change.at.message, change.at.part, change.rule
     )
 }
