@@ -15,6 +15,7 @@ use msgflow_wire::{
 use serde_json::{Map, Value};
 
 use crate::framing::{self, NoteContext, Source, Undecided};
+use crate::media::{File, FileKind};
 use crate::{ExportError, PartLocation};
 
 /// A request part as the mappings see it, after `prepare_messages`.
@@ -33,11 +34,22 @@ pub(crate) enum RequestItem {
     Note { content: String },
 }
 
-/// A user prompt's text: a plain string or a list of text items.
+/// A user prompt's content: a plain string or a list of items.
 #[derive(Debug, Clone)]
 pub(crate) enum UserText {
     Text(String),
-    Items(Vec<String>),
+    Items(Vec<UserItem>),
+}
+
+/// An item of a list user prompt, as the mappings read it (`_map_user_prompt`).
+#[derive(Debug, Clone)]
+pub(crate) enum UserItem {
+    /// A string.
+    Text(String),
+    /// A file or media item (`BinaryContent`, a URL item, `UploadedFile`).
+    File(File),
+    /// A `CachePoint`, which OpenAI's models without prompt-cache breakpoints leave out.
+    CachePoint { at: PartLocation, path: String },
 }
 
 /// A `tool-return` part with what its rendering needs.
@@ -677,25 +689,44 @@ fn request_item(
                 ))
             }
             UserPromptContent::Items(items) => {
-                let mut texts = Vec::with_capacity(items.len());
+                let mut contents = Vec::with_capacity(items.len());
+                // `_lookalike_texts`: the user's own texts are checked first, then the text
+                // files, each source getting its own note.
                 let mut found = Vec::new();
+                let mut in_files = Vec::new();
                 for (item_index, item) in items.iter().enumerate() {
                     let item_path = format!("{path}.content[{item_index}]");
                     match item {
                         UserContent::Text(text) => {
                             add_lookalikes(&mut found, text, at, &item_path)?;
-                            texts.push(text.clone());
+                            contents.push(UserItem::Text(text.clone()));
                         }
-                        _ => {
-                            return Err(ExportError::unsupported(
-                                at,
-                                &item_path,
-                                "user content other than plain strings (files, media, text-content, cache points)",
-                            ))
-                        }
+                        UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
+                        other => match File::read(other, at, &item_path)? {
+                            Some(file) => {
+                                // `_text_file_content`: a text-like binary file is read as UTF-8
+                                // (`errors='replace'`) for lookalikes.
+                                if let FileKind::Binary { data, media_type, .. } = &file.kind {
+                                    if msgflow_media::is_text_like_media_type(media_type) {
+                                        let text = String::from_utf8_lossy(data);
+                                        add_lookalikes(&mut in_files, &text, at, &format!("{item_path}.data"))?;
+                                    }
+                                }
+                                contents.push(UserItem::File(file));
+                            }
+                            None => {
+                                return Err(ExportError::unsupported(
+                                    at,
+                                    &item_path,
+                                    &format!("a `{}` user content item", other.tag().unwrap_or_default()),
+                                ))
+                            }
+                        },
                     }
                 }
-                Ok((RequestItem::User(UserText::Items(texts)), sourced(Source::User, found)))
+                let mut sources = sourced(Source::User, found);
+                sources.extend(sourced(Source::File, in_files));
+                Ok((RequestItem::User(UserText::Items(contents)), sources))
             }
         },
         ModelRequestPart::ToolReturn(ret) => {

@@ -299,7 +299,10 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                         ));
                     }
                 }
-                Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
+                Block::Thinking { .. }
+                | Block::RedactedThinking { .. }
+                | Block::Image { .. }
+                | Block::Document { .. } => {}
                 Block::Text { text } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
