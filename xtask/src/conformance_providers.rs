@@ -176,7 +176,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         || ((name.starts_with("frames-") || media_case)
                             && provider == Provider::Anthropic
                             && (what.starts_with(ANTHROPIC_MID_SYSTEM) || what.starts_with(ANTHROPIC_CACHE_POINT)))
-                        || (media_case && answer.is_none());
+                        || (media_case && answer.is_none())
+                        || (media_case && TOOL_FILE_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
                         *media_both_refused.entry(provider.name()).or_default() += 1;
                     }
@@ -295,6 +296,9 @@ impl Rng {
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// msgflow's refusal of a mid-conversation system prompt for Anthropic.
 const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
+/// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
+/// and PDFs, and every file for OpenAI Chat, which moves them to a user message).
+const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "a tool return holding files"];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
@@ -437,9 +441,14 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
             for (id, name) in std::mem::take(&mut open) {
                 if answer_all || rng.chance(50) {
                     let outcome = *rng.pick(&["success", "success", "failed", "denied", "interrupted", "retried"]);
+                    let content = if media && rng.chance(40) {
+                        media::tool_media_content(rng)
+                    } else {
+                        tool_content(rng)
+                    };
                     parts.push(
                         json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,
-                        "content": tool_content(rng), "outcome": outcome, "timestamp": STAMP}),
+                        "content": content, "outcome": outcome, "timestamp": STAMP}),
                     );
                 }
             }

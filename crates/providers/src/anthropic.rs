@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 
 use crate::framing;
 use crate::media::{self, File, FileKind};
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserItem, UserText};
+use crate::prepare::{
+    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, UserItem, UserText,
+};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
 /// `AnthropicModel`'s profile as far as the mapping is concerned.
@@ -182,8 +184,8 @@ pub enum Source {
 pub enum ToolResultContent {
     /// `""`, for a result without items (an empty list).
     Text(String),
-    /// The result's items as text blocks.
-    Blocks(Vec<TextBlock>),
+    /// The result's items as text blocks, and its images and PDFs as image and document blocks.
+    Blocks(Vec<Block>),
 }
 
 /// The request `AnthropicModel` would send for `history`.
@@ -234,11 +236,18 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 }
                             }
                             RequestItem::ToolReturn(result) => {
-                                let texts = prepare::content_items_unwrapped(result);
-                                let content = if texts.is_empty() {
+                                // `_map_tool_return_part`: texts as text blocks, files as their blocks.
+                                let mut result_blocks = Vec::new();
+                                for item in prepare::content_items(result, false) {
+                                    result_blocks.push(match item {
+                                        ToolItem::Text(text) => Block::Text { text },
+                                        ToolItem::File(file) => file_block(file, "tool returns")?,
+                                    });
+                                }
+                                let content = if result_blocks.is_empty() {
                                     ToolResultContent::Text(String::new())
                                 } else {
-                                    ToolResultContent::Blocks(texts.into_iter().map(TextBlock::new).collect())
+                                    ToolResultContent::Blocks(result_blocks)
                                 };
                                 blocks.push((
                                     *at,

@@ -231,6 +231,15 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         RequestItem::User(UserText::Items(items)) => Message::User {
                             content: UserContent::Parts(user_parts(items)?),
                         },
+                        // `model_response_str_and_user_content`: the files go in a user message after
+                        // the request's other messages, framed with provenance tags.
+                        RequestItem::ToolReturn(result) if !result.files.is_empty() => {
+                            return Err(ExportError::unsupported(
+                                *at,
+                                &format!("$[{}].parts[{}].content", at.message, at.part),
+                                "a tool return holding files (pydantic-ai sends them to Chat Completions in a user message of its own, framed, which msgflow does not reproduce yet)",
+                            ))
+                        }
                         RequestItem::ToolReturn(result) => Message::Tool {
                             tool_call_id: result.id.clone(),
                             content: prepare::model_response_str(result, true),

@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::media::{self, File, FileKind};
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserItem, UserText};
+use crate::prepare::{
+    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, ToolResult, UserItem,
+    UserText,
+};
 use crate::{ExportError, Exported, Origin, Provider};
 
 /// `OpenAIResponsesModel`'s profile as far as the mapping is concerned.
@@ -50,7 +53,7 @@ pub enum Item {
 }
 
 /// The input items that carry a `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TypedItem {
     /// A tool call the model made.
@@ -91,9 +94,20 @@ pub enum TypedItem {
     FunctionCallOutput {
         /// The id of the call it answers.
         call_id: String,
-        /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
-        output: String,
+        /// The result: its text, or its items when it holds files.
+        output: ToolOutput,
     },
+}
+
+/// A `function_call_output`'s `output`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolOutput {
+    /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
+    Text(String),
+    /// A result holding files: its texts as `input_text`, its files as `input_image` and
+    /// `input_file` (failures: the wrapped error, then the files).
+    Items(Vec<InputContent>),
 }
 
 /// The role of an output message.
@@ -250,7 +264,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         }),
                         RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
                             call_id: result.id.clone(),
-                            output: prepare::model_response_str(result, true),
+                            output: tool_output(result)?,
                         }),
                     });
                     origins.push(Origin {
@@ -379,6 +393,22 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
 /// Python's `str.strip()`: Rust's `trim` plus the four separators Python also counts as whitespace.
 fn python_strip(text: &str) -> &str {
     text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// `_map_tool_return_output`: `model_response_str()` for a result without files, else its items
+/// (`content_items(mode='str')`).
+fn tool_output(result: &ToolResult) -> Result<ToolOutput, ExportError> {
+    if result.files.is_empty() {
+        return Ok(ToolOutput::Text(prepare::model_response_str(result, true)));
+    }
+    let mut items = Vec::new();
+    for item in prepare::content_items(result, true) {
+        items.push(match item {
+            ToolItem::Text(text) => InputContent::InputText { text },
+            ToolItem::File(file) => file_content(file, "tool returns")?,
+        });
+    }
+    Ok(ToolOutput::Items(items))
 }
 
 /// `_map_user_prompt` for a list prompt (a cache point is left out: `gpt-5` has no

@@ -60,6 +60,16 @@ pub(crate) struct ToolResult {
     pub tool_name: String,
     pub content: Value,
     pub outcome: Outcome,
+    /// The file items pydantic-ai reads in `content` (`files`): the content itself, or items of a
+    /// content list, each with its index in the list (0 for the content itself).
+    pub files: Vec<(usize, File)>,
+}
+
+/// An item of a tool result's `content_items(mode='str')`: a text, or a file.
+#[derive(Debug, Clone)]
+pub(crate) enum ToolItem<'a> {
+    Text(String),
+    File(&'a File),
 }
 
 /// The outcomes that change a tool result's rendering (`ERROR_OUTCOMES` = failed, retried).
@@ -756,24 +766,22 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            if holds_file_like_object(&content) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &content_path,
-                    "tool output holding objects with a `kind` key (pydantic-ai may read them as files)",
-                ));
-            }
+            let files = tool_files(&content, at, &content_path)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
                 content,
                 outcome,
+                files,
             };
             // `_tool_result_lookalike_tags`: the text items of
-            // `content_items(mode='str', wrap_if_error=False)`.
+            // `content_items(mode='str', wrap_if_error=False)` (the files msgflow sends, images and
+            // PDFs, have no text).
             let mut found = Vec::new();
-            for text in content_items_unwrapped(&result) {
-                add_lookalikes(&mut found, &text, at, &content_path)?;
+            for item in content_items(&result, false) {
+                if let ToolItem::Text(text) = item {
+                    add_lookalikes(&mut found, &text, at, &content_path)?;
+                }
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
@@ -785,14 +793,55 @@ fn request_item(
     }
 }
 
-/// pydantic-ai validates tool output as `ToolReturnContent`, in which an object with a `kind` key
-/// at the top or in a top-level list may become a file item; msgflow leaves those to pydantic-ai.
-fn holds_file_like_object(content: &Value) -> bool {
-    let is_file_like = |value: &Value| value.as_object().is_some_and(|map| map.contains_key("kind"));
-    match content {
-        Value::Array(items) => items.iter().any(is_file_like),
-        other => is_file_like(other),
+/// The keys a `BinaryContent` dump has.
+const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind", "identifier"];
+
+/// The files of a tool result (`_split_content`): pydantic-ai validates tool output as
+/// `ToolReturnContent`, in which an object with a `kind` key, the content itself or an item of a
+/// content list, may become a file item. msgflow reads `BinaryContent` images (not text-like ones
+/// such as SVG) and PDFs (no
+/// provenance gate applies to binary items), and leaves every other such object to pydantic-ai:
+/// URL and uploaded-file items load as files only when `content_file_digests` records them, and
+/// a file a model cannot read is replaced by a note (`_replace_unsupported_tool_return_files`).
+fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usize, File)>, ExportError> {
+    let candidates: Vec<(usize, &Value, String)> = match content {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| (index, item, format!("{path}[{index}]")))
+            .collect(),
+        other => vec![(0, other, path.to_owned())],
+    };
+    let mut files = Vec::new();
+    for (index, value, item_path) in candidates {
+        let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
+            continue;
+        };
+        let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
+        let is_binary = map.get("kind").and_then(Value::as_str) == Some("binary")
+            && map.keys().all(|key| BINARY_KEYS.contains(&key.as_str()));
+        if !is_binary {
+            return Err(refuse(
+                "tool output holding an object with a `kind` key other than binary content (pydantic-ai may read it as a file item)",
+            ));
+        }
+        let item: UserContent = serde_json::from_str(&value.to_string())
+            .map_err(|_| refuse("tool output holding binary content pydantic-ai may not read as a file"))?;
+        let Some(file) = File::read(&item, at, &item_path)? else {
+            return Err(refuse("tool output holding an object with a `kind` key"));
+        };
+        let media_type = file.media_type()?;
+        // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
+        // counts them apart), which msgflow does not reproduce in tool returns.
+        let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
+        if !sendable || msgflow_media::is_text_like_media_type(media_type) {
+            return Err(refuse(&format!(
+                "a file of type `{media_type}` in a tool return (msgflow sends images and PDFs there; pydantic-ai may replace others with a note)"
+            )));
+        }
+        files.push((index, file));
     }
+    Ok(files)
 }
 
 fn response_item(
@@ -1098,9 +1147,38 @@ pub(crate) fn json_text(value: &Value) -> String {
     }
 }
 
-/// `content_items(mode='str', wrap_if_error=False)`: the text items Anthropic sends as a
-/// `tool_result`'s blocks.
-pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
+/// `content_items(mode='str', wrap_if_error=...)`: the items Anthropic sends as a `tool_result`'s
+/// blocks (`wrap_if_error=False`) and OpenAI Responses as a `function_call_output`'s list.
+pub(crate) fn content_items(result: &ToolResult, wrap_if_error: bool) -> Vec<ToolItem<'_>> {
+    if wrap_if_error && result.outcome.is_error() {
+        // The wrapped error, then the files.
+        let mut items = vec![ToolItem::Text(model_response_str(result, true))];
+        items.extend(result.files.iter().map(|(_, file)| ToolItem::File(file)));
+        return items;
+    }
+    if result.files.is_empty() {
+        return content_items_unwrapped(result)
+            .into_iter()
+            .map(ToolItem::Text)
+            .collect();
+    }
+    // `_serialize_content_items`: files as they are, other items as their text.
+    let items = match &result.content {
+        Value::Array(items) => items.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| match result.files.iter().find(|(at, _)| *at == index) {
+            Some((_, file)) => ToolItem::File(file),
+            None => ToolItem::Text(json_text(item)),
+        })
+        .collect()
+}
+
+/// `content_items(mode='str', wrap_if_error=False)` of a result without files.
+fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
     match &result.content {
         // A retry's validation errors are one JSON array the model is shown whole.
         Value::Array(_) if result.outcome == Outcome::Retried => vec![model_response_str(result, false)],
@@ -1111,11 +1189,7 @@ pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
 
 /// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result.
 pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> String {
-    // `_unwrap_data`: an empty list is no data; a scalar stays itself.
-    let value = match &result.content {
-        Value::Array(items) if items.is_empty() => &Value::Null,
-        other => other,
-    };
+    let value = &unwrap_data(result);
     let response = match value {
         Value::Null => String::new(),
         other => json_text(other),
@@ -1132,6 +1206,32 @@ pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> St
         return json_text(&Value::Object(wrapper));
     }
     response
+}
+
+/// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped
+/// when the content was not a list or when files were taken out of it.
+fn unwrap_data(result: &ToolResult) -> Value {
+    if result.files.is_empty() {
+        return match &result.content {
+            Value::Array(items) if items.is_empty() => Value::Null,
+            other => other.clone(),
+        };
+    }
+    let Value::Array(items) = &result.content else {
+        // The content is the file itself.
+        return Value::Null;
+    };
+    let mut data: Vec<Value> = items
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| !result.files.iter().any(|(at, _)| at == index))
+        .map(|(_, item)| item.clone())
+        .collect();
+    match data.len() {
+        0 => Value::Null,
+        1 => data.remove(0),
+        _ => Value::Array(data),
+    }
 }
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters: the last

@@ -197,3 +197,37 @@ pub(super) fn media_prompt(rng: &mut Rng) -> Value {
     }
     Value::Array(items)
 }
+
+/// Tool output with file items: binary images and PDFs (which msgflow exports), sometimes other
+/// binary files (which it leaves to pydantic-ai), alone or in a list with text and data.
+pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
+    fn binary(rng: &mut Rng) -> Value {
+        let media_type = if rng.chance(85) {
+            *rng.pick(&["image/png", "image/jpeg", "image/webp", "image/gif", "application/pdf"])
+        } else {
+            *rng.pick(&[
+                "audio/wav",
+                "video/mp4",
+                "text/plain",
+                "application/zip",
+                "image/svg+xml",
+            ])
+        };
+        let bytes = data(rng, media_type);
+        let mut item = json!({"kind": "binary", "data": Base64Data::from_bytes(&bytes).as_str(),
+            "media_type": media_type});
+        vendor_metadata(rng, &mut item);
+        if rng.chance(20) {
+            item["identifier"] = json!("shot-1");
+        }
+        item
+    }
+    match rng.below(6) {
+        0 => binary(rng),
+        1 => json!([binary(rng)]),
+        2 => json!([binary(rng), binary(rng)]),
+        3 => json!([text(rng), binary(rng), {"rows": 3}]),
+        4 => json!([binary(rng), text(rng)]),
+        _ => json!(["see the screenshot", binary(rng), text(rng), [1, 2]]),
+    }
+}
