@@ -51,6 +51,25 @@ CHAT_THINKING_PROFILES = {
     "field:thoughts": {"openai_chat_send_back_thinking_parts": "field", "openai_chat_thinking_field": "thoughts"},
     "off": {"openai_chat_send_back_thinking_parts": False},
 }
+class DownloadRefused(Exception):
+    """Raised where pydantic-ai would download a file (`download_item`): msgflow never downloads, so such a history
+    is one it refuses, and the oracle must not touch the network either."""
+
+
+async def _refuse_download(item, *args, **kwargs):
+    raise DownloadRefused(f"pydantic-ai would download {type(item).__name__} {getattr(item, 'url', '')!r}")
+
+
+def _patch_downloads() -> None:
+    """Make every model module's `download_item` refuse (each imported it by name)."""
+    import pydantic_ai.models as models_module
+    import pydantic_ai.models.anthropic as anthropic_module
+    import pydantic_ai.models.openai._chat_model as chat_module
+    import pydantic_ai.models.openai._responses_model as responses_module
+
+    for module in (models_module, anthropic_module, chat_module, responses_module):
+        if hasattr(module, "download_item"):
+            module.download_item = _refuse_download
 
 
 def build_models() -> dict:
@@ -116,6 +135,7 @@ async def run_case(models: dict, history_value) -> dict:
 
 
 async def main_async(cases_path: str, out_path: str) -> int:
+    _patch_downloads()
     models = build_models()
     with open(cases_path, encoding="utf-8") as cases, open(out_path, "w", encoding="utf-8") as out:
         for line in cases:

@@ -19,6 +19,8 @@
 //! which change the notes' wording (`genuine_change`), and odd tool names and call ids, which the
 //! notes leave out.
 
+mod media;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -33,6 +35,8 @@ use serde_json::{json, Value};
 const CORE_COUNT: usize = 3000;
 /// Seeded histories with mid-conversation system prompts and odd tool names per run.
 const FRAMES_COUNT: usize = 1000;
+/// Seeded histories whose user prompts carry file and media items per run (`media.rs`).
+const MEDIA_COUNT: usize = 1500;
 /// Arbitrary pydantic-ai histories per run (mostly outside the subset: they check the refusals).
 const ARBITRARY_COUNT: usize = 300;
 /// The OpenAI Chat thinking modes compared besides the default (`'auto'`), as
@@ -57,7 +61,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let fixture_count = cases.len();
     let mut rng = Rng(seed | 1);
     for index in 0..CORE_COUNT {
-        let (history, thinks) = core_history(&mut rng, false);
+        let (history, thinks) = core_history(&mut rng, false, false);
         // Histories with thinking parts are named, so the report counts them.
         let name = if thinks {
             format!("core-{index}-thinking")
@@ -67,13 +71,17 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push((name, history));
     }
     for index in 0..FRAMES_COUNT {
-        let (history, thinks) = core_history(&mut rng, true);
+        let (history, thinks) = core_history(&mut rng, true, false);
         let name = if thinks {
             format!("frames-{index}-thinking")
         } else {
             format!("frames-{index}")
         };
         cases.push((name, history));
+    }
+    for index in 0..MEDIA_COUNT {
+        let (history, _) = core_history(&mut rng, index % 4 == 0, true);
+        cases.push((format!("media-{index}"), history));
     }
     let mut runner = crate::conformance::seeded_runner(seed);
     let strategy = history(Flavour::Pydantic);
@@ -122,6 +130,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut noted = BTreeMap::<&str, usize>::new();
     let mut thinking = BTreeMap::<&str, usize>::new();
     let thinking_cases = cases.iter().filter(|(name, _)| name.ends_with("-thinking")).count();
+    let mut media_equal = BTreeMap::<&str, usize>::new();
+    let mut media_both_refused = BTreeMap::<&str, usize>::new();
     let mut outside = BTreeMap::<String, usize>::new();
     let mut failures = Vec::new();
     // Each provider with its default profile, and OpenAI Chat with each thinking mode msgflow
@@ -159,6 +169,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         if name.ends_with("-thinking") {
                             *thinking.entry(label).or_default() += 1;
                         }
+                        if name.starts_with("media-") {
+                            *media_equal.entry(provider.name()).or_default() += 1;
+                        }
                         if actual.to_string().contains(LOOKALIKE_NOTE_MARK) {
                             *noted.entry(label).or_default() += 1;
                         }
@@ -173,11 +186,20 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     expected["refused"]
                 )),
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
-                    let own_subset = name.starts_with("core-") || name.starts_with("frames-");
+                    let media_case = name.starts_with("media-");
+                    let own_subset = name.starts_with("core-") || name.starts_with("frames-") || media_case;
+                    // A media history msgflow refuses must be one pydantic-ai refuses too (it
+                    // would download the file, or refuses the item), but for the narrow refusals
+                    // of the other seeded histories and Anthropic's cache points.
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
-                        || (name.starts_with("frames-")
+                        || ((name.starts_with("frames-") || media_case)
                             && provider == Provider::Anthropic
-                            && what.starts_with(ANTHROPIC_MID_SYSTEM));
+                            && (what.starts_with(ANTHROPIC_MID_SYSTEM) || what.starts_with(ANTHROPIC_CACHE_POINT)))
+                        || (media_case && answer.is_none())
+                        || (media_case && TOOL_FILE_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
+                    if media_case && answer.is_none() {
+                        *media_both_refused.entry(provider.name()).or_default() += 1;
+                    }
                     if own_subset && !allowed {
                         failures.push(format!(
                             "{name} / {label}: msgflow refuses a case of its own subset: {what}"
@@ -186,15 +208,14 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     if answer.is_none() {
                         both_refused += 1;
                     }
-                    *outside.entry(what).or_default() += 1;
+                    *outside.entry(reason_key(&what)).or_default() += 1;
                 }
                 (Err(error), _) => failures.push(format!("{name} / {label}: {error}")),
             }
         }
     }
     println!(
-        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} seeded, {ARBITRARY_COUNT} arbitrary) x {} \
-         providers and profiles",
+        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} + {MEDIA_COUNT} (media) seeded, {ARBITRARY_COUNT} arbitrary) x {} providers and profiles",
         cases.len(),
         targets.len()
     );
@@ -205,6 +226,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             "  {provider}: {count} requests equal to pydantic-ai's ({noted} with lookalike notes, \
              {thinking} of the {thinking_cases} seeded histories with thinking parts)"
         );
+        let media = media_equal.get(provider).copied().unwrap_or_default();
+        let refused = media_both_refused.get(provider).copied().unwrap_or_default();
+        println!("    media histories: {media} equal, {refused} refused by both, of {MEDIA_COUNT}");
     }
     println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
     for (what, count) in &outside {
@@ -247,6 +271,25 @@ fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -
     Ok(())
 }
 
+/// A refusal's reason without the URL or file id it names, so that the report counts reasons.
+fn reason_key(what: &str) -> String {
+    let mut key = what.to_owned();
+    for lead in [
+        "uploaded file `",
+        "ImageUrl `",
+        "AudioUrl `",
+        "VideoUrl `",
+        "DocumentUrl `",
+    ] {
+        if let Some(start) = key.find(lead).map(|start| start + lead.len()) {
+            if let Some(length) = key[start..].find('`') {
+                key.replace_range(start..start + length, "...");
+            }
+        }
+    }
+    key
+}
+
 /// xorshift64*: a small deterministic generator, so a seed always gives the same histories.
 struct Rng(u64);
 
@@ -272,6 +315,11 @@ impl Rng {
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// msgflow's refusal of a mid-conversation system prompt for Anthropic.
 const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
+/// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
+/// and PDFs, and every file for OpenAI Chat, which moves them to a user message).
+const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "a tool return holding files"];
+/// msgflow's refusal of a cache point for Anthropic.
+const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
 const LOOKALIKE_NOTE_MARK: &str = " is unaffected.";
 
@@ -441,8 +489,8 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
 /// responses first, empty messages; thinking parts of every flavour (`thinking_part`). With `frames`,
 /// also mid-conversation system prompts, second user prompts, and tool names and call ids a note
-/// cannot quote.
-fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
+/// cannot quote. With `media`, most user prompts are lists with file and media items.
+fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
     let mut thinks = false;
     let mut messages = Vec::new();
     let mut open: Vec<(String, String)> = Vec::new();
@@ -463,9 +511,14 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                     parts.push(retry_prompt(rng, &id, &name));
                 } else if answer_all || rng.chance(50) {
                     let outcome = *rng.pick(&["success", "success", "failed", "denied", "interrupted", "retried"]);
+                    let content = if media && rng.chance(40) {
+                        media::tool_media_content(rng)
+                    } else {
+                        tool_content(rng)
+                    };
                     parts.push(
                         json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,
-                        "content": tool_content(rng), "outcome": outcome, "timestamp": STAMP}),
+                        "content": content, "outcome": outcome, "timestamp": STAMP}),
                     );
                 }
             }
@@ -476,7 +529,9 @@ fn core_history(rng: &mut Rng, frames: bool) -> (Value, bool) {
                 );
             }
             if parts.is_empty() || rng.chance(60) {
-                let content = if rng.chance(25) {
+                let content = if media && rng.chance(70) {
+                    media::media_prompt(rng)
+                } else if rng.chance(25) {
                     json!([text(rng), text(rng)])
                 } else {
                     json!(text(rng))

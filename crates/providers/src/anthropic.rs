@@ -9,12 +9,16 @@
 //! natively, other reasoning as `<assistant_thinking>` text) and `_append_model_response_turns`
 //! (that reasoning in a user turn ahead of the assistant turn). A turn with no blocks is not sent.
 
+use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::framing;
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
+use crate::media::{self, File, FileKind};
+use crate::prepare::{
+    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, UserItem, UserText,
+};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
 /// `AnthropicModel`'s profile as far as the mapping is concerned.
@@ -122,6 +126,16 @@ pub enum Block {
         /// The arguments, always an object (`args_as_dict`).
         input: Map<String, Value>,
     },
+    /// An image, in a user turn (`BetaImageBlockParam`).
+    Image {
+        /// Where the image is: its bytes, its URL or an uploaded file.
+        source: Source,
+    },
+    /// A document (a PDF or plain text), in a user turn (`BetaRequestDocumentBlockParam`).
+    Document {
+        /// Where the document is: its bytes or text, its URL or an uploaded file.
+        source: Source,
+    },
     /// A tool call's result, in a user turn.
     ToolResult {
         /// The id of the call it answers.
@@ -133,14 +147,45 @@ pub enum Block {
     },
 }
 
+/// An image or document block's `source`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Source {
+    /// The bytes, standard base64: an image's (`BinaryContent`, `_map_binary_data`) or a PDF's
+    /// (`BetaBase64PDFSourceParam`).
+    Base64 {
+        /// The base64 text.
+        data: String,
+        /// The media type as the item has it (`image/...`, `application/pdf`).
+        media_type: String,
+    },
+    /// A `text/plain` document's text (`BetaPlainTextSourceParam`; documents only).
+    Text {
+        /// The text (the bytes read as UTF-8).
+        data: String,
+        /// Always `text/plain`.
+        media_type: String,
+    },
+    /// The URL of an image or a PDF (without `force_download`: `_map_image_url`, `_map_document_url`).
+    Url {
+        /// The URL.
+        url: String,
+    },
+    /// A file in Anthropic's Files API (`UploadedFile`, `_map_uploaded_file`).
+    File {
+        /// The file id.
+        file_id: String,
+    },
+}
+
 /// A `tool_result`'s `content`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ToolResultContent {
     /// `""`, for a result without items (an empty list).
     Text(String),
-    /// The result's items as text blocks.
-    Blocks(Vec<TextBlock>),
+    /// The result's items as text blocks, and its images and PDFs as image and document blocks.
+    Blocks(Vec<Block>),
 }
 
 /// The request `AnthropicModel` would send for `history`.
@@ -150,111 +195,131 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
-    // About one message (or item) per history message: sized up front, not grown and copied.
-    let capacity = prepared.messages.len();
     let mut system_parts = Vec::new();
-    let mut messages = Vec::with_capacity(capacity);
-    let mut origins = Vec::with_capacity(capacity);
-    // The prepared items are moved into the blocks: every text is copied once, from the history.
-    for message in prepared.messages {
-        let (role, items): (Role, Vec<(PartLocation, Block)>) = match message {
-            Prepared::Request(parts) => {
-                let mut blocks = Vec::new();
-                for (at, item) in parts {
-                    match item {
-                        RequestItem::SystemPrompt { content } => system_parts.push(content),
-                        // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
-                        // prompt, sent as a `<system>` block in the user turn.
-                        RequestItem::Note { content } => blocks.push((
-                            at,
-                            Block::Text {
-                                text: framing::system_frame(&content),
-                            },
-                        )),
-                        RequestItem::User(UserText::Text(text)) => {
-                            if !text.is_empty() {
-                                blocks.push((at, Block::Text { text }));
+    let mut messages = Vec::new();
+    let mut origins = Vec::new();
+    for message in &prepared.messages {
+        let (role, items): (Role, Vec<(PartLocation, Block)>) =
+            match message {
+                Prepared::Request(parts) => {
+                    let mut blocks = Vec::new();
+                    for (at, item) in parts {
+                        match item {
+                            RequestItem::SystemPrompt { content } => system_parts.push(content.as_str()),
+                            // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
+                            // prompt, sent as a `<system>` block in the user turn.
+                            RequestItem::Note { content } => blocks.push((
+                                *at,
+                                Block::Text {
+                                    text: framing::system_frame(content),
+                                },
+                            )),
+                            RequestItem::User(UserText::Text(text)) => {
+                                if !text.is_empty() {
+                                    blocks.push((*at, Block::Text { text: text.clone() }));
+                                }
+                            }
+                            RequestItem::User(UserText::Items(items)) => {
+                                for item in items {
+                                    match item {
+                                        UserItem::Text(text) if text.is_empty() => {}
+                                        UserItem::Text(text) => blocks.push((*at, Block::Text { text: text.clone() })),
+                                        UserItem::File(file) => blocks.push((*at, file_block(file, "user prompts")?)),
+                                        // `_map_user_prompt_part` marks the block before it (or the
+                                        // previous message's last block) with `cache_control`.
+                                        UserItem::CachePoint { at, path } => return Err(ExportError::unsupported(
+                                            *at,
+                                            path,
+                                            "a cache point (pydantic-ai sets `cache_control` on the block before it)",
+                                        )),
+                                    }
+                                }
+                            }
+                            RequestItem::ToolReturn(result) => {
+                                // `_map_tool_return_part`: texts as text blocks, files as their blocks.
+                                let mut result_blocks = Vec::new();
+                                for item in prepare::content_items(result, false) {
+                                    result_blocks.push(match item {
+                                        ToolItem::Text(text) => Block::Text { text },
+                                        ToolItem::File(file) => file_block(file, "tool returns")?,
+                                    });
+                                }
+                                let content = if result_blocks.is_empty() {
+                                    ToolResultContent::Text(String::new())
+                                } else {
+                                    ToolResultContent::Blocks(result_blocks)
+                                };
+                                blocks.push((
+                                    *at,
+                                    Block::ToolResult {
+                                        tool_use_id: result.id.clone(),
+                                        content,
+                                        is_error: result.outcome.is_error(),
+                                    },
+                                ));
                             }
                         }
-                        RequestItem::User(UserText::Items(texts)) => blocks.extend(
-                            texts
-                                .into_iter()
-                                .filter(|text| !text.is_empty())
-                                .map(|text| (at, Block::Text { text })),
-                        ),
-                        RequestItem::ToolReturn(result) => {
-                            let is_error = result.outcome.is_error();
-                            let texts = prepare::into_content_items_unwrapped(result.content, result.outcome);
-                            let content = if texts.is_empty() {
-                                ToolResultContent::Text(String::new())
-                            } else {
-                                ToolResultContent::Blocks(texts.into_iter().map(TextBlock::new).collect())
-                            };
-                            blocks.push((
-                                at,
-                                Block::ToolResult {
-                                    tool_use_id: result.id,
-                                    content,
-                                    is_error,
-                                },
-                            ));
-                        }
                     }
+                    (Role::User, blocks)
                 }
-                (Role::User, blocks)
-            }
-            Prepared::Response(parts) => {
-                let mut carried = Vec::new();
-                let mut blocks = Vec::new();
-                for (at, item) in parts {
-                    let block = match item {
-                        ResponseItem::Text(text) if text.is_empty() => continue,
-                        ResponseItem::Text(text) => Block::Text { text },
-                        ResponseItem::Thinking(Thinking::Signed {
-                            signature,
-                            redacted: true,
-                            ..
-                        }) => Block::RedactedThinking { data: signature },
-                        ResponseItem::Thinking(Thinking::Signed {
-                            content,
-                            signature,
-                            redacted: false,
-                        }) => Block::Thinking {
-                            thinking: content,
-                            signature,
-                        },
-                        // `_append_model_response_turns`: reasoning carried in a user turn of its
-                        // own, ahead of the assistant turn.
-                        ResponseItem::Thinking(Thinking::Carried(text)) => {
-                            carried.push((at, Block::Text { text }));
-                            continue;
-                        }
-                        // Never prepared for this profile (`replays_own_items: false`, its own
-                        // `ThinkingMode`).
-                        other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
-                            return Err(ExportError::unsupported(
-                                at,
-                                "",
-                                &format!("a part prepared for another provider ({other:?})"),
-                            ))
-                        }
-                        ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
-                    };
-                    blocks.push((at, block));
+                Prepared::Response(parts) => {
+                    let mut carried = Vec::new();
+                    let mut blocks = Vec::new();
+                    for (at, item) in parts {
+                        let block = match item {
+                            ResponseItem::Text(text) if text.is_empty() => continue,
+                            ResponseItem::Text(text) => Block::Text { text: text.clone() },
+                            ResponseItem::Thinking(Thinking::Signed {
+                                signature,
+                                redacted: true,
+                                ..
+                            }) => Block::RedactedThinking {
+                                data: signature.clone(),
+                            },
+                            ResponseItem::Thinking(Thinking::Signed {
+                                content,
+                                signature,
+                                redacted: false,
+                            }) => Block::Thinking {
+                                thinking: content.clone(),
+                                signature: signature.clone(),
+                            },
+                            // `_append_model_response_turns`: reasoning carried in a user turn of its
+                            // own, ahead of the assistant turn.
+                            ResponseItem::Thinking(Thinking::Carried(text)) => {
+                                carried.push((*at, Block::Text { text: text.clone() }));
+                                continue;
+                            }
+                            // Never prepared for this profile (`replays_own_items: false`, its own
+                            // `ThinkingMode`).
+                            other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
+                                return Err(ExportError::unsupported(
+                                    *at,
+                                    "",
+                                    &format!("a part prepared for another provider ({other:?})"),
+                                ))
+                            }
+                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
+                                id: id.clone(),
+                                name: name.clone(),
+                                input: args.clone(),
+                            },
+                        };
+                        blocks.push((*at, block));
+                    }
+                    if let Some((start, _)) = carried.first() {
+                        origins.push(Origin {
+                            start: *start,
+                            blocks: carried.iter().map(|(at, _)| *at).collect(),
+                        });
+                        messages.push(Message {
+                            role: Role::User,
+                            content: carried.into_iter().map(|(_, block)| block).collect(),
+                        });
+                    }
+                    (Role::Assistant, blocks)
                 }
-                if let Some((start, _)) = carried.first() {
-                    origins.push(Origin {
-                        start: *start,
-                        blocks: carried.iter().map(|(at, _)| *at).collect(),
-                    });
-                    messages.push(Message {
-                        role: Role::User,
-                        content: carried.into_iter().map(|(_, block)| block).collect(),
-                    });
-                }
-                (Role::Assistant, blocks)
-            }
-        };
+            };
         if let Some((start, _)) = items.first() {
             origins.push(Origin {
                 start: *start,
@@ -283,4 +348,95 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         request: Request { system, messages },
         origins,
     })
+}
+
+/// `_map_file_to_content_block`: a file item of a user prompt or tool return (`context`) as its
+/// image or document block, or the refusal pydantic-ai raises (or a download msgflow never makes).
+fn file_block(file: &File, context: &str) -> Result<Block, ExportError> {
+    match &file.kind {
+        FileKind::Binary { data, media_type, .. } => {
+            if msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type) {
+                binary_block(file, data, media_type)
+            } else {
+                Err(file.refuse_as(&format!("Unsupported binary content type in Anthropic {context}")))
+            }
+        }
+        // `_map_image_url`: the URL itself, unless it is to be downloaded.
+        FileKind::Url {
+            kind: UrlKind::Image, ..
+        } => Ok(Block::Image {
+            source: Source::Url {
+                url: file.url_to_send()?,
+            },
+        }),
+        // `_map_document_url`: a PDF's URL; a text document's text, which pydantic-ai downloads.
+        FileKind::Url {
+            kind: UrlKind::Document,
+            ..
+        } => match file.media_type()? {
+            "application/pdf" => Ok(Block::Document {
+                source: Source::Url {
+                    url: file.url_to_send()?,
+                },
+            }),
+            "text/plain" => Err(file.refuse_download("Anthropic takes a text document's text, not its URL")),
+            other => Err(file.refuse_as(&format!("Unsupported document media type: {other}"))),
+        },
+        FileKind::Url { kind, .. } => Err(file.refuse_as(&format!(
+            "{} is not supported in Anthropic {context}",
+            media::url_class(*kind)
+        ))),
+        // `_map_uploaded_file`: an image or a document by its Files API id.
+        FileKind::Uploaded { file_id, .. } => {
+            file.check_uploaded_provider("anthropic", "AnthropicModel")?;
+            let media_type = file.media_type()?;
+            let file_id = file_id.clone();
+            if media_type.starts_with("image/") {
+                Ok(Block::Image {
+                    source: Source::File { file_id },
+                })
+            } else if media_type.starts_with("text/") || media_type.starts_with("application/") {
+                Ok(Block::Document {
+                    source: Source::File { file_id },
+                })
+            } else {
+                Err(file.refuse_as(&format!(
+                    "Unsupported media type '{media_type}' for Anthropic file upload"
+                )))
+            }
+        }
+    }
+}
+
+/// `_map_binary_data`: an image's or a PDF's bytes as base64, a `text/plain` document's text.
+fn binary_block(file: &File, data: &[u8], media_type: &str) -> Result<Block, ExportError> {
+    if media_type.starts_with("image/") {
+        return Ok(Block::Image {
+            source: Source::Base64 {
+                data: media::base64(data),
+                media_type: media_type.to_owned(),
+            },
+        });
+    }
+    match media_type {
+        "application/pdf" => Ok(Block::Document {
+            source: Source::Base64 {
+                data: media::base64(data),
+                media_type: media_type.to_owned(),
+            },
+        }),
+        // `data.decode('utf-8')`, which raises on bytes that are not UTF-8.
+        "text/plain" => match std::str::from_utf8(data) {
+            Ok(text) => Ok(Block::Document {
+                source: Source::Text {
+                    data: text.to_owned(),
+                    media_type: media_type.to_owned(),
+                },
+            }),
+            Err(_) => {
+                Err(file.refuse("a `text/plain` binary content that is not UTF-8 (pydantic-ai fails to decode it)"))
+            }
+        },
+        other => Err(file.refuse_as(&format!("Unsupported binary content media type for Anthropic: {other}"))),
+    }
 }

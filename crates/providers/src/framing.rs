@@ -287,6 +287,8 @@ fn entity_end(
 pub(crate) enum Source {
     User,
     Tool,
+    /// A text-like file of a user prompt (`BinaryContent` read as UTF-8).
+    File,
     /// Another model's reasoning carried into a user turn as an `<assistant_thinking>` frame.
     Thinking,
 }
@@ -297,6 +299,7 @@ impl Source {
         match self {
             Source::User => "user message",
             Source::Tool => "tool result",
+            Source::File => "file",
             Source::Thinking => "<assistant_thinking> reasoning",
         }
     }
@@ -306,6 +309,7 @@ impl Source {
         match self {
             Source::User => "user",
             Source::Tool => "tool",
+            Source::File => "author of the file",
             Source::Thinking => "assistant",
         }
     }

@@ -25,6 +25,7 @@
 
 pub mod anthropic;
 mod framing;
+mod media;
 pub mod openai_chat;
 pub mod openai_responses;
 mod prepare;

@@ -11,12 +11,14 @@
 
 use std::borrow::Cow;
 
+use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 
 use serde_json::{Map, Value};
 
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
+use crate::media::{self, File, FileKind};
+use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserItem, UserText};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
 /// `OpenAIChatModel`'s profile as far as the mapping is concerned: system prompts are sent inline.
@@ -79,17 +81,66 @@ pub enum UserContent {
     /// A plain string prompt.
     Text(String),
     /// A list prompt's items.
-    Parts(Vec<TextContentPart>),
+    Parts(Vec<ContentPart>),
 }
 
-/// A `{"type": "text", "text": ...}` content part.
+/// A content part of a user message (`ChatCompletionContentPartParam`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentPart {
+    /// Text, or a text-like file inlined between `-----BEGIN FILE ...-----` lines.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image by URL or `data:` URI.
+    ImageUrl {
+        /// The image and its detail.
+        image_url: ImageUrl,
+    },
+    /// Audio as base64 (`wav` or `mp3`).
+    InputAudio {
+        /// The audio.
+        input_audio: InputAudio,
+    },
+    /// A document as a `data:` URI, or an uploaded file by id.
+    File {
+        /// The file.
+        file: FileFile,
+    },
+}
+
+/// An `image_url` part's image.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImageUrl {
+    /// The URL, or the image's `data:` URI.
+    pub url: String,
+    /// `vendor_metadata['detail']` (`auto` when the metadata has none), absent without metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Value>,
+}
+
+/// An `input_audio` part's audio.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextContentPart {
-    /// Always `text`.
-    #[serde(rename = "type")]
-    pub kind: crate::anthropic::TextType,
-    /// The text.
-    pub text: String,
+pub struct InputAudio {
+    /// The bytes, standard base64.
+    pub data: String,
+    /// `wav` or `mp3`.
+    pub format: String,
+}
+
+/// A `file` part's file: inline data with a file name, or an uploaded file's id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFile {
+    /// The document's `data:` URI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_data: Option<String>,
+    /// `filename.<format>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    /// An OpenAI file id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
 }
 
 /// An assistant message's function tool call.
@@ -244,19 +295,20 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         RequestItem::User(UserText::Text(text)) => Message::User {
                             content: UserContent::Text(text),
                         },
-                        RequestItem::User(UserText::Items(texts)) => Message::User {
-                            content: UserContent::Parts(
-                                texts
-                                    .into_iter()
-                                    .map(|text| TextContentPart {
-                                        kind: crate::anthropic::TextType::Text,
-                                        text,
-                                    })
-                                    .collect(),
-                            ),
+                        RequestItem::User(UserText::Items(items)) => Message::User {
+                            content: UserContent::Parts(user_parts(&items)?),
                         },
+                        // `model_response_str_and_user_content`: the files go in a user message after
+                        // the request's other messages, framed with provenance tags.
+                        RequestItem::ToolReturn(result) if !result.files.is_empty() => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                &format!("$[{}].parts[{}].content", at.message, at.part),
+                                "a tool return holding files (pydantic-ai sends them to Chat Completions in a user message of its own, framed, which msgflow does not reproduce yet)",
+                            ))
+                        }
                         RequestItem::ToolReturn(result) => Message::Tool {
-                            content: prepare::model_response_str(result.content, result.outcome, true),
+                            content: prepare::model_response_str(&result, true),
                             tool_call_id: result.id,
                         },
                     });
@@ -361,4 +413,127 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
         request: Request { messages },
         origins,
     })
+}
+
+/// `_map_user_prompt` for a list prompt: each item by `_map_user_prompt_content_item` (a cache
+/// point is left out: `gpt-4o` has no `openai_supports_prompt_cache_breakpoints`).
+fn user_parts(items: &[UserItem]) -> Result<Vec<ContentPart>, ExportError> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            UserItem::Text(text) => parts.push(ContentPart::Text { text: text.clone() }),
+            UserItem::File(file) => parts.push(file_part(file)?),
+            UserItem::CachePoint { .. } => {}
+        }
+    }
+    Ok(parts)
+}
+
+/// `_map_content_item` for a file item: the part pydantic-ai builds, or its refusal (or a
+/// download msgflow never makes).
+fn file_part(file: &File) -> Result<ContentPart, ExportError> {
+    match &file.kind {
+        FileKind::Binary {
+            data,
+            media_type,
+            identifier,
+        } => binary_part(file, data, media_type, identifier),
+        // `_map_image_url_item`: the URL itself, unless it is to be downloaded.
+        FileKind::Url {
+            kind: UrlKind::Image, ..
+        } => Ok(ContentPart::ImageUrl {
+            image_url: ImageUrl {
+                url: file.url_to_send()?,
+                detail: file.detail(),
+            },
+        }),
+        // `_map_audio_url_item`, `_map_document_url_item`: Chat Completions takes no audio or
+        // document URL (`openai_chat_supports_file_urls` is off), so pydantic-ai downloads them.
+        FileKind::Url {
+            kind: UrlKind::Audio, ..
+        } => Err(file.refuse_download("Chat Completions takes audio as base64 data only")),
+        FileKind::Url {
+            kind: UrlKind::Document,
+            ..
+        } => Err(file.refuse_download("Chat Completions takes a document's data, not its URL")),
+        FileKind::Url {
+            kind: UrlKind::Video, ..
+        } => Err(file.refuse_as("VideoUrl is not supported in OpenAI Chat Completions user prompts")),
+        // An uploaded document by its file id; an uploaded image cannot be referenced by id here.
+        FileKind::Uploaded { file_id, .. } => {
+            file.check_uploaded_provider("openai", "OpenAIChatModel")?;
+            if file.media_type()?.starts_with("image/") {
+                return Err(
+                    file.refuse_as("Referencing an uploaded image by `file_id` is not supported by OpenAIChatModel")
+                );
+            }
+            Ok(ContentPart::File {
+                file: FileFile {
+                    file_data: None,
+                    filename: None,
+                    file_id: Some(file_id.clone()),
+                },
+            })
+        }
+    }
+}
+
+/// `_map_binary_content_item`: text-like files inlined as framed text, images as a `data:` URI,
+/// `wav`/`mp3` audio as base64, documents as a `data:` URI with a file name; video refused.
+fn binary_part(file: &File, data: &[u8], media_type: &str, identifier: &str) -> Result<ContentPart, ExportError> {
+    if msgflow_media::is_text_like_media_type(media_type) {
+        // `item.data.decode('utf-8')`, which raises on bytes that are not UTF-8.
+        let text = std::str::from_utf8(data).map_err(|_| {
+            file.refuse(&format!(
+                "{} that is not UTF-8 (pydantic-ai fails to decode it)",
+                file.describe()
+            ))
+        })?;
+        return Ok(ContentPart::Text {
+            text: format_inlined_text_file(text, media_type, identifier),
+        });
+    }
+    let format = || file.binary_format(media_type);
+    if msgflow_media::is_image(media_type) {
+        Ok(ContentPart::ImageUrl {
+            image_url: ImageUrl {
+                url: media::data_uri(media_type, data),
+                detail: file.detail(),
+            },
+        })
+    } else if msgflow_media::is_audio(media_type) {
+        // `assert item.format in ('wav', 'mp3')`.
+        let format = format()?;
+        if !matches!(format, "wav" | "mp3") {
+            return Err(file.refuse(&format!(
+                "{}: pydantic-ai sends only `wav` and `mp3` audio to Chat Completions",
+                file.describe()
+            )));
+        }
+        Ok(ContentPart::InputAudio {
+            input_audio: InputAudio {
+                data: media::base64(data),
+                format: format.to_owned(),
+            },
+        })
+    } else if msgflow_media::is_document(media_type) {
+        let format = format()?;
+        Ok(ContentPart::File {
+            file: FileFile {
+                file_data: Some(media::data_uri(media_type, data)),
+                filename: Some(format!("filename.{format}")),
+                file_id: None,
+            },
+        })
+    } else {
+        Err(file.refuse(&format!(
+            "{}: pydantic-ai refuses it for Chat Completions (video, or a type it does not send)",
+            file.describe()
+        )))
+    }
+}
+
+/// `_utils.format_inlined_text_file`: a text file between `BEGIN FILE` and `END FILE` lines.
+fn format_inlined_text_file(text: &str, media_type: &str, identifier: &str) -> String {
+    format!("-----BEGIN FILE id=\"{identifier}\" type=\"{media_type}\"-----\n{text}\n-----END FILE id=\"{identifier}\"-----")
 }

@@ -10,11 +10,16 @@
 //! `_map_response_thinking_part` / `_map_thinking_to_reasoning_item` (reasoning items, or `<think>`
 //! text). `instructions` is absent without instructions (`OMIT`).
 
+use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserText};
+use crate::media::{self, File, FileKind};
+use crate::prepare::{
+    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, ToolResult, UserItem,
+    UserText,
+};
 use crate::{ExportError, Exported, Origin, Provider};
 
 /// `OpenAIResponsesModel`'s profile as far as the mapping is concerned.
@@ -48,7 +53,7 @@ pub enum Item {
 }
 
 /// The input items that carry a `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TypedItem {
     /// A tool call the model made.
@@ -89,9 +94,20 @@ pub enum TypedItem {
     FunctionCallOutput {
         /// The id of the call it answers.
         call_id: String,
-        /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
-        output: String,
+        /// The result: its text, or its items when it holds files.
+        output: ToolOutput,
     },
+}
+
+/// A `function_call_output`'s `output`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolOutput {
+    /// The result's text (`model_response_str()`: failures wrapped as `{"error": ...}`).
+    Text(String),
+    /// A result holding files: its texts as `input_text`, its files as `input_image` and
+    /// `input_file` (failures: the wrapped error, then the files).
+    Items(Vec<InputContent>),
 }
 
 /// The role of an output message.
@@ -176,26 +192,46 @@ pub enum Role {
 pub enum Content {
     /// A string.
     Text(String),
-    /// `input_text` items.
-    Items(Vec<InputText>),
+    /// A list prompt's items.
+    Items(Vec<InputContent>),
 }
 
-/// A `{"type": "input_text", "text": ...}` item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InputText {
-    /// Always `input_text`.
-    #[serde(rename = "type")]
-    pub kind: InputTextType,
-    /// The text.
-    pub text: String,
-}
-
-/// The `type` of an [`InputText`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InputTextType {
+/// An item of an input message's content (`ResponseInputContentParam`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InputContent {
     /// `input_text`.
-    InputText,
+    InputText {
+        /// The text.
+        text: String,
+    },
+    /// `input_image`: by URL or `data:` URI, or an uploaded image by id.
+    InputImage {
+        /// The URL, or the image's `data:` URI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        image_url: Option<String>,
+        /// An OpenAI file id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_id: Option<String>,
+        /// `vendor_metadata['detail']`, `auto` by default.
+        detail: Value,
+    },
+    /// `input_file`: a document's `data:` URI with a file name, a file URL, or an uploaded file
+    /// by id.
+    InputFile {
+        /// The document's `data:` URI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_data: Option<String>,
+        /// `filename.<format>`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+        /// The file's URL (`DocumentUrl`, `AudioUrl`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_url: Option<String>,
+        /// An OpenAI file id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_id: Option<String>,
+    },
 }
 
 /// The request `OpenAIResponsesModel` would send for `history`.
@@ -225,20 +261,12 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             message(Role::System, content)
                         }
                         RequestItem::User(UserText::Text(text)) => message(Role::User, text),
-                        RequestItem::User(UserText::Items(texts)) => Item::Message(InputMessage {
+                        RequestItem::User(UserText::Items(items)) => Item::Message(InputMessage {
                             role: Role::User,
-                            content: Content::Items(
-                                texts
-                                    .into_iter()
-                                    .map(|text| InputText {
-                                        kind: InputTextType::InputText,
-                                        text,
-                                    })
-                                    .collect(),
-                            ),
+                            content: Content::Items(user_contents(&items)?),
                         }),
                         RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
-                            output: prepare::model_response_str(result.content, result.outcome, true),
+                            output: tool_output(&result)?,
                             call_id: result.id,
                         }),
                     });
@@ -368,4 +396,108 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
 /// Python's `str.strip()`: Rust's `trim` plus the four separators Python also counts as whitespace.
 fn python_strip(text: &str) -> &str {
     text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// `_map_tool_return_output`: `model_response_str()` for a result without files, else its items
+/// (`content_items(mode='str')`).
+fn tool_output(result: &ToolResult) -> Result<ToolOutput, ExportError> {
+    if result.files.is_empty() {
+        return Ok(ToolOutput::Text(prepare::model_response_str(result, true)));
+    }
+    let mut items = Vec::new();
+    for item in prepare::content_items(result, true) {
+        items.push(match item {
+            ToolItem::Text(text) => InputContent::InputText { text },
+            ToolItem::File(file) => file_content(file, "tool returns")?,
+        });
+    }
+    Ok(ToolOutput::Items(items))
+}
+
+/// `_map_user_prompt` for a list prompt (a cache point is left out: `gpt-5` has no
+/// `openai_supports_prompt_cache_breakpoints`).
+fn user_contents(items: &[UserItem]) -> Result<Vec<InputContent>, ExportError> {
+    let mut contents = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            UserItem::Text(text) => contents.push(InputContent::InputText { text: text.clone() }),
+            UserItem::File(file) => contents.push(file_content(file, "user prompts")?),
+            UserItem::CachePoint { .. } => {}
+        }
+    }
+    Ok(contents)
+}
+
+/// `_map_file_to_response_content` and `_map_uploaded_file_to_response_content`: a file item of a
+/// user prompt or tool return (`context`), or the refusal pydantic-ai raises (or a download msgflow
+/// never makes).
+fn file_content(file: &File, context: &str) -> Result<InputContent, ExportError> {
+    let detail = || file.detail().unwrap_or_else(|| Value::from("auto"));
+    match &file.kind {
+        // `binary_content_to_response_content`.
+        FileKind::Binary { data, media_type, .. } => {
+            if msgflow_media::is_image(media_type) {
+                Ok(InputContent::InputImage {
+                    image_url: Some(media::data_uri(media_type, data)),
+                    file_id: None,
+                    detail: detail(),
+                })
+            } else if msgflow_media::is_document(media_type) {
+                let format = file.binary_format(media_type)?;
+                Ok(InputContent::InputFile {
+                    file_data: Some(media::data_uri(media_type, data)),
+                    filename: Some(format!("filename.{format}")),
+                    file_url: None,
+                    file_id: None,
+                })
+            } else {
+                Err(file.refuse(&format!(
+                    "{}: pydantic-ai refuses it in OpenAI Responses {context} (audio, video, or a type it does not send)",
+                    file.describe()
+                )))
+            }
+        }
+        FileKind::Url {
+            force_download: true, ..
+        } => Err(file.refuse_download("`force_download`")),
+        FileKind::Url {
+            kind: UrlKind::Image,
+            url,
+            ..
+        } => Ok(InputContent::InputImage {
+            image_url: Some(url.clone()),
+            file_id: None,
+            detail: detail(),
+        }),
+        FileKind::Url {
+            kind: UrlKind::Audio | UrlKind::Document,
+            ..
+        } => Ok(InputContent::InputFile {
+            file_data: None,
+            filename: None,
+            file_url: Some(file.url_to_send()?),
+            file_id: None,
+        }),
+        FileKind::Url {
+            kind: UrlKind::Video, ..
+        } => Err(file.refuse_as(&format!("VideoUrl is not supported in OpenAI Responses {context}"))),
+        // `uploaded_file_to_response_content`: an image by id with its detail, anything else as a file.
+        FileKind::Uploaded { file_id, .. } => {
+            file.check_uploaded_provider("openai", "OpenAIResponsesModel")?;
+            if file.media_type()?.starts_with("image/") {
+                Ok(InputContent::InputImage {
+                    image_url: None,
+                    file_id: Some(file_id.clone()),
+                    detail: detail(),
+                })
+            } else {
+                Ok(InputContent::InputFile {
+                    file_data: None,
+                    filename: None,
+                    file_url: None,
+                    file_id: Some(file_id.clone()),
+                })
+            }
+        }
+    }
 }

@@ -8,7 +8,6 @@
 //! msgflow exports a subset of what pydantic-ai can send (see [`crate::Unsupported`]); everything
 //! outside it is refused with its location instead of being guessed at.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use msgflow_wire::{
@@ -18,6 +17,7 @@ use msgflow_wire::{
 use serde_json::{Map, Value};
 
 use crate::framing::{self, NoteContext, Source, Undecided};
+use crate::media::{File, FileKind};
 use crate::{ExportError, PartLocation};
 
 /// A request part as the mappings see it, after `prepare_messages`.
@@ -36,11 +36,22 @@ pub(crate) enum RequestItem {
     Note { content: String },
 }
 
-/// A user prompt's text: a plain string or a list of text items.
+/// A user prompt's content: a plain string or a list of items.
 #[derive(Debug, Clone)]
 pub(crate) enum UserText {
     Text(String),
-    Items(Vec<String>),
+    Items(Vec<UserItem>),
+}
+
+/// An item of a list user prompt, as the mappings read it (`_map_user_prompt`).
+#[derive(Debug, Clone)]
+pub(crate) enum UserItem {
+    /// A string.
+    Text(String),
+    /// A file or media item (`BinaryContent`, a URL item, `UploadedFile`).
+    File(File),
+    /// A `CachePoint`, which OpenAI's models without prompt-cache breakpoints leave out.
+    CachePoint { at: PartLocation, path: String },
 }
 
 /// A `tool-return` part with what its rendering needs.
@@ -51,6 +62,16 @@ pub(crate) struct ToolResult {
     pub tool_name: String,
     pub content: Value,
     pub outcome: Outcome,
+    /// The file items pydantic-ai reads in `content` (`files`): the content itself, or items of a
+    /// content list, each with its index in the list (0 for the content itself).
+    pub files: Vec<(usize, File)>,
+}
+
+/// An item of a tool result's `content_items(mode='str')`: a text, or a file.
+#[derive(Debug, Clone)]
+pub(crate) enum ToolItem<'a> {
+    Text(String),
+    File(&'a File),
 }
 
 /// The outcomes that change a tool result's rendering (`ERROR_OUTCOMES` = failed, retried).
@@ -687,25 +708,44 @@ fn request_item(
                 ))
             }
             UserPromptContent::Items(items) => {
-                let mut texts = Vec::with_capacity(items.len());
+                let mut contents = Vec::with_capacity(items.len());
+                // `_lookalike_texts`: the user's own texts are checked first, then the text
+                // files, each source getting its own note.
                 let mut found = Vec::new();
+                let mut in_files = Vec::new();
                 for (item_index, item) in items.iter().enumerate() {
                     let item_path = format!("{path}.content[{item_index}]");
                     match item {
                         UserContent::Text(text) => {
                             add_lookalikes(&mut found, text, at, &item_path)?;
-                            texts.push(text.clone());
+                            contents.push(UserItem::Text(text.clone()));
                         }
-                        _ => {
-                            return Err(ExportError::unsupported(
-                                at,
-                                &item_path,
-                                "user content other than plain strings (files, media, text-content, cache points)",
-                            ))
-                        }
+                        UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
+                        other => match File::read(other, at, &item_path)? {
+                            Some(file) => {
+                                // `_text_file_content`: a text-like binary file is read as UTF-8
+                                // (`errors='replace'`) for lookalikes.
+                                if let FileKind::Binary { data, media_type, .. } = &file.kind {
+                                    if msgflow_media::is_text_like_media_type(media_type) {
+                                        let text = String::from_utf8_lossy(data);
+                                        add_lookalikes(&mut in_files, &text, at, &format!("{item_path}.data"))?;
+                                    }
+                                }
+                                contents.push(UserItem::File(file));
+                            }
+                            None => {
+                                return Err(ExportError::unsupported(
+                                    at,
+                                    &item_path,
+                                    &format!("a `{}` user content item", other.tag().unwrap_or_default()),
+                                ))
+                            }
+                        },
                     }
                 }
-                Ok((RequestItem::User(UserText::Items(texts)), sourced(Source::User, found)))
+                let mut sources = sourced(Source::User, found);
+                sources.extend(sourced(Source::File, in_files));
+                Ok((RequestItem::User(UserText::Items(contents)), sources))
             }
         },
         ModelRequestPart::ToolReturn(ret) => {
@@ -735,24 +775,22 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            if holds_file_like_object(&content) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &content_path,
-                    "tool output holding objects with a `kind` key (pydantic-ai may read them as files)",
-                ));
-            }
+            let files = tool_files(&content, at, &content_path)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
                 content,
                 outcome,
+                files,
             };
             // `_tool_result_lookalike_tags`: the text items of
-            // `content_items(mode='str', wrap_if_error=False)`.
+            // `content_items(mode='str', wrap_if_error=False)` (the files msgflow sends, images and
+            // PDFs, have no text).
             let mut found = Vec::new();
-            for text in content_items_unwrapped(&result) {
-                add_lookalikes(&mut found, &text, at, &content_path)?;
+            for item in content_items(&result, false) {
+                if let ToolItem::Text(text) = item {
+                    add_lookalikes(&mut found, &text, at, &content_path)?;
+                }
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
@@ -781,6 +819,8 @@ fn request_item(
                 tool_name: retry.tool_name.get().cloned().unwrap_or_default(),
                 content,
                 outcome: Outcome::Retried,
+                // The details are no `ToolReturnContent` pydantic-ai reads files from.
+                files: Vec::new(),
             };
             let mut found = Vec::new();
             for text in content_items_unwrapped(&result) {
@@ -883,14 +923,55 @@ fn python_eq(left: &Value, right: &Value) -> bool {
     }
 }
 
-/// pydantic-ai validates tool output as `ToolReturnContent`, in which an object with a `kind` key
-/// at the top or in a top-level list may become a file item; msgflow leaves those to pydantic-ai.
-fn holds_file_like_object(content: &Value) -> bool {
-    let is_file_like = |value: &Value| value.as_object().is_some_and(|map| map.contains_key("kind"));
-    match content {
-        Value::Array(items) => items.iter().any(is_file_like),
-        other => is_file_like(other),
+/// The keys a `BinaryContent` dump has.
+const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind", "identifier"];
+
+/// The files of a tool result (`_split_content`): pydantic-ai validates tool output as
+/// `ToolReturnContent`, in which an object with a `kind` key, the content itself or an item of a
+/// content list, may become a file item. msgflow reads `BinaryContent` images (not text-like ones
+/// such as SVG) and PDFs (no
+/// provenance gate applies to binary items), and leaves every other such object to pydantic-ai:
+/// URL and uploaded-file items load as files only when `content_file_digests` records them, and
+/// a file a model cannot read is replaced by a note (`_replace_unsupported_tool_return_files`).
+fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usize, File)>, ExportError> {
+    let candidates: Vec<(usize, &Value, String)> = match content {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| (index, item, format!("{path}[{index}]")))
+            .collect(),
+        other => vec![(0, other, path.to_owned())],
+    };
+    let mut files = Vec::new();
+    for (index, value, item_path) in candidates {
+        let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
+            continue;
+        };
+        let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
+        let is_binary = map.get("kind").and_then(Value::as_str) == Some("binary")
+            && map.keys().all(|key| BINARY_KEYS.contains(&key.as_str()));
+        if !is_binary {
+            return Err(refuse(
+                "tool output holding an object with a `kind` key other than binary content (pydantic-ai may read it as a file item)",
+            ));
+        }
+        let item: UserContent = serde_json::from_str(&value.to_string())
+            .map_err(|_| refuse("tool output holding binary content pydantic-ai may not read as a file"))?;
+        let Some(file) = File::read(&item, at, &item_path)? else {
+            return Err(refuse("tool output holding an object with a `kind` key"));
+        };
+        let media_type = file.media_type()?;
+        // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
+        // counts them apart), which msgflow does not reproduce in tool returns.
+        let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
+        if !sendable || msgflow_media::is_text_like_media_type(media_type) {
+            return Err(refuse(&format!(
+                "a file of type `{media_type}` in a tool return (msgflow sends images and PDFs there; pydantic-ai may replace others with a note)"
+            )));
+        }
+        files.push((index, file));
     }
+    Ok(files)
 }
 
 fn response_item(
@@ -1185,15 +1266,6 @@ pub(crate) fn object_text(map: &Map<String, Value>) -> String {
     serde_json::to_string(map).expect("a serde_json::Map always serialises")
 }
 
-/// [`json_text`] of a value the caller gives up: a string (the common tool output) is moved into
-/// the request, not copied.
-fn into_json_text(value: Value) -> String {
-    match value {
-        Value::String(text) => text,
-        other => json_text(&other),
-    }
-}
-
 /// `_tool_return_text`: a non-string value's compact JSON text (pydantic-core's `to_json`, which
 /// serde_json 1.0.154 matches).
 pub(crate) fn json_text(value: &Value) -> String {
@@ -1203,64 +1275,91 @@ pub(crate) fn json_text(value: &Value) -> String {
     }
 }
 
-/// `content_items(mode='str', wrap_if_error=False)`: the text items Anthropic sends as a
-/// `tool_result`'s blocks (a string item borrowed from the result, so that looking for
-/// lookalikes in it copies nothing).
-pub(crate) fn content_items_unwrapped(result: &ToolResult) -> Vec<Cow<'_, str>> {
-    fn item(value: &Value) -> Cow<'_, str> {
-        match value {
-            Value::String(text) => Cow::Borrowed(text.as_str()),
-            other => Cow::Owned(json_text(other)),
-        }
+/// `content_items(mode='str', wrap_if_error=...)`: the items Anthropic sends as a `tool_result`'s
+/// blocks (`wrap_if_error=False`) and OpenAI Responses as a `function_call_output`'s list.
+pub(crate) fn content_items(result: &ToolResult, wrap_if_error: bool) -> Vec<ToolItem<'_>> {
+    if wrap_if_error && result.outcome.is_error() {
+        // The wrapped error, then the files.
+        let mut items = vec![ToolItem::Text(model_response_str(result, true))];
+        items.extend(result.files.iter().map(|(_, file)| ToolItem::File(file)));
+        return items;
     }
+    if result.files.is_empty() {
+        return content_items_unwrapped(result)
+            .into_iter()
+            .map(ToolItem::Text)
+            .collect();
+    }
+    // `_serialize_content_items`: files as they are, other items as their text.
+    let items = match &result.content {
+        Value::Array(items) => items.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| match result.files.iter().find(|(at, _)| *at == index) {
+            Some((_, file)) => ToolItem::File(file),
+            None => ToolItem::Text(json_text(item)),
+        })
+        .collect()
+}
+
+/// `content_items(mode='str', wrap_if_error=False)` of a result without files.
+fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
     match &result.content {
         // A retry's validation errors are one JSON array the model is shown whole.
-        Value::Array(_) if result.outcome == Outcome::Retried => {
-            vec![Cow::Owned(model_response_str(
-                result.content.clone(),
-                result.outcome,
-                false,
-            ))]
-        }
-        Value::Array(items) => items.iter().map(item).collect(),
-        other => vec![item(other)],
+        Value::Array(_) if result.outcome == Outcome::Retried => vec![model_response_str(result, false)],
+        Value::Array(items) => items.iter().map(json_text).collect(),
+        other => vec![json_text(other)],
     }
 }
 
-/// [`content_items_unwrapped`] of a result the caller gives up, as the texts Anthropic sends: the
-/// same items, moved.
-pub(crate) fn into_content_items_unwrapped(content: Value, outcome: Outcome) -> Vec<String> {
-    match content {
-        Value::Array(_) if outcome == Outcome::Retried => vec![model_response_str(content, outcome, false)],
-        Value::Array(items) => items.into_iter().map(into_json_text).collect(),
-        other => vec![into_json_text(other)],
-    }
-}
-
-/// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result
-/// (taken by value: a string result is moved into the request).
-pub(crate) fn model_response_str(content: Value, outcome: Outcome, wrap_if_error: bool) -> String {
-    // `_unwrap_data`: an empty list is no data; a scalar stays itself.
-    let value = match content {
-        Value::Array(items) if items.is_empty() => Value::Null,
-        other => other,
-    };
-    let text = |value: Value| match value {
+/// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result.
+pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> String {
+    let value = &unwrap_data(result);
+    let response = match value {
         Value::Null => String::new(),
-        other => into_json_text(other),
+        other => json_text(other),
     };
-    if wrap_if_error && outcome.is_error() {
+    if wrap_if_error && result.outcome.is_error() {
         // `_error_value`: a retry's structured data goes in as it is, anything else as its text.
-        let error = if outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
-            value
+        let error = if result.outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
+            value.clone()
         } else {
-            Value::String(text(value))
+            Value::String(response)
         };
         let mut wrapper = Map::new();
         wrapper.insert("error".to_owned(), error);
-        return object_text(&wrapper);
+        return json_text(&Value::Object(wrapper));
     }
-    text(value)
+    response
+}
+
+/// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped
+/// when the content was not a list or when files were taken out of it.
+fn unwrap_data(result: &ToolResult) -> Value {
+    if result.files.is_empty() {
+        return match &result.content {
+            Value::Array(items) if items.is_empty() => Value::Null,
+            other => other.clone(),
+        };
+    }
+    let Value::Array(items) = &result.content else {
+        // The content is the file itself.
+        return Value::Null;
+    };
+    let mut data: Vec<Value> = items
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| !result.files.iter().any(|(at, _)| at == index))
+        .map(|(_, item)| item.clone())
+        .collect();
+    match data.len() {
+        0 => Value::Null,
+        1 => data.remove(0),
+        _ => Value::Array(data),
+    }
 }
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters: the last

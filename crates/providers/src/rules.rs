@@ -13,12 +13,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart};
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
 use serde::Serialize;
 
-use crate::anthropic::{self, Block, Role as AnthropicRole};
-use crate::openai_chat::{self, Message as ChatMessage};
-use crate::openai_responses::{self, Item, TypedItem};
+use crate::anthropic::{self, Block, Role as AnthropicRole, Source as AnthropicSource};
+use crate::openai_chat::{
+    self, ContentPart as ChatContentPart, Message as ChatMessage, UserContent as ChatUserContent,
+};
+use crate::openai_responses::{self, Content as ResponsesContent, InputContent, Item, TypedItem};
 use crate::{ExportError, ExportOptions, PartLocation, Provider};
 
 /// One rule a provider's API enforces.
@@ -92,6 +94,34 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         repair: "the trailing whitespace of the final text is removed (the removed text is in the report)",
         fixable: true,
     },
+    Rule {
+        id: "anthropic/image-media-type",
+        requirement: "an image sent as bytes is JPEG, PNG, GIF or WebP (`image/jpeg`, `image/png`, `image/gif`, `image/webp`)",
+        provider_error: "messages.{}.content.{}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+        // "Supported image formats: JPEG, PNG, GIF, WebP" (Vision, "Image format").
+        documentation: "https://docs.anthropic.com/en/docs/build-with-claude/vision",
+        repair: "not fixed: msgflow does not convert images; convert it to one of the four types (or remove it) yourself",
+        fixable: false,
+    },
+    Rule {
+        id: "anthropic/image-too-large",
+        requirement: "an image sent as bytes is at most 5 MB (5,242,880 bytes of base64)",
+        provider_error: "messages.{}.content.{}.image.source.base64: image exceeds 5 MB maximum: {} bytes > 5242880 bytes",
+        // "The maximum allowed image file size is 5MB per image for API requests" (Vision, "Image size").
+        documentation: "https://docs.anthropic.com/en/docs/build-with-claude/vision#evaluate-image-size",
+        repair: "not fixed: msgflow does not resize or re-encode images; shrink it (or remove it) yourself",
+        fixable: false,
+    },
+    Rule {
+        id: "anthropic/image-dimensions",
+        requirement: "an image sent as bytes is at most 8000x8000 pixels, or 2000x2000 when the request holds more than 20 images (read from the PNG, GIF, WebP or JPEG header)",
+        provider_error: "messages.{}.content.{}.image.source.base64.data: At least one of the image dimensions exceed max allowed size{}: {} pixels",
+        // "Images larger than 8000x8000 px will be rejected. If you submit more than 20 images in one API
+        // request, this limit is 2000x2000 px" (Vision, "Evaluate image size").
+        documentation: "https://docs.anthropic.com/en/docs/build-with-claude/vision#evaluate-image-size",
+        repair: "not fixed: msgflow does not resize images; resize it (or send fewer images) yourself",
+        fixable: false,
+    },
 ];
 
 /// OpenAI Chat Completions rules (https://platform.openai.com/docs/guides/function-calling and
@@ -125,10 +155,26 @@ pub const OPENAI_CHAT_RULES: &[Rule] = &[
         repair: "the call and its results get the id `call_` and a hash of the old one, reported with both ids; not fixed when another call has the same id",
         fixable: false,
     },
+    Rule {
+        id: "openai-chat/image-media-type",
+        requirement: "an image sent as a `data:` URI is PNG, JPEG, WEBP or GIF",
+        provider_error: OPENAI_IMAGE_FORMAT_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_IMAGE_FORMAT_REPAIR,
+        fixable: false,
+    },
 ];
 
 /// The longest tool call id Chat Completions takes.
 pub const OPENAI_CHAT_MAX_CALL_ID: usize = 40;
+/// "Image input requirements: file types PNG (.png), JPEG (.jpeg and .jpg), WEBP (.webp),
+/// non-animated GIF (.gif)" (Images and vision, both APIs).
+const OPENAI_IMAGE_DOCUMENTATION: &str =
+    "https://platform.openai.com/docs/guides/images-vision#image-input-requirements";
+/// OpenAI's answer to an image of another format (as reported by its users, typo included).
+const OPENAI_IMAGE_FORMAT_ERROR: &str = "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].";
+const OPENAI_IMAGE_FORMAT_REPAIR: &str =
+    "not fixed: msgflow does not convert images; convert it to PNG, JPEG, WEBP or GIF (or remove it) yourself";
 
 /// OpenAI Responses rules (https://platform.openai.com/docs/guides/function-calling and
 /// https://platform.openai.com/docs/api-reference/responses/create).
@@ -160,6 +206,14 @@ pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
         repair: "pydantic-ai's repair synthesizes an interrupted result for the call; a result a turn late (after another response) or calls sharing an id are left as they are",
         fixable: false,
     },
+    Rule {
+        id: "openai-responses/image-media-type",
+        requirement: "an `input_image` sent as a `data:` URI is PNG, JPEG, WEBP or GIF",
+        provider_error: OPENAI_IMAGE_FORMAT_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_IMAGE_FORMAT_REPAIR,
+        fixable: false,
+    },
 ];
 
 /// Gemini `generateContent` rules (https://ai.google.dev/gemini-api/docs/function-calling).
@@ -180,7 +234,38 @@ pub const GEMINI_RULES: &[Rule] = &[
         repair: "not fixed: the conversation would need a user turn msgflow cannot invent; start the history with a request",
         fixable: false,
     },
+    Rule {
+        id: "gemini/inline-data-too-large",
+        requirement: "the inline data of a request (binary content, sent base64-encoded as `inline_data`) totals at most 100 MB (104,857,600 bytes of base64)",
+        provider_error: "Request payload size exceeds the limit: 104857600 bytes.",
+        // "Inline data: ... up to 100 MB per request (50 MB for PDFs)"; larger files go through the
+        // Files API or a URL (File input methods, "Input method comparison").
+        documentation: "https://ai.google.dev/gemini-api/docs/file-input-methods",
+        repair: "not fixed: msgflow does not upload files; upload the large files with the Files API and refer to them by URL, or remove them",
+        fixable: false,
+    },
 ];
+
+/// The media limits the rules check, each from the documentation its rule cites.
+mod limits {
+    /// Anthropic's image media types.
+    pub const ANTHROPIC_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+    /// Anthropic's 5 MB per image, measured on the base64 data (the error's byte count).
+    pub const ANTHROPIC_MAX_IMAGE_BASE64: usize = 5 * 1024 * 1024;
+    /// Anthropic's largest image side.
+    pub const ANTHROPIC_MAX_IMAGE_SIDE: u32 = 8000;
+    /// More images than this in a request lower the largest side to [`ANTHROPIC_MANY_IMAGES_SIDE`].
+    pub const ANTHROPIC_MANY_IMAGES: usize = 20;
+    /// Anthropic's largest image side in a request of many images.
+    pub const ANTHROPIC_MANY_IMAGES_SIDE: u32 = 2000;
+    /// OpenAI's image media types.
+    pub const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+    /// Gemini's inline data per request, measured on the base64 text the request carries.
+    pub const GEMINI_MAX_INLINE_BASE64: usize = 100 * 1024 * 1024;
+    /// Base64 text read for an image's header (PNG, GIF and WebP headers are in the first bytes; a
+    /// JPEG frame header further on than this is not looked for).
+    pub const HEADER_BASE64: usize = 64 * 1024;
+}
 
 /// The rule table of a provider.
 pub fn rules(provider: Provider) -> &'static [Rule] {
@@ -262,6 +347,11 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
     let provider = Provider::Anthropic;
     let mut violations = Vec::new();
     let mut seen_ids = HashSet::new();
+    let image_count = messages
+        .iter()
+        .flat_map(|message| &message.content)
+        .filter(|block| matches!(block, Block::Image { .. }))
+        .count();
     for (index, message) in messages.iter().enumerate() {
         let origin = &exported.origins[index];
         let index_text = index.to_string();
@@ -323,7 +413,20 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                         ));
                     }
                 }
-                Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
+                Block::Image {
+                    source: AnthropicSource::Base64 { data, media_type },
+                } => {
+                    let side = if image_count > limits::ANTHROPIC_MANY_IMAGES {
+                        (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
+                    } else {
+                        (limits::ANTHROPIC_MAX_IMAGE_SIDE, "")
+                    };
+                    check_anthropic_image(data, media_type, side, at, [&index_text, &block_text], &mut violations);
+                }
+                Block::Thinking { .. }
+                | Block::RedactedThinking { .. }
+                | Block::Image { .. }
+                | Block::Document { .. } => {}
                 Block::Text { text } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
@@ -347,6 +450,66 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
         }
     }
     Ok(violations)
+}
+
+/// The media rules of one Anthropic image sent as bytes: its type, its size, its dimensions
+/// (`side`: the largest side allowed and how the error names the limit).
+fn check_anthropic_image(
+    data: &str,
+    media_type: &str,
+    side: (u32, &str),
+    at: PartLocation,
+    [message, block]: [&str; 2],
+    violations: &mut Vec<Violation>,
+) {
+    let provider = Provider::Anthropic;
+    if !limits::ANTHROPIC_IMAGE_TYPES.contains(&media_type) {
+        violations.push(Violation::new(
+            rule(provider, "anthropic/image-media-type"),
+            at,
+            &[message, block],
+        ));
+    }
+    if data.len() > limits::ANTHROPIC_MAX_IMAGE_BASE64 {
+        violations.push(Violation::new(
+            rule(provider, "anthropic/image-too-large"),
+            at,
+            &[message, block, &data.len().to_string()],
+        ));
+    }
+    if let Some((width, height)) = image_header_dimensions(data) {
+        let (limit, kind) = side;
+        if width > limit || height > limit {
+            violations.push(Violation::new(
+                rule(provider, "anthropic/image-dimensions"),
+                at,
+                &[message, block, kind, &limit.to_string()],
+            ));
+        }
+    }
+}
+
+/// Width and height from the header of a base64 image (PNG, GIF, WebP, JPEG), decoding only its
+/// first [`limits::HEADER_BASE64`] characters; `None` when they do not say.
+fn image_header_dimensions(data: &str) -> Option<(u32, u32)> {
+    use base64::Engine as _;
+    let prefix = data.get(..data.len().min(limits::HEADER_BASE64))?;
+    let prefix = &prefix[..prefix.len() / 4 * 4];
+    let bytes = base64::engine::general_purpose::STANDARD.decode(prefix).ok()?;
+    msgflow_context::tokens::image_dimensions(&bytes)
+}
+
+/// The media type of a `data:` URI (`data:<type>;base64,...`), `None` for any other URL.
+fn data_uri_media_type(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("data:")?;
+    rest.split_once(";base64,").map(|(media_type, _)| media_type)
+}
+
+/// OpenAI's image type rule on an image URL, for either API.
+fn check_openai_image(url: &str, rule_id: &str, provider: Provider, at: PartLocation, violations: &mut Vec<Violation>) {
+    if data_uri_media_type(url).is_some_and(|media_type| !limits::OPENAI_IMAGE_TYPES.contains(&media_type)) {
+        violations.push(Violation::new(rule(provider, rule_id), at, &[]));
+    }
 }
 
 fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
@@ -384,6 +547,22 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
             other => {
                 flush(&mut open, &mut violations);
                 answerable.clear();
+                if let ChatMessage::User {
+                    content: ChatUserContent::Parts(parts),
+                } = other
+                {
+                    for part in parts {
+                        if let ChatContentPart::ImageUrl { image_url } = part {
+                            check_openai_image(
+                                &image_url.url,
+                                "openai-chat/image-media-type",
+                                provider,
+                                origin.start,
+                                &mut violations,
+                            );
+                        }
+                    }
+                }
                 if let ChatMessage::Assistant {
                     tool_calls: Some(calls),
                     ..
@@ -447,7 +626,19 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     ));
                 }
             }
-            Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) | Item::Message(_) => {}
+            Item::Message(message) => {
+                if let ResponsesContent::Items(contents) = &message.content {
+                    for content in contents {
+                        if let InputContent::InputImage {
+                            image_url: Some(url), ..
+                        } = content
+                        {
+                            check_openai_image(url, "openai-responses/image-media-type", provider, at, &mut violations);
+                        }
+                    }
+                }
+            }
+            Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) => {}
         }
     }
     for (call_id, at) in &calls {
@@ -485,6 +676,9 @@ fn required_reasoning(history: &[ModelMessage], at: PartLocation) -> Option<&str
 fn check_gemini(history: &[ModelMessage]) -> Vec<Violation> {
     let provider = Provider::Gemini;
     let mut violations = Vec::new();
+    if let Some(at) = gemini_inline_overflow(history) {
+        violations.push(Violation::new(rule(provider, "gemini/inline-data-too-large"), at, &[]));
+    }
     for (index, message) in history.iter().enumerate() {
         let ModelMessage::Response(response) = message else {
             continue;
@@ -551,4 +745,37 @@ fn check_gemini(history: &[ModelMessage]) -> Vec<Violation> {
         }
     }
     violations
+}
+
+/// Where the history's inline data passes Gemini's limit: the user prompt holding the binary item
+/// that takes the total of their base64 text past it (`GoogleModel` sends every `BinaryContent` of a
+/// user prompt as `inline_data`, the whole history in one request).
+fn gemini_inline_overflow(history: &[ModelMessage]) -> Option<PartLocation> {
+    let mut total = 0usize;
+    for (message_index, message) in history.iter().enumerate() {
+        let ModelMessage::Request(request) = message else {
+            continue;
+        };
+        for (part_index, part) in request.parts.iter().enumerate() {
+            let ModelRequestPart::UserPrompt(user) = part else {
+                continue;
+            };
+            let UserPromptContent::Items(items) = &user.content else {
+                continue;
+            };
+            for item in items {
+                if let UserContent::Binary(binary) = item {
+                    // The base64 text as sent: padded, so a multiple of 4 characters.
+                    total += binary.data.as_str().len().div_ceil(4) * 4;
+                    if total > limits::GEMINI_MAX_INLINE_BASE64 {
+                        return Some(PartLocation {
+                            message: message_index,
+                            part: part_index,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    None
 }

@@ -1,7 +1,8 @@
 //! proptest: the output of `repair --provider P` exports without error and passes `check
 //! --provider P` but for the violations the rule tables say repair cannot fix, on histories of the
 //! parts msgflow exports (dangling calls, orphan and late results, whitespace texts, duplicate and
-//! odd ids), and on arbitrary pydantic-ai histories whenever their repair exports.
+//! odd ids, images of types and sizes a provider rejects, which repair cannot fix and reports as
+//! `unfixed`), and on arbitrary pydantic-ai histories whenever their repair exports.
 
 use msgflow_providers::{check, export, repair, Provider};
 use msgflow_sanitize::RepairOptions;
@@ -16,6 +17,8 @@ enum Step {
         text: Option<String>,
         answer_mask: u8,
         orphan: bool,
+        /// An image in the user prompt: its media type, and the width and height its header declares.
+        image: Option<(&'static str, u32, u32)>,
     },
     /// A response: texts and calls.
     Response { parts: Vec<ResponseStep> },
@@ -41,15 +44,41 @@ fn call_id() -> impl Strategy<Value = String> {
     prop_oneof![4 => "call_[0-9]", 1 => Just("call.1".to_owned())]
 }
 
+/// Media types every provider takes and some one rejects; sides under and over Anthropic's limits.
+fn image() -> impl Strategy<Value = (&'static str, u32, u32)> {
+    let media_type = prop_oneof![
+        4 => Just("image/png"),
+        1 => Just("image/bmp"),
+        1 => Just("image/tiff"),
+        1 => Just("image/heic")
+    ];
+    let side = prop_oneof![4 => 1..2000u32, 1 => 2001..9000u32];
+    (media_type, side.clone(), side)
+}
+
+/// A PNG header declaring `width` x `height` (all the media rules read).
+fn png_header(width: u32, height: u32) -> Vec<u8> {
+    let mut bytes = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    bytes.extend(width.to_be_bytes());
+    bytes.extend(height.to_be_bytes());
+    bytes.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    bytes
+}
+
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (proptest::option::of(text()), any::<u8>(), proptest::bool::weighted(0.1)).prop_map(
-            |(text, answer_mask, orphan)| Step::Request {
+        (
+            proptest::option::of(text()),
+            any::<u8>(),
+            proptest::bool::weighted(0.1),
+            proptest::option::weighted(0.3, image())
+        )
+            .prop_map(|(text, answer_mask, orphan, image)| Step::Request {
                 text,
                 answer_mask,
-                orphan
-            }
-        ),
+                orphan,
+                image,
+            }),
         proptest::collection::vec(
             prop_oneof![
                 text().prop_map(ResponseStep::Text),
@@ -72,6 +101,7 @@ fn build(steps: &[Step]) -> Vec<msgflow_wire::ModelMessage> {
                 text,
                 answer_mask,
                 orphan,
+                image,
             } => {
                 let mut parts = Vec::new();
                 for (index, id) in std::mem::take(&mut open).into_iter().enumerate() {
@@ -86,8 +116,17 @@ fn build(steps: &[Step]) -> Vec<msgflow_wire::ModelMessage> {
                         "content": "late", "timestamp": STAMP}),
                     );
                 }
-                if let Some(text) = text {
-                    parts.push(json!({"part_kind": "user-prompt", "content": text, "timestamp": STAMP}));
+                match (text, image) {
+                    (text, Some((media_type, width, height))) => {
+                        let data = msgflow_wire::Base64Data::from_bytes(&png_header(*width, *height));
+                        let image = json!({"kind": "binary", "data": data.as_str(), "media_type": media_type});
+                        let content = json!([text.clone().unwrap_or_default(), image]);
+                        parts.push(json!({"part_kind": "user-prompt", "content": content, "timestamp": STAMP}));
+                    }
+                    (Some(text), None) => {
+                        parts.push(json!({"part_kind": "user-prompt", "content": text, "timestamp": STAMP}));
+                    }
+                    (None, None) => {}
                 }
                 messages.push(json!({"kind": "request", "parts": parts}));
             }

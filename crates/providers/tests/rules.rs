@@ -1,6 +1,9 @@
 //! Every provider rule has a fixture (`tests/fixtures/providers/<rule>/`): `rejected.json`, a
 //! history the provider's API rejects, and `fixed.json`, its minimal fix. The check of the
 //! rejected one and its provider repair are pinned by insta; the fix passes the check.
+//!
+//! A rejected history too large to commit (`gemini/inline-data-too-large`: over 100 MB of inline
+//! data) is built here from its `fixed.json`, by growing its image past the limit ([`GROWN`]).
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +19,43 @@ fn load(path: &Path) -> Vec<msgflow_wire::ModelMessage> {
     msgflow_wire::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// The fixtures whose rejected history is built from `fixed.json`: the directory and the size in
+/// bytes its first binary item grows to (zero bytes after the item's own).
+const GROWN: &[(&str, usize)] = &[
+    // 104,857,600 characters of base64 hold 78,643,200 bytes: one more passes Gemini's limit.
+    ("gemini-inline-data-too-large", 78_643_201),
+];
+
+/// A fixture's rejected history: `rejected.json`, or for a [`GROWN`] fixture its `fixed.json` with
+/// the first binary item grown.
+fn load_rejected(dir: &Path) -> Vec<msgflow_wire::ModelMessage> {
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let Some(&(_, size)) = GROWN.iter().find(|(grown, _)| *grown == name) else {
+        return load(&dir.join("rejected.json"));
+    };
+    let mut history = load(&dir.join("fixed.json"));
+    let binary = history
+        .iter_mut()
+        .find_map(|message| match message {
+            msgflow_wire::ModelMessage::Request(request) => request.parts.iter_mut().find_map(|part| match part {
+                msgflow_wire::ModelRequestPart::UserPrompt(user) => match &mut user.content {
+                    msgflow_wire::UserPromptContent::Items(items) => items.iter_mut().find_map(|item| match item {
+                        msgflow_wire::UserContent::Binary(binary) => Some(binary),
+                        _ => None,
+                    }),
+                    msgflow_wire::UserPromptContent::Text(_) => None,
+                },
+                _ => None,
+            }),
+            msgflow_wire::ModelMessage::Response(_) => None,
+        })
+        .expect("a grown fixture has a binary item");
+    let mut bytes = binary.data.decode().unwrap();
+    bytes.resize(size, 0);
+    binary.data = msgflow_wire::Base64Data::from_bytes(&bytes);
+    history
+}
+
 /// `anthropic/final-assistant-trailing-whitespace` -> the fixture directory's name.
 fn fixture_dir(rule_id: &str) -> PathBuf {
     fixtures().join(rule_id.replace('/', "-"))
@@ -26,13 +66,14 @@ fn every_rule_has_its_fixture_and_is_found_there() {
     for provider in Provider::ALL {
         for rule in rules(provider) {
             let dir = fixture_dir(rule.id);
+            let grown = GROWN.iter().any(|(name, _)| dir.ends_with(name));
             assert!(
-                dir.join("rejected.json").is_file(),
+                dir.join("rejected.json").is_file() || grown,
                 "{}: no fixture in {}",
                 rule.id,
                 dir.display()
             );
-            let violations = check(&load(&dir.join("rejected.json")), provider).unwrap();
+            let violations = check(&load_rejected(&dir), provider).unwrap();
             assert!(
                 violations.iter().any(|violation| violation.rule.id == rule.id),
                 "{}: the rejected fixture does not break it: {violations:?}",
@@ -62,7 +103,7 @@ fn rule_reports_are_pinned() {
             .into_iter()
             .find(|provider| name.starts_with(&format!("{provider}-")))
             .unwrap();
-        let rejected = load(&dir.join("rejected.json"));
+        let rejected = load_rejected(&dir);
         let violations = check(&rejected, provider).unwrap();
         insta::assert_json_snapshot!(format!("check-{name}"), violations);
         let repaired = repair(rejected, provider, &RepairOptions::default()).unwrap();
@@ -164,4 +205,38 @@ fn a_call_id_another_call_shares_is_not_renamed() {
     assert!(repaired.provider_changes.is_empty());
     assert_eq!(repaired.unfixed.len(), 2);
     assert!(repaired.unfixed[0].reason.contains("another call has the same id"));
+}
+
+/// A user prompt of `count` PNG images whose headers declare `side` x `side` pixels.
+fn images_prompt(count: usize, side: u32) -> Vec<msgflow_wire::ModelMessage> {
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    png.extend(side.to_be_bytes());
+    png.extend(side.to_be_bytes());
+    png.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    let data = msgflow_wire::Base64Data::from_bytes(&png);
+    let image = serde_json::json!({"kind": "binary", "data": data.as_str(), "media_type": "image/png"});
+    let history = serde_json::json!([{"kind": "request", "parts": [
+        {"part_kind": "user-prompt", "content": vec![image; count], "timestamp": "2026-03-14T09:00:00Z"}]}]);
+    msgflow_wire::from_str(&history.to_string()).unwrap()
+}
+
+#[test]
+fn more_than_twenty_images_lower_anthropic_dimension_limit_to_2000() {
+    let ids = |history: &[msgflow_wire::ModelMessage]| -> Vec<String> {
+        check(history, Provider::Anthropic)
+            .unwrap()
+            .into_iter()
+            .map(|violation| violation.provider_error)
+            .collect()
+    };
+    assert!(ids(&images_prompt(20, 2001)).is_empty());
+    let many = ids(&images_prompt(21, 2001));
+    assert_eq!(many.len(), 21);
+    assert_eq!(
+        many[20],
+        "messages.0.content.20.image.source.base64.data: At least one of the image dimensions exceed max \
+         allowed size for many-image requests: 2000 pixels"
+    );
+    assert!(ids(&images_prompt(21, 2000)).is_empty());
+    assert_eq!(ids(&images_prompt(1, 8001)).len(), 1);
 }
