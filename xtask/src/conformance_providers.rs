@@ -561,7 +561,14 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
         } else {
             let mut parts = Vec::new();
             for _ in 0..rng.below(4) {
-                if rng.chance(15) {
+                if media && rng.chance(10) {
+                    // A file the model generated (an image), which no mapping sends back.
+                    let data = msgflow_wire::Base64Data::from_bytes(b"\x89PNG\r\n\x1a\n");
+                    parts.push(
+                        json!({"part_kind": "file", "content": {"kind": "binary", "data": data.as_str(),
+                        "media_type": "image/png"}}),
+                    );
+                } else if rng.chance(15) {
                     thinks = true;
                     parts.push(thinking_part(rng, &mut next_id));
                 } else if rng.chance(50) {

@@ -1040,6 +1040,9 @@ fn response_item(
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
+        // A file the model generated: not sent back by any of the three mappings (`_map_model_response`:
+        // `case FilePart(): pass`).
+        ModelResponsePart::File(_) => Ok(None),
         other => Err(ExportError::unsupported(
             at,
             path,

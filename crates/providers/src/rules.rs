@@ -16,11 +16,11 @@ use std::collections::{HashMap, HashSet};
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
 use serde::Serialize;
 
-use crate::anthropic::{self, Block, Role as AnthropicRole, Source as AnthropicSource};
+use crate::anthropic::{self, Block, Role as AnthropicRole, Source as AnthropicSource, ToolResultContent};
 use crate::openai_chat::{
     self, ContentPart as ChatContentPart, Message as ChatMessage, UserContent as ChatUserContent,
 };
-use crate::openai_responses::{self, Content as ResponsesContent, InputContent, Item, TypedItem};
+use crate::openai_responses::{self, Content as ResponsesContent, InputContent, Item, ToolOutput, TypedItem};
 use crate::{ExportError, ExportOptions, PartLocation, Provider};
 
 /// One rule a provider's API enforces.
@@ -347,11 +347,24 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
     let provider = Provider::Anthropic;
     let mut violations = Vec::new();
     let mut seen_ids = HashSet::new();
+    // Every image of the request counts, those of tool results too.
     let image_count = messages
         .iter()
         .flat_map(|message| &message.content)
+        .flat_map(|block| match block {
+            Block::ToolResult {
+                content: ToolResultContent::Blocks(blocks),
+                ..
+            } => blocks.as_slice(),
+            other => std::slice::from_ref(other),
+        })
         .filter(|block| matches!(block, Block::Image { .. }))
         .count();
+    let side = if image_count > limits::ANTHROPIC_MANY_IMAGES {
+        (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
+    } else {
+        (limits::ANTHROPIC_MAX_IMAGE_SIDE, "")
+    };
     for (index, message) in messages.iter().enumerate() {
         let origin = &exported.origins[index];
         let index_text = index.to_string();
@@ -404,7 +417,9 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                         ));
                     }
                 }
-                Block::ToolResult { tool_use_id, .. } => {
+                Block::ToolResult {
+                    tool_use_id, content, ..
+                } => {
                     if !previous_calls.contains(tool_use_id.as_str()) {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/unexpected-tool-result"),
@@ -412,15 +427,29 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                             &[&index_text, tool_use_id],
                         ));
                     }
+                    // A tool's images, at their path in the request (`content.<block>.content.<item>`).
+                    if let ToolResultContent::Blocks(blocks) = content {
+                        for (item_index, item) in blocks.iter().enumerate() {
+                            if let Block::Image {
+                                source: AnthropicSource::Base64 { data, media_type },
+                            } = item
+                            {
+                                let path = format!("{block_index}.content.{item_index}");
+                                check_anthropic_image(
+                                    data,
+                                    media_type,
+                                    side,
+                                    at,
+                                    [&index_text, &path],
+                                    &mut violations,
+                                );
+                            }
+                        }
+                    }
                 }
                 Block::Image {
                     source: AnthropicSource::Base64 { data, media_type },
                 } => {
-                    let side = if image_count > limits::ANTHROPIC_MANY_IMAGES {
-                        (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
-                    } else {
-                        (limits::ANTHROPIC_MAX_IMAGE_SIDE, "")
-                    };
                     check_anthropic_image(data, media_type, side, at, [&index_text, &block_text], &mut violations);
                 }
                 Block::Thinking { .. }
@@ -509,6 +538,24 @@ fn data_uri_media_type(url: &str) -> Option<&str> {
 fn check_openai_image(url: &str, rule_id: &str, provider: Provider, at: PartLocation, violations: &mut Vec<Violation>) {
     if data_uri_media_type(url).is_some_and(|media_type| !limits::OPENAI_IMAGE_TYPES.contains(&media_type)) {
         violations.push(Violation::new(rule(provider, rule_id), at, &[]));
+    }
+}
+
+/// OpenAI Responses' image type rule on the images of a message or a tool's output.
+fn check_responses_images(contents: &[InputContent], at: PartLocation, violations: &mut Vec<Violation>) {
+    for content in contents {
+        if let InputContent::InputImage {
+            image_url: Some(url), ..
+        } = content
+        {
+            check_openai_image(
+                url,
+                "openai-responses/image-media-type",
+                Provider::OpenAiResponses,
+                at,
+                violations,
+            );
+        }
     }
 }
 
@@ -615,7 +662,7 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     }
                 }
             }
-            Item::Typed(TypedItem::FunctionCallOutput { call_id, .. }) => {
+            Item::Typed(TypedItem::FunctionCallOutput { call_id, output }) => {
                 if calls.contains_key(call_id.as_str()) {
                     answered.insert(call_id.as_str());
                 } else {
@@ -625,17 +672,13 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                         &[call_id],
                     ));
                 }
+                if let ToolOutput::Items(contents) = output {
+                    check_responses_images(contents, at, &mut violations);
+                }
             }
             Item::Message(message) => {
                 if let ResponsesContent::Items(contents) = &message.content {
-                    for content in contents {
-                        if let InputContent::InputImage {
-                            image_url: Some(url), ..
-                        } = content
-                        {
-                            check_openai_image(url, "openai-responses/image-media-type", provider, at, &mut violations);
-                        }
-                    }
+                    check_responses_images(contents, at, &mut violations);
                 }
             }
             Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) => {}

@@ -240,3 +240,28 @@ fn more_than_twenty_images_lower_anthropic_dimension_limit_to_2000() {
     assert!(ids(&images_prompt(21, 2000)).is_empty());
     assert_eq!(ids(&images_prompt(1, 8001)).len(), 1);
 }
+
+#[test]
+fn images_a_tool_returns_are_checked_at_their_request_path() {
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    png.extend(9000u32.to_be_bytes());
+    png.extend(10u32.to_be_bytes());
+    let data = msgflow_wire::Base64Data::from_bytes(&png);
+    let image = serde_json::json!({"kind": "binary", "data": data.as_str(), "media_type": "image/png"});
+    let stamp = "2026-03-14T09:00:00Z";
+    let history = serde_json::json!([
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Take a screenshot", "timestamp": stamp}]},
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "screenshot", "tool_call_id": "toolu_01", "args": {}}]},
+        {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "screenshot", "tool_call_id": "toolu_01",
+            "content": ["Here it is", image], "timestamp": stamp}]}
+    ]);
+    let history = msgflow_wire::from_str(&history.to_string()).unwrap();
+    let violations = check(&history, Provider::Anthropic).unwrap();
+    assert_eq!(violations.len(), 1);
+    assert_eq!((violations[0].message, violations[0].part), (2, Some(0)));
+    assert_eq!(
+        violations[0].provider_error,
+        "messages.2.content.0.content.1.image.source.base64.data: At least one of the image dimensions exceed max \
+         allowed size: 8000 pixels"
+    );
+}

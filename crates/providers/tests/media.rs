@@ -1,0 +1,132 @@
+//! Files and media, exported as pydantic-ai 2.68.0 sends them: images, PDFs and text files as
+//! bytes, image and document URLs, images a tool returned; and refused where pydantic-ai refuses
+//! them or would download them first (msgflow never downloads).
+//!
+//! The `media-*.json` histories in `tests/fixtures/providers/` and the requests (or refusals) next
+//! to them (`media-*.expected.json`) are both written by pydantic-ai (`generate_media.py` runs
+//! `python/providers_oracle.py`'s mapping on each, with downloads refused): msgflow's exports must
+//! equal them.
+
+use std::path::Path;
+
+use msgflow_providers::{export, ExportError, Provider};
+use serde_json::Value;
+
+fn fixtures() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/providers"))
+}
+
+fn fixture(name: &str) -> (Vec<msgflow_wire::ModelMessage>, Value) {
+    let history = std::fs::read(fixtures().join(format!("media-{name}.json"))).unwrap();
+    let expected = std::fs::read(fixtures().join(format!("media-{name}.expected.json"))).unwrap();
+    (
+        msgflow_wire::from_slice(&history).unwrap(),
+        serde_json::from_slice(&expected).unwrap(),
+    )
+}
+
+/// The export of fixture `name` to `provider`, checked equal to pydantic-ai's request.
+fn export_equal_to_pydantic_ai(name: &str, provider: Provider) -> Value {
+    let (history, expected) = fixture(name);
+    let actual = export(&history, provider).unwrap_or_else(|error| panic!("{name} / {provider}: {error}"));
+    assert_eq!(actual, expected[provider.name()]["request"], "{name} / {provider}");
+    actual
+}
+
+/// msgflow's refusal of fixture `name` for `provider`, where pydantic-ai refuses too.
+fn refusal(name: &str, provider: Provider) -> String {
+    let (history, expected) = fixture(name);
+    assert!(
+        expected[provider.name()]["refused"].is_string(),
+        "pydantic-ai refuses {name} / {provider}"
+    );
+    match export(&history, provider) {
+        Err(error @ ExportError::Unsupported { .. }) => error.to_string(),
+        other => panic!("{name} / {provider}: msgflow does not refuse: {other:?}"),
+    }
+}
+
+#[test]
+fn images_and_pdfs_go_to_every_provider_as_pydantic_ai_sends_them() {
+    let claude = export_equal_to_pydantic_ai("images-and-pdfs", Provider::Anthropic);
+    let blocks = &claude["messages"][0]["content"];
+    assert_eq!(blocks[1]["source"]["type"], "base64");
+    assert_eq!(
+        blocks[2]["source"],
+        serde_json::json!({"type": "url", "url": "https://example.com/photo.jpg"})
+    );
+    assert_eq!(blocks[3]["type"], "document");
+    let chat = export_equal_to_pydantic_ai("images-and-pdfs", Provider::OpenAiChat);
+    let parts = &chat["messages"][0]["content"];
+    assert_eq!(parts[1]["image_url"]["detail"], "high");
+    assert!(parts[1]["image_url"]["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("data:image/png;base64,iVBORw0KGgo"));
+    assert_eq!(parts[3]["file"]["filename"], "filename.pdf");
+    let responses = export_equal_to_pydantic_ai("images-and-pdfs", Provider::OpenAiResponses);
+    assert_eq!(responses["input"][0]["content"][2]["detail"], "auto");
+    insta::assert_json_snapshot!(
+        "images-and-pdfs",
+        serde_json::json!({"anthropic": claude, "openai-chat": chat, "openai-responses": responses})
+    );
+}
+
+#[test]
+fn a_text_file_with_a_lookalike_gets_pydantic_ais_note_for_files() {
+    for provider in Provider::EXPORTABLE {
+        let exported = export_equal_to_pydantic_ai("text-file", provider);
+        assert!(
+            exported.to_string().contains("The rest of the file is unaffected."),
+            "{provider}"
+        );
+    }
+    let chat = export_equal_to_pydantic_ai("text-file", Provider::OpenAiChat);
+    let inlined = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "user")
+        .unwrap();
+    assert!(inlined["content"][1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("-----BEGIN FILE id=\""));
+}
+
+#[test]
+fn a_tool_screenshot_goes_in_the_tool_result_and_chat_completions_is_refused() {
+    let claude = export_equal_to_pydantic_ai("tool-screenshot", Provider::Anthropic);
+    assert_eq!(claude["messages"][2]["content"][0]["content"][1]["type"], "image");
+    let responses = export_equal_to_pydantic_ai("tool-screenshot", Provider::OpenAiResponses);
+    let output = &responses["input"][2]["output"];
+    assert_eq!(output[1]["type"], "input_image");
+    // pydantic-ai moves the file to a user message of its own, framed; msgflow does not reproduce it.
+    let (history, expected) = fixture("tool-screenshot");
+    assert!(expected["openai-chat"]["request"].is_object());
+    let error = export(&history, Provider::OpenAiChat).unwrap_err();
+    assert_eq!(
+        error.location(),
+        Some(msgflow_providers::PartLocation { message: 2, part: 0 })
+    );
+}
+
+#[test]
+fn urls_pydantic_ai_would_download_are_refused_with_their_path() {
+    let anthropic = refusal("urls-to-download", Provider::Anthropic);
+    assert!(anthropic.contains("$[0].parts[0].content[1]"), "{anthropic}");
+    assert!(
+        anthropic.contains("AudioUrl is not supported in Anthropic user prompts"),
+        "{anthropic}"
+    );
+    let chat = refusal("urls-to-download", Provider::OpenAiChat);
+    assert!(
+        chat.contains("would download first") && chat.contains("never downloads"),
+        "{chat}"
+    );
+    let responses = refusal("urls-to-download", Provider::OpenAiResponses);
+    assert!(
+        responses.contains("$[2].parts[0].content[1]") && responses.contains("force_download"),
+        "{responses}"
+    );
+}
