@@ -525,7 +525,7 @@ fn image_header_dimensions(data: &str) -> Option<(u32, u32)> {
     let prefix = data.get(..data.len().min(limits::HEADER_BASE64))?;
     let prefix = &prefix[..prefix.len() / 4 * 4];
     let bytes = base64::engine::general_purpose::STANDARD.decode(prefix).ok()?;
-    msgflow_context::tokens::image_dimensions(&bytes)
+    msgflow_media::image_dimensions(&bytes)
 }
 
 /// The media type of a `data:` URI (`data:<type>;base64,...`), `None` for any other URL.
