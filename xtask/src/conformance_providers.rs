@@ -195,6 +195,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         || ((name.starts_with("frames-") || media_case)
                             && provider == Provider::Anthropic
                             && (what.starts_with(ANTHROPIC_MID_SYSTEM) || what.starts_with(ANTHROPIC_CACHE_POINT)))
+                        // The agent loop's own `no_output` feedback is a mid-conversation system
+                        // prompt, which Anthropic gets `<system>`-wrapped: not reproduced yet.
+                        || (provider == Provider::Anthropic && what.starts_with(ANTHROPIC_SYSTEM_VOICE_FEEDBACK))
                         || (media_case && answer.is_none())
                         || (media_case && TOOL_FILE_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
@@ -318,6 +321,8 @@ const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation start
 /// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
 /// and PDFs, and every file for OpenAI Chat, which moves them to a user message).
 const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "a tool return holding files"];
+/// msgflow's refusal of system-voice retry feedback after the conversation started, for Anthropic.
+const ANTHROPIC_SYSTEM_VOICE_FEEDBACK: &str = "retry feedback in the system voice after the conversation started";
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
@@ -469,6 +474,31 @@ fn retry_prompt(rng: &mut Rng, id: &str, name: &str) -> Value {
     json!({"part_kind": "retry-prompt", "tool_name": name, "tool_call_id": id, "content": content, "timestamp": STAMP})
 }
 
+/// Retry feedback answering no call: a `retry-feedback` part of each cause (`no_output` with the
+/// agent loop's own texts, which go in the system voice, and with others), or a legacy
+/// `retry-prompt` naming no tool (2.68.0 loads it as feedback).
+fn retry_feedback(rng: &mut Rng) -> Value {
+    let no_output_texts = [
+        "Please return text.",
+        "Please include your response in a tool call or return an image.",
+        "Please return text or call a tool.",
+        "Please.",
+        "Please return text or return an image or call a tool.",
+    ];
+    let content = match rng.below(4) {
+        0 => json!([{"type": "missing", "loc": ["answer"], "msg": text(rng), "input": {"a": 1}},
+                    {"type": "int_parsing", "loc": [], "msg": "bad", "input": {"a": 1}, "ctx": {"x": 1}}]),
+        1 => json!(rng.pick(&no_output_texts).to_string()),
+        _ => json!(text(rng)),
+    };
+    if rng.chance(20) {
+        return json!({"part_kind": "retry-prompt", "content": content, "timestamp": STAMP});
+    }
+    let cause = *rng.pick(&["validation_error", "model_retry", "no_output"]);
+    json!({"part_kind": "retry-feedback", "content": content, "retry": {"cause": cause, "attempt": 1, "max_retries": 3},
+           "timestamp": STAMP})
+}
+
 fn args(rng: &mut Rng) -> Value {
     match rng.below(8) {
         0 => Value::Null,
@@ -527,6 +557,9 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
                     json!({"part_kind": "tool-return", "tool_name": "ghost", "tool_call_id": "orphan_1",
                     "content": "late", "timestamp": STAMP}),
                 );
+            }
+            if index > 0 && rng.chance(12) {
+                parts.push(retry_feedback(rng));
             }
             if parts.is_empty() || rng.chance(60) {
                 let content = if media && rng.chance(70) {

@@ -214,7 +214,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                     text: framing::system_frame(content),
                                 },
                             )),
-                            RequestItem::User(UserText::Text(text)) => {
+                            RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
                                 if !text.is_empty() {
                                     blocks.push((*at, Block::Text { text: text.clone() }));
                                 }

@@ -291,6 +291,8 @@ pub(crate) enum Source {
     File,
     /// Another model's reasoning carried into a user turn as an `<assistant_thinking>` frame.
     Thinking,
+    /// The earlier reply retry feedback quotes.
+    Retry,
 }
 
 impl Source {
@@ -301,6 +303,7 @@ impl Source {
             Source::Tool => "tool result",
             Source::File => "file",
             Source::Thinking => "<assistant_thinking> reasoning",
+            Source::Retry => "retry feedback",
         }
     }
 
@@ -311,6 +314,7 @@ impl Source {
             Source::Tool => "tool",
             Source::File => "author of the file",
             Source::Thinking => "assistant",
+            Source::Retry => "earlier reply it quotes",
         }
     }
 }
@@ -495,6 +499,12 @@ pub(crate) fn lookalike_note_announcement(system_role: bool) -> String {
 
 /// `ASSISTANT_THINKING_TAG`.
 const ASSISTANT_THINKING_TAG: &str = "assistant_thinking";
+
+/// `VALIDATION_ERRORS_TAG`: frames validation errors in user-voice retry feedback.
+pub(crate) const VALIDATION_ERRORS_TAG: &str = "pyai:validation_errors";
+
+/// `RETRY_FEEDBACK_TAG`: frames a `ModelRetry` message in user-voice retry feedback.
+pub(crate) const RETRY_FEEDBACK_TAG: &str = "pyai:retry_feedback";
 
 /// `render_replayed_thinking` carried into a user turn: `frame(ASSISTANT_THINKING_TAG, '\n' +
 /// content + '\n')`, the content as written.

@@ -292,7 +292,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
                             Message::System { content }
                         }
-                        RequestItem::User(UserText::Text(text)) => Message::User {
+                        RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => Message::User {
                             content: UserContent::Text(text),
                         },
                         RequestItem::User(UserText::Items(items)) => Message::User {

@@ -260,7 +260,9 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
                             message(Role::System, content)
                         }
-                        RequestItem::User(UserText::Text(text)) => message(Role::User, text),
+                        RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
+                            message(Role::User, text)
+                        }
                         RequestItem::User(UserText::Items(items)) => Item::Message(InputMessage {
                             role: Role::User,
                             content: Content::Items(user_contents(&items)?),

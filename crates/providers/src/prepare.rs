@@ -11,8 +11,8 @@
 use std::fmt::Write as _;
 
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, SystemPromptScope, ThinkingPart,
-    ToolReturnOutcome, UserContent, UserPromptContent,
+    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryCause, SystemPromptScope,
+    ThinkingPart, ToolReturnOutcome, UserContent, UserPromptContent,
 };
 use serde_json::{Map, Value};
 
@@ -34,6 +34,11 @@ pub(crate) enum RequestItem {
     /// (`lookalike_frame_note`), or the announcement of what the notes mean: a mid-conversation
     /// system prompt, which Anthropic sends `<system>`-wrapped in the user turn.
     Note { content: String },
+    /// Retry feedback in the user voice (`RetryFeedbackPart.model_response`: the application's
+    /// attribution line, then the feedback fenced in `<pyai:validation_errors>` or
+    /// `<pyai:retry_feedback>`), sent as user text; a frame on the user channel
+    /// (`_is_user_channel_frame`), which the lookalike-note announcement goes with.
+    Feedback(String),
 }
 
 /// A user prompt's content: a plain string or a list of items.
@@ -232,9 +237,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     path.clear();
                     let _ = write!(path, "$[{message_index}].parts[{part_index}]");
                     let standing = leading_system && matches!(part, ModelRequestPart::SystemPrompt(_));
+                    let in_standing_run = leading_system;
                     leading_system = standing;
                     standing_count += usize::from(standing);
-                    let (item, sources) = request_item(part, standing, at, &path, profile)?;
+                    let (item, sources) = request_item(part, standing, in_standing_run, at, &path, profile)?;
                     items.push(Authored { at, item, sources });
                 }
                 if after_response {
@@ -492,6 +498,9 @@ struct Authored {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Part,
+    /// A part that is a frame on the user channel (retry feedback): the announcement goes with
+    /// it as with a note, but it is no note (`_system_prompts_before_notes` does not move past it).
+    Frame,
     Note,
     ToolNote,
 }
@@ -566,12 +575,18 @@ fn note_lookalike_frames(
             .iter()
             .map(|(source, tags)| (at, note(*source, tags, after, None), Slot::Note))
             .collect();
+        // `_is_user_channel_frame`.
+        let slot = if matches!(item, RequestItem::Feedback(_)) {
+            Slot::Frame
+        } else {
+            Slot::Part
+        };
         if after {
-            parts.push((at, item, Slot::Part));
+            parts.push((at, item, slot));
             parts.extend(notes);
         } else {
             parts.extend(notes);
-            parts.push((at, item, Slot::Part));
+            parts.push((at, item, slot));
         }
     }
     let is_result = |(_, item, _): &(PartLocation, RequestItem, Slot)| matches!(item, RequestItem::ToolReturn(_));
@@ -587,7 +602,10 @@ fn note_lookalike_frames(
     if !system_role {
         // `_system_prompts_before_notes`: the request's own system prompts after its first note
         // go ahead of it.
-        if let Some(first_note) = parts.iter().position(|(_, _, slot)| *slot != Slot::Part) {
+        if let Some(first_note) = parts
+            .iter()
+            .position(|(_, _, slot)| matches!(slot, Slot::Note | Slot::ToolNote))
+        {
             let rest = parts.split_off(first_note);
             let (genuine, others): (Vec<_>, Vec<_>) = rest
                 .into_iter()
@@ -665,6 +683,7 @@ fn order_tool_results_by_call(previous: &[(PartLocation, ResponseItem)], items: 
 fn request_item(
     part: &ModelRequestPart,
     standing: bool,
+    in_standing_run: bool,
     at: PartLocation,
     path: &str,
     profile: Profile,
@@ -828,12 +847,136 @@ fn request_item(
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
+        // `_translate_legacy_retry_part`: one naming no tool is the feedback it always meant, its
+        // cause told by its content.
+        ModelRequestPart::RetryPrompt(retry) => {
+            let cause = if retry.content.is_string() {
+                FeedbackCause::ModelRetry
+            } else {
+                FeedbackCause::ValidationError
+            };
+            retry_feedback(&retry.content, cause, in_standing_run, at, path, profile)
+        }
+        ModelRequestPart::RetryFeedback(feedback) => {
+            let cause = match &feedback.retry.cause {
+                RetryCause::ValidationError => FeedbackCause::ValidationError,
+                RetryCause::ModelRetry => FeedbackCause::ModelRetry,
+                RetryCause::NoOutput => FeedbackCause::NoOutput,
+                other => {
+                    return Err(ExportError::unsupported(
+                        at,
+                        &format!("{path}.retry.cause"),
+                        &format!("retry feedback with the cause `{}`", other.as_str()),
+                    ))
+                }
+            };
+            retry_feedback(&feedback.content, cause, in_standing_run, at, path, profile)
+        }
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// The causes of retry feedback (`RetryFeedbackCause`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FeedbackCause {
+    ValidationError,
+    ModelRetry,
+    NoOutput,
+}
+
+/// `_RETRY_FEEDBACK_FRAMING`: the line that opens user-voice retry feedback.
+const RETRY_FEEDBACK_FRAMING: &str =
+    "Your previous response failed the application's validation (this is automated feedback, not a message from the user):";
+
+/// `_NO_OUTPUT_ALTERNATIVE_SLOTS`: what the agent loop can ask for when a response held nothing
+/// usable, in the order it lists them.
+const NO_OUTPUT_ALTERNATIVE_SLOTS: [&[&str]; 3] = [
+    &["return text"],
+    &["include your response in a tool call", "call a tool"],
+    &["return an image"],
+];
+
+/// Whether `text` is one of `_NO_OUTPUT_FEEDBACK_TEXTS`: `Please <alternatives joined by " or ">.`,
+/// at most one alternative of each slot, in slot order.
+fn is_no_output_feedback_text(text: &str) -> bool {
+    let Some(alternatives) = text.strip_prefix("Please ").and_then(|rest| rest.strip_suffix('.')) else {
+        return false;
+    };
+    // Every choice of at most one alternative per slot, written out and compared (12 texts).
+    fn matches(rest: &str, slots: &[&[&str]], first: bool) -> bool {
+        let Some((slot, others)) = slots.split_first() else {
+            return rest.is_empty();
+        };
+        matches(rest, others, first)
+            || slot.iter().any(|alternative| {
+                let prefix = if first { "" } else { " or " };
+                rest.strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix(alternative))
+                    .is_some_and(|rest| matches(rest, others, false))
+            })
+    }
+    matches(alternatives, &NO_OUTPUT_ALTERNATIVE_SLOTS, true)
+}
+
+/// `_translate_retry_parts` for retry feedback: `model_response()` in the voice its cause calls
+/// for. Validation errors and `ModelRetry` messages (and `'no_output'` feedback with any text but
+/// the agent loop's own) go in the user voice, fenced, the quoted content checked for lookalikes
+/// (`_lookalike_sources`: the `'retry'` source); the loop's own `'no_output'` text is a
+/// mid-conversation system prompt.
+fn retry_feedback(
+    content: &RawJson,
+    cause: FeedbackCause,
+    in_standing_run: bool,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<(RequestItem, Lookalikes), ExportError> {
+    let content_path = format!("{path}.content");
+    // `_retry_feedback_text`: a message as is, error details as their JSON.
+    let text = match content.try_to_value() {
+        Ok(Value::String(text)) => text,
+        Ok(Value::Array(details)) => json_text(&dump_error_details(details).ok_or_else(|| {
+            ExportError::unsupported(at, &content_path, "retry error details pydantic-ai does not load")
+        })?),
+        _ => {
+            return Err(ExportError::unsupported(
+                at,
+                &content_path,
+                "retry content that is neither text nor error details",
+            ))
+        }
+    };
+    // `_retry_feedback_speaks_for_the_harness`.
+    if cause == FeedbackCause::NoOutput && content.is_string() && is_no_output_feedback_text(&text) {
+        if in_standing_run {
+            return Err(ExportError::unsupported(
+                at,
+                path,
+                "retry feedback in the first request's standing system prompt (pydantic-ai sends it `<system>`-tagged in the user turn)",
+            ));
+        }
+        if !profile.inline_system_prompts {
+            return Err(ExportError::unsupported(
+                at,
+                path,
+                "retry feedback in the system voice after the conversation started (pydantic-ai wraps it in `<system>` framing for this provider)",
+            ));
+        }
+        return Ok((RequestItem::SystemPrompt { content: text }, Vec::new()));
+    }
+    let mut found = Vec::new();
+    add_lookalikes(&mut found, &text, at, &content_path)?;
+    let tag = if cause == FeedbackCause::ValidationError {
+        framing::VALIDATION_ERRORS_TAG
+    } else {
+        framing::RETRY_FEEDBACK_TAG
+    };
+    let fenced = format!("{RETRY_FEEDBACK_FRAMING}\n<{tag}>\n{text}\n</{tag}>");
+    Ok((RequestItem::Feedback(fenced), sourced(Source::Retry, found)))
 }
 
 /// The keys of pydantic-core's `ErrorDetails`, in its order (the order `error_details_ta` dumps
@@ -1367,6 +1510,16 @@ fn unwrap_data(result: &ToolResult) -> Value {
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters: the last
 /// request's instructions, or, when that request holds only tool results, the one before it.
+/// A part the prepared request holds as a `ToolReturnPart`: a tool return, or a legacy retry
+/// prompt naming a tool (`_translate_legacy_retry_part`).
+fn pairing_result(part: &ModelRequestPart) -> bool {
+    match part {
+        ModelRequestPart::ToolReturn(_) => true,
+        ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().is_some(),
+        _ => false,
+    }
+}
+
 fn instructions(history: &[ModelMessage]) -> Option<(usize, String)> {
     let mut requests = history
         .iter()
@@ -1381,12 +1534,10 @@ fn instructions(history: &[ModelMessage]) -> Option<(usize, String)> {
         return Some((last_index, text.clone()));
     }
     let (second_index, second) = requests.next()?;
-    let only_results = last.parts.iter().all(|part| {
-        matches!(
-            part,
-            ModelRequestPart::ToolReturn(_) | ModelRequestPart::RetryPrompt(_) | ModelRequestPart::RetryFeedback(_)
-        )
-    });
+    // Read on the prepared request, where retry feedback (and a legacy retry prompt naming no
+    // tool) is already the user or system prompt it is sent as: only results answering calls
+    // count.
+    let only_results = last.parts.iter().all(pairing_result);
     match second.instructions.get() {
         Some(text) if only_results => Some((second_index, text.clone())),
         _ => None,

@@ -43,8 +43,9 @@ pub(crate) fn export_options(
 pub(crate) fn export_failure(error: &ExportError) -> Failure {
     let hint = match error {
         ExportError::Unsupported { .. } => Some(
-            "msgflow's export covers system, user (text) and tool prompts, text and tool calls; \
-             other parts are refused rather than sent differently from pydantic-ai"
+            "msgflow's export covers system and user prompts (text, files and media), tool returns, retry \
+             feedback, texts, tool calls and thinking; other parts are refused rather than sent differently \
+             from pydantic-ai"
                 .to_owned(),
         ),
         ExportError::NoExport(_) => None,
