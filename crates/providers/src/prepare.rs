@@ -193,6 +193,10 @@ pub(crate) struct Profile {
     /// `_lookalike_notes_precede_tool_results`: whether the API takes a lookalike note ahead of a
     /// request's tool results (OpenAI Responses).
     pub notes_precede_tool_results: bool,
+    /// `_relocates_tool_files` (OpenAI Chat, whose tool messages take text only): a tool result's
+    /// files go in a user message after the request, each framed in `<pyai:tool_result>` tags, and
+    /// the result counts as a frame for the announcement (`_moves_tool_files`).
+    pub relocates_tool_files: bool,
 }
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
@@ -588,9 +592,13 @@ fn note_lookalike_frames(
         }
     }
     // `_announcement_index`.
+    // A tool result whose files go on the user channel is a frame too (`framed`).
+    let relocated = |item: &RequestItem| {
+        profile.relocates_tool_files && matches!(item, RequestItem::ToolReturn(result) if !result.files.is_empty())
+    };
     let frame_at = parts
         .iter()
-        .position(|(_, _, slot)| *slot != Slot::Part)
+        .position(|(_, item, slot)| *slot != Slot::Part || relocated(item))
         .map(|mut frame_at| {
             if let Some(last) = parts.iter().rposition(is_result) {
                 if profile.notes_precede_tool_results && frame_at > last && parts[frame_at].2 == Slot::ToolNote {
@@ -1209,6 +1217,41 @@ pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> St
         return json_text(&Value::Object(wrapper));
     }
     response
+}
+
+/// `model_response_str_and_user_content`'s text (for a result with files): each file referred to
+/// as `See file <identifier>.`, the texts as they are, a list content as a JSON array of them, a
+/// failure as `[{"error": ...}, "See file ...", ...]`.
+pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
+    // Only binary items are a tool result's files in msgflow (`tool_files`).
+    let reference = |file: &File| format!("See file {}.", file.binary_identifier().unwrap_or_default());
+    if result.outcome.is_error() {
+        let mut wrapped = Map::new();
+        let value = unwrap_data(result);
+        let response = model_response_str(result, false);
+        // `_error_value`: a retry's structured data goes in as it is, anything else as its text.
+        let error = if result.outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
+            value
+        } else {
+            Value::String(response)
+        };
+        wrapped.insert("error".to_owned(), error);
+        let mut items = vec![Value::Object(wrapped)];
+        items.extend(result.files.iter().map(|(_, file)| Value::String(reference(file))));
+        return json_text(&Value::Array(items));
+    }
+    let texts: Vec<Value> = content_items(result, false)
+        .into_iter()
+        .map(|item| match item {
+            ToolItem::Text(text) => Value::String(text),
+            ToolItem::File(file) => Value::String(reference(file)),
+        })
+        .collect();
+    match (&result.content, texts.as_slice()) {
+        (Value::Array(_), _) => json_text(&Value::Array(texts)),
+        (_, [Value::String(text)]) => text.clone(),
+        _ => json_text(&Value::Array(texts)),
+    }
 }
 
 /// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped
