@@ -296,9 +296,9 @@ impl Rng {
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// msgflow's refusal of a mid-conversation system prompt for Anthropic.
 const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
-/// msgflow's refusal of files in tool returns it leaves to pydantic-ai (other than binary images
-/// and PDFs).
-const TOOL_FILE_REFUSALS: &[&str] = &["a file of type"];
+/// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
+/// and PDFs, and file items nested in the output, which pydantic-ai re-serialises).
+const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "tool output holding a file item inside"];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).

@@ -823,6 +823,15 @@ fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usiz
     let mut files = Vec::new();
     for (index, value, item_path) in candidates {
         let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
+            // Deeper in the content, pydantic-ai rebuilds a file item too and sends it re-dumped
+            // (its `identifier` computed, its keys in its own order) in the item's text.
+            if holds_file_item(value) {
+                return Err(ExportError::unsupported(
+                    at,
+                    &item_path,
+                    "tool output holding a file item inside an object or a nested list (pydantic-ai rebuilds it and re-serialises it)",
+                ));
+            }
             continue;
         };
         let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
@@ -844,7 +853,7 @@ fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usiz
         let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
         if !sendable || msgflow_media::is_text_like_media_type(media_type) {
             return Err(refuse(&format!(
-                "a file of type `{media_type}` in a tool return (msgflow sends images and PDFs there; pydantic-ai may replace others with a note)"
+                "a file of type `{media_type}` in a tool return (msgflow sends images, not text-like ones, and PDFs there; pydantic-ai reads text files for lookalikes and may replace other files with a note)"
             )));
         }
         files.push((index, file));
@@ -1252,6 +1261,39 @@ pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
         (_, [Value::String(text)]) => text.clone(),
         _ => json_text(&Value::Array(texts)),
     }
+}
+
+/// The `kind` tags of `MultiModalContent`, the file items `ToolReturnContent` rebuilds at any depth.
+const FILE_KINDS: [&str; 6] = [
+    "image-url",
+    "audio-url",
+    "document-url",
+    "video-url",
+    "binary",
+    "uploaded-file",
+];
+
+/// Whether `value` holds an object with a file item's `kind` anywhere, walked without recursion
+/// (tool output can be deeply nested) and without allocating but for the stack.
+fn holds_file_item(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| FILE_KINDS.contains(&kind))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped
