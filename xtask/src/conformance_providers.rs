@@ -177,7 +177,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                             && provider == Provider::Anthropic
                             && (what.starts_with(ANTHROPIC_MID_SYSTEM) || what.starts_with(ANTHROPIC_CACHE_POINT)))
                         || (media_case && answer.is_none())
-                        || (media_case && TOOL_FILE_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
+                        || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
                         *media_both_refused.entry(provider.name()).or_default() += 1;
                     }
@@ -296,9 +296,14 @@ impl Rng {
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// msgflow's refusal of a mid-conversation system prompt for Anthropic.
 const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
-/// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
-/// and PDFs, and file items nested in the output, which pydantic-ai re-serialises).
-const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "tool output holding a file item inside"];
+/// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: files in tool
+/// returns other than binary images and PDFs, file items nested in tool output (which pydantic-ai
+/// re-serialises), and framework frames (text-content items with pydantic-ai's own metadata).
+const MEDIA_REFUSALS: &[&str] = &[
+    "a file of type",
+    "tool output holding a file item inside",
+    "a text-content item with pydantic-ai's own metadata",
+];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).

@@ -719,6 +719,24 @@ fn request_item(
                             add_lookalikes(&mut found, text, at, &item_path)?;
                             contents.push(UserItem::Text(text.clone()));
                         }
+                        // `str() | TextContent()`: its text, like a string's (`_text_of`), unless it
+                        // is a frame a capability wrote (`is_framework_frame`, marked in its metadata's
+                        // `__pydantic_ai__` namespace), whose body pydantic-ai checks apart.
+                        UserContent::TextContent(text) => {
+                            let metadata = text.metadata.get().and_then(|raw| raw.try_to_value().ok());
+                            if metadata
+                                .as_ref()
+                                .is_some_and(|value| value.get("__pydantic_ai__").is_some())
+                            {
+                                return Err(ExportError::unsupported(
+                                    at,
+                                    &format!("{item_path}.metadata"),
+                                    "a text-content item with pydantic-ai's own metadata (a framework frame)",
+                                ));
+                            }
+                            add_lookalikes(&mut found, &text.content, at, &item_path)?;
+                            contents.push(UserItem::Text(text.content.clone()));
+                        }
                         UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
                         other => match File::read(other, at, &item_path)? {
                             Some(file) => {

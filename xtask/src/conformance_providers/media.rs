@@ -179,7 +179,19 @@ pub(super) fn media_item(rng: &mut Rng) -> Value {
             vendor_metadata(rng, &mut item);
             item
         }
-        _ => json!({"kind": "cache-point"}),
+        19 if rng.chance(50) => json!({"kind": "cache-point"}),
+        _ => {
+            // A typed text item: sent as its text (a framework frame's metadata is refused).
+            let metadata = rng
+                .pick(&[
+                    json!(null),
+                    json!({"source": "ui"}),
+                    json!("note"),
+                    json!({"__pydantic_ai__": {"framework_frame": true}}),
+                ])
+                .clone();
+            json!({"kind": "text-content", "content": text(rng), "metadata": metadata})
+        }
     }
 }
 
