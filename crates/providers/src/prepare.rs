@@ -792,7 +792,7 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            let files = tool_files(&content, at, &content_path)?;
+            let (content, files) = tool_files(content, at, &content_path)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
@@ -829,8 +829,13 @@ const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind",
 /// provenance gate applies to binary items), and leaves every other such object to pydantic-ai:
 /// URL and uploaded-file items load as files only when `content_file_digests` records them, and
 /// a file a model cannot read is replaced by a note (`_replace_unsupported_tool_return_files`).
-fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usize, File)>, ExportError> {
-    let candidates: Vec<(usize, &Value, String)> = match content {
+///
+/// Returns the content as the mapping reads it, with each audio or video file replaced by
+/// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
+/// audio or video files), and its files.
+fn tool_files(mut content: Value, at: PartLocation, path: &str) -> Result<(Value, Vec<(usize, File)>), ExportError> {
+    let mut notes = Vec::new();
+    let candidates: Vec<(usize, &Value, String)> = match &content {
         Value::Array(items) => items
             .iter()
             .enumerate()
@@ -866,6 +871,10 @@ fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usiz
             return Err(refuse("tool output holding an object with a `kind` key"));
         };
         let media_type = file.media_type()?;
+        if let Some(unsupported) = unsupported_file_input(media_type) {
+            notes.push((index, unsupported_file_note(&file, media_type, unsupported)));
+            continue;
+        }
         // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
         // counts them apart), which msgflow does not reproduce in tool returns.
         let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
@@ -876,7 +885,52 @@ fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usiz
         }
         files.push((index, file));
     }
-    Ok(files)
+    for (index, note) in notes {
+        match &mut content {
+            Value::Array(items) => items[index] = Value::String(note),
+            other => *other = Value::String(note),
+        }
+    }
+    Ok((content, files))
+}
+
+/// `unsupported_file_input` for binary content on the three models, whose profiles turn
+/// `supports_audio_file_input` and `supports_video_input` off: what the model cannot read.
+fn unsupported_file_input(media_type: &str) -> Option<&'static str> {
+    if msgflow_media::is_audio(media_type) {
+        Some("audio files")
+    } else if msgflow_media::is_video(media_type) {
+        Some("video")
+    } else {
+        None
+    }
+}
+
+/// `unsupported_file_note`: `File <identifier> (<media type>, <size> bytes) was not sent: this
+/// model cannot read <what>.`, the size with thousands separators (`f'{n:,}'`).
+fn unsupported_file_note(file: &File, media_type: &str, unsupported: &str) -> String {
+    let size = match &file.kind {
+        FileKind::Binary { data, .. } => data.len(),
+        FileKind::Url { .. } | FileKind::Uploaded { .. } => 0,
+    };
+    let digits = size.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    // `inferred_media_type`: left out when empty.
+    let described = if media_type.is_empty() {
+        format!(" ({grouped} bytes)")
+    } else {
+        format!(" ({media_type}, {grouped} bytes)")
+    };
+    format!(
+        "File {}{described} was not sent: this model cannot read {unsupported}.",
+        file.binary_identifier().unwrap_or_default()
+    )
 }
 
 fn response_item(

@@ -234,7 +234,12 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(7) {
+    match rng.below(8) {
+        // Audio of over a thousand bytes: pydantic-ai's note says its size with a thousands separator.
+        7 => {
+            let bytes: Vec<u8> = (0..1000 + rng.below(2000)).map(|_| rng.next() as u8).collect();
+            json!(["recorded", {"kind": "binary", "data": Base64Data::from_bytes(&bytes).as_str(), "media_type": "audio/wav"}])
+        }
         // Nested: pydantic-ai rebuilds it and re-serialises it in the output's text; msgflow refuses.
         6 => json!({"shots": [binary(rng)], "n": 1}),
         0 => binary(rng),
