@@ -29,6 +29,7 @@ const PROFILE: Profile = Profile {
     thinking: ThinkingMode::Anthropic,
     notes_precede_tool_results: false,
     relocates_tool_files: false,
+    supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
 
 /// The `system` and `messages` of a Messages API request.

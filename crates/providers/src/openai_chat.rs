@@ -29,6 +29,7 @@ const PROFILE: Profile = Profile {
     notes_precede_tool_results: false,
     // `_relocates_tool_files`: a tool's files go in a user message of their own, framed.
     relocates_tool_files: true,
+    supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
 /// The `messages` of a Chat Completions request.

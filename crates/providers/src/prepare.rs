@@ -197,7 +197,26 @@ pub(crate) struct Profile {
     /// files go in a user message after the request, each framed in `<pyai:tool_result>` tags, and
     /// the result counts as a frame for the announcement (`_moves_tool_files`).
     pub relocates_tool_files: bool,
+    /// `supported_document_media_types`: the known document types the model reads; a tool's file
+    /// of another known type is replaced by a note (`unsupported_file_input`).
+    pub supported_documents: &'static [&'static str],
 }
+
+/// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
+pub(crate) const KNOWN_DOCUMENTS: &[&str] = &[
+    "application/pdf",
+    "text/plain",
+    "text/csv",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "text/html",
+    "text/markdown",
+    "application/msword",
+    "application/vnd.ms-excel",
+];
+
+/// The document types Anthropic's profile reads (`supported_document_media_types`).
+pub(crate) const ANTHROPIC_DOCUMENTS: &[&str] = &["application/pdf", "text/plain"];
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
@@ -792,7 +811,7 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            let (content, files) = tool_files(content, at, &content_path)?;
+            let (content, files) = tool_files(content, at, &content_path, profile)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
@@ -833,7 +852,12 @@ const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind",
 /// Returns the content as the mapping reads it, with each audio or video file replaced by
 /// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
 /// audio or video files), and its files.
-fn tool_files(mut content: Value, at: PartLocation, path: &str) -> Result<(Value, Vec<(usize, File)>), ExportError> {
+fn tool_files(
+    mut content: Value,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<(Value, Vec<(usize, File)>), ExportError> {
     let mut notes = Vec::new();
     let candidates: Vec<(usize, &Value, String)> = match &content {
         Value::Array(items) => items
@@ -871,16 +895,17 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str) -> Result<(Value
             return Err(refuse("tool output holding an object with a `kind` key"));
         };
         let media_type = file.media_type()?;
-        if let Some(unsupported) = unsupported_file_input(media_type) {
-            notes.push((index, unsupported_file_note(&file, media_type, unsupported)));
+        if let Some(unsupported) = unsupported_file_input(media_type, profile) {
+            notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
             continue;
         }
         // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
-        // counts them apart), which msgflow does not reproduce in tool returns.
-        let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
+        // counts them apart), which msgflow does not reproduce in tool returns. Images and documents
+        // go to the mapping, which refuses what pydantic-ai's does.
+        let sendable = msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type);
         if !sendable || msgflow_media::is_text_like_media_type(media_type) {
             return Err(refuse(&format!(
-                "a file of type `{media_type}` in a tool return (msgflow sends images, not text-like ones, and PDFs there; pydantic-ai reads text files for lookalikes and may replace other files with a note)"
+                "a file of type `{media_type}` in a tool return (msgflow sends images and documents that are not text-like there; pydantic-ai reads text files for lookalikes)"
             )));
         }
         files.push((index, file));
@@ -895,12 +920,20 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str) -> Result<(Value
 }
 
 /// `unsupported_file_input` for binary content on the three models, whose profiles turn
-/// `supports_audio_file_input` and `supports_video_input` off: what the model cannot read.
-fn unsupported_file_input(media_type: &str) -> Option<&'static str> {
-    if msgflow_media::is_audio(media_type) {
-        Some("audio files")
+/// `supports_audio_file_input` and `supports_video_input` off and read the documents of
+/// `supported_documents`: what the model cannot read.
+fn unsupported_file_input(media_type: &str, profile: Profile) -> Option<String> {
+    if msgflow_media::is_image(media_type) {
+        None
+    } else if msgflow_media::is_audio(media_type) {
+        Some("audio files".to_owned())
     } else if msgflow_media::is_video(media_type) {
-        Some("video")
+        Some("video".to_owned())
+    } else if msgflow_media::is_document(media_type)
+        && KNOWN_DOCUMENTS.contains(&media_type)
+        && !profile.supported_documents.contains(&media_type)
+    {
+        Some(format!("{media_type} documents"))
     } else {
         None
     }

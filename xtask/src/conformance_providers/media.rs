@@ -221,6 +221,9 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
                 "audio/wav",
                 "video/mp4",
                 "text/plain",
+                "text/csv",
+                "application/msword",
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
                 "application/zip",
                 "image/svg+xml",
             ])
