@@ -811,7 +811,11 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            let (content, files) = tool_files(content, at, &content_path, profile)?;
+            let ToolFiles {
+                content,
+                files,
+                lookalike_texts,
+            } = tool_files(content, at, &content_path, profile)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
@@ -819,14 +823,16 @@ fn request_item(
                 outcome,
                 files,
             };
-            // `_tool_result_lookalike_tags`: the text items of
-            // `content_items(mode='str', wrap_if_error=False)` (the files msgflow sends, images and
-            // PDFs, have no text).
+            // `_lookalike_sources` of the part as written (before its unreadable files are replaced):
+            // the text items of `content_items(mode='str', wrap_if_error=False)`, a text file's text
+            // in its place.
+            let texts = match lookalike_texts {
+                Some(texts) => texts,
+                None => content_items_unwrapped(&result),
+            };
             let mut found = Vec::new();
-            for item in content_items(&result, false) {
-                if let ToolItem::Text(text) = item {
-                    add_lookalikes(&mut found, &text, at, &content_path)?;
-                }
+            for text in texts {
+                add_lookalikes(&mut found, &text, at, &content_path)?;
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
@@ -852,13 +858,11 @@ const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind",
 /// Returns the content as the mapping reads it, with each audio or video file replaced by
 /// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
 /// audio or video files), and its files.
-fn tool_files(
-    mut content: Value,
-    at: PartLocation,
-    path: &str,
-    profile: Profile,
-) -> Result<(Value, Vec<(usize, File)>), ExportError> {
+fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile) -> Result<ToolFiles, ExportError> {
     let mut notes = Vec::new();
+    // `_lookalike_texts` of the content as written, when it holds files: each item's text, a text
+    // file's decoded text (`_text_file_content`, `errors='replace'`), nothing for other files.
+    let mut lookalike_texts: Vec<Option<String>> = Vec::new();
     let candidates: Vec<(usize, &Value, String)> = match &content {
         Value::Array(items) => items
             .iter()
@@ -870,6 +874,7 @@ fn tool_files(
     let mut files = Vec::new();
     for (index, value, item_path) in candidates {
         let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
+            lookalike_texts.push(Some(json_text(value)));
             // Deeper in the content, pydantic-ai rebuilds a file item too and sends it re-dumped
             // (its `identifier` computed, its keys in its own order) in the item's text.
             if holds_file_item(value) {
@@ -895,28 +900,51 @@ fn tool_files(
             return Err(refuse("tool output holding an object with a `kind` key"));
         };
         let media_type = file.media_type()?;
+        let text_like = msgflow_media::is_text_like_media_type(media_type);
+        lookalike_texts.push(match &file.kind {
+            FileKind::Binary { data, .. } if text_like => Some(String::from_utf8_lossy(data).into_owned()),
+            _ => None,
+        });
+        if text_like && profile.relocates_tool_files {
+            // A relocated text file's lookalikes get a note of their own (`_tool_lookalike_notes` with
+            // `relocated`), which msgflow does not reproduce.
+            return Err(refuse(&format!(
+                "a text file (`{media_type}`) in a tool return for a model that moves tool files to a user message (its lookalike notes are placed apart)"
+            )));
+        }
         if let Some(unsupported) = unsupported_file_input(media_type, profile) {
             notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
             continue;
         }
-        // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
-        // counts them apart), which msgflow does not reproduce in tool returns. Images and documents
-        // go to the mapping, which refuses what pydantic-ai's does.
-        let sendable = msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type);
-        if !sendable || msgflow_media::is_text_like_media_type(media_type) {
+        // Images and documents go to the mapping, which refuses what pydantic-ai's does; anything
+        // else (text-like data such as JSON) pydantic-ai's mappings refuse too.
+        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type)) {
             return Err(refuse(&format!(
-                "a file of type `{media_type}` in a tool return (msgflow sends images and documents that are not text-like there; pydantic-ai reads text files for lookalikes)"
+                "a file of type `{media_type}` in a tool return, which is neither an image nor a document (pydantic-ai's mappings refuse it)"
             )));
         }
         files.push((index, file));
     }
+    let had_files = !files.is_empty() || !notes.is_empty();
     for (index, note) in notes {
         match &mut content {
             Value::Array(items) => items[index] = Value::String(note),
             other => *other = Value::String(note),
         }
     }
-    Ok((content, files))
+    Ok(ToolFiles {
+        content,
+        files,
+        lookalike_texts: had_files.then(|| lookalike_texts.into_iter().flatten().collect()),
+    })
+}
+
+/// A tool result's content as the mapping reads it, its files, and (when it held files) the texts
+/// its lookalikes are read in.
+struct ToolFiles {
+    content: Value,
+    files: Vec<(usize, File)>,
+    lookalike_texts: Option<Vec<String>>,
 }
 
 /// `unsupported_file_input` for binary content on the three models, whose profiles turn

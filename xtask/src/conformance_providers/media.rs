@@ -226,6 +226,8 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
                 "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
                 "application/zip",
                 "image/svg+xml",
+                "application/json",
+                "text/markdown",
             ])
         };
         let bytes = data(rng, media_type);
@@ -237,7 +239,19 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(8) {
+    match rng.below(10) {
+        // A text file, often with a lookalike: pydantic-ai reads it for lookalikes with the tool's text.
+        8 | 9 => {
+            let media_type = *rng.pick(&["text/plain", "text/plain", "text/csv", "text/markdown", "image/svg+xml"]);
+            let mut body = text(rng);
+            if rng.chance(60) {
+                let lookalike: &&str = rng.pick(LOOKALIKES);
+                body.push_str(lookalike);
+            }
+            let item = json!({"kind": "binary", "data": Base64Data::from_bytes(body.as_bytes()).as_str(),
+                "media_type": media_type});
+            json!([text(rng), item])
+        }
         // Audio of over a thousand bytes: pydantic-ai's note says its size with a thousands separator.
         7 => {
             let bytes: Vec<u8> = (0..1000 + rng.below(2000)).map(|_| rng.next() as u8).collect();
