@@ -860,32 +860,36 @@ const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind",
 /// audio or video files), and its files.
 fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile) -> Result<ToolFiles, ExportError> {
     let mut notes = Vec::new();
-    // `_lookalike_texts` of the content as written, when it holds files: each item's text, a text
-    // file's decoded text (`_text_file_content`, `errors='replace'`), nothing for other files.
-    let mut lookalike_texts: Vec<Option<String>> = Vec::new();
-    let candidates: Vec<(usize, &Value, String)> = match &content {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| (index, item, format!("{path}[{index}]")))
-            .collect(),
-        other => vec![(0, other, path.to_owned())],
+    // Each file item's text for `_lookalike_texts`: a text file's, decoded (`_text_file_content`,
+    // `errors='replace'`); none for other files.
+    let mut file_texts: Vec<(usize, Option<String>)> = Vec::new();
+    let (candidates, listed) = match &content {
+        Value::Array(items) => (items.as_slice(), true),
+        other => (std::slice::from_ref(other), false),
+    };
+    // The JSON path of an item, made only for an item that is (or holds) a file.
+    let path_of = |index: usize| {
+        if listed {
+            format!("{path}[{index}]")
+        } else {
+            path.to_owned()
+        }
     };
     let mut files = Vec::new();
-    for (index, value, item_path) in candidates {
+    for (index, value) in candidates.iter().enumerate() {
         let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
-            lookalike_texts.push(Some(json_text(value)));
             // Deeper in the content, pydantic-ai rebuilds a file item too and sends it re-dumped
             // (its `identifier` computed, its keys in its own order) in the item's text.
             if holds_file_item(value) {
                 return Err(ExportError::unsupported(
                     at,
-                    &item_path,
+                    &path_of(index),
                     "tool output holding a file item inside an object or a nested list (pydantic-ai rebuilds it and re-serialises it)",
                 ));
             }
             continue;
         };
+        let item_path = path_of(index);
         let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
         let is_binary = map.get("kind").and_then(Value::as_str) == Some("binary")
             && map.keys().all(|key| BINARY_KEYS.contains(&key.as_str()));
@@ -901,10 +905,13 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
         };
         let media_type = file.media_type()?;
         let text_like = msgflow_media::is_text_like_media_type(media_type);
-        lookalike_texts.push(match &file.kind {
-            FileKind::Binary { data, .. } if text_like => Some(String::from_utf8_lossy(data).into_owned()),
-            _ => None,
-        });
+        file_texts.push((
+            index,
+            match &file.kind {
+                FileKind::Binary { data, .. } if text_like => Some(String::from_utf8_lossy(data).into_owned()),
+                _ => None,
+            },
+        ));
         if text_like && profile.relocates_tool_files {
             // A relocated text file's lookalikes get a note of their own (`_tool_lookalike_notes` with
             // `relocated`), which msgflow does not reproduce.
@@ -925,7 +932,22 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
         }
         files.push((index, file));
     }
-    let had_files = !files.is_empty() || !notes.is_empty();
+    // `_lookalike_texts` of the content as written, when it holds files: each item's text, a file's
+    // own text in its place.
+    let lookalike_texts = (!file_texts.is_empty()).then(|| {
+        let items = match &content {
+            Value::Array(items) => items.as_slice(),
+            other => std::slice::from_ref(other),
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| match file_texts.iter().find(|(at, _)| *at == index) {
+                Some((_, text)) => text.clone(),
+                None => Some(json_text(item)),
+            })
+            .collect()
+    });
     for (index, note) in notes {
         match &mut content {
             Value::Array(items) => items[index] = Value::String(note),
@@ -935,7 +957,7 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
     Ok(ToolFiles {
         content,
         files,
-        lookalike_texts: had_files.then(|| lookalike_texts.into_iter().flatten().collect()),
+        lookalike_texts,
     })
 }
 
