@@ -117,6 +117,24 @@ fn a_tool_screenshot_goes_in_the_tool_result_or_for_chat_completions_in_a_framed
 }
 
 #[test]
+fn a_tool_svg_with_a_lookalike_gets_the_tools_note() {
+    // Found by `cargo xtask conformance`: msgflow read the SVG as an image with no text.
+    for provider in [Provider::Anthropic, Provider::OpenAiResponses] {
+        let exported = export_equal_to_pydantic_ai("tool-svg-lookalike", provider);
+        assert!(
+            exported
+                .to_string()
+                .contains("tool result from `render` (call `toolu_02`)"),
+            "{provider}"
+        );
+    }
+    let (history, expected) = fixture("tool-svg-lookalike");
+    assert!(expected["openai-chat"]["request"].is_object());
+    let error = export(&history, Provider::OpenAiChat).unwrap_err().to_string();
+    assert!(error.contains("a text file (`image/svg+xml`)"), "{error}");
+}
+
+#[test]
 fn urls_pydantic_ai_would_download_are_refused_with_their_path() {
     let anthropic = refusal("urls-to-download", Provider::Anthropic);
     assert!(anthropic.contains("$[0].parts[0].content[1]"), "{anthropic}");
