@@ -199,7 +199,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         // prompt, which Anthropic gets `<system>`-wrapped: not reproduced yet.
                         || (provider == Provider::Anthropic && what.starts_with(ANTHROPIC_SYSTEM_VOICE_FEEDBACK))
                         || (media_case && answer.is_none())
-                        || (media_case && TOOL_FILE_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
+                        || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
                         *media_both_refused.entry(provider.name()).or_default() += 1;
                     }
@@ -318,9 +318,15 @@ impl Rng {
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// msgflow's refusal of a mid-conversation system prompt for Anthropic.
 const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
-/// msgflow's refusals of files in tool returns it leaves to pydantic-ai (other than binary images
-/// and PDFs, and every file for OpenAI Chat, which moves them to a user message).
-const TOOL_FILE_REFUSALS: &[&str] = &["a file of type", "a tool return holding files"];
+/// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: text files a tool
+/// returned, for OpenAI Chat (which moves them to a user message, their notes apart), file items
+/// nested in tool output (which pydantic-ai re-serialises), and framework frames (text-content
+/// items with pydantic-ai's own metadata).
+const MEDIA_REFUSALS: &[&str] = &[
+    "a text file (",
+    "tool output holding a file item inside",
+    "a text-content item with pydantic-ai's own metadata",
+];
 /// msgflow's refusal of system-voice retry feedback after the conversation started, for Anthropic.
 const ANTHROPIC_SYSTEM_VOICE_FEEDBACK: &str = "retry feedback in the system voice after the conversation started";
 /// msgflow's refusal of a cache point for Anthropic.

@@ -28,6 +28,8 @@ const PROFILE: Profile = Profile {
     replays_own_items: false,
     thinking: ThinkingMode::Anthropic,
     notes_precede_tool_results: false,
+    relocates_tool_files: false,
+    supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
 
 /// The `system` and `messages` of a Messages API request.

@@ -517,6 +517,35 @@ pub(crate) fn system_frame(body: &str) -> String {
     format!("<{SYSTEM_TAG}>{body}</{SYSTEM_TAG}>")
 }
 
+/// `_tool_result_provenance_tags` (`frame_tags(TOOL_RESULT_TAG, tool_name=..., tool_call_id=...,
+/// file_id=...)`): the tags framing a file a tool returned on the user channel, its attribute values
+/// escaped by `html.escape`.
+pub(crate) fn tool_result_frame_tags(tool_name: &str, tool_call_id: &str, file_id: &str) -> (String, String) {
+    let open = format!(
+        "<pyai:tool_result tool_name=\"{}\" tool_call_id=\"{}\" file_id=\"{}\">",
+        html_escape(tool_name),
+        html_escape(tool_call_id),
+        html_escape(file_id)
+    );
+    (open, "</pyai:tool_result>".to_owned())
+}
+
+/// Python's `html.escape(text, quote=True)`.
+fn html_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#x27;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

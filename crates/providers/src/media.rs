@@ -177,6 +177,15 @@ impl File {
         }
     }
 
+    /// A binary item's `identifier` (its explicit one, or the first 6 hex digits of the SHA-1 of its
+    /// bytes); `None` for URL items and uploaded files, which reach no mapping that names them.
+    pub(crate) fn binary_identifier(&self) -> Option<&str> {
+        match &self.kind {
+            FileKind::Binary { identifier, .. } => Some(identifier),
+            FileKind::Url { .. } | FileKind::Uploaded { .. } => None,
+        }
+    }
+
     /// `vendor_metadata.get('detail', 'auto')` when the metadata is truthy, else `None`.
     pub(crate) fn detail(&self) -> Option<Value> {
         self.vendor_metadata

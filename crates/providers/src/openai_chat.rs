@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::{Map, Value};
 
+use crate::framing;
 use crate::media::{self, File, FileKind};
 use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserItem, UserText};
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
@@ -28,6 +29,9 @@ const PROFILE: Profile = Profile {
     replays_own_items: false,
     thinking: ThinkingMode::OpenAiChat,
     notes_precede_tool_results: false,
+    // `_relocates_tool_files`: a tool's files go in a user message of their own, framed.
+    relocates_tool_files: true,
+    supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
 /// The `messages` of a Chat Completions request.
@@ -287,6 +291,10 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
     for message in prepared.messages {
         match message {
             Prepared::Request(parts) => {
+                // `_map_user_message`: the files of the request's tool results, framed, for a user
+                // message after its other messages (`model_response_str_and_user_content`).
+                let mut file_content: Vec<UserItem> = Vec::new();
+                let mut files_at = None;
                 for (at, item) in parts {
                     messages.push(match item {
                         RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
@@ -298,19 +306,37 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         RequestItem::User(UserText::Items(items)) => Message::User {
                             content: UserContent::Parts(user_parts(&items)?),
                         },
-                        // `model_response_str_and_user_content`: the files go in a user message after
-                        // the request's other messages, framed with provenance tags.
+                        // The tool message refers to each file (`See file <identifier>.`); the files go
+                        // in the user message, each in `<pyai:tool_result>` tags naming its call.
                         RequestItem::ToolReturn(result) if !result.files.is_empty() => {
-                            return Err(ExportError::unsupported(
-                                at,
-                                &format!("$[{}].parts[{}].content", at.message, at.part),
-                                "a tool return holding files (pydantic-ai sends them to Chat Completions in a user message of its own, framed, which msgflow does not reproduce yet)",
-                            ))
+                            files_at.get_or_insert(at);
+                            for (_, file) in &result.files {
+                                let (open, close) = framing::tool_result_frame_tags(
+                                    &result.tool_name,
+                                    &result.id,
+                                    file.binary_identifier().unwrap_or_default(),
+                                );
+                                file_content.extend([
+                                    UserItem::Text(open),
+                                    UserItem::File(file.clone()),
+                                    UserItem::Text(close),
+                                ]);
+                            }
+                            Message::Tool {
+                                tool_call_id: result.id.clone(),
+                                content: prepare::tool_text_with_file_references(&result),
+                            }
                         }
                         RequestItem::ToolReturn(result) => Message::Tool {
                             content: prepare::model_response_str(&result, true),
                             tool_call_id: result.id,
                         },
+                    });
+                    origins.push(single(at));
+                }
+                if let Some(at) = files_at {
+                    messages.push(Message::User {
+                        content: UserContent::Parts(user_parts(&file_content)?),
                     });
                     origins.push(single(at));
                 }

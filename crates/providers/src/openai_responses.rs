@@ -30,6 +30,8 @@ const PROFILE: Profile = Profile {
     thinking: ThinkingMode::OpenAiResponses,
     // `OpenAIResponsesModel._lookalike_notes_precede_tool_results`.
     notes_precede_tool_results: true,
+    relocates_tool_files: false,
+    supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
 /// The `instructions` and `input` of a Responses request.

@@ -203,7 +203,30 @@ pub(crate) struct Profile {
     /// `_lookalike_notes_precede_tool_results`: whether the API takes a lookalike note ahead of a
     /// request's tool results (OpenAI Responses).
     pub notes_precede_tool_results: bool,
+    /// `_relocates_tool_files` (OpenAI Chat, whose tool messages take text only): a tool result's
+    /// files go in a user message after the request, each framed in `<pyai:tool_result>` tags, and
+    /// the result counts as a frame for the announcement (`_moves_tool_files`).
+    pub relocates_tool_files: bool,
+    /// `supported_document_media_types`: the known document types the model reads; a tool's file
+    /// of another known type is replaced by a note (`unsupported_file_input`).
+    pub supported_documents: &'static [&'static str],
 }
+
+/// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
+pub(crate) const KNOWN_DOCUMENTS: &[&str] = &[
+    "application/pdf",
+    "text/plain",
+    "text/csv",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "text/html",
+    "text/markdown",
+    "application/msword",
+    "application/vnd.ms-excel",
+];
+
+/// The document types Anthropic's profile reads (`supported_document_media_types`).
+pub(crate) const ANTHROPIC_DOCUMENTS: &[&str] = &["application/pdf", "text/plain"];
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
@@ -615,9 +638,13 @@ fn note_lookalike_frames(
         }
     }
     // `_announcement_index`.
+    // A tool result whose files go on the user channel is a frame too (`framed`).
+    let relocated = |item: &RequestItem| {
+        profile.relocates_tool_files && matches!(item, RequestItem::ToolReturn(result) if !result.files.is_empty())
+    };
     let frame_at = parts
         .iter()
-        .position(|(_, _, slot)| *slot != Slot::Part)
+        .position(|(_, item, slot)| *slot != Slot::Part || relocated(item))
         .map(|mut frame_at| {
             if let Some(last) = parts.iter().rposition(is_result) {
                 if profile.notes_precede_tool_results && frame_at > last && parts[frame_at].2 == Slot::ToolNote {
@@ -739,6 +766,24 @@ fn request_item(
                             add_lookalikes(&mut found, text, at, &item_path)?;
                             contents.push(UserItem::Text(text.clone()));
                         }
+                        // `str() | TextContent()`: its text, like a string's (`_text_of`), unless it
+                        // is a frame a capability wrote (`is_framework_frame`, marked in its metadata's
+                        // `__pydantic_ai__` namespace), whose body pydantic-ai checks apart.
+                        UserContent::TextContent(text) => {
+                            let metadata = text.metadata.get().and_then(|raw| raw.try_to_value().ok());
+                            if metadata
+                                .as_ref()
+                                .is_some_and(|value| value.get("__pydantic_ai__").is_some())
+                            {
+                                return Err(ExportError::unsupported(
+                                    at,
+                                    &format!("{item_path}.metadata"),
+                                    "a text-content item with pydantic-ai's own metadata (a framework frame)",
+                                ));
+                            }
+                            add_lookalikes(&mut found, &text.content, at, &item_path)?;
+                            contents.push(UserItem::Text(text.content.clone()));
+                        }
                         UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
                         other => match File::read(other, at, &item_path)? {
                             Some(file) => {
@@ -794,7 +839,11 @@ fn request_item(
                 .content
                 .try_to_value()
                 .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
-            let files = tool_files(&content, at, &content_path)?;
+            let ToolFiles {
+                content,
+                files,
+                lookalike_texts,
+            } = tool_files(content, at, &content_path, profile)?;
             let result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
@@ -802,14 +851,16 @@ fn request_item(
                 outcome,
                 files,
             };
-            // `_tool_result_lookalike_tags`: the text items of
-            // `content_items(mode='str', wrap_if_error=False)` (the files msgflow sends, images and
-            // PDFs, have no text).
+            // `_lookalike_sources` of the part as written (before its unreadable files are replaced):
+            // the text items of `content_items(mode='str', wrap_if_error=False)`, a text file's text
+            // in its place.
+            let texts = match lookalike_texts {
+                Some(texts) => texts,
+                None => content_items_unwrapped(&result),
+            };
             let mut found = Vec::new();
-            for item in content_items(&result, false) {
-                if let ToolItem::Text(text) = item {
-                    add_lookalikes(&mut found, &text, at, &content_path)?;
-                }
+            for text in texts {
+                add_lookalikes(&mut found, &text, at, &content_path)?;
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
@@ -1076,20 +1127,42 @@ const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind",
 /// provenance gate applies to binary items), and leaves every other such object to pydantic-ai:
 /// URL and uploaded-file items load as files only when `content_file_digests` records them, and
 /// a file a model cannot read is replaced by a note (`_replace_unsupported_tool_return_files`).
-fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usize, File)>, ExportError> {
-    let candidates: Vec<(usize, &Value, String)> = match content {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| (index, item, format!("{path}[{index}]")))
-            .collect(),
-        other => vec![(0, other, path.to_owned())],
+///
+/// Returns the content as the mapping reads it, with each audio or video file replaced by
+/// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
+/// audio or video files), and its files.
+fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile) -> Result<ToolFiles, ExportError> {
+    let mut notes = Vec::new();
+    // Each file item's text for `_lookalike_texts`: a text file's, decoded (`_text_file_content`,
+    // `errors='replace'`); none for other files.
+    let mut file_texts: Vec<(usize, Option<String>)> = Vec::new();
+    let (candidates, listed) = match &content {
+        Value::Array(items) => (items.as_slice(), true),
+        other => (std::slice::from_ref(other), false),
+    };
+    // The JSON path of an item, made only for an item that is (or holds) a file.
+    let path_of = |index: usize| {
+        if listed {
+            format!("{path}[{index}]")
+        } else {
+            path.to_owned()
+        }
     };
     let mut files = Vec::new();
-    for (index, value, item_path) in candidates {
+    for (index, value) in candidates.iter().enumerate() {
         let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
+            // Deeper in the content, pydantic-ai rebuilds a file item too and sends it re-dumped
+            // (its `identifier` computed, its keys in its own order) in the item's text.
+            if holds_file_item(value) {
+                return Err(ExportError::unsupported(
+                    at,
+                    &path_of(index),
+                    "tool output holding a file item inside an object or a nested list (pydantic-ai rebuilds it and re-serialises it)",
+                ));
+            }
             continue;
         };
+        let item_path = path_of(index);
         let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
         let is_binary = map.get("kind").and_then(Value::as_str) == Some("binary")
             && map.keys().all(|key| BINARY_KEYS.contains(&key.as_str()));
@@ -1104,17 +1177,116 @@ fn tool_files(content: &Value, at: PartLocation, path: &str) -> Result<Vec<(usiz
             return Err(refuse("tool output holding an object with a `kind` key"));
         };
         let media_type = file.media_type()?;
-        // A text-like file (`image/svg+xml` too) is read for lookalikes (`_tool_result_lookalike_tags`
-        // counts them apart), which msgflow does not reproduce in tool returns.
-        let sendable = msgflow_media::is_image(media_type) || media_type == "application/pdf";
-        if !sendable || msgflow_media::is_text_like_media_type(media_type) {
+        let text_like = msgflow_media::is_text_like_media_type(media_type);
+        file_texts.push((
+            index,
+            match &file.kind {
+                FileKind::Binary { data, .. } if text_like => Some(String::from_utf8_lossy(data).into_owned()),
+                _ => None,
+            },
+        ));
+        if text_like && profile.relocates_tool_files {
+            // A relocated text file's lookalikes get a note of their own (`_tool_lookalike_notes` with
+            // `relocated`), which msgflow does not reproduce.
             return Err(refuse(&format!(
-                "a file of type `{media_type}` in a tool return (msgflow sends images and PDFs there; pydantic-ai may replace others with a note)"
+                "a text file (`{media_type}`) in a tool return for a model that moves tool files to a user message (its lookalike notes are placed apart)"
+            )));
+        }
+        if let Some(unsupported) = unsupported_file_input(media_type, profile) {
+            notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
+            continue;
+        }
+        // Images and documents go to the mapping, which refuses what pydantic-ai's does; anything
+        // else (text-like data such as JSON) pydantic-ai's mappings refuse too.
+        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type)) {
+            return Err(refuse(&format!(
+                "a file of type `{media_type}` in a tool return, which is neither an image nor a document (pydantic-ai's mappings refuse it)"
             )));
         }
         files.push((index, file));
     }
-    Ok(files)
+    // `_lookalike_texts` of the content as written, when it holds files: each item's text, a file's
+    // own text in its place.
+    let lookalike_texts = (!file_texts.is_empty()).then(|| {
+        let items = match &content {
+            Value::Array(items) => items.as_slice(),
+            other => std::slice::from_ref(other),
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| match file_texts.iter().find(|(at, _)| *at == index) {
+                Some((_, text)) => text.clone(),
+                None => Some(json_text(item)),
+            })
+            .collect()
+    });
+    for (index, note) in notes {
+        match &mut content {
+            Value::Array(items) => items[index] = Value::String(note),
+            other => *other = Value::String(note),
+        }
+    }
+    Ok(ToolFiles {
+        content,
+        files,
+        lookalike_texts,
+    })
+}
+
+/// A tool result's content as the mapping reads it, its files, and (when it held files) the texts
+/// its lookalikes are read in.
+struct ToolFiles {
+    content: Value,
+    files: Vec<(usize, File)>,
+    lookalike_texts: Option<Vec<String>>,
+}
+
+/// `unsupported_file_input` for binary content on the three models, whose profiles turn
+/// `supports_audio_file_input` and `supports_video_input` off and read the documents of
+/// `supported_documents`: what the model cannot read.
+fn unsupported_file_input(media_type: &str, profile: Profile) -> Option<String> {
+    if msgflow_media::is_image(media_type) {
+        None
+    } else if msgflow_media::is_audio(media_type) {
+        Some("audio files".to_owned())
+    } else if msgflow_media::is_video(media_type) {
+        Some("video".to_owned())
+    } else if msgflow_media::is_document(media_type)
+        && KNOWN_DOCUMENTS.contains(&media_type)
+        && !profile.supported_documents.contains(&media_type)
+    {
+        Some(format!("{media_type} documents"))
+    } else {
+        None
+    }
+}
+
+/// `unsupported_file_note`: `File <identifier> (<media type>, <size> bytes) was not sent: this
+/// model cannot read <what>.`, the size with thousands separators (`f'{n:,}'`).
+fn unsupported_file_note(file: &File, media_type: &str, unsupported: &str) -> String {
+    let size = match &file.kind {
+        FileKind::Binary { data, .. } => data.len(),
+        FileKind::Url { .. } | FileKind::Uploaded { .. } => 0,
+    };
+    let digits = size.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    // `inferred_media_type`: left out when empty.
+    let described = if media_type.is_empty() {
+        format!(" ({grouped} bytes)")
+    } else {
+        format!(" ({media_type}, {grouped} bytes)")
+    };
+    format!(
+        "File {}{described} was not sent: this model cannot read {unsupported}.",
+        file.binary_identifier().unwrap_or_default()
+    )
 }
 
 fn response_item(
@@ -1480,6 +1652,74 @@ pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> St
         return json_text(&Value::Object(wrapper));
     }
     response
+}
+
+/// `model_response_str_and_user_content`'s text (for a result with files): each file referred to
+/// as `See file <identifier>.`, the texts as they are, a list content as a JSON array of them, a
+/// failure as `[{"error": ...}, "See file ...", ...]`.
+pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
+    // Only binary items are a tool result's files in msgflow (`tool_files`).
+    let reference = |file: &File| format!("See file {}.", file.binary_identifier().unwrap_or_default());
+    if result.outcome.is_error() {
+        let mut wrapped = Map::new();
+        let value = unwrap_data(result);
+        let response = model_response_str(result, false);
+        // `_error_value`: a retry's structured data goes in as it is, anything else as its text.
+        let error = if result.outcome == Outcome::Retried && !value.is_null() && !value.is_string() {
+            value
+        } else {
+            Value::String(response)
+        };
+        wrapped.insert("error".to_owned(), error);
+        let mut items = vec![Value::Object(wrapped)];
+        items.extend(result.files.iter().map(|(_, file)| Value::String(reference(file))));
+        return json_text(&Value::Array(items));
+    }
+    let texts: Vec<Value> = content_items(result, false)
+        .into_iter()
+        .map(|item| match item {
+            ToolItem::Text(text) => Value::String(text),
+            ToolItem::File(file) => Value::String(reference(file)),
+        })
+        .collect();
+    match (&result.content, texts.as_slice()) {
+        (Value::Array(_), _) => json_text(&Value::Array(texts)),
+        (_, [Value::String(text)]) => text.clone(),
+        _ => json_text(&Value::Array(texts)),
+    }
+}
+
+/// The `kind` tags of `MultiModalContent`, the file items `ToolReturnContent` rebuilds at any depth.
+const FILE_KINDS: [&str; 6] = [
+    "image-url",
+    "audio-url",
+    "document-url",
+    "video-url",
+    "binary",
+    "uploaded-file",
+];
+
+/// Whether `value` holds an object with a file item's `kind` anywhere, walked without recursion
+/// (tool output can be deeply nested) and without allocating but for the stack.
+fn holds_file_item(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| FILE_KINDS.contains(&kind))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped

@@ -236,7 +236,7 @@ pub const GEMINI_RULES: &[Rule] = &[
     },
     Rule {
         id: "gemini/inline-data-too-large",
-        requirement: "the inline data of a request (binary content, sent base64-encoded as `inline_data`) totals at most 100 MB (104,857,600 bytes of base64)",
+        requirement: "the inline data of a request (binary content of user prompts and tool results, files the model generated: sent base64-encoded as `inline_data`) totals at most 100 MB (104,857,600 bytes of base64)",
         provider_error: "Request payload size exceeds the limit: 104857600 bytes.",
         // "Inline data: ... up to 100 MB per request (50 MB for PDFs)"; larger files go through the
         // Files API or a URL (File input methods, "Input method comparison").
@@ -790,35 +790,98 @@ fn check_gemini(history: &[ModelMessage]) -> Vec<Violation> {
     violations
 }
 
-/// Where the history's inline data passes Gemini's limit: the user prompt holding the binary item
-/// that takes the total of their base64 text past it (`GoogleModel` sends every `BinaryContent` of a
-/// user prompt as `inline_data`, the whole history in one request).
+/// Where the history's inline data passes Gemini's limit: the part holding the binary item that
+/// takes the total of their base64 text past it. `GoogleModel` sends the whole history in one
+/// request, and as `inline_data` every `BinaryContent` of a user prompt and of a tool result
+/// (`_resolve_file`) and every `FilePart` of a response; a URL it downloads first is not counted
+/// (msgflow cannot know its size).
 fn gemini_inline_overflow(history: &[ModelMessage]) -> Option<PartLocation> {
+    // The base64 text as sent: padded, so a multiple of 4 characters.
+    let sent = |data: &msgflow_wire::Base64Data| data.as_str().len().div_ceil(4) * 4;
     let mut total = 0usize;
     for (message_index, message) in history.iter().enumerate() {
-        let ModelMessage::Request(request) = message else {
-            continue;
+        let parts: Vec<usize> = match message {
+            ModelMessage::Request(request) => request
+                .parts
+                .iter()
+                .map(|part| match part {
+                    ModelRequestPart::UserPrompt(user) => match &user.content {
+                        UserPromptContent::Items(items) => items
+                            .iter()
+                            .map(|item| match item {
+                                UserContent::Binary(binary) => sent(&binary.data),
+                                _ => 0,
+                            })
+                            .sum(),
+                        UserPromptContent::Text(_) => 0,
+                    },
+                    ModelRequestPart::ToolReturn(ret) => tool_return_inline_base64(ret),
+                    _ => 0,
+                })
+                .collect(),
+            ModelMessage::Response(response) => response
+                .parts
+                .iter()
+                .map(|part| match part {
+                    ModelResponsePart::File(file) => sent(&file.content.data),
+                    _ => 0,
+                })
+                .collect(),
         };
-        for (part_index, part) in request.parts.iter().enumerate() {
-            let ModelRequestPart::UserPrompt(user) = part else {
-                continue;
-            };
-            let UserPromptContent::Items(items) = &user.content else {
-                continue;
-            };
-            for item in items {
-                if let UserContent::Binary(binary) = item {
-                    // The base64 text as sent: padded, so a multiple of 4 characters.
-                    total += binary.data.as_str().len().div_ceil(4) * 4;
-                    if total > limits::GEMINI_MAX_INLINE_BASE64 {
-                        return Some(PartLocation {
-                            message: message_index,
-                            part: part_index,
-                        });
-                    }
-                }
+        for (part_index, size) in parts.into_iter().enumerate() {
+            total += size;
+            if total > limits::GEMINI_MAX_INLINE_BASE64 {
+                return Some(PartLocation {
+                    message: message_index,
+                    part: part_index,
+                });
             }
         }
     }
     None
+}
+
+/// The base64 text of a tool result's binary files (the content, or items of a content list, that
+/// are `BinaryContent` objects); the content is read only when its text holds one.
+fn tool_return_inline_base64(ret: &msgflow_wire::ToolReturnPart) -> usize {
+    if !ret.content.get().contains("\"binary\"") {
+        return 0;
+    }
+    let Ok(content) = ret.content.try_to_value() else {
+        return 0;
+    };
+    let binary_size = |value: &serde_json::Value| match value {
+        serde_json::Value::Object(map) if map.get("kind").and_then(serde_json::Value::as_str) == Some("binary") => map
+            .get("data")
+            .and_then(serde_json::Value::as_str)
+            .map_or(0, |data| data.len().div_ceil(4) * 4),
+        _ => 0,
+    };
+    match &content {
+        serde_json::Value::Array(items) => items.iter().map(binary_size).sum(),
+        other => binary_size(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_results_binary_files_count_as_inline_data() {
+        let history = msgflow_wire::from_str(
+            r#"[{"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"t","tool_call_id":"c",
+            "content":["shot",{"kind":"binary","data":"aGVsbG8","media_type":"image/png"},{"kind":"binary","data":"aGk=","media_type":"application/pdf"}],
+            "timestamp":"2026-03-14T09:00:00Z"}]}]"#,
+        )
+        .unwrap();
+        let ModelMessage::Request(request) = &history[0] else {
+            unreachable!()
+        };
+        let ModelRequestPart::ToolReturn(ret) = &request.parts[0] else {
+            unreachable!()
+        };
+        // `aGVsbG8` is sent padded (`aGVsbG8=`): 8 characters, then 4.
+        assert_eq!(tool_return_inline_base64(ret), 12);
+    }
 }

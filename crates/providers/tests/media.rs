@@ -95,20 +95,43 @@ fn a_text_file_with_a_lookalike_gets_pydantic_ais_note_for_files() {
 }
 
 #[test]
-fn a_tool_screenshot_goes_in_the_tool_result_and_chat_completions_is_refused() {
+fn a_tool_screenshot_goes_in_the_tool_result_or_for_chat_completions_in_a_framed_user_message() {
     let claude = export_equal_to_pydantic_ai("tool-screenshot", Provider::Anthropic);
     assert_eq!(claude["messages"][2]["content"][0]["content"][1]["type"], "image");
     let responses = export_equal_to_pydantic_ai("tool-screenshot", Provider::OpenAiResponses);
     let output = &responses["input"][2]["output"];
     assert_eq!(output[1]["type"], "input_image");
-    // pydantic-ai moves the file to a user message of its own, framed; msgflow does not reproduce it.
-    let (history, expected) = fixture("tool-screenshot");
-    assert!(expected["openai-chat"]["request"].is_object());
-    let error = export(&history, Provider::OpenAiChat).unwrap_err();
+    // Chat Completions' tool messages take text: the tool message refers to the file, which follows
+    // in a user message of its own, framed (after the announcement of what frames and notes mean).
+    let chat = export_equal_to_pydantic_ai("tool-screenshot", Provider::OpenAiChat);
+    let messages = chat["messages"].as_array().unwrap();
+    assert_eq!(messages[2]["content"], "[\"Captured.\",\"See file e97f8a.\"]");
+    assert_eq!(messages[3]["role"], "system");
+    let framed = &messages[4]["content"];
     assert_eq!(
-        error.location(),
-        Some(msgflow_providers::PartLocation { message: 2, part: 0 })
+        framed[0]["text"],
+        "<pyai:tool_result tool_name=\"screenshot\" tool_call_id=\"toolu_01\" file_id=\"e97f8a\">"
     );
+    assert_eq!(framed[1]["type"], "image_url");
+    assert_eq!(framed[2]["text"], "</pyai:tool_result>");
+}
+
+#[test]
+fn a_tool_svg_with_a_lookalike_gets_the_tools_note() {
+    // Found by `cargo xtask conformance`: msgflow read the SVG as an image with no text.
+    for provider in [Provider::Anthropic, Provider::OpenAiResponses] {
+        let exported = export_equal_to_pydantic_ai("tool-svg-lookalike", provider);
+        assert!(
+            exported
+                .to_string()
+                .contains("tool result from `render` (call `toolu_02`)"),
+            "{provider}"
+        );
+    }
+    let (history, expected) = fixture("tool-svg-lookalike");
+    assert!(expected["openai-chat"]["request"].is_object());
+    let error = export(&history, Provider::OpenAiChat).unwrap_err().to_string();
+    assert!(error.contains("a text file (`image/svg+xml`)"), "{error}");
 }
 
 #[test]

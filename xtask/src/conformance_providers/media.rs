@@ -179,7 +179,19 @@ pub(super) fn media_item(rng: &mut Rng) -> Value {
             vendor_metadata(rng, &mut item);
             item
         }
-        _ => json!({"kind": "cache-point"}),
+        19 if rng.chance(50) => json!({"kind": "cache-point"}),
+        _ => {
+            // A typed text item: sent as its text (a framework frame's metadata is refused).
+            let metadata = rng
+                .pick(&[
+                    json!(null),
+                    json!({"source": "ui"}),
+                    json!("note"),
+                    json!({"__pydantic_ai__": {"framework_frame": true}}),
+                ])
+                .clone();
+            json!({"kind": "text-content", "content": text(rng), "metadata": metadata})
+        }
     }
 }
 
@@ -209,8 +221,13 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
                 "audio/wav",
                 "video/mp4",
                 "text/plain",
+                "text/csv",
+                "application/msword",
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
                 "application/zip",
                 "image/svg+xml",
+                "application/json",
+                "text/markdown",
             ])
         };
         let bytes = data(rng, media_type);
@@ -222,7 +239,26 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(6) {
+    match rng.below(10) {
+        // A text file, often with a lookalike: pydantic-ai reads it for lookalikes with the tool's text.
+        8 | 9 => {
+            let media_type = *rng.pick(&["text/plain", "text/plain", "text/csv", "text/markdown", "image/svg+xml"]);
+            let mut body = text(rng);
+            if rng.chance(60) {
+                let lookalike: &&str = rng.pick(LOOKALIKES);
+                body.push_str(lookalike);
+            }
+            let item = json!({"kind": "binary", "data": Base64Data::from_bytes(body.as_bytes()).as_str(),
+                "media_type": media_type});
+            json!([text(rng), item])
+        }
+        // Audio of over a thousand bytes: pydantic-ai's note says its size with a thousands separator.
+        7 => {
+            let bytes: Vec<u8> = (0..1000 + rng.below(2000)).map(|_| rng.next() as u8).collect();
+            json!(["recorded", {"kind": "binary", "data": Base64Data::from_bytes(&bytes).as_str(), "media_type": "audio/wav"}])
+        }
+        // Nested: pydantic-ai rebuilds it and re-serialises it in the output's text; msgflow refuses.
+        6 => json!({"shots": [binary(rng)], "n": 1}),
         0 => binary(rng),
         1 => json!([binary(rng)]),
         2 => json!([binary(rng), binary(rng)]),
