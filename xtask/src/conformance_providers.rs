@@ -10,8 +10,9 @@
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
 //!   reason; the seeded histories contain none of those parts, so every one of them must export,
 //!   but for the one narrow refusal of their text (a `<` or `&` next to non-ASCII characters
-//!   pydantic-ai's NFKC folding could make a lookalike of) and, in the `frames-` histories, the
-//!   mid-conversation system prompts msgflow does not `<system>`-wrap for Anthropic.
+//!   pydantic-ai's NFKC folding could make a lookalike of) and, in the `frames-` histories, for
+//!   Anthropic, a standing system prompt in a first request that follows a response and holds tool
+//!   results (which pydantic-ai rewraps after moving the results ahead of it).
 //!
 //! The seeded texts hold code, HTML and shell text with `<` and `&`, and framing-tag lookalikes
 //! (`<pyai:context>`, `</system>`, entity-encoded and fullwidth ones, ...), so the lookalike notes
@@ -194,10 +195,10 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
                         || ((name.starts_with("frames-") || media_case)
                             && provider == Provider::Anthropic
-                            && (what.starts_with(ANTHROPIC_MID_SYSTEM) || what.starts_with(ANTHROPIC_CACHE_POINT)))
+                            && (what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE) || what.starts_with(ANTHROPIC_CACHE_POINT)))
                         // The agent loop's own `no_output` feedback is a mid-conversation system
                         // prompt, which Anthropic gets `<system>`-wrapped: not reproduced yet.
-                        || (provider == Provider::Anthropic && what.starts_with(ANTHROPIC_SYSTEM_VOICE_FEEDBACK))
+                        
                         || (media_case && answer.is_none())
                         || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
@@ -316,8 +317,11 @@ impl Rng {
 
 /// What msgflow's refusal of a text it cannot read as pydantic-ai's NFKC folding would says.
 const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
-/// msgflow's refusal of a mid-conversation system prompt for Anthropic.
-const ANTHROPIC_MID_SYSTEM: &str = "a system prompt after the conversation started";
+/// msgflow's refusal, for Anthropic, of a standing system prompt in a first request that comes
+/// after a response and holds tool results (pydantic-ai moves the results ahead of it, then wraps
+/// what sits at the standing prompt's positions).
+const ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE: &str =
+    "a system prompt after the conversation started (a first request after a response";
 /// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: text files a tool
 /// returned, for OpenAI Chat (which moves them to a user message, their notes apart), file items
 /// nested in tool output (which pydantic-ai re-serialises), and framework frames (text-content
@@ -327,8 +331,6 @@ const MEDIA_REFUSALS: &[&str] = &[
     "tool output holding a file item inside",
     "a text-content item with pydantic-ai's own metadata",
 ];
-/// msgflow's refusal of system-voice retry feedback after the conversation started, for Anthropic.
-const ANTHROPIC_SYSTEM_VOICE_FEEDBACK: &str = "retry feedback in the system voice after the conversation started";
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).

@@ -208,6 +208,13 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     for (at, item) in parts {
                         match item {
                             RequestItem::SystemPrompt { content } => system_parts.push(content.as_str()),
+                            // `_wrap_non_leading_system_prompts`: `system_frame(content)`, a user block.
+                            RequestItem::WrappedSystemPrompt { content } => blocks.push((
+                                *at,
+                                Block::Text {
+                                    text: framing::system_frame(content),
+                                },
+                            )),
                             // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
                             // prompt, sent as a `<system>` block in the user turn.
                             RequestItem::Note { content } => blocks.push((

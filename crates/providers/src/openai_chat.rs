@@ -297,9 +297,9 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                 let mut files_at = None;
                 for (at, item) in parts {
                     messages.push(match item {
-                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
-                            Message::System { content }
-                        }
+                        RequestItem::SystemPrompt { content }
+                        | RequestItem::WrappedSystemPrompt { content }
+                        | RequestItem::Note { content } => Message::System { content },
                         RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => Message::User {
                             content: UserContent::Text(text),
                         },

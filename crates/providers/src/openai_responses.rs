@@ -259,9 +259,9 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     input.push(match item {
-                        RequestItem::SystemPrompt { content } | RequestItem::Note { content } => {
-                            message(Role::System, content)
-                        }
+                        RequestItem::SystemPrompt { content }
+                        | RequestItem::WrappedSystemPrompt { content }
+                        | RequestItem::Note { content } => message(Role::System, content),
                         RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
                             message(Role::User, text)
                         }

@@ -34,6 +34,9 @@ pub(crate) enum RequestItem {
     /// (`lookalike_frame_note`), or the announcement of what the notes mean: a mid-conversation
     /// system prompt, which Anthropic sends `<system>`-wrapped in the user turn.
     Note { content: String },
+    /// A mid-conversation system prompt on a profile without inline system prompts
+    /// (`_wrap_non_leading_system_prompts`): sent as a `<system>` block in the user turn.
+    WrappedSystemPrompt { content: String },
     /// Retry feedback in the user voice (`RetryFeedbackPart.model_response`: the application's
     /// attribution line, then the feedback fenced in `<pyai:validation_errors>` or
     /// `<pyai:retry_feedback>`), sent as user text; a frame on the user channel
@@ -289,6 +292,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     // ahead of the other parts, each group in its order (a stable sort).
                     items.sort_by_key(|authored| !matches!(authored.item, RequestItem::ToolReturn(_)));
                 }
+                // `_announce_in_standing_prompt`'s `needed`: a mid-conversation system prompt too.
+                noted |= items
+                    .iter()
+                    .any(|authored| matches!(authored.item, RequestItem::WrappedSystemPrompt { .. }));
                 let (mut items, frame_at) = note_lookalike_frames(items, first_request, profile);
                 // `_frame_index_with_thinking`: reasoning carried into a user turn from the reply
                 // right after this request, or from the replies before it no earlier request notes
@@ -544,7 +551,12 @@ fn note_lookalike_frames(
 ) -> (Vec<(PartLocation, RequestItem)>, Option<usize>) {
     let system_role = profile.inline_system_prompts;
     let precede_tool_results = profile.notes_precede_tool_results && !system_role;
-    let is_system = |item: &RequestItem| matches!(item, RequestItem::SystemPrompt { .. } | RequestItem::Note { .. });
+    let is_system = |item: &RequestItem| {
+        matches!(
+            item,
+            RequestItem::SystemPrompt { .. } | RequestItem::WrappedSystemPrompt { .. } | RequestItem::Note { .. }
+        )
+    };
     // `genuine_change`: the request carries the application's own mid-conversation system prompt,
     // and no lookalike in it is the user's.
     let leading = if first_request {
@@ -555,9 +567,12 @@ fn note_lookalike_frames(
     } else {
         0
     };
-    let has_genuine = authored[leading..]
-        .iter()
-        .any(|part| matches!(part.item, RequestItem::SystemPrompt { .. }));
+    let has_genuine = authored[leading..].iter().any(|part| {
+        matches!(
+            part.item,
+            RequestItem::SystemPrompt { .. } | RequestItem::WrappedSystemPrompt { .. }
+        )
+    });
     let user_lookalike = authored
         .iter()
         .any(|part| part.sources.iter().any(|(source, _)| *source == Source::User));
@@ -630,9 +645,12 @@ fn note_lookalike_frames(
             .position(|(_, _, slot)| matches!(slot, Slot::Note | Slot::ToolNote))
         {
             let rest = parts.split_off(first_note);
-            let (genuine, others): (Vec<_>, Vec<_>) = rest
-                .into_iter()
-                .partition(|(_, item, _)| matches!(item, RequestItem::SystemPrompt { .. }));
+            let (genuine, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(_, item, _)| {
+                matches!(
+                    item,
+                    RequestItem::SystemPrompt { .. } | RequestItem::WrappedSystemPrompt { .. }
+                )
+            });
             parts.extend(genuine);
             parts.extend(others);
         }
@@ -731,16 +749,15 @@ fn request_item(
                     "a request-scoped system prompt",
                 ));
             }
-            if !standing && !profile.inline_system_prompts {
-                return Err(ExportError::unsupported(
-                    at,
-                    path,
-                    "a system prompt after the conversation started (pydantic-ai wraps it in `<system>` framing for this provider)",
-                ));
-            }
             // The application's own text: never looked at for lookalikes.
-            let item = RequestItem::SystemPrompt {
-                content: system.content.clone(),
+            let item = if !standing && !profile.inline_system_prompts {
+                RequestItem::WrappedSystemPrompt {
+                    content: system.content.clone(),
+                }
+            } else {
+                RequestItem::SystemPrompt {
+                    content: system.content.clone(),
+                }
             };
             Ok((item, Vec::new()))
         }
@@ -1010,14 +1027,12 @@ fn retry_feedback(
                 "retry feedback in the first request's standing system prompt (pydantic-ai sends it `<system>`-tagged in the user turn)",
             ));
         }
-        if !profile.inline_system_prompts {
-            return Err(ExportError::unsupported(
-                at,
-                path,
-                "retry feedback in the system voice after the conversation started (pydantic-ai wraps it in `<system>` framing for this provider)",
-            ));
-        }
-        return Ok((RequestItem::SystemPrompt { content: text }, Vec::new()));
+        let item = if profile.inline_system_prompts {
+            RequestItem::SystemPrompt { content: text }
+        } else {
+            RequestItem::WrappedSystemPrompt { content: text }
+        };
+        return Ok((item, Vec::new()));
     }
     let mut found = Vec::new();
     add_lookalikes(&mut found, &text, at, &content_path)?;
