@@ -195,10 +195,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
                         || ((name.starts_with("frames-") || media_case)
                             && provider == Provider::Anthropic
-                            && (what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE) || what.starts_with(ANTHROPIC_CACHE_POINT)))
-                        // The agent loop's own `no_output` feedback is a mid-conversation system
-                        // prompt, which Anthropic gets `<system>`-wrapped: not reproduced yet.
-                        
+                            && (what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE)
+                                || what.starts_with(ANTHROPIC_CACHE_POINT)))
                         || (media_case && answer.is_none())
                         || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
