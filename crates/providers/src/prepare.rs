@@ -63,6 +63,9 @@ pub(crate) struct ToolResult {
     /// The file items pydantic-ai reads in `content` (`files`): the content itself, or items of a
     /// content list, each with its index in the list (0 for the content itself).
     pub files: Vec<(usize, File)>,
+    /// On a profile that relocates tool files: the lookalikes of the result's text files, which get
+    /// a note of their own worded "following" (`_tool_lookalike_notes` with `relocated`).
+    pub file_lookalikes: Vec<&'static str>,
 }
 
 /// An item of a tool result's `content_items(mode='str')`: a text, or a file.
@@ -572,6 +575,11 @@ fn note_lookalike_frames(
                     Slot::ToolNote,
                 ));
             }
+            // The relocated files' lookalikes: their user message comes after the notes.
+            if !result.file_lookalikes.is_empty() {
+                let file_note = note(Source::Tool, &result.file_lookalikes, false, Some(result));
+                tool_notes.push((at, file_note, Slot::ToolNote));
+            }
             parts.push((at, item, Slot::Part));
             continue;
         }
@@ -816,24 +824,36 @@ fn request_item(
                 files,
                 lookalike_texts,
             } = tool_files(content, at, &content_path, profile)?;
-            let result = ToolResult {
+            let mut result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
                 content,
                 outcome,
                 files,
+                file_lookalikes: Vec::new(),
             };
             // `_lookalike_sources` of the part as written (before its unreadable files are replaced):
             // the text items of `content_items(mode='str', wrap_if_error=False)`, a text file's text
-            // in its place.
+            // in its place; where the files are relocated, the files' apart
+            // (`_tool_result_lookalike_tags`).
             let texts = match lookalike_texts {
                 Some(texts) => texts,
-                None => content_items_unwrapped(&result),
+                None => content_items_unwrapped(&result)
+                    .into_iter()
+                    .map(|text| (text, false))
+                    .collect(),
             };
             let mut found = Vec::new();
-            for text in texts {
-                add_lookalikes(&mut found, &text, at, &content_path)?;
+            let mut in_files = Vec::new();
+            for (text, from_file) in texts {
+                let into = if from_file && profile.relocates_tool_files {
+                    &mut in_files
+                } else {
+                    &mut found
+                };
+                add_lookalikes(into, &text, at, &content_path)?;
             }
+            result.file_lookalikes = in_files;
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
         other => Err(ExportError::unsupported(
@@ -912,20 +932,15 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
                 _ => None,
             },
         ));
-        if text_like && profile.relocates_tool_files {
-            // A relocated text file's lookalikes get a note of their own (`_tool_lookalike_notes` with
-            // `relocated`), which msgflow does not reproduce.
-            return Err(refuse(&format!(
-                "a text file (`{media_type}`) in a tool return for a model that moves tool files to a user message (its lookalike notes are placed apart)"
-            )));
-        }
         if let Some(unsupported) = unsupported_file_input(media_type, profile) {
             notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
             continue;
         }
-        // Images and documents go to the mapping, which refuses what pydantic-ai's does; anything
-        // else (text-like data such as JSON) pydantic-ai's mappings refuse too.
-        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type)) {
+        // Images and documents go to the mapping, which refuses what pydantic-ai's does, and so does
+        // any text file relocated to a user message (inlined there as text); anything else (text-like
+        // data such as JSON) the other mappings refuse too.
+        let inlined = text_like && profile.relocates_tool_files;
+        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type) || inlined) {
             return Err(refuse(&format!(
                 "a file of type `{media_type}` in a tool return, which is neither an image nor a document (pydantic-ai's mappings refuse it)"
             )));
@@ -943,8 +958,8 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
             .iter()
             .enumerate()
             .filter_map(|(index, item)| match file_texts.iter().find(|(at, _)| *at == index) {
-                Some((_, text)) => text.clone(),
-                None => Some(json_text(item)),
+                Some((_, text)) => text.clone().map(|text| (text, true)),
+                None => Some((json_text(item), false)),
             })
             .collect()
     });
@@ -966,7 +981,8 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
 struct ToolFiles {
     content: Value,
     files: Vec<(usize, File)>,
-    lookalike_texts: Option<Vec<String>>,
+    /// Each text, and whether it is a file's.
+    lookalike_texts: Option<Vec<(String, bool)>>,
 }
 
 /// `unsupported_file_input` for binary content on the three models, whose profiles turn
