@@ -320,12 +320,10 @@ const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
 /// what sits at the standing prompt's positions).
 const ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE: &str =
     "a system prompt after the conversation started (a first request after a response";
-/// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: text files a tool
-/// returned, for OpenAI Chat (which moves them to a user message, their notes apart), file items
+/// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: file items
 /// nested in tool output (which pydantic-ai re-serialises), and framework frames (text-content
 /// items with pydantic-ai's own metadata).
 const MEDIA_REFUSALS: &[&str] = &[
-    "a text file (",
     "tool output holding a file item inside",
     "a text-content item with pydantic-ai's own metadata",
 ];

@@ -73,6 +73,9 @@ pub(crate) struct ToolResult {
     /// The file items pydantic-ai reads in `content` (`files`): the content itself, or items of a
     /// content list, each with its index in the list (0 for the content itself).
     pub files: Vec<(usize, File)>,
+    /// On a profile that relocates tool files: the lookalikes of the result's text files, which get
+    /// a note of their own worded "following" (`_tool_lookalike_notes` with `relocated`).
+    pub file_lookalikes: Vec<&'static str>,
 }
 
 /// An item of a tool result's `content_items(mode='str')`: a text, or a file.
@@ -605,6 +608,11 @@ fn note_lookalike_frames(
                     Slot::ToolNote,
                 ));
             }
+            // The relocated files' lookalikes: their user message comes after the notes.
+            if !result.file_lookalikes.is_empty() {
+                let file_note = note(Source::Tool, &result.file_lookalikes, false, Some(result));
+                tool_notes.push((at, file_note, Slot::ToolNote));
+            }
             parts.push((at, item, Slot::Part));
             continue;
         }
@@ -861,24 +869,36 @@ fn request_item(
                 files,
                 lookalike_texts,
             } = tool_files(content, at, &content_path, profile)?;
-            let result = ToolResult {
+            let mut result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
                 content,
                 outcome,
                 files,
+                file_lookalikes: Vec::new(),
             };
             // `_lookalike_sources` of the part as written (before its unreadable files are replaced):
             // the text items of `content_items(mode='str', wrap_if_error=False)`, a text file's text
-            // in its place.
+            // in its place; where the files are relocated, the files' apart
+            // (`_tool_result_lookalike_tags`).
             let texts = match lookalike_texts {
                 Some(texts) => texts,
-                None => content_items_unwrapped(&result),
+                None => content_items_unwrapped(&result)
+                    .into_iter()
+                    .map(|text| (text, false))
+                    .collect(),
             };
             let mut found = Vec::new();
-            for text in texts {
-                add_lookalikes(&mut found, &text, at, &content_path)?;
+            let mut in_files = Vec::new();
+            for (text, from_file) in texts {
+                let into = if from_file && profile.relocates_tool_files {
+                    &mut in_files
+                } else {
+                    &mut found
+                };
+                add_lookalikes(into, &text, at, &content_path)?;
             }
+            result.file_lookalikes = in_files;
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
         // `_translate_legacy_retry_part` (run when 2.68.0 loads a history): a legacy retry prompt
@@ -908,6 +928,7 @@ fn request_item(
                 outcome: Outcome::Retried,
                 // The details are no `ToolReturnContent` pydantic-ai reads files from.
                 files: Vec::new(),
+                file_lookalikes: Vec::new(),
             };
             let mut found = Vec::new();
             for text in content_items_unwrapped(&result) {
@@ -1020,12 +1041,10 @@ fn retry_feedback(
     };
     // `_retry_feedback_speaks_for_the_harness`.
     if cause == FeedbackCause::NoOutput && content.is_string() && is_no_output_feedback_text(&text) {
+        // Feedback that would extend the first request's opening run of system prompts is never
+        // part of the standing prompt: `<system>`-tagged user text, a frame, on every profile.
         if in_standing_run {
-            return Err(ExportError::unsupported(
-                at,
-                path,
-                "retry feedback in the first request's standing system prompt (pydantic-ai sends it `<system>`-tagged in the user turn)",
-            ));
+            return Ok((RequestItem::Feedback(framing::system_frame(&text)), Vec::new()));
         }
         let item = if profile.inline_system_prompts {
             RequestItem::SystemPrompt { content: text }
@@ -1200,20 +1219,15 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
                 _ => None,
             },
         ));
-        if text_like && profile.relocates_tool_files {
-            // A relocated text file's lookalikes get a note of their own (`_tool_lookalike_notes` with
-            // `relocated`), which msgflow does not reproduce.
-            return Err(refuse(&format!(
-                "a text file (`{media_type}`) in a tool return for a model that moves tool files to a user message (its lookalike notes are placed apart)"
-            )));
-        }
         if let Some(unsupported) = unsupported_file_input(media_type, profile) {
             notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
             continue;
         }
-        // Images and documents go to the mapping, which refuses what pydantic-ai's does; anything
-        // else (text-like data such as JSON) pydantic-ai's mappings refuse too.
-        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type)) {
+        // Images and documents go to the mapping, which refuses what pydantic-ai's does, and so does
+        // any text file relocated to a user message (inlined there as text); anything else (text-like
+        // data such as JSON) the other mappings refuse too.
+        let inlined = text_like && profile.relocates_tool_files;
+        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type) || inlined) {
             return Err(refuse(&format!(
                 "a file of type `{media_type}` in a tool return, which is neither an image nor a document (pydantic-ai's mappings refuse it)"
             )));
@@ -1231,8 +1245,8 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
             .iter()
             .enumerate()
             .filter_map(|(index, item)| match file_texts.iter().find(|(at, _)| *at == index) {
-                Some((_, text)) => text.clone(),
-                None => Some(json_text(item)),
+                Some((_, text)) => text.clone().map(|text| (text, true)),
+                None => Some((json_text(item), false)),
             })
             .collect()
     });
@@ -1254,7 +1268,8 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
 struct ToolFiles {
     content: Value,
     files: Vec<(usize, File)>,
-    lookalike_texts: Option<Vec<String>>,
+    /// Each text, and whether it is a file's.
+    lookalike_texts: Option<Vec<(String, bool)>>,
 }
 
 /// `unsupported_file_input` for binary content on the three models, whose profiles turn
