@@ -6,7 +6,10 @@
 //! `ModelMessagesTypeAdapter.validate_json` would raise, with pydantic's error `type` and `loc`.
 //!
 //! * The rules the schema states (field types, nullability, literal sets, tagged unions) are
-//!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`.
+//!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`, pydantic-ai's typed
+//!   routes among them: a part whose `tool_kind` selects a typed class (tool search, capability
+//!   load) is checked as that class (its literal `tool_name`, the TypedDict of its `args` or
+//!   `content`, under its own tag), with the helpers of `verdict/shape.rs`.
 //! * What the schema cannot say is written by hand, each mirroring the pydantic-ai or
 //!   pydantic-core code it cites: the model validators (`verdict/validators.rs`), pydantic's lax
 //!   coercions of integers and datetimes (`verdict/lax.rs`, `verdict/datetime.rs`), and the
@@ -30,6 +33,7 @@ mod lax;
 mod locate;
 #[allow(clippy::all, missing_docs)]
 mod rules;
+mod shape;
 mod validators;
 
 use std::fmt::{self, Write as _};

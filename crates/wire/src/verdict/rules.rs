@@ -7,7 +7,7 @@
 #[allow(unused_imports)]
 use super::validators::{self, LocTag, Validate};
 #[allow(unused_imports)]
-use super::{Check, JsonKind, Null, Segment, Walker};
+use super::{shape, Check, JsonKind, Null, Segment, Walker};
 use crate::*;
 
 impl Check for ModelMessage {
@@ -124,7 +124,16 @@ impl Check for ModelRequestPart {
             Self::SystemPrompt(v) => w.tagged("system-prompt", v),
             Self::UserPrompt(v) => w.tagged("user-prompt", v),
             Self::Speech(v) => w.tagged("speech", v),
-            Self::ToolReturn(v) => w.tagged("tool-return", v),
+            Self::ToolReturn(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success(&v.outcome) => w.at(Segment::Tag("tool-search-return"), |w| {
+                    routed_tool_return_part(v, w, &TOOL_SEARCH_RETURN_PART)
+                }),
+                Some("capability-load") if shape::is_success(&v.outcome) => w
+                    .at(Segment::Tag("capability-load-return"), |w| {
+                        routed_tool_return_part(v, w, &LOAD_CAPABILITY_RETURN_PART)
+                    }),
+                _ => w.tagged("tool-return", v),
+            },
             Self::RetryPrompt(v) => w.tagged(v.loc_tag(), v),
             Self::RetryFeedback(v) => w.tagged("retry-feedback", v),
             Self::ToolAvailabilityDelta(v) => w.tagged("tool-availability-delta", v),
@@ -140,6 +149,68 @@ impl Check for ModelRequestPart {
             }
         }
     }
+}
+
+/// pydantic-ai's typed `ToolSearchReturnPart` (tag `tool-search-return`), held by `ToolReturnPart`.
+const TOOL_SEARCH_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "search_tools",
+    shape_name: "ToolSearchReturnContent",
+    shape: shape_tool_search_return_content,
+};
+
+/// pydantic-ai's typed `LoadCapabilityReturnPart` (tag `capability-load-return`), held by `ToolReturnPart`.
+const LOAD_CAPABILITY_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "load_capability",
+    shape_name: "LoadCapabilityReturn",
+    shape: shape_load_capability_return,
+};
+
+/// `ToolReturnPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_tool_return_part<'a>(v: &'a ToolReturnPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.value("content", &v.content, |w, v| {
+        (typed.shape)(w, v.get());
+        v.check(w)
+    });
+    w.field(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+        |w, v| v.check(w),
+    );
+    w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
+    w.field(
+        "timestamp",
+        &v.timestamp,
+        Null::Refused("datetime_type", "Input should be a valid datetime"),
+        |w, v| v.check(w),
+    );
+    w.field(
+        "outcome",
+        &v.outcome,
+        Null::Refused(
+            "literal_error",
+            "Input should be 'success', 'failed', 'denied', 'interrupted' or 'retried'",
+        ),
+        |w, v| v.check(w),
+    );
+    w.field("retry", &v.retry, Null::Allowed, |w, v| {
+        validators::tool_retry_cause(w, v);
+        v.check(w)
+    });
+    w.field(
+        "content_file_digests",
+        &v.content_file_digests,
+        Null::Allowed,
+        |w, v| v.check(w),
+    );
+    w.extra(&v.extra);
 }
 
 impl Check for SystemPromptPart {
@@ -370,9 +441,30 @@ impl Check for ModelResponsePart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         match self {
             Self::Text(v) => w.tagged("text", v),
-            Self::ToolCall(v) => w.tagged("tool-call", v),
-            Self::BuiltinToolCall(v) => w.tagged("builtin-tool-call", v),
-            Self::BuiltinToolReturn(v) => w.tagged("builtin-tool-return", v),
+            Self::ToolCall(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success_in(&v.extra) => w.at(Segment::Tag("tool-search-call"), |w| {
+                    routed_tool_call_part(v, w, &TOOL_SEARCH_CALL_PART)
+                }),
+                Some("capability-load") if shape::is_success_in(&v.extra) => w
+                    .at(Segment::Tag("capability-load-call"), |w| {
+                        routed_tool_call_part(v, w, &LOAD_CAPABILITY_CALL_PART)
+                    }),
+                _ => w.tagged("tool-call", v),
+            },
+            Self::BuiltinToolCall(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success_in(&v.extra) => w
+                    .at(Segment::Tag("builtin-tool-search-call"), |w| {
+                        routed_native_tool_call_part(v, w, &NATIVE_TOOL_SEARCH_CALL_PART)
+                    }),
+                _ => w.tagged("builtin-tool-call", v),
+            },
+            Self::BuiltinToolReturn(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success(&v.outcome) => w
+                    .at(Segment::Tag("builtin-tool-search-return"), |w| {
+                        routed_native_tool_return_part(v, w, &NATIVE_TOOL_SEARCH_RETURN_PART)
+                    }),
+                _ => w.tagged("builtin-tool-return", v),
+            },
             Self::Thinking(v) => w.tagged("thinking", v),
             Self::Compaction(v) => w.tagged("compaction", v),
             Self::File(v) => w.tagged("file", v),
@@ -384,6 +476,139 @@ impl Check for ModelResponsePart {
             }
         }
     }
+}
+
+/// pydantic-ai's typed `ToolSearchCallPart` (tag `tool-search-call`), held by `ToolCallPart`.
+const TOOL_SEARCH_CALL_PART: shape::Typed = shape::Typed {
+    literal: "search_tools",
+    shape_name: "ToolSearchArgs",
+    shape: shape_tool_search_args,
+};
+
+/// pydantic-ai's typed `LoadCapabilityCallPart` (tag `capability-load-call`), held by `ToolCallPart`.
+const LOAD_CAPABILITY_CALL_PART: shape::Typed = shape::Typed {
+    literal: "load_capability",
+    shape_name: "LoadCapabilityArgs",
+    shape: shape_load_capability_args,
+};
+
+/// `ToolCallPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_tool_call_part<'a>(v: &'a ToolCallPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.field("args", &v.args, Null::Allowed, |w, v| {
+        shape::string_or(w, v.get(), typed.shape_name, typed.shape);
+        v.check(w)
+    });
+    w.field(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+        |w, v| v.check(w),
+    );
+    w.field("id", &v.id, Null::Allowed, |w, v| v.check(w));
+    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.extra(&v.extra);
+}
+
+/// pydantic-ai's typed `NativeToolSearchCallPart` (tag `builtin-tool-search-call`), held by `NativeToolCallPart`.
+const NATIVE_TOOL_SEARCH_CALL_PART: shape::Typed = shape::Typed {
+    literal: "tool_search",
+    shape_name: "ToolSearchArgs",
+    shape: shape_tool_search_args,
+};
+
+/// `NativeToolCallPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_native_tool_call_part<'a>(v: &'a NativeToolCallPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.field("args", &v.args, Null::Allowed, |w, v| {
+        shape::string_or(w, v.get(), typed.shape_name, typed.shape);
+        v.check(w)
+    });
+    w.field(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+        |w, v| v.check(w),
+    );
+    w.field("id", &v.id, Null::Allowed, |w, v| v.check(w));
+    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.extra(&v.extra);
+}
+
+/// pydantic-ai's typed `NativeToolSearchReturnPart` (tag `builtin-tool-search-return`), held by `NativeToolReturnPart`.
+const NATIVE_TOOL_SEARCH_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "tool_search",
+    shape_name: "ToolSearchReturnContent",
+    shape: shape_tool_search_return_content,
+};
+
+/// `NativeToolReturnPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_native_tool_return_part<'a>(v: &'a NativeToolReturnPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.value("content", &v.content, |w, v| {
+        (typed.shape)(w, v.get());
+        v.check(w)
+    });
+    w.field(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+        |w, v| v.check(w),
+    );
+    w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
+    w.field(
+        "timestamp",
+        &v.timestamp,
+        Null::Refused("datetime_type", "Input should be a valid datetime"),
+        |w, v| v.check(w),
+    );
+    w.field(
+        "outcome",
+        &v.outcome,
+        Null::Refused(
+            "literal_error",
+            "Input should be 'success', 'failed', 'denied', 'interrupted' or 'retried'",
+        ),
+        |w, v| v.check(w),
+    );
+    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.field(
+        "content_file_digests",
+        &v.content_file_digests,
+        Null::Allowed,
+        |w, v| v.check(w),
+    );
+    w.extra(&v.extra);
 }
 
 impl Check for TextPart {
@@ -1242,4 +1467,46 @@ impl Check for FinalResultEvent {
         w.nullable("tool_call_id", &self.tool_call_id, |w, v| v.check(w));
         w.extra(&self.extra);
     }
+}
+
+/// pydantic's TypedDict `ToolSearchReturnContent` on an opaque value.
+fn shape_tool_search_return_content(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "discovered_tools", |w, v| shape::list(w, v, shape_tool_search_match));
+    object.optional(w, "message", shape::string);
+}
+
+/// pydantic's TypedDict `ToolSearchMatch` on an opaque value.
+fn shape_tool_search_match(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "name", shape::string);
+}
+
+/// pydantic's TypedDict `ToolSearchArgs` on an opaque value.
+fn shape_tool_search_args(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "queries", |w, v| shape::list(w, v, shape::string));
+}
+
+/// pydantic's TypedDict `LoadCapabilityArgs` on an opaque value.
+fn shape_load_capability_args(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "id", shape::string);
+}
+
+/// pydantic's TypedDict `LoadCapabilityReturn` on an opaque value.
+fn shape_load_capability_return(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.optional(w, "message", shape::string);
+    object.optional(w, "instructions", shape::string);
 }
