@@ -432,7 +432,7 @@ impl Check for Int {
 impl Check for RawJson {
     /// The JSON-level limits of pydantic-core's parser: see [`json_limits::check`].
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        if let Some(message) = json_limits::check(self.get(), w.json_depth()) {
+        if let Some(message) = json_limits::check(self, w.json_depth()) {
             w.report_json_invalid(message);
         }
     }
