@@ -34,7 +34,10 @@ pub(crate) fn is_success(outcome: &Field<ToolReturnOutcome>) -> bool {
 /// [`is_success`] for a part without an `outcome` field (a call): the discriminator reads the
 /// raw dict, so an unknown `outcome` key counts (the last one, as in a Python dict).
 pub(crate) fn is_success_in(extra: &Extra) -> bool {
-    extra.get("outcome").is_none_or(|raw| raw.get() == "\"success\"")
+    // Compared unescaped, as Python compares the decoded string.
+    extra
+        .get("outcome")
+        .is_none_or(|raw| raw.as_string().as_deref() == Some("success"))
 }
 
 /// The entries of a JSON object, each value as its text. A key written twice keeps both; the

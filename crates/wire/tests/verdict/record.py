@@ -173,6 +173,7 @@ CASES = {
     "tool search call queries written twice": res(typed("tool-call", "search_tools", "tool-search", ',"args":{"queries":5,"queries":["a"]}')),
     "tool search call args string": res(typed("tool-call", "search_tools", "tool-search", ',"args":"{}"')),
     "tool search call with a failed outcome key": res(typed("tool-call", "other", "tool-search", ',"outcome":"failed"')),
+    "tool search call with an escaped success outcome key": res(typed("tool-call", "other", "tool-search", ',"outcome":"\\u0073uccess"')),
     "capability load call args id a number": res(typed("tool-call", "load_capability", "capability-load", ',"args":{"id":5}')),
     "capability load call args deep": res(typed("tool-call", "load_capability", "capability-load", ',"args":{"a":%s}' % nested(150))),
     "native tool search call with the local name": res(typed("builtin-tool-call", "search_tools", "tool-search", "")),
