@@ -280,6 +280,8 @@ impl Emitter<'_> {
             format!("|w, v| {{ w.json_kinds(v, &[{}]); v.check(w) }}", members.join(", "))
         } else if *ty == Ty::RawJson && is_object(prop_schema) {
             "|w, v| { w.dict(v); v.check(w) }".to_owned()
+        } else if matches!(ty, Ty::String | Ty::Bool | Ty::F64) {
+            ACCEPTED.to_owned()
         } else {
             "|w, v| v.check(w)".to_owned()
         }
@@ -302,6 +304,14 @@ impl Emitter<'_> {
     fn field_line(&self, owner: &str, key: &str, required: bool, nullable: bool, null: &str, check: &str) -> String {
         let field = rust_field_name(key);
         let key = lit(key);
+        // Every value of the type is accepted (`accepted!` in verdict.rs): nothing to step into
+        // but an explicit `null` where one is refused.
+        if check == ACCEPTED {
+            return match (required, null) {
+                (true, _) | (false, "Null::Allowed") => String::new(),
+                (false, _) => format!("w.null_only({key}, &{owner}.{field}, {null});\n"),
+            };
+        }
         match (required, nullable) {
             (true, false) => format!("w.value({key}, &{owner}.{field}, {check});\n"),
             (true, true) => format!("w.nullable({key}, &{owner}.{field}, {check});\n"),
@@ -337,13 +347,12 @@ impl Emitter<'_> {
             let null = self.null_expr(&pnote, nullable, ty, &at)?;
             // pydantic's `AliasChoices(name, alias)`: the alias is read only when the name is
             // absent, so a value under it next to the name is never validated.
-            let alias_of = prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str);
-            if let Some(target) = alias_of {
-                let _ = writeln!(out, "if self.{}.is_absent() {{", rust_field_name(target));
-            }
-            out.push_str(&self.field_line("self", &prop.key, *required, nullable, &null, &check));
-            if alias_of.is_some() {
-                out.push_str("}\n");
+            let line = self.field_line("self", &prop.key, *required, nullable, &null, &check);
+            match prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str) {
+                Some(target) if !line.is_empty() => {
+                    let _ = write!(out, "if self.{}.is_absent() {{\n{line}}}\n", rust_field_name(target));
+                }
+                _ => out.push_str(&line),
             }
         }
         out.push_str("w.extra(&self.extra);\n");
@@ -704,6 +713,10 @@ impl Emitter<'_> {
         }
     }
 }
+
+/// The check of a value of a type whose every value pydantic accepts (`String`, `bool`, `Float`:
+/// their `Check` does nothing), which `field_line` leaves out.
+const ACCEPTED: &str = "|w, v| v.check(w) /* accepted */";
 
 /// pydantic's message for a value that is not a dict where a TypedDict or dataclass is expected.
 const DICT_TYPE: &str = "Input should be an object";

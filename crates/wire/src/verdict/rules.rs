@@ -24,11 +24,6 @@ impl Check for ModelRequest {
         let before = w.found();
         w.value("parts", &self.parts, |w, v| v.check(w));
         w.field("timestamp", &self.timestamp, Null::Allowed, |w, v| v.check(w));
-        w.field("instructions", &self.instructions, Null::Allowed, |w, v| v.check(w));
-        w.field("run_id", &self.run_id, Null::Allowed, |w, v| v.check(w));
-        w.field("conversation_id", &self.conversation_id, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -56,19 +51,12 @@ impl Check for ModelResponse {
             Null::Refused("dataclass_type", "Input should be an object"),
             |w, v| v.check(w),
         );
-        w.field("model_name", &self.model_name, Null::Allowed, |w, v| v.check(w));
-        w.field("model_id", &self.model_id, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
             &self.timestamp,
             Null::Refused("datetime_type", "Input should be a valid datetime"),
             |w, v| v.check(w),
         );
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_url", &self.provider_url, Null::Allowed, |w, v| v.check(w));
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -79,26 +67,12 @@ impl Check for ModelResponse {
                 v.check(w)
             });
         }
-        w.field(
-            "provider_response_id",
-            &self.provider_response_id,
-            Null::Allowed,
-            |w, v| v.check(w),
-        );
-        if self.provider_response_id.is_absent() {
-            w.field("vendor_id", &self.vendor_id, Null::Allowed, |w, v| v.check(w));
-        }
         w.field("finish_reason", &self.finish_reason, Null::Allowed, |w, v| v.check(w));
-        w.field("run_id", &self.run_id, Null::Allowed, |w, v| v.check(w));
-        w.field("conversation_id", &self.conversation_id, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
         w.field("workspace_ref", &self.workspace_ref, Null::Allowed, |w, v| v.check(w));
-        w.field("history_digest", &self.history_digest, Null::Allowed, |w, v| v.check(w));
         w.field("failed_attempts", &self.failed_attempts, Null::Allowed, |w, v| {
             v.check(w)
         });
@@ -178,11 +152,10 @@ fn routed_tool_return_part<'a>(v: &'a ToolReturnPart, w: &mut Walker<'a>, typed:
         (typed.shape)(w, v.get());
         v.check(w)
     });
-    w.field(
+    w.null_only(
         "tool_call_id",
         &v.tool_call_id,
         Null::Refused("string_type", "Input should be a valid string"),
-        |w, v| v.check(w),
     );
     w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
     w.field(
@@ -215,15 +188,12 @@ fn routed_tool_return_part<'a>(v: &'a ToolReturnPart, w: &mut Walker<'a>, typed:
 
 impl Check for SystemPromptPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field(
             "timestamp",
             &self.timestamp,
             Null::Refused("datetime_type", "Input should be a valid datetime"),
             |w, v| v.check(w),
         );
-        w.field("dynamic_ref", &self.dynamic_ref, Null::Allowed, |w, v| v.check(w));
-        w.field("context_id", &self.context_id, Null::Allowed, |w, v| v.check(w));
         w.field(
             "scope",
             &self.scope,
@@ -253,15 +223,12 @@ impl Check for UserPromptPart {
 
 impl Check for ToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
@@ -318,12 +285,10 @@ impl Check for RetryPromptPart {
             validators::error_details_or_string(w, v);
             v.check(w)
         });
-        w.field("tool_name", &self.tool_name, Null::Allowed, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
         w.field(
             "timestamp",
@@ -351,7 +316,6 @@ impl Check for ToolAvailabilityDeltaPart {
                 |w, v| v.check(w),
             );
         }
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -364,7 +328,6 @@ impl Check for CapabilityLoadDeltaPart {
             Null::Refused("list_type", "Input should be a valid list"),
             |w, v| v.check(w),
         );
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -388,8 +351,6 @@ impl Check for InstructionDeltaPart {
             validators::instruction_id(w, v);
             v.check(w)
         });
-        w.nullable("content", &self.content, |w, v| v.check(w));
-        w.field("base_hash", &self.base_hash, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -403,9 +364,6 @@ impl Check for InstructionBaselinePart {
 
 impl Check for CompactionPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("content", &self.content, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -421,14 +379,11 @@ impl Check for CompactionPart {
 impl Check for SpeechPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("speaker", &self.speaker, |w, v| v.check(w));
-        w.field("transcript", &self.transcript, Null::Allowed, |w, v| v.check(w));
         w.field("audio", &self.audio, Null::Allowed, |w, v| v.check(w));
         w.field("interrupted_at_ms", &self.interrupted_at_ms, Null::Allowed, |w, v| {
             v.check(w)
         });
         w.field("timestamps", &self.timestamps, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -505,14 +460,11 @@ fn routed_tool_call_part<'a>(v: &'a ToolCallPart, w: &mut Walker<'a>, typed: &sh
         shape::string_or(w, v.get(), typed.shape_name, typed.shape);
         v.check(w)
     });
-    w.field(
+    w.null_only(
         "tool_call_id",
         &v.tool_call_id,
         Null::Refused("string_type", "Input should be a valid string"),
-        |w, v| v.check(w),
     );
-    w.field("id", &v.id, Null::Allowed, |w, v| v.check(w));
-    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
     w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
         w.dict(v);
         v.check(w)
@@ -540,14 +492,11 @@ fn routed_native_tool_call_part<'a>(v: &'a NativeToolCallPart, w: &mut Walker<'a
         shape::string_or(w, v.get(), typed.shape_name, typed.shape);
         v.check(w)
     });
-    w.field(
+    w.null_only(
         "tool_call_id",
         &v.tool_call_id,
         Null::Refused("string_type", "Input should be a valid string"),
-        |w, v| v.check(w),
     );
-    w.field("id", &v.id, Null::Allowed, |w, v| v.check(w));
-    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
     w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
         w.dict(v);
         v.check(w)
@@ -575,11 +524,10 @@ fn routed_native_tool_return_part<'a>(v: &'a NativeToolReturnPart, w: &mut Walke
         (typed.shape)(w, v.get());
         v.check(w)
     });
-    w.field(
+    w.null_only(
         "tool_call_id",
         &v.tool_call_id,
         Null::Refused("string_type", "Input should be a valid string"),
-        |w, v| v.check(w),
     );
     w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
     w.field(
@@ -597,7 +545,6 @@ fn routed_native_tool_return_part<'a>(v: &'a NativeToolReturnPart, w: &mut Walke
         ),
         |w, v| v.check(w),
     );
-    w.field("provider_name", &v.provider_name, Null::Allowed, |w, v| v.check(w));
     w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
         w.dict(v);
         v.check(w)
@@ -613,9 +560,6 @@ fn routed_native_tool_return_part<'a>(v: &'a NativeToolReturnPart, w: &mut Walke
 
 impl Check for TextPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -627,10 +571,6 @@ impl Check for TextPart {
 
 impl Check for ThinkingPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("signature", &self.signature, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -641,20 +581,15 @@ impl Check for ThinkingPart {
 
 impl Check for ToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
         });
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -665,20 +600,15 @@ impl Check for ToolCallPart {
 
 impl Check for NativeToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
         });
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -689,15 +619,12 @@ impl Check for NativeToolCallPart {
 
 impl Check for NativeToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
@@ -714,7 +641,6 @@ impl Check for NativeToolReturnPart {
             ),
             |w, v| v.check(w),
         );
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -732,8 +658,6 @@ impl Check for NativeToolReturnPart {
 impl Check for FilePart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -774,7 +698,6 @@ impl Check for UserContent {
 
 impl Check for TextContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
@@ -782,23 +705,19 @@ impl Check for TextContent {
 
 impl Check for StructuredContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field(
+        w.null_only(
             "content",
             &self.content,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.value("value", &self.value, |w, v| v.check(w));
-        w.field("tag", &self.tag, Null::Allowed, |w, v| v.check(w));
-        w.field("description", &self.description, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for ImageUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -809,15 +728,12 @@ impl Check for ImageUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for AudioUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -828,15 +744,12 @@ impl Check for AudioUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for VideoUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -847,15 +760,12 @@ impl Check for VideoUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for DocumentUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -866,8 +776,6 @@ impl Check for DocumentUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -875,26 +783,21 @@ impl Check for DocumentUrl {
 impl Check for BinaryContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("data", &self.data, |w, v| v.check(w));
-        w.value("media_type", &self.media_type, |w, v| v.check(w));
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for UploadedFile {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("file_id", &self.file_id, |w, v| v.check(w));
         w.value("provider_name", &self.provider_name, |w, v| v.check(w));
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -954,8 +857,6 @@ impl Check for CitationSource {
 
 impl Check for WebCitationSource {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
-        w.field("title", &self.title, Null::Allowed, |w, v| v.check(w));
         w.field(
             "excerpts",
             &self.excerpts,
@@ -969,8 +870,6 @@ impl Check for WebCitationSource {
 impl Check for DocumentCitationSource {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         let before = w.found();
-        w.field("document_id", &self.document_id, Null::Allowed, |w, v| v.check(w));
-        w.field("title", &self.title, Null::Allowed, |w, v| v.check(w));
         w.field(
             "excerpts",
             &self.excerpts,
@@ -1024,7 +923,6 @@ impl Check for MarkerCitationAnchor {
 
 impl Check for SpeechTimestamp {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("text", &self.text, |w, v| v.check(w));
         w.value("start_ms", &self.start_ms, |w, v| v.check(w));
         w.value("duration_ms", &self.duration_ms, |w, v| v.check(w));
         w.field(
@@ -1048,7 +946,6 @@ impl Check for InstructionBlock {
 
 impl Check for InstructionPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field(
             "dynamic",
             &self.dynamic,
@@ -1061,7 +958,6 @@ impl Check for InstructionPart {
             Null::Refused("literal_error", "Input should be 'rewrite' or 'append'"),
             |w, v| v.check(w),
         );
-        w.field("name", &self.name, Null::Allowed, |w, v| v.check(w));
         w.field("id", &self.id, Null::Allowed, |w, v| {
             validators::instruction_id(w, v);
             v.check(w)
@@ -1091,25 +987,19 @@ impl Check for InstructionDigest {
             Null::Refused("bool_type", "Input should be a valid boolean"),
             |w, v| v.check(w),
         );
-        w.value("content_hash", &self.content_hash, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for WorkspaceRef {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("provider", &self.provider, |w, v| v.check(w));
-        w.value("id", &self.id, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for ModelRequestAttempt {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("model_name", &self.model_name, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.value("outcome", &self.outcome, |w, v| v.check(w));
-        w.field("error", &self.error, Null::Allowed, |w, v| v.check(w));
         w.value("timestamp", &self.timestamp, |w, v| v.check(w));
         w.value("duration", &self.duration, |w, v| v.check(w));
         w.field("usage", &self.usage, Null::Allowed, |w, v| v.check(w));
@@ -1187,11 +1077,10 @@ impl Check for RequestUsage {
             Null::Refused("int_type", "Input should be a valid integer"),
             |w, v| v.check(w),
         );
-        w.field(
+        w.null_only(
             "audio_seconds",
             &self.audio_seconds,
             Null::Refused("float_type", "Input should be a valid number"),
-            |w, v| v.check(w),
         );
         w.field("details", &self.details, Null::Allowed, |w, v| {
             validators::int_values(w, v);
@@ -1354,8 +1243,6 @@ impl Check for ModelResponsePartDelta {
 
 impl Check for TextPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content_delta", &self.content_delta, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1369,11 +1256,6 @@ impl Check for TextPartDelta {
 
 impl Check for ThinkingPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("content_delta", &self.content_delta, Null::Allowed, |w, v| v.check(w));
-        w.field("signature_delta", &self.signature_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1384,12 +1266,7 @@ impl Check for ThinkingPartDelta {
 
 impl Check for ToolCallPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("tool_name_delta", &self.tool_name_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("args_delta", &self.args_delta, Null::Allowed, |w, v| v.check(w));
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1401,10 +1278,6 @@ impl Check for ToolCallPartDelta {
 impl Check for SpeechPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.field("speaker", &self.speaker, Null::Allowed, |w, v| v.check(w));
-        w.field("transcript_delta", &self.transcript_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
-        w.field("transcript", &self.transcript, Null::Allowed, |w, v| v.check(w));
         w.field("audio_chunk", &self.audio_chunk, Null::Allowed, |w, v| v.check(w));
         w.field("timestamps", &self.timestamps, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
@@ -1434,9 +1307,6 @@ impl Check for PartStartEvent {
         w.field("previous_part_kind", &self.previous_part_kind, Null::Allowed, |w, v| {
             v.check(w)
         });
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.extra(&self.extra);
     }
 }
@@ -1454,17 +1324,12 @@ impl Check for PartEndEvent {
         w.value("index", &self.index, |w, v| v.check(w));
         w.value("part", &self.part, |w, v| v.check(w));
         w.field("next_part_kind", &self.next_part_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.extra(&self.extra);
     }
 }
 
 impl Check for FinalResultEvent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.nullable("tool_name", &self.tool_name, |w, v| v.check(w));
-        w.nullable("tool_call_id", &self.tool_call_id, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
