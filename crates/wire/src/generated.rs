@@ -1847,9 +1847,9 @@ impl<'de> Deserialize<'de> for SpeechPart {
 ///
 /// pydantic-ai routes some parts by more than their tag; msgflow holds those typed parts in
 /// their base struct (nothing is lost when one does not fit its narrower shape):
-/// * `{"part_kind":"tool-call","tool_kind":"tool-search"} -> ToolSearchCallPart`
-/// * `{"part_kind":"tool-call","tool_kind":"capability-load"} -> LoadCapabilityCallPart`
-/// * `{"part_kind":"builtin-tool-call","tool_kind":"tool-search"} -> NativeToolSearchCallPart`
+/// * `{"part_kind":"tool-call","tool_kind":"tool-search"} -> ToolSearchCallPart (outcome success only)`
+/// * `{"part_kind":"tool-call","tool_kind":"capability-load"} -> LoadCapabilityCallPart (outcome success only)`
+/// * `{"part_kind":"builtin-tool-call","tool_kind":"tool-search"} -> NativeToolSearchCallPart (outcome success only)`
 /// * `{"part_kind":"builtin-tool-return","tool_kind":"tool-search"} -> NativeToolSearchReturnPart (outcome success only)`
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelResponsePart {
@@ -1894,21 +1894,21 @@ impl ModelResponsePart {
             tool_kind: "tool-search",
             class: "ToolSearchCallPart",
             tool_name: "search_tools",
-            outcome_success_only: false,
+            outcome_success_only: true,
         },
         crate::TypedRoute {
             part_kind: "tool-call",
             tool_kind: "capability-load",
             class: "LoadCapabilityCallPart",
             tool_name: "load_capability",
-            outcome_success_only: false,
+            outcome_success_only: true,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-call",
             tool_kind: "tool-search",
             class: "NativeToolSearchCallPart",
             tool_name: "tool_search",
-            outcome_success_only: false,
+            outcome_success_only: true,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-return",

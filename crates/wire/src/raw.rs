@@ -26,7 +26,31 @@ use serde_json::value::RawValue;
 /// assert_eq!(raw.get(), r#"{"path":"src/main.rs","n":123456789012345678901234567890}"#);
 /// ```
 #[derive(Clone)]
-pub struct RawJson(Repr);
+pub struct RawJson(Repr, Shape);
+
+/// What the scan of a value on reading found out for the loadability verdict, so that the
+/// verdict need not walk the text again (`verdict/json_limits.rs`): an upper bound of how deep
+/// its arrays and objects nest, and whether a string in it holds a `\u` escape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// At least the deepest nesting of arrays and objects; [`Shape::UNKNOWN`] when not counted.
+    pub(crate) depth_bound: u8,
+    /// Whether a string (in an array or object) may hold a `\u` escape.
+    pub(crate) unicode_escape: bool,
+}
+
+impl Shape {
+    /// Not counted (a value msgflow built, or one too deep for the byte): the verdict scans it.
+    pub(crate) const UNKNOWN: Shape = Shape {
+        depth_bound: u8::MAX,
+        unicode_escape: true,
+    };
+    /// A scalar (or a string, whose escapes the verdict looks for itself).
+    const SCALAR: Shape = Shape {
+        depth_bound: 0,
+        unicode_escape: true,
+    };
+}
 
 #[derive(Clone)]
 enum Repr {
@@ -84,26 +108,36 @@ impl RawJson {
     /// A value's text as the parser delivered it: a slice of the shared input when there is
     /// one (see [`crate::Input`]), a copy otherwise.
     pub(crate) fn from_read_text(text: &str) -> Self {
-        if needs_compaction(text.as_bytes()) {
-            return Self::trusted_owned(compact(text));
+        let scan = scan(text.as_bytes());
+        if scan.whitespace {
+            // Whitespace between tokens changes neither the nesting nor the escapes.
+            return RawJson(Repr::Owned(Arc::from(compact(text))), scan.shape);
         }
         match crate::rt::shared_input_range(text) {
-            Some((input, start)) => RawJson(Repr::Slice {
-                input,
-                start,
-                end: start + text.len(),
-            }),
-            None => Self::trusted(text),
+            Some((input, start)) => RawJson(
+                Repr::Slice {
+                    input,
+                    start,
+                    end: start + text.len(),
+                },
+                scan.shape,
+            ),
+            None => RawJson(Repr::Owned(Arc::from(text)), scan.shape),
         }
     }
 
     /// Wraps text that is already known to be one compact JSON value.
     pub(crate) fn trusted(text: &str) -> Self {
-        RawJson(Repr::Owned(Arc::from(text)))
+        RawJson(Repr::Owned(Arc::from(text)), Shape::UNKNOWN)
     }
 
     fn trusted_owned(text: String) -> Self {
-        RawJson(Repr::Owned(Arc::from(text)))
+        RawJson(Repr::Owned(Arc::from(text)), Shape::UNKNOWN)
+    }
+
+    /// What reading the value found out about its nesting and escapes.
+    pub(crate) fn shape(&self) -> Shape {
+        self.1
     }
 
     /// `true` for the JSON literal `null`.
@@ -287,58 +321,140 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
 /// How far [`skip_string`] looks byte by byte before it searches.
 const SHORT_STRING: usize = 16;
 
-/// `true` when valid JSON text holds whitespace outside its strings.
-///
-/// Called on every opaque value read, so it classifies 64 bytes at a time, simdjson's first
-/// stage in miniature (SIMD through `wide`'s safe API, a plain loop on targets without): bit masks
-/// of backslashes, quotes and bytes up to the space; the escaped bytes from the backslash runs; the
-/// bytes inside strings by a prefix XOR of the unescaped quotes. Outside strings, valid JSON has
-/// no byte up to the space but whitespace.
-pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
-    // A raw value starts at its first token: only arrays and objects can hold whitespace.
-    if !matches!(bytes.first(), Some(b'{' | b'[')) {
-        return false;
-    }
-    let mut state = BlockState::default();
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    if blocks.any(|block| state.whitespace_outside_strings(block)) {
-        return true;
-    }
-    let rest = blocks.remainder();
-    let mut last = [b'x'; BLOCK];
-    if let Some(head) = last.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
-    state.whitespace_outside_strings(&last)
+/// What [`scan`] found in a value.
+struct Scan {
+    /// Whitespace outside strings: the value must be compacted.
+    whitespace: bool,
+    shape: Shape,
 }
 
-/// Bytes per block of [`needs_compaction`].
+/// Classifies a value read: whitespace outside its strings (to compact it), an upper bound of
+/// its nesting and whether it holds a `\u` escape (for the verdict's JSON limits).
+///
+/// Called on every opaque value read, so it classifies 64 bytes at a time, simdjson's first
+/// stage in miniature (SIMD through `wide`'s safe API, a plain loop on targets without): see
+/// [`BlockState::classify`]. Outside strings, valid JSON has no byte up to the space but
+/// whitespace. The nesting bound is counted per block: the depth at its start plus its opening
+/// brackets bounds the depth inside it, so no block is walked bracket by bracket.
+fn scan(bytes: &[u8]) -> Scan {
+    // A raw value starts at its first token: only arrays and objects can hold whitespace.
+    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+        return Scan {
+            whitespace: false,
+            shape: Shape::SCALAR,
+        };
+    }
+    let mut state = BlockState::default();
+    // Each level opens and closes a bracket: a value of `n` bytes nests at most `n / 2` deep,
+    // which for a short one (most values) is bound enough; its escapes are left to the verdict.
+    if bytes.len() <= 2 * SHALLOW {
+        let whitespace = any_block(bytes, |block| state.classify::<false>(block).whitespace != 0);
+        return Scan {
+            whitespace,
+            shape: Shape {
+                depth_bound: u8::try_from(bytes.len() / 2).unwrap_or(u8::MAX),
+                unicode_escape: true,
+            },
+        };
+    }
+    let (mut whitespace, mut unicode_escape) = (false, false);
+    let (mut depth, mut bound) = (0usize, 0usize);
+    any_block(bytes, |block| {
+        let classes = state.classify::<true>(block);
+        whitespace |= classes.whitespace != 0;
+        unicode_escape |= classes.escaped_u != 0;
+        let opens = classes.opens.count_ones() as usize;
+        bound = bound.max(depth + opens);
+        depth = (depth + opens).saturating_sub(classes.closes.count_ones() as usize);
+        false
+    });
+    Scan {
+        whitespace,
+        shape: Shape {
+            depth_bound: u8::try_from(bound).unwrap_or(u8::MAX),
+            unicode_escape,
+        },
+    }
+}
+
+/// `true` when valid JSON text holds whitespace outside its strings.
+#[cfg(test)]
+pub(crate) fn needs_compaction(bytes: &[u8]) -> bool {
+    scan(bytes).whitespace
+}
+
+/// Bytes per block of [`scan`].
 const BLOCK: usize = 64;
 
+/// A nesting bound below every room the verdict may find (jiter's 200 levels less msgflow's
+/// typed [`crate::MAX_DEPTH`] and one): values of up to twice as many bytes are not counted.
+const SHALLOW: usize = 200 - crate::MAX_DEPTH - 8;
+
+/// What pads the last block: no class of [`BlockState::classify`] (not whitespace, a bracket, a
+/// quote, a backslash or `u`).
+const PAD: u8 = b'x';
+
 /// Whether arrays and objects in the compact JSON value `bytes` nest more than `room` deep
-/// (brackets inside strings do not count), for the loadability verdict's nesting limit.
+/// (brackets inside strings do not count), for the loadability verdict's nesting limit when
+/// the bound [`scan`] recorded is above `room`.
 ///
-/// The same block classification as [`needs_compaction`]: a block whose opening brackets cannot
-/// take the depth past `room` is passed over with two popcounts; only a block that could is
-/// walked bracket by bracket.
+/// The same block classification as [`scan`]: a block whose opening brackets cannot take the
+/// depth past `room` is passed over with two popcounts; only a block that could is walked
+/// bracket by bracket.
 pub(crate) fn nests_deeper_than(bytes: &[u8], room: usize) -> bool {
     let mut state = BlockState::default();
     let mut depth = 0usize;
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    for block in blocks.by_ref() {
-        if state.deeper_than(block, &mut depth, room) {
-            return true;
+    any_block(bytes, |block| {
+        let Classes { opens, closes, .. } = state.classify::<true>(block);
+        if depth + opens.count_ones() as usize <= room {
+            depth = (depth + opens.count_ones() as usize).saturating_sub(closes.count_ones() as usize);
+            return false;
         }
+        let mut brackets = opens | closes;
+        while brackets != 0 {
+            let bit = brackets & brackets.wrapping_neg();
+            if opens & bit != 0 {
+                depth += 1;
+                if depth > room {
+                    return true;
+                }
+            } else {
+                depth = depth.saturating_sub(1);
+            }
+            brackets ^= bit;
+        }
+        false
+    })
+}
+
+/// Calls `f` on each 64-byte block of `bytes` in order (the last one padded with [`PAD`]) until
+/// it returns `true`; whether it did.
+fn any_block(bytes: &[u8], mut f: impl FnMut(&[u8]) -> bool) -> bool {
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    if blocks.by_ref().any(&mut f) {
+        return true;
     }
     let rest = blocks.remainder();
-    let mut last = [b' '; BLOCK];
+    let mut last = [PAD; BLOCK];
     if let Some(head) = last.get_mut(..rest.len()) {
         head.copy_from_slice(rest);
     }
-    state.deeper_than(&last, &mut depth, room)
+    f(&last)
 }
 
-/// What [`needs_compaction`] carries from one block to the next.
+/// The classes of one block's bytes, as bit masks (bit `i` for byte `i`).
+struct Classes {
+    /// Bytes up to the space outside strings.
+    whitespace: u64,
+    /// `[` and `{` outside strings.
+    opens: u64,
+    /// `]` and `}` outside strings.
+    closes: u64,
+    /// A `u` escaped by a backslash (a `\u` escape).
+    escaped_u: u64,
+}
+
+/// What [`BlockState::classify`] carries from one block to the next.
 #[derive(Default)]
 struct BlockState {
     /// Whether the block starts inside a string.
@@ -349,46 +465,36 @@ struct BlockState {
 }
 
 impl BlockState {
-    /// Classifies one block (of [`BLOCK`] bytes; a shorter one is padded by the caller).
-    fn whitespace_outside_strings(&mut self, block: &[u8]) -> bool {
+    /// Classifies one block (of [`BLOCK`] bytes; a shorter one is padded by the caller): bit
+    /// masks of backslashes, quotes, brackets and bytes up to the space; the escaped bytes from
+    /// the backslash runs; the bytes inside strings by a prefix XOR of the unescaped quotes.
+    ///
+    /// Without `NESTING`, only the whitespace is classified (the other masks are empty).
+    fn classify<const NESTING: bool>(&mut self, block: &[u8]) -> Classes {
         let (low, high) = block.split_at(BLOCK / 2);
         let masks = |byte: u8| lane_mask(low, byte) | lane_mask(high, byte) << (BLOCK / 2);
+        // `[` and `{` (and `]` and `}`) differ only in bit 0x20: one comparison finds both.
+        let folded = |byte: u8| folded_mask(low, byte) | folded_mask(high, byte) << (BLOCK / 2);
         let backslashes = masks(b'\\');
-        let quotes = masks(b'"') & !self.escaped_bytes(backslashes);
+        let escaped = self.escaped_bytes(backslashes);
+        let quotes = masks(b'"') & !escaped;
         let at_most_space = at_most_space_mask(low) | at_most_space_mask(high) << (BLOCK / 2);
         let inside = prefix_xor(quotes) ^ if self.in_string { u64::MAX } else { 0 };
         self.in_string ^= quotes.count_ones() % 2 == 1;
-        at_most_space & !inside != 0
-    }
-
-    /// Follows the nesting `depth` through one block; `true` once it passes `room`.
-    fn deeper_than(&mut self, block: &[u8], depth: &mut usize, room: usize) -> bool {
-        let (low, high) = block.split_at(BLOCK / 2);
-        let masks = |byte: u8| lane_mask(low, byte) | lane_mask(high, byte) << (BLOCK / 2);
-        let backslashes = masks(b'\\');
-        let quotes = masks(b'"') & !self.escaped_bytes(backslashes);
-        let inside = prefix_xor(quotes) ^ if self.in_string { u64::MAX } else { 0 };
-        self.in_string ^= quotes.count_ones() % 2 == 1;
-        let opens = (masks(b'[') | masks(b'{')) & !inside;
-        let closes = (masks(b']') | masks(b'}')) & !inside;
-        if *depth + opens.count_ones() as usize <= room {
-            *depth = (*depth + opens.count_ones() as usize).saturating_sub(closes.count_ones() as usize);
-            return false;
+        if !NESTING {
+            return Classes {
+                whitespace: at_most_space & !inside,
+                opens: 0,
+                closes: 0,
+                escaped_u: 0,
+            };
         }
-        let mut brackets = opens | closes;
-        while brackets != 0 {
-            let bit = brackets & brackets.wrapping_neg();
-            if opens & bit != 0 {
-                *depth += 1;
-                if *depth > room {
-                    return true;
-                }
-            } else {
-                *depth = depth.saturating_sub(1);
-            }
-            brackets ^= bit;
+        Classes {
+            whitespace: at_most_space & !inside,
+            opens: folded(b'{') & !inside,
+            closes: folded(b'}') & !inside,
+            escaped_u: if escaped == 0 { 0 } else { escaped & masks(b'u') },
         }
-        false
     }
 
     /// The bytes escaped by a backslash (simdjson's branchless `find_escaped`): in each run of
@@ -408,6 +514,13 @@ impl BlockState {
 /// Bit `i` set where byte `i` of the 32 `lanes` equals `byte`.
 fn lane_mask(lanes: &[u8], byte: u8) -> u64 {
     u64::from(vector(lanes).simd_eq(wide::u8x32::splat(byte)).to_bitmask())
+}
+
+/// Bit `i` set where byte `i` of the 32 `lanes`, with bit 0x20 set, equals `byte` (`{` finds `[`
+/// and `{`, `}` finds `]` and `}`).
+fn folded_mask(lanes: &[u8], byte: u8) -> u64 {
+    let folded = vector(lanes) | wide::u8x32::splat(0x20);
+    u64::from(folded.simd_eq(wide::u8x32::splat(byte)).to_bitmask())
 }
 
 /// Bit `i` set where byte `i` of the 32 `lanes` is at most a space (whitespace, outside strings).
@@ -479,11 +592,34 @@ mod tests {
         false
     }
 
+    /// The deepest nesting of arrays and objects outside strings, and whether a `\\u` escape
+    /// occurs, byte by byte: what [`scan`]'s shape must bound and tell.
+    fn nesting_and_unicode_escape(text: &str) -> (usize, bool) {
+        let (mut in_string, mut escaped) = (false, false);
+        let (mut depth, mut deepest, mut unicode) = (0usize, 0usize, false);
+        for byte in text.bytes() {
+            if escaped {
+                escaped = false;
+                unicode |= byte == b'u';
+            } else if in_string && byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = !in_string;
+            } else if !in_string && matches!(byte, b'[' | b'{') {
+                depth += 1;
+                deepest = deepest.max(depth);
+            } else if !in_string && matches!(byte, b']' | b'}') {
+                depth -= 1;
+            }
+        }
+        (deepest, unicode)
+    }
+
     /// JSON values whose strings are dense in what the scanner must get right: quotes,
     /// backslash runs (which become longer runs once escaped), spaces, control characters and
     /// multi-byte UTF-8, long enough to cross the 64-byte blocks.
     fn tricky_values() -> impl Strategy<Value = serde_json::Value> {
-        let string = "[\\\\\"a \n\t\u{e9}\u{1F600}]{0,150}".prop_map(serde_json::Value::String);
+        let string = "[\\\\\"a \n\t\u{1}u\u{e9}\u{1F600}]{0,150}".prop_map(serde_json::Value::String);
         let leaf = prop_oneof![
             string,
             any::<i64>().prop_map(serde_json::Value::from),
@@ -508,9 +644,22 @@ mod tests {
             // Shift the text against the block boundaries: leading padding inside an array.
             let shifted = format!("[{}{compact}]", "0,".repeat(pad / 2));
             for text in [&compact, &pretty, &shifted] {
-                let expected = matches!(text.as_bytes().first(), Some(b'{' | b'['))
-                    && whitespace_outside_strings(text);
+                let container = matches!(text.as_bytes().first(), Some(b'{' | b'['));
+                let expected = container && whitespace_outside_strings(text);
                 prop_assert_eq!(needs_compaction(text.as_bytes()), expected, "{}", text);
+                if container {
+                    let (deepest, unicode) = nesting_and_unicode_escape(text);
+                    let shape = scan(text.as_bytes()).shape;
+                    prop_assert!(usize::from(shape.depth_bound) >= deepest, "{}", text);
+                    // Never a `\\u` escape missed; counted exactly where counted at all.
+                    prop_assert!(shape.unicode_escape || !unicode, "{}", text);
+                    if text.len() > 2 * SHALLOW {
+                        prop_assert_eq!(shape.unicode_escape, unicode, "{}", text);
+                    }
+                    // The exact walk agrees at the depth itself.
+                    prop_assert!(!nests_deeper_than(text.as_bytes(), deepest), "{}", text);
+                    prop_assert_eq!(nests_deeper_than(text.as_bytes(), deepest.saturating_sub(1)), deepest > 0, "{}", text);
+                }
             }
             prop_assert!(!needs_compaction(compact.as_bytes()));
         }

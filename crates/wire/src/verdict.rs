@@ -6,7 +6,10 @@
 //! `ModelMessagesTypeAdapter.validate_json` would raise, with pydantic's error `type` and `loc`.
 //!
 //! * The rules the schema states (field types, nullability, literal sets, tagged unions) are
-//!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`.
+//!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`, pydantic-ai's typed
+//!   routes among them: a part whose `tool_kind` selects a typed class (tool search, capability
+//!   load) is checked as that class (its literal `tool_name`, the TypedDict of its `args` or
+//!   `content`, under its own tag), with the helpers of `verdict/shape.rs`.
 //! * What the schema cannot say is written by hand, each mirroring the pydantic-ai or
 //!   pydantic-core code it cites: the model validators (`verdict/validators.rs`), pydantic's lax
 //!   coercions of integers and datetimes (`verdict/lax.rs`, `verdict/datetime.rs`), and the
@@ -30,6 +33,7 @@ mod lax;
 mod locate;
 #[allow(clippy::all, missing_docs)]
 mod rules;
+mod shape;
 mod validators;
 
 use std::fmt::{self, Write as _};
@@ -295,6 +299,9 @@ impl<'a> Walker<'a> {
     }
 
     /// A required field that may be `null`.
+    // The generator emits it for a required field that may be `null` and whose type has a check;
+    // the schema has none today (its required nullable fields are strings).
+    #[allow(dead_code)]
     pub(crate) fn nullable<T>(&mut self, key: &'a str, value: &'a Option<T>, check: impl FnOnce(&mut Self, &'a T)) {
         if let Some(value) = value {
             self.at(Segment::Key(key), |w| check(w, value));
@@ -317,6 +324,14 @@ impl<'a> Walker<'a> {
                 }
             }
             Field::Present(value) => self.at(Segment::Key(key), |w| check(w, value)),
+        }
+    }
+
+    /// A field with a default whose every present value pydantic accepts (a `str`, `bool` or
+    /// `float`): only an explicit `null` can be refused, so the walk does not step into it.
+    pub(crate) fn null_only<T>(&mut self, key: &'a str, field: &Field<T>, null: Null) {
+        if let (Field::Null, Null::Refused(error_type, message)) = (field, null) {
+            self.report_at(Segment::Key(key), error_type, message);
         }
     }
 
@@ -428,7 +443,7 @@ impl Check for Int {
 impl Check for RawJson {
     /// The JSON-level limits of pydantic-core's parser: see [`json_limits::check`].
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        if let Some(message) = json_limits::check(self.get(), w.json_depth()) {
+        if let Some(message) = json_limits::check(self, w.json_depth()) {
             w.report_json_invalid(message);
         }
     }

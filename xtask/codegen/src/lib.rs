@@ -163,6 +163,8 @@ struct Route {
     part_kind: String,
     tool_kind: String,
     class: String,
+    /// pydantic-ai's `Tag` of the class in the union: the `loc` step of the routed part.
+    tag: String,
     /// The `tool_name` the class requires (its `const`).
     tool_name: String,
     outcome_success_only: bool,
@@ -354,7 +356,7 @@ fn schema_type(schema: &Value) -> Result<(Ty, bool)> {
     Ok((ty, nullable))
 }
 
-/// One entry of `x-msgflow-union.routes`: `{"when": {"part_kind", "tool_kind"}, "schema",
+/// One entry of `x-msgflow-union.routes`: `{"when": {"part_kind", "tool_kind"}, "schema", "tag",
 /// "outcome_success_only"}`, whose target def fixes `tool_name` with a `const`.
 fn read_route(schema: &Value, route: &Value) -> Result<Route> {
     let when = route
@@ -387,6 +389,7 @@ fn read_route(schema: &Value, route: &Value) -> Result<Route> {
         part_kind: text(when.get("part_kind"), "`when.part_kind`")?,
         tool_kind: text(when.get("tool_kind"), "`when.tool_kind`")?,
         class,
+        tag: text(route.get("tag"), "`tag`")?,
         tool_name,
         outcome_success_only: route
             .get("outcome_success_only")
@@ -512,13 +515,7 @@ impl Model {
         properties: &Map<String, Value>,
         typify: &TypifyTypes,
     ) -> Result<StructDef> {
-        let required: BTreeSet<&str> = def
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required = required_keys(def);
         let resolved = typify.props.get(name);
         let mut props = Vec::new();
         for (key, prop) in properties {
@@ -559,6 +556,17 @@ impl Model {
         }
         Ok(StructDef { props })
     }
+}
+
+/// The `required` keys of an object schema.
+fn required_keys(schema: &Value) -> BTreeSet<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// `true` when a property (or a member of its nullable wrapper) names a runtime type.
@@ -647,6 +655,22 @@ fn rust_field_name(key: &str) -> String {
     } else {
         name
     }
+}
+
+/// `ModelRequestPart` -> `model_request_part`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if index > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `tool-call` -> `ToolCall`, `content_filter` -> `ContentFilter`, `5m` -> `V5m`.

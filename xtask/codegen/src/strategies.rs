@@ -23,7 +23,9 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 
-use super::{doc_lines, lit, ref_name, rust_field_name, variant_name, Def, DefKind, Model, PropKind, Ty, UnionDef};
+use super::{
+    doc_lines, lit, ref_name, rust_field_name, snake, variant_name, Def, DefKind, Model, PropKind, Ty, UnionDef,
+};
 use super::{StructDef, UnknownPolicy};
 
 /// Where the generated strategies go (inside the `arbitrary` module of msgflow-wire).
@@ -39,22 +41,6 @@ pub fn generate(schema_path: &Path) -> Result<String> {
     let model = Model::read(&schema)?;
     let source = Emitter::new(&model, &schema)?.emit()?;
     super::rustfmt(&source)
-}
-
-/// `ModelRequestPart` -> `model_request_part`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (index, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if index > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// An `x-msgflow-arbitrary` annotation.

@@ -18,6 +18,7 @@
 //! tell it, and `{"check": "function"}` a hand-written check of an opaque value's content (a
 //! function of `verdict/validators.rs`, such as `int_values` for `dict[str, int]`).
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -25,7 +26,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 
 use super::UnknownPolicy;
-use super::{lit, rust_field_name, variant_name, Def, DefKind, Model, PropKind, StructDef, Ty, UnionDef};
+use super::{lit, rust_field_name, variant_name, Def, DefKind, Model, PropKind, Route, StructDef, Ty, UnionDef};
 
 /// Where the rules are written.
 pub const OUTPUT: &str = "crates/wire/src/verdict/rules.rs";
@@ -197,7 +198,7 @@ impl Emitter<'_> {
              //! What pydantic-ai 2.68.0 refuses where the schema says it: `null` for a value that is not\n\
              //! `Optional`, literals outside their list, unknown union tags, opaque values that must be objects.\n\n\
              #[allow(unused_imports)]\n\
-             use super::{Check, JsonKind, Null, Segment, Walker};\n\
+             use super::{shape, Check, JsonKind, Null, Segment, Walker};\n\
              #[allow(unused_imports)]\n\
              use super::validators::{self, LocTag, Validate};\n\
              use crate::*;\n\n",
@@ -228,6 +229,7 @@ impl Emitter<'_> {
                 DefKind::Alias(_) => {}
             }
         }
+        self.emit_shapes(&mut out)?;
         Ok(out)
     }
 
@@ -259,6 +261,64 @@ impl Emitter<'_> {
         Ok(format!("Null::Refused({}, {})", lit(error_type), lit(&message)))
     }
 
+    /// The closure checking a present value of a property (`|w, v| ...`).
+    fn value_check(&self, prop_schema: &Value, ty: &Ty, pnote: &PropNote) -> String {
+        if let Some(function) = &pnote.check {
+            format!("|w, v| {{ validators::{function}(w, v); v.check(w) }}")
+        } else if *ty == Ty::RawJson && !pnote.json_kinds.is_empty() {
+            let members: Vec<String> = pnote
+                .json_kinds
+                .iter()
+                .map(|(member, kind)| {
+                    let kind = match kind.as_str() {
+                        "string" => "JsonKind::String",
+                        _ => "JsonKind::Object",
+                    };
+                    format!("({}, {kind})", lit(member))
+                })
+                .collect();
+            format!("|w, v| {{ w.json_kinds(v, &[{}]); v.check(w) }}", members.join(", "))
+        } else if *ty == Ty::RawJson && is_object(prop_schema) {
+            "|w, v| { w.dict(v); v.check(w) }".to_owned()
+        } else if matches!(ty, Ty::String | Ty::Bool | Ty::F64) {
+            ACCEPTED.to_owned()
+        } else {
+            "|w, v| v.check(w)".to_owned()
+        }
+    }
+
+    /// How pydantic answers an explicit `null` for a property that may be absent.
+    fn null_expr(&self, pnote: &PropNote, nullable: bool, ty: &Ty, at: &str) -> Result<String> {
+        Ok(match (&pnote.null, nullable) {
+            (Some(NullNote::Refused(error_type, message)), _) => {
+                format!("Null::Refused({}, {})", lit(error_type), lit(message))
+            }
+            (Some(NullNote::Allowed), _) | (None, true) => "Null::Allowed".to_owned(),
+            (None, false) => self.null_refusal(ty).with_context(|| at.to_owned())?,
+        })
+    }
+
+    /// The walker call for one field of `owner` (`self`, or the base struct of a typed part):
+    /// `w.value` for a required field, `w.nullable` for a required nullable one, `w.field` with
+    /// the answer to `null` otherwise.
+    fn field_line(&self, owner: &str, key: &str, required: bool, nullable: bool, null: &str, check: &str) -> String {
+        let field = rust_field_name(key);
+        let key = lit(key);
+        // Every value of the type is accepted (`accepted!` in verdict.rs): nothing to step into
+        // but an explicit `null` where one is refused.
+        if check == ACCEPTED {
+            return match (required, null) {
+                (true, _) | (false, "Null::Allowed") => String::new(),
+                (false, _) => format!("w.null_only({key}, &{owner}.{field}, {null});\n"),
+            };
+        }
+        match (required, nullable) {
+            (true, false) => format!("w.value({key}, &{owner}.{field}, {check});\n"),
+            (true, true) => format!("w.nullable({key}, &{owner}.{field}, {check});\n"),
+            (false, _) => format!("w.field({key}, &{owner}.{field}, {null}, {check});\n"),
+        }
+    }
+
     fn emit_struct(&self, out: &mut String, def: &Def, s: &StructDef) -> Result<()> {
         let name = &def.name;
         let def_schema = self.def_schema(name)?;
@@ -281,57 +341,18 @@ impl Emitter<'_> {
                 .ok_or_else(|| anyhow!("{at}: not in the schema"))?;
             // Nullability as the schema states it (typify makes every optional property an
             // `Option`, which says nothing about `null`).
-            let nullable = &super::schema_type(prop_schema).with_context(|| at.clone())?.1;
+            let nullable = super::schema_type(prop_schema).with_context(|| at.clone())?.1;
             let pnote = prop_note(prop_schema, &at)?;
-            let field = rust_field_name(&prop.key);
-            let key = lit(&prop.key);
-            let check = if let Some(function) = &pnote.check {
-                format!("|w, v| {{ validators::{function}(w, v); v.check(w) }}")
-            } else if *ty == Ty::RawJson && !pnote.json_kinds.is_empty() {
-                let members: Vec<String> = pnote
-                    .json_kinds
-                    .iter()
-                    .map(|(member, kind)| {
-                        let kind = match kind.as_str() {
-                            "string" => "JsonKind::String",
-                            _ => "JsonKind::Object",
-                        };
-                        format!("({}, {kind})", lit(member))
-                    })
-                    .collect();
-                format!("|w, v| {{ w.json_kinds(v, &[{}]); v.check(w) }}", members.join(", "))
-            } else if *ty == Ty::RawJson && is_object(prop_schema) {
-                "|w, v| { w.dict(v); v.check(w) }".to_owned()
-            } else {
-                "|w, v| v.check(w)".to_owned()
-            };
+            let check = self.value_check(prop_schema, ty, &pnote);
+            let null = self.null_expr(&pnote, nullable, ty, &at)?;
             // pydantic's `AliasChoices(name, alias)`: the alias is read only when the name is
             // absent, so a value under it next to the name is never validated.
-            let alias_of = prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str);
-            if let Some(target) = alias_of {
-                let _ = writeln!(out, "if self.{}.is_absent() {{", rust_field_name(target));
-            }
-            match (required, nullable) {
-                (true, false) => {
-                    let _ = writeln!(out, "w.value({key}, &self.{field}, {check});");
+            let line = self.field_line("self", &prop.key, *required, nullable, &null, &check);
+            match prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str) {
+                Some(target) if !line.is_empty() => {
+                    let _ = write!(out, "if self.{}.is_absent() {{\n{line}}}\n", rust_field_name(target));
                 }
-                (true, true) => {
-                    let _ = writeln!(out, "w.nullable({key}, &self.{field}, {check});");
-                }
-                (false, _) => {
-                    let null = match (&pnote.null, nullable) {
-                        (Some(NullNote::Refused(error_type, message)), _) => {
-                            format!("Null::Refused({}, {})", lit(error_type), lit(message))
-                        }
-                        (Some(NullNote::Allowed), _) => "Null::Allowed".to_owned(),
-                        (None, true) => "Null::Allowed".to_owned(),
-                        (None, false) => self.null_refusal(ty).with_context(|| at.clone())?,
-                    };
-                    let _ = writeln!(out, "w.field({key}, &self.{field}, {null}, {check});");
-                }
-            }
-            if alias_of.is_some() {
-                out.push_str("}\n");
+                _ => out.push_str(&line),
             }
         }
         out.push_str("w.extra(&self.extra);\n");
@@ -354,11 +375,45 @@ impl Emitter<'_> {
         for (value, target) in &u.variants {
             let note = def_note(self.def_schema(target)?, target)?;
             let variant = variant_name(value);
-            if note.computed_loc_tag {
-                let _ = writeln!(out, "Self::{variant}(v) => w.tagged(v.loc_tag(), v),");
+            let base = if note.computed_loc_tag {
+                "w.tagged(v.loc_tag(), v)".to_owned()
             } else {
-                let _ = writeln!(out, "Self::{variant}(v) => w.tagged({}, v),", lit(value));
+                format!("w.tagged({}, v)", lit(value))
+            };
+            let routes: Vec<&Route> = u.routes.iter().filter(|r| r.part_kind == *value).collect();
+            if routes.is_empty() {
+                let _ = writeln!(out, "Self::{variant}(v) => {base},");
+                continue;
             }
+            // pydantic-ai's callable discriminator (`_model_request_part_discriminator`,
+            // `_model_response_part_discriminator`): a string `tool_kind` with a registered typed
+            // class selects that class's tag, unless `outcome` is there and not `success`.
+            let base_struct = self.struct_def(target)?;
+            let success = if base_struct.props.iter().any(|p| p.key == "outcome") {
+                "shape::is_success(&v.outcome)"
+            } else {
+                "shape::is_success_in(&v.extra)"
+            };
+            let _ = writeln!(
+                out,
+                "Self::{variant}(v) => match v.tool_kind.get().map(String::as_str) {{"
+            );
+            for route in routes {
+                let guard = if route.outcome_success_only {
+                    format!(" if {success}")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "Some({}){guard} => w.at(Segment::Tag({}), |w| {}(v, w, &{})),",
+                    lit(&route.tool_kind),
+                    lit(&route.tag),
+                    routed_fn(target),
+                    typed_const(&route.class)
+                );
+            }
+            let _ = writeln!(out, "_ => {base},\n}},");
         }
         if matches!(u.unknown, UnknownPolicy::Keep) {
             let expected: Vec<&str> = u.variants.iter().map(|(v, _)| v.as_str()).collect();
@@ -375,8 +430,318 @@ impl Emitter<'_> {
             );
         }
         out.push_str("}\n}\n}\n\n");
+        if let Some(route) = u
+            .routes
+            .iter()
+            .find(|r| !u.variants.iter().any(|(value, _)| *value == r.part_kind))
+        {
+            bail!("{name}: a route on the unknown tag `{}`", route.part_kind);
+        }
+        for (value, target) in &u.variants {
+            let routes: Vec<&Route> = u.routes.iter().filter(|r| r.part_kind == *value).collect();
+            if !routes.is_empty() {
+                self.emit_routed(out, &u.tag, target, &routes)
+                    .with_context(|| format!("the routes of {name} from {target}"))?;
+            }
+        }
         Ok(())
     }
+
+    fn struct_def(&self, name: &str) -> Result<&StructDef> {
+        match self.model.def(name).map(|d| &d.kind) {
+            Some(DefKind::Struct(s)) => Ok(s),
+            _ => bail!("{name} is not a struct"),
+        }
+    }
+
+    /// The check of a typed part (the route's `schema`, a `$defs` entry the types do not hold) on
+    /// the base struct that holds it: each property as the typed class validates it, under its
+    /// tag. A `const` is a `Literal` (`literal_error`); a `$ref` to an object shape on an opaque
+    /// field is a TypedDict (`shape_*`); `anyOf` of a string and such a shape is pydantic's smart
+    /// union `str | TypedDict` (`shape::string_or`); anything else is checked as on the base.
+    fn emit_routed(&self, out: &mut String, tag_key: &str, base: &str, routes: &[&Route]) -> Result<()> {
+        let mut body = None;
+        for route in routes {
+            let (text, typed) = self
+                .routed_body(tag_key, route, base)
+                .with_context(|| format!("the route to {}", route.class))?;
+            let _ = writeln!(
+                out,
+                "/// pydantic-ai's typed `{}` (tag `{}`), held by `{base}`.\nconst {}: shape::Typed = shape::Typed {{ literal: {}, shape_name: {}, shape: {} }};\n",
+                route.class,
+                route.tag,
+                typed_const(&route.class),
+                lit(&typed.literal),
+                lit(&typed.shape),
+                shape_fn(&typed.shape)
+            );
+            match &body {
+                None => body = Some(text),
+                Some(first) if *first == text => {}
+                Some(_) => bail!(
+                    "the typed classes held by {base} differ in more than their literal and shape ({})",
+                    route.class
+                ),
+            }
+        }
+        let _ = writeln!(
+            out,
+            "/// `{base}` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).\n\
+             fn {}<'a>(v: &'a {base}, w: &mut Walker<'a>, typed: &shape::Typed) {{\n{}}}\n",
+            routed_fn(base),
+            body.unwrap_or_default()
+        );
+        Ok(())
+    }
+
+    /// The check of one typed class on its base struct, with its literal and its shape as
+    /// `typed.literal` and `typed.shape` (so that the classes a base struct holds share it).
+    fn routed_body(&self, tag_key: &str, route: &Route, base: &str) -> Result<(String, Typed)> {
+        let typed = self.def_schema(&route.class)?;
+        let base_struct = self.struct_def(base)?;
+        let base_note = def_note(self.def_schema(base)?, base)?;
+        let required = super::required_keys(typed);
+        let properties = typed
+            .get("properties")
+            .and_then(Value::as_object)
+            .ok_or_else(|| anyhow!("{}: no properties", route.class))?;
+        let (mut literal, mut shape_name) = (None, None);
+        let mut out = String::new();
+        if base_note.validator {
+            out.push_str("let before = w.found();\n");
+        }
+        for (key, prop_schema) in properties {
+            let at = format!("{}.{key}", route.class);
+            // The tag and the key that selected the route have the values the route needs.
+            if key == tag_key || key == "tool_kind" {
+                continue;
+            }
+            let (ty, base_required, base_nullable) = base_struct
+                .props
+                .iter()
+                .find_map(|p| match &p.kind {
+                    PropKind::Value {
+                        ty, required, nullable, ..
+                    } if p.key == *key => Some((ty, *required, *nullable)),
+                    _ => None,
+                })
+                .ok_or_else(|| anyhow!("{at}: the base struct {base} has no such field"))?;
+            let field = rust_field_name(key);
+            if let Some(value) = prop_schema.get("const").and_then(Value::as_str) {
+                if *ty != Ty::String || !base_required || literal.replace(value.to_owned()).is_some() {
+                    bail!("{at}: one const is supported, on a required string field");
+                }
+                let _ = writeln!(
+                    out,
+                    "if v.{field} != typed.literal {{\nw.report_at(Segment::Key({}), \"literal_error\", format!(\"Input should be '{{}}'\", typed.literal));\n}}",
+                    lit(key),
+                );
+                continue;
+            }
+            let pnote = prop_note(prop_schema, &at)?;
+            let shape = self.shape_ref(prop_schema).map(|name| (name, None));
+            let shape = match shape {
+                Some(found) => Some(found),
+                None => self
+                    .string_or_shape(prop_schema, &at)?
+                    .map(|(name, nullable)| (name, Some(nullable))),
+            };
+            let (check, nullable, null) = match shape {
+                Some((name, string_or)) => {
+                    if *ty != Ty::RawJson || shape_name.replace(name.to_owned()).is_some() {
+                        bail!("{at}: one shape is supported, on an opaque field");
+                    }
+                    match string_or {
+                        // `Typed`: pydantic's TypedDict on the value.
+                        None => (
+                            "|w, v| { (typed.shape)(w, v.get()); v.check(w) }".to_owned(),
+                            false,
+                            format!("Null::Refused(\"dict_type\", {})", lit(DICT_TYPE)),
+                        ),
+                        Some(nullable) => (
+                            "|w, v| { shape::string_or(w, v.get(), typed.shape_name, typed.shape); v.check(w) }"
+                                .to_owned(),
+                            nullable,
+                            if nullable {
+                                "Null::Allowed".to_owned()
+                            } else {
+                                format!(
+                                    "Null::Refused(\"string_type\", {})",
+                                    lit("Input should be a valid string")
+                                )
+                            },
+                        ),
+                    }
+                }
+                None => {
+                    let nullable = super::schema_type(prop_schema).with_context(|| at.clone())?.1;
+                    let check = self.value_check(prop_schema, ty, &pnote);
+                    let null = self.null_expr(&pnote, nullable, ty, &at)?;
+                    (check, nullable, null)
+                }
+            };
+            if required.contains(key.as_str()) && !base_required {
+                // Absent is refused by the typed class, but the base struct may lack it.
+                let _ = writeln!(
+                    out,
+                    "if v.{field}.is_absent() {{\nw.report_at(Segment::Key({}), \"missing\", \"Field required\");\n}}",
+                    lit(key)
+                );
+            }
+            // The field's Rust type is the base struct's: `nullable` says `null` only where it may be absent.
+            let nullable = if base_required { base_nullable } else { nullable };
+            out.push_str(&self.field_line("v", key, base_required, nullable, &null, &check));
+        }
+        out.push_str("w.extra(&v.extra);\n");
+        if base_note.validator {
+            out.push_str("if w.found() == before {\nValidate::validate(v, w);\n}\n");
+        }
+        match (literal, shape_name) {
+            (Some(literal), Some(shape)) => Ok((out, Typed { literal, shape })),
+            _ => bail!("{}: a typed class needs a const `tool_name` and one shape", route.class),
+        }
+    }
+
+    /// The object shape (a `$defs` entry the types do not hold: a TypedDict of pydantic-ai) a
+    /// property refers to.
+    fn shape_ref<'s>(&self, prop_schema: &'s Value) -> Option<&'s str> {
+        let name = super::ref_name(prop_schema)?;
+        (self.model.def(name).is_none()).then_some(name)
+    }
+
+    /// `anyOf` of a string and an object shape, and whether `null` is a member too.
+    fn string_or_shape<'s>(&self, prop_schema: &'s Value, at: &str) -> Result<Option<(&'s str, bool)>> {
+        let Some(members) = prop_schema.get("anyOf").and_then(Value::as_array) else {
+            return Ok(None);
+        };
+        let mut shape = None;
+        let (mut string, mut null) = (false, false);
+        for member in members {
+            match member.get("type").and_then(Value::as_str) {
+                Some("string") => string = true,
+                Some("null") => null = true,
+                _ => match self.shape_ref(member) {
+                    Some(name) => shape = Some(name),
+                    None => return Ok(None),
+                },
+            }
+        }
+        match shape {
+            Some(name) if string => Ok(Some((name, null))),
+            Some(_) => bail!("{at}: a shape is supported in `anyOf` only beside a string"),
+            None => Ok(None),
+        }
+    }
+
+    /// The check of every object shape the typed parts use, one function each: pydantic's
+    /// TypedDict validation (`dict_type`, `missing` for a required key, each declared key's type;
+    /// extra keys are allowed) on the opaque value, read one level at a time.
+    fn emit_shapes(&self, out: &mut String) -> Result<()> {
+        let mut pending: Vec<String> = Vec::new();
+        for def in &self.model.defs {
+            if let DefKind::Union(u) = &def.kind {
+                for route in &u.routes {
+                    let typed = self.def_schema(&route.class)?;
+                    for prop in typed
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .map(|(_, p)| p)
+                    {
+                        let members = prop.get("anyOf").and_then(Value::as_array).cloned().unwrap_or_default();
+                        for schema in std::iter::once(prop).chain(members.iter()) {
+                            if let Some(name) = self.shape_ref(schema) {
+                                pending.push(name.to_owned());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut done = BTreeSet::new();
+        while let Some(name) = pending.pop() {
+            if !done.insert(name.clone()) {
+                continue;
+            }
+            let schema = self.def_schema(&name)?;
+            let required = super::required_keys(schema);
+            let _ = writeln!(
+                out,
+                "/// pydantic's TypedDict `{name}` on an opaque value.\nfn {}(w: &mut Walker<'_>, raw: &str) {{\n\
+                 let Some(object) = shape::Object::read(raw) else {{\nreturn w.report(\"dict_type\", {});\n}};",
+                shape_fn(&name),
+                lit(DICT_TYPE)
+            );
+            for (key, prop) in schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let at = format!("{name}.{key}");
+                let check = self.shape_value_check(prop, &at, &mut pending)?;
+                let how = if required.contains(key.as_str()) {
+                    "required"
+                } else {
+                    "optional"
+                };
+                let _ = writeln!(out, "object.{how}(w, {}, {check});", lit(key));
+            }
+            out.push_str("}\n\n");
+        }
+        Ok(())
+    }
+
+    /// The check of one value inside a shape (`|w, v| ...` on its JSON text).
+    fn shape_value_check(&self, prop: &Value, at: &str, pending: &mut Vec<String>) -> Result<String> {
+        if let Some(name) = super::ref_name(prop) {
+            if self.model.def(name).is_some() {
+                bail!("{at}: a shape may refer only to other shapes");
+            }
+            pending.push(name.to_owned());
+            return Ok(shape_fn(name));
+        }
+        match prop.get("type").and_then(Value::as_str) {
+            Some("string") => Ok("shape::string".to_owned()),
+            Some("array") => {
+                let items = prop.get("items").ok_or_else(|| anyhow!("{at}: array without items"))?;
+                let item = self.shape_value_check(items, at, pending)?;
+                Ok(format!("|w, v| shape::list(w, v, {item})"))
+            }
+            other => bail!("{at}: a shape value of type {other:?} is not supported"),
+        }
+    }
+}
+
+/// The check of a value of a type whose every value pydantic accepts (`String`, `bool`, `Float`:
+/// their `Check` does nothing), which `field_line` leaves out.
+const ACCEPTED: &str = "|w, v| v.check(w) /* accepted */";
+
+/// pydantic's message for a value that is not a dict where a TypedDict or dataclass is expected.
+const DICT_TYPE: &str = "Input should be an object";
+
+/// What one typed class changes in the check of its base struct.
+struct Typed {
+    /// Its `tool_name` literal.
+    literal: String,
+    /// The TypedDict of its opaque value.
+    shape: String,
+}
+
+/// `ToolCallPart` -> `routed_tool_call_part`.
+fn routed_fn(base: &str) -> String {
+    format!("routed_{}", super::snake(base))
+}
+
+/// `ToolSearchCallPart` -> `TOOL_SEARCH_CALL_PART`.
+fn typed_const(class: &str) -> String {
+    super::snake(class).to_ascii_uppercase()
+}
+
+/// `ToolSearchArgs` -> `shape_tool_search_args`.
+fn shape_fn(name: &str) -> String {
+    format!("shape_{}", super::snake(name))
 }
 
 #[cfg(test)]

@@ -9,34 +9,54 @@
 //! * Escapes: a `\u` escape of a lone UTF-16 surrogate (a high one not followed by a low one, or
 //!   a low one alone) is `json_invalid`, in keys and values alike.
 //!
-//! Each check first rules itself out from cheap facts (the value's length, the digit runs through
-//! every 4301st byte, whether it holds a backslash at all), and the nesting is followed 64 bytes
-//! at a time (`raw::nests_deeper_than`), so a value is walked only where it could break a limit.
+//!
+//! What jiter does not refuse, although it is out of the ordinary, was asked of the oracle
+//! (pydantic-ai 2.68.0, pydantic-core 2.50.5): duplicate keys (the last value wins), integers
+//! beyond 64 bits up to 4300 digits, `-0`, `1e400` and `1e-400` (floats that overflow to
+//! infinity or underflow to zero), surrogate pairs, and nesting up to 200 levels all load.
+//!
+//! Each check first rules itself out from cheap facts, so that a value is walked only where it
+//! could break a limit: the digit runs through every 4301st byte; for arrays and objects, what
+//! the scan on reading recorded ([`crate::raw::Shape`]: an upper bound of the nesting, whether a
+//! string holds a `\u` escape), so that the verdict does not pass over their text again; for a
+//! string, where its first backslash is (the search for `\u` starts there).
 
 use memchr::memmem;
 
 use super::lax::MAX_INT_DIGITS;
+use crate::RawJson;
 
 /// jiter's nesting limit: arrays and objects open at once.
 pub(super) const MAX_JSON_DEPTH: usize = 200;
 
 /// The `json_invalid` message for `raw` (a compact JSON value `depth` containers deep), if
 /// pydantic-core's parser would refuse it.
-pub(super) fn check(raw: &str, depth: usize) -> Option<&'static str> {
-    let bytes = raw.as_bytes();
+pub(super) fn check(raw: &RawJson, depth: usize) -> Option<&'static str> {
+    let bytes = raw.get().as_bytes();
     if bytes.len() > MAX_INT_DIGITS && too_many_digits(bytes) {
         return Some("Invalid JSON: number out of range");
     }
     if !matches!(bytes.first(), Some(b'{' | b'[' | b'"')) {
         return None;
     }
+    let shape = raw.shape();
     let room = MAX_JSON_DEPTH.saturating_sub(depth);
-    // Each level opens and closes a bracket: a shorter value cannot overflow the room left.
-    if bytes[0] != b'"' && bytes.len() > 2 * room && crate::raw::nests_deeper_than(bytes, room) {
+    // Each level opens and closes a bracket: a shorter value cannot overflow the room left, nor
+    // one whose recorded bound is within it.
+    if bytes[0] != b'"'
+        && usize::from(shape.depth_bound) > room
+        && bytes.len() > 2 * room
+        && crate::raw::nests_deeper_than(bytes, room)
+    {
         return Some("Invalid JSON: recursion limit exceeded");
     }
-    if memchr::memchr(b'\\', bytes).is_some() && has_lone_surrogate(bytes) {
-        return Some("Invalid JSON: lone surrogate in hex escape");
+    if shape.unicode_escape {
+        // Nothing before the first backslash can be an escape.
+        if let Some(first) = memchr::memchr(b'\\', bytes) {
+            if has_lone_surrogate(&bytes[first..]) {
+                return Some("Invalid JSON: lone surrogate in hex escape");
+            }
+        }
     }
     None
 }
@@ -130,6 +150,16 @@ fn has_lone_surrogate(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check of a value as msgflow reads it (with the shape its scan records), and of the
+    /// same text built by msgflow (no shape: the verdict scans it all); both must agree.
+    fn check(text: &str, depth: usize) -> Option<&'static str> {
+        let read = RawJson::from_json_text(text).unwrap();
+        let built = RawJson::trusted(read.get());
+        let answer = super::check(&read, depth);
+        assert_eq!(answer, super::check(&built, depth), "{text}");
+        answer
+    }
 
     #[test]
     fn surrogates_are_lone_as_jiter_sees_them() {

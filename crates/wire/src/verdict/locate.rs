@@ -192,6 +192,27 @@ pub(super) fn object_entries(text: &str) -> Option<Vec<(String, &str)>> {
     Some(entries)
 }
 
+/// The items of the compact JSON array `text`, each as its raw text, read without recursion
+/// whatever their depth; `None` when `text` is not an array.
+pub(super) fn array_items(text: &str) -> Option<Vec<&str>> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'[') {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut i = skip_blank(bytes, 1);
+    while !matches!(bytes.get(i), None | Some(b']')) {
+        let end = skip_value(bytes, i)?;
+        items.push(text.get(i..end)?);
+        i = skip_blank(bytes, end);
+        if bytes.get(i) != Some(&b',') {
+            break;
+        }
+        i = skip_blank(bytes, i + 1);
+    }
+    Some(items)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +224,16 @@ mod tests {
         assert_eq!(entries.len(), 2);
         assert_eq!((entries[1].0.as_str(), entries[1].1), ("b!", "\"x\""));
         assert_eq!(object_entries("[1]"), None);
+    }
+
+    #[test]
+    fn array_items_are_read_at_any_depth() {
+        let deep = format!("[{}1{},\"a,]\",{{}}]", "[".repeat(300), "]".repeat(300));
+        let items = array_items(&deep).unwrap();
+        assert_eq!(items.len(), 3);
+        assert_eq!((items[1], items[2]), ("\"a,]\"", "{}"));
+        assert_eq!(array_items("[]"), Some(vec![]));
+        assert_eq!(array_items("{}"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 #[allow(unused_imports)]
 use super::validators::{self, LocTag, Validate};
 #[allow(unused_imports)]
-use super::{Check, JsonKind, Null, Segment, Walker};
+use super::{shape, Check, JsonKind, Null, Segment, Walker};
 use crate::*;
 
 impl Check for ModelMessage {
@@ -24,11 +24,6 @@ impl Check for ModelRequest {
         let before = w.found();
         w.value("parts", &self.parts, |w, v| v.check(w));
         w.field("timestamp", &self.timestamp, Null::Allowed, |w, v| v.check(w));
-        w.field("instructions", &self.instructions, Null::Allowed, |w, v| v.check(w));
-        w.field("run_id", &self.run_id, Null::Allowed, |w, v| v.check(w));
-        w.field("conversation_id", &self.conversation_id, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -56,19 +51,12 @@ impl Check for ModelResponse {
             Null::Refused("dataclass_type", "Input should be an object"),
             |w, v| v.check(w),
         );
-        w.field("model_name", &self.model_name, Null::Allowed, |w, v| v.check(w));
-        w.field("model_id", &self.model_id, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
             &self.timestamp,
             Null::Refused("datetime_type", "Input should be a valid datetime"),
             |w, v| v.check(w),
         );
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_url", &self.provider_url, Null::Allowed, |w, v| v.check(w));
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -79,26 +67,12 @@ impl Check for ModelResponse {
                 v.check(w)
             });
         }
-        w.field(
-            "provider_response_id",
-            &self.provider_response_id,
-            Null::Allowed,
-            |w, v| v.check(w),
-        );
-        if self.provider_response_id.is_absent() {
-            w.field("vendor_id", &self.vendor_id, Null::Allowed, |w, v| v.check(w));
-        }
         w.field("finish_reason", &self.finish_reason, Null::Allowed, |w, v| v.check(w));
-        w.field("run_id", &self.run_id, Null::Allowed, |w, v| v.check(w));
-        w.field("conversation_id", &self.conversation_id, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
         w.field("workspace_ref", &self.workspace_ref, Null::Allowed, |w, v| v.check(w));
-        w.field("history_digest", &self.history_digest, Null::Allowed, |w, v| v.check(w));
         w.field("failed_attempts", &self.failed_attempts, Null::Allowed, |w, v| {
             v.check(w)
         });
@@ -124,7 +98,16 @@ impl Check for ModelRequestPart {
             Self::SystemPrompt(v) => w.tagged("system-prompt", v),
             Self::UserPrompt(v) => w.tagged("user-prompt", v),
             Self::Speech(v) => w.tagged("speech", v),
-            Self::ToolReturn(v) => w.tagged("tool-return", v),
+            Self::ToolReturn(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success(&v.outcome) => w.at(Segment::Tag("tool-search-return"), |w| {
+                    routed_tool_return_part(v, w, &TOOL_SEARCH_RETURN_PART)
+                }),
+                Some("capability-load") if shape::is_success(&v.outcome) => w
+                    .at(Segment::Tag("capability-load-return"), |w| {
+                        routed_tool_return_part(v, w, &LOAD_CAPABILITY_RETURN_PART)
+                    }),
+                _ => w.tagged("tool-return", v),
+            },
             Self::RetryPrompt(v) => w.tagged(v.loc_tag(), v),
             Self::RetryFeedback(v) => w.tagged("retry-feedback", v),
             Self::ToolAvailabilityDelta(v) => w.tagged("tool-availability-delta", v),
@@ -142,17 +125,75 @@ impl Check for ModelRequestPart {
     }
 }
 
+/// pydantic-ai's typed `ToolSearchReturnPart` (tag `tool-search-return`), held by `ToolReturnPart`.
+const TOOL_SEARCH_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "search_tools",
+    shape_name: "ToolSearchReturnContent",
+    shape: shape_tool_search_return_content,
+};
+
+/// pydantic-ai's typed `LoadCapabilityReturnPart` (tag `capability-load-return`), held by `ToolReturnPart`.
+const LOAD_CAPABILITY_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "load_capability",
+    shape_name: "LoadCapabilityReturn",
+    shape: shape_load_capability_return,
+};
+
+/// `ToolReturnPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_tool_return_part<'a>(v: &'a ToolReturnPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.value("content", &v.content, |w, v| {
+        (typed.shape)(w, v.get());
+        v.check(w)
+    });
+    w.null_only(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+    );
+    w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
+    w.field(
+        "timestamp",
+        &v.timestamp,
+        Null::Refused("datetime_type", "Input should be a valid datetime"),
+        |w, v| v.check(w),
+    );
+    w.field(
+        "outcome",
+        &v.outcome,
+        Null::Refused(
+            "literal_error",
+            "Input should be 'success', 'failed', 'denied', 'interrupted' or 'retried'",
+        ),
+        |w, v| v.check(w),
+    );
+    w.field("retry", &v.retry, Null::Allowed, |w, v| {
+        validators::tool_retry_cause(w, v);
+        v.check(w)
+    });
+    w.field(
+        "content_file_digests",
+        &v.content_file_digests,
+        Null::Allowed,
+        |w, v| v.check(w),
+    );
+    w.extra(&v.extra);
+}
+
 impl Check for SystemPromptPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field(
             "timestamp",
             &self.timestamp,
             Null::Refused("datetime_type", "Input should be a valid datetime"),
             |w, v| v.check(w),
         );
-        w.field("dynamic_ref", &self.dynamic_ref, Null::Allowed, |w, v| v.check(w));
-        w.field("context_id", &self.context_id, Null::Allowed, |w, v| v.check(w));
         w.field(
             "scope",
             &self.scope,
@@ -182,15 +223,12 @@ impl Check for UserPromptPart {
 
 impl Check for ToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
@@ -247,12 +285,10 @@ impl Check for RetryPromptPart {
             validators::error_details_or_string(w, v);
             v.check(w)
         });
-        w.field("tool_name", &self.tool_name, Null::Allowed, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
         w.field(
             "timestamp",
@@ -280,7 +316,6 @@ impl Check for ToolAvailabilityDeltaPart {
                 |w, v| v.check(w),
             );
         }
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -293,7 +328,6 @@ impl Check for CapabilityLoadDeltaPart {
             Null::Refused("list_type", "Input should be a valid list"),
             |w, v| v.check(w),
         );
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -317,8 +351,6 @@ impl Check for InstructionDeltaPart {
             validators::instruction_id(w, v);
             v.check(w)
         });
-        w.nullable("content", &self.content, |w, v| v.check(w));
-        w.field("base_hash", &self.base_hash, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -332,9 +364,6 @@ impl Check for InstructionBaselinePart {
 
 impl Check for CompactionPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("content", &self.content, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -350,14 +379,11 @@ impl Check for CompactionPart {
 impl Check for SpeechPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("speaker", &self.speaker, |w, v| v.check(w));
-        w.field("transcript", &self.transcript, Null::Allowed, |w, v| v.check(w));
         w.field("audio", &self.audio, Null::Allowed, |w, v| v.check(w));
         w.field("interrupted_at_ms", &self.interrupted_at_ms, Null::Allowed, |w, v| {
             v.check(w)
         });
         w.field("timestamps", &self.timestamps, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -370,9 +396,30 @@ impl Check for ModelResponsePart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         match self {
             Self::Text(v) => w.tagged("text", v),
-            Self::ToolCall(v) => w.tagged("tool-call", v),
-            Self::BuiltinToolCall(v) => w.tagged("builtin-tool-call", v),
-            Self::BuiltinToolReturn(v) => w.tagged("builtin-tool-return", v),
+            Self::ToolCall(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success_in(&v.extra) => w.at(Segment::Tag("tool-search-call"), |w| {
+                    routed_tool_call_part(v, w, &TOOL_SEARCH_CALL_PART)
+                }),
+                Some("capability-load") if shape::is_success_in(&v.extra) => w
+                    .at(Segment::Tag("capability-load-call"), |w| {
+                        routed_tool_call_part(v, w, &LOAD_CAPABILITY_CALL_PART)
+                    }),
+                _ => w.tagged("tool-call", v),
+            },
+            Self::BuiltinToolCall(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success_in(&v.extra) => w
+                    .at(Segment::Tag("builtin-tool-search-call"), |w| {
+                        routed_native_tool_call_part(v, w, &NATIVE_TOOL_SEARCH_CALL_PART)
+                    }),
+                _ => w.tagged("builtin-tool-call", v),
+            },
+            Self::BuiltinToolReturn(v) => match v.tool_kind.get().map(String::as_str) {
+                Some("tool-search") if shape::is_success(&v.outcome) => w
+                    .at(Segment::Tag("builtin-tool-search-return"), |w| {
+                        routed_native_tool_return_part(v, w, &NATIVE_TOOL_SEARCH_RETURN_PART)
+                    }),
+                _ => w.tagged("builtin-tool-return", v),
+            },
             Self::Thinking(v) => w.tagged("thinking", v),
             Self::Compaction(v) => w.tagged("compaction", v),
             Self::File(v) => w.tagged("file", v),
@@ -386,11 +433,133 @@ impl Check for ModelResponsePart {
     }
 }
 
+/// pydantic-ai's typed `ToolSearchCallPart` (tag `tool-search-call`), held by `ToolCallPart`.
+const TOOL_SEARCH_CALL_PART: shape::Typed = shape::Typed {
+    literal: "search_tools",
+    shape_name: "ToolSearchArgs",
+    shape: shape_tool_search_args,
+};
+
+/// pydantic-ai's typed `LoadCapabilityCallPart` (tag `capability-load-call`), held by `ToolCallPart`.
+const LOAD_CAPABILITY_CALL_PART: shape::Typed = shape::Typed {
+    literal: "load_capability",
+    shape_name: "LoadCapabilityArgs",
+    shape: shape_load_capability_args,
+};
+
+/// `ToolCallPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_tool_call_part<'a>(v: &'a ToolCallPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.field("args", &v.args, Null::Allowed, |w, v| {
+        shape::string_or(w, v.get(), typed.shape_name, typed.shape);
+        v.check(w)
+    });
+    w.null_only(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+    );
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.extra(&v.extra);
+}
+
+/// pydantic-ai's typed `NativeToolSearchCallPart` (tag `builtin-tool-search-call`), held by `NativeToolCallPart`.
+const NATIVE_TOOL_SEARCH_CALL_PART: shape::Typed = shape::Typed {
+    literal: "tool_search",
+    shape_name: "ToolSearchArgs",
+    shape: shape_tool_search_args,
+};
+
+/// `NativeToolCallPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_native_tool_call_part<'a>(v: &'a NativeToolCallPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.field("args", &v.args, Null::Allowed, |w, v| {
+        shape::string_or(w, v.get(), typed.shape_name, typed.shape);
+        v.check(w)
+    });
+    w.null_only(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+    );
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.extra(&v.extra);
+}
+
+/// pydantic-ai's typed `NativeToolSearchReturnPart` (tag `builtin-tool-search-return`), held by `NativeToolReturnPart`.
+const NATIVE_TOOL_SEARCH_RETURN_PART: shape::Typed = shape::Typed {
+    literal: "tool_search",
+    shape_name: "ToolSearchReturnContent",
+    shape: shape_tool_search_return_content,
+};
+
+/// `NativeToolReturnPart` read as one of pydantic-ai's typed classes (`typed`: its literal and shape).
+fn routed_native_tool_return_part<'a>(v: &'a NativeToolReturnPart, w: &mut Walker<'a>, typed: &shape::Typed) {
+    if v.tool_name != typed.literal {
+        w.report_at(
+            Segment::Key("tool_name"),
+            "literal_error",
+            format!("Input should be '{}'", typed.literal),
+        );
+    }
+    w.value("content", &v.content, |w, v| {
+        (typed.shape)(w, v.get());
+        v.check(w)
+    });
+    w.null_only(
+        "tool_call_id",
+        &v.tool_call_id,
+        Null::Refused("string_type", "Input should be a valid string"),
+    );
+    w.field("metadata", &v.metadata, Null::Allowed, |w, v| v.check(w));
+    w.field(
+        "timestamp",
+        &v.timestamp,
+        Null::Refused("datetime_type", "Input should be a valid datetime"),
+        |w, v| v.check(w),
+    );
+    w.field(
+        "outcome",
+        &v.outcome,
+        Null::Refused(
+            "literal_error",
+            "Input should be 'success', 'failed', 'denied', 'interrupted' or 'retried'",
+        ),
+        |w, v| v.check(w),
+    );
+    w.field("provider_details", &v.provider_details, Null::Allowed, |w, v| {
+        w.dict(v);
+        v.check(w)
+    });
+    w.field(
+        "content_file_digests",
+        &v.content_file_digests,
+        Null::Allowed,
+        |w, v| v.check(w),
+    );
+    w.extra(&v.extra);
+}
+
 impl Check for TextPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -402,10 +571,6 @@ impl Check for TextPart {
 
 impl Check for ThinkingPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("signature", &self.signature, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -416,20 +581,15 @@ impl Check for ThinkingPart {
 
 impl Check for ToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
         });
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -440,20 +600,15 @@ impl Check for ToolCallPart {
 
 impl Check for NativeToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
         });
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -464,15 +619,12 @@ impl Check for NativeToolCallPart {
 
 impl Check for NativeToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("tool_name", &self.tool_name, |w, v| v.check(w));
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field(
+        w.null_only(
             "tool_call_id",
             &self.tool_call_id,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
-        w.field("tool_kind", &self.tool_kind, Null::Allowed, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.field(
             "timestamp",
@@ -489,7 +641,6 @@ impl Check for NativeToolReturnPart {
             ),
             |w, v| v.check(w),
         );
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -507,8 +658,6 @@ impl Check for NativeToolReturnPart {
 impl Check for FilePart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("content", &self.content, |w, v| v.check(w));
-        w.field("id", &self.id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -549,7 +698,6 @@ impl Check for UserContent {
 
 impl Check for TextContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
@@ -557,23 +705,19 @@ impl Check for TextContent {
 
 impl Check for StructuredContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field(
+        w.null_only(
             "content",
             &self.content,
             Null::Refused("string_type", "Input should be a valid string"),
-            |w, v| v.check(w),
         );
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.value("value", &self.value, |w, v| v.check(w));
-        w.field("tag", &self.tag, Null::Allowed, |w, v| v.check(w));
-        w.field("description", &self.description, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for ImageUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -584,15 +728,12 @@ impl Check for ImageUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for AudioUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -603,15 +744,12 @@ impl Check for AudioUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for VideoUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -622,15 +760,12 @@ impl Check for VideoUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for DocumentUrl {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
         w.field(
             "force_download",
             &self.force_download,
@@ -641,8 +776,6 @@ impl Check for DocumentUrl {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -650,26 +783,21 @@ impl Check for DocumentUrl {
 impl Check for BinaryContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.value("data", &self.data, |w, v| v.check(w));
-        w.value("media_type", &self.media_type, |w, v| v.check(w));
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for UploadedFile {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("file_id", &self.file_id, |w, v| v.check(w));
         w.value("provider_name", &self.provider_name, |w, v| v.check(w));
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
         });
-        w.field("media_type", &self.media_type, Null::Allowed, |w, v| v.check(w));
-        w.field("identifier", &self.identifier, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
@@ -729,8 +857,6 @@ impl Check for CitationSource {
 
 impl Check for WebCitationSource {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("url", &self.url, |w, v| v.check(w));
-        w.field("title", &self.title, Null::Allowed, |w, v| v.check(w));
         w.field(
             "excerpts",
             &self.excerpts,
@@ -744,8 +870,6 @@ impl Check for WebCitationSource {
 impl Check for DocumentCitationSource {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         let before = w.found();
-        w.field("document_id", &self.document_id, Null::Allowed, |w, v| v.check(w));
-        w.field("title", &self.title, Null::Allowed, |w, v| v.check(w));
         w.field(
             "excerpts",
             &self.excerpts,
@@ -799,7 +923,6 @@ impl Check for MarkerCitationAnchor {
 
 impl Check for SpeechTimestamp {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("text", &self.text, |w, v| v.check(w));
         w.value("start_ms", &self.start_ms, |w, v| v.check(w));
         w.value("duration_ms", &self.duration_ms, |w, v| v.check(w));
         w.field(
@@ -823,7 +946,6 @@ impl Check for InstructionBlock {
 
 impl Check for InstructionPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content", &self.content, |w, v| v.check(w));
         w.field(
             "dynamic",
             &self.dynamic,
@@ -836,7 +958,6 @@ impl Check for InstructionPart {
             Null::Refused("literal_error", "Input should be 'rewrite' or 'append'"),
             |w, v| v.check(w),
         );
-        w.field("name", &self.name, Null::Allowed, |w, v| v.check(w));
         w.field("id", &self.id, Null::Allowed, |w, v| {
             validators::instruction_id(w, v);
             v.check(w)
@@ -866,25 +987,19 @@ impl Check for InstructionDigest {
             Null::Refused("bool_type", "Input should be a valid boolean"),
             |w, v| v.check(w),
         );
-        w.value("content_hash", &self.content_hash, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for WorkspaceRef {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("provider", &self.provider, |w, v| v.check(w));
-        w.value("id", &self.id, |w, v| v.check(w));
         w.extra(&self.extra);
     }
 }
 
 impl Check for ModelRequestAttempt {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("model_name", &self.model_name, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.value("outcome", &self.outcome, |w, v| v.check(w));
-        w.field("error", &self.error, Null::Allowed, |w, v| v.check(w));
         w.value("timestamp", &self.timestamp, |w, v| v.check(w));
         w.value("duration", &self.duration, |w, v| v.check(w));
         w.field("usage", &self.usage, Null::Allowed, |w, v| v.check(w));
@@ -962,11 +1077,10 @@ impl Check for RequestUsage {
             Null::Refused("int_type", "Input should be a valid integer"),
             |w, v| v.check(w),
         );
-        w.field(
+        w.null_only(
             "audio_seconds",
             &self.audio_seconds,
             Null::Refused("float_type", "Input should be a valid number"),
-            |w, v| v.check(w),
         );
         w.field("details", &self.details, Null::Allowed, |w, v| {
             validators::int_values(w, v);
@@ -1129,8 +1243,6 @@ impl Check for ModelResponsePartDelta {
 
 impl Check for TextPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.value("content_delta", &self.content_delta, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1144,11 +1256,6 @@ impl Check for TextPartDelta {
 
 impl Check for ThinkingPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("content_delta", &self.content_delta, Null::Allowed, |w, v| v.check(w));
-        w.field("signature_delta", &self.signature_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1159,12 +1266,7 @@ impl Check for ThinkingPartDelta {
 
 impl Check for ToolCallPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.field("tool_name_delta", &self.tool_name_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.field("args_delta", &self.args_delta, Null::Allowed, |w, v| v.check(w));
-        w.field("tool_call_id", &self.tool_call_id, Null::Allowed, |w, v| v.check(w));
-        w.field("provider_name", &self.provider_name, Null::Allowed, |w, v| v.check(w));
         w.field("provider_details", &self.provider_details, Null::Allowed, |w, v| {
             w.dict(v);
             v.check(w)
@@ -1176,10 +1278,6 @@ impl Check for ToolCallPartDelta {
 impl Check for SpeechPartDelta {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         w.field("speaker", &self.speaker, Null::Allowed, |w, v| v.check(w));
-        w.field("transcript_delta", &self.transcript_delta, Null::Allowed, |w, v| {
-            v.check(w)
-        });
-        w.field("transcript", &self.transcript, Null::Allowed, |w, v| v.check(w));
         w.field("audio_chunk", &self.audio_chunk, Null::Allowed, |w, v| v.check(w));
         w.field("timestamps", &self.timestamps, Null::Allowed, |w, v| v.check(w));
         w.extra(&self.extra);
@@ -1209,9 +1307,6 @@ impl Check for PartStartEvent {
         w.field("previous_part_kind", &self.previous_part_kind, Null::Allowed, |w, v| {
             v.check(w)
         });
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.extra(&self.extra);
     }
 }
@@ -1229,17 +1324,54 @@ impl Check for PartEndEvent {
         w.value("index", &self.index, |w, v| v.check(w));
         w.value("part", &self.part, |w, v| v.check(w));
         w.field("next_part_kind", &self.next_part_kind, Null::Allowed, |w, v| v.check(w));
-        w.field("canonical_system", &self.canonical_system, Null::Allowed, |w, v| {
-            v.check(w)
-        });
         w.extra(&self.extra);
     }
 }
 
 impl Check for FinalResultEvent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        w.nullable("tool_name", &self.tool_name, |w, v| v.check(w));
-        w.nullable("tool_call_id", &self.tool_call_id, |w, v| v.check(w));
         w.extra(&self.extra);
     }
+}
+
+/// pydantic's TypedDict `ToolSearchReturnContent` on an opaque value.
+fn shape_tool_search_return_content(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "discovered_tools", |w, v| shape::list(w, v, shape_tool_search_match));
+    object.optional(w, "message", shape::string);
+}
+
+/// pydantic's TypedDict `ToolSearchMatch` on an opaque value.
+fn shape_tool_search_match(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "name", shape::string);
+}
+
+/// pydantic's TypedDict `ToolSearchArgs` on an opaque value.
+fn shape_tool_search_args(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "queries", |w, v| shape::list(w, v, shape::string));
+}
+
+/// pydantic's TypedDict `LoadCapabilityArgs` on an opaque value.
+fn shape_load_capability_args(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.required(w, "id", shape::string);
+}
+
+/// pydantic's TypedDict `LoadCapabilityReturn` on an opaque value.
+fn shape_load_capability_return(w: &mut Walker<'_>, raw: &str) {
+    let Some(object) = shape::Object::read(raw) else {
+        return w.report("dict_type", "Input should be an object");
+    };
+    object.optional(w, "message", shape::string);
+    object.optional(w, "instructions", shape::string);
 }

@@ -7,8 +7,6 @@
 
 use std::cmp::Ordering;
 
-use serde_json::Value;
-
 use super::{Segment, Walker};
 use crate::{
     Citation, CompactionPart, ContentCitationAnchor, DocumentCitationSource, Int, MarkerCitationAnchor, ModelRequest,
@@ -178,14 +176,13 @@ pub(crate) fn error_details_or_string(w: &mut Walker<'_>, content: &RawJson) {
     }
     let before = w.found();
     w.at(Segment::Tag("list[ErrorDetails]"), |w| {
-        if !content.is_array() {
+        // Read one level at a time: an item nested deeper than serde_json's `Value` can be
+        // (128 levels) is still checked, as pydantic checks it up to jiter's 200.
+        let Some(items) = super::locate::array_items(content.get()) else {
             w.report("list_type", "Input should be a valid list");
             return;
-        }
-        let Ok(Value::Array(items)) = content.try_to_value() else {
-            return;
         };
-        for (index, item) in items.iter().enumerate() {
+        for (index, item) in items.into_iter().enumerate() {
             w.at(Segment::Index(index), |w| error_details(w, item));
         }
     });
@@ -196,35 +193,38 @@ pub(crate) fn error_details_or_string(w: &mut Walker<'_>, content: &RawJson) {
 
 /// pydantic-core's `ErrorDetails` TypedDict: `type: str`, `loc: tuple[int | str, ...]`,
 /// `msg: str`, `input: Any`, and optionally `ctx: dict[str, Any]` and `url: str`.
-fn error_details(w: &mut Walker<'_>, item: &Value) {
-    let Value::Object(fields) = item else {
+fn error_details(w: &mut Walker<'_>, item: &str) {
+    let Some(fields) = super::locate::object_entries(item) else {
         w.report("dict_type", "Input should be an object");
         return;
     };
+    // The last value of a key written twice is the one Python's dict holds.
+    let get = |key: &str| {
+        fields
+            .iter()
+            .rev()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| *value)
+    };
     for (key, kind) in [
-        ("type", Some("string")),
-        ("loc", Some("tuple")),
-        ("msg", Some("string")),
+        ("type", Some(b'"')),
+        ("loc", Some(b'[')),
+        ("msg", Some(b'"')),
         ("input", None),
     ] {
-        match (fields.get(key), kind) {
+        match (get(key).and_then(|value| value.bytes().next()), kind) {
             (None, _) => w.report_at(Segment::Key(key), "missing", "Field required"),
-            (Some(Value::String(_)), Some("string")) | (Some(_), None) | (Some(Value::Array(_)), Some("tuple")) => {}
-            (Some(_), Some("string")) => {
-                w.report_at(Segment::Key(key), "string_type", "Input should be a valid string")
-            }
+            (Some(_), None) => {}
+            (Some(first), Some(expected)) if first == expected => {}
+            (Some(_), Some(b'"')) => w.report_at(Segment::Key(key), "string_type", "Input should be a valid string"),
             (Some(_), _) => w.report_at(Segment::Key(key), "tuple_type", "Input should be a valid tuple"),
         }
     }
-    if let Some(ctx) = fields.get("ctx") {
-        if !ctx.is_object() {
-            w.report_at(Segment::Key("ctx"), "dict_type", "Input should be an object");
-        }
+    if get("ctx").is_some_and(|ctx| !ctx.starts_with('{')) {
+        w.report_at(Segment::Key("ctx"), "dict_type", "Input should be an object");
     }
-    if let Some(url) = fields.get("url") {
-        if !url.is_string() {
-            w.report_at(Segment::Key("url"), "string_type", "Input should be a valid string");
-        }
+    if get("url").is_some_and(|url| !url.starts_with('"')) {
+        w.report_at(Segment::Key("url"), "string_type", "Input should be a valid string");
     }
 }
 

@@ -37,6 +37,11 @@ def ts(value):
     return req(USER % "", ',"timestamp":%s' % json.dumps(value))
 
 
+def typed(part_kind, tool_name, tool_kind, extra):
+    """A part with a `tool_kind`, which pydantic-ai may route to a typed class."""
+    return '{"tool_name":"%s","tool_call_id":"c1","tool_kind":"%s"%s,"part_kind":"%s"}' % (tool_name, tool_kind, extra, part_kind)
+
+
 def nested(levels):
     return "[" * levels + "1" + "]" * levels
 
@@ -159,6 +164,28 @@ CASES = {
     "duration null": res(TEXT % "", ',"failed_attempts":[{"model_name":"m","outcome":"error","timestamp":"2025-01-01T00:00:00Z","duration":null}]'),
     "instruction delta id array": req('{"id":[1],"content":"x","part_kind":"instruction-delta"}'),
     "instruction delta id object without source": req('{"id":{"name":"n"},"content":"x","part_kind":"instruction-delta"}'),
+    # Typed routes (`_TYPED_PART_TAGS`): a part whose `tool_kind` names a typed class is read as it.
+    "tool search call": res(typed("tool-call", "search_tools", "tool-search", ',"args":{"queries":["q"]}')),
+    "tool search call with another name": res(typed("tool-call", "other", "tool-search", "")),
+    "tool search call args without queries": res(typed("tool-call", "search_tools", "tool-search", ',"args":{}')),
+    "tool search call args a number": res(typed("tool-call", "search_tools", "tool-search", ',"args":5')),
+    "tool search call queries not strings": res(typed("tool-call", "search_tools", "tool-search", ',"args":{"queries":[1,"a",null]}')),
+    "tool search call queries written twice": res(typed("tool-call", "search_tools", "tool-search", ',"args":{"queries":5,"queries":["a"]}')),
+    "tool search call args string": res(typed("tool-call", "search_tools", "tool-search", ',"args":"{}"')),
+    "tool search call with a failed outcome key": res(typed("tool-call", "other", "tool-search", ',"outcome":"failed"')),
+    "tool search call with an escaped success outcome key": res(typed("tool-call", "other", "tool-search", ',"outcome":"\\u0073uccess"')),
+    "capability load call args id a number": res(typed("tool-call", "load_capability", "capability-load", ',"args":{"id":5}')),
+    "capability load call args deep": res(typed("tool-call", "load_capability", "capability-load", ',"args":{"a":%s}' % nested(150))),
+    "native tool search call with the local name": res(typed("builtin-tool-call", "search_tools", "tool-search", "")),
+    "native tool search return content a number": res(typed("builtin-tool-return", "tool_search", "tool-search", ',"content":5')),
+    "tool search return": req(typed("tool-return", "search_tools", "tool-search", ',"content":{"discovered_tools":[{"name":"a"}]}')),
+    "tool search return content a string": req(typed("tool-return", "search_tools", "tool-search", ',"content":"x"')),
+    "tool search return content null": req(typed("tool-return", "search_tools", "tool-search", ',"content":null')),
+    "tool search return shapes": req(typed("tool-return", "search_tools", "tool-search", ',"content":{"discovered_tools":[1,{},{"name":5}],"message":5}')),
+    "tool search return failed": req(typed("tool-return", "other", "tool-search", ',"content":"x","outcome":"failed"')),
+    "capability load return message a number": req(typed("tool-return", "load_capability", "capability-load", ',"content":{"message":5,"instructions":[]}')),
+    "capability load return with another name": req(typed("tool-return", "\\ud83d\\ude00", "capability-load", ',"content":{}')),
+    "retry feedback details nested deep": req('{"content":[%s],"part_kind":"retry-feedback"}' % nested(150)),
     # Ignored computed fields and unknown keys.
     "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
     "content_file_digests null": req(RET % ',"content_file_digests":null'),
