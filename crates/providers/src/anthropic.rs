@@ -200,45 +200,47 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
     let mut system_parts = Vec::new();
     let mut messages = Vec::new();
     let mut origins = Vec::new();
-    for message in &prepared.messages {
+    // The prepared items are moved into the blocks: each text is copied once, from the history
+    // (freeing the copies of a big history inside the export is what made it slow).
+    for message in prepared.messages {
         let (role, items): (Role, Vec<(PartLocation, Block)>) =
             match message {
                 Prepared::Request(parts) => {
                     let mut blocks = Vec::new();
                     for (at, item) in parts {
                         match item {
-                            RequestItem::SystemPrompt { content } => system_parts.push(content.as_str()),
+                            RequestItem::SystemPrompt { content } => system_parts.push(content),
                             // `_wrap_non_leading_system_prompts`: `system_frame(content)`, a user block.
                             RequestItem::WrappedSystemPrompt { content } => blocks.push((
-                                *at,
+                                at,
                                 Block::Text {
-                                    text: framing::system_frame(content),
+                                    text: framing::system_frame(&content),
                                 },
                             )),
                             // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
                             // prompt, sent as a `<system>` block in the user turn.
                             RequestItem::Note { content } => blocks.push((
-                                *at,
+                                at,
                                 Block::Text {
-                                    text: framing::system_frame(content),
+                                    text: framing::system_frame(&content),
                                 },
                             )),
                             RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
                                 if !text.is_empty() {
-                                    blocks.push((*at, Block::Text { text: text.clone() }));
+                                    blocks.push((at, Block::Text { text }));
                                 }
                             }
                             RequestItem::User(UserText::Items(items)) => {
                                 for item in items {
                                     match item {
                                         UserItem::Text(text) if text.is_empty() => {}
-                                        UserItem::Text(text) => blocks.push((*at, Block::Text { text: text.clone() })),
-                                        UserItem::File(file) => blocks.push((*at, file_block(file, "user prompts")?)),
+                                        UserItem::Text(text) => blocks.push((at, Block::Text { text })),
+                                        UserItem::File(file) => blocks.push((at, file_block(&file, "user prompts")?)),
                                         // `_map_user_prompt_part` marks the block before it (or the
                                         // previous message's last block) with `cache_control`.
                                         UserItem::CachePoint { at, path } => return Err(ExportError::unsupported(
-                                            *at,
-                                            path,
+                                            at,
+                                            &path,
                                             "a cache point (pydantic-ai sets `cache_control` on the block before it)",
                                         )),
                                     }
@@ -246,24 +248,34 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             }
                             RequestItem::ToolReturn(result) => {
                                 // `_map_tool_return_part`: texts as text blocks, files as their blocks.
-                                let mut result_blocks = Vec::new();
-                                for item in prepare::content_items(result, false) {
-                                    result_blocks.push(match item {
-                                        ToolItem::Text(text) => Block::Text { text },
-                                        ToolItem::File(file) => file_block(file, "tool returns")?,
-                                    });
-                                }
+                                let tool_use_id = result.id.clone();
+                                let is_error = result.outcome.is_error();
+                                let result_blocks: Vec<Block> = match prepare::into_plain_texts(result) {
+                                    prepare::Taken::Moved(texts) => {
+                                        texts.into_iter().map(|text| Block::Text { text }).collect()
+                                    }
+                                    prepare::Taken::Kept(result) => {
+                                        let mut result_blocks = Vec::new();
+                                        for item in prepare::content_items(&result, false) {
+                                            result_blocks.push(match item {
+                                                ToolItem::Text(text) => Block::Text { text },
+                                                ToolItem::File(file) => file_block(file, "tool returns")?,
+                                            });
+                                        }
+                                        result_blocks
+                                    }
+                                };
                                 let content = if result_blocks.is_empty() {
                                     ToolResultContent::Text(String::new())
                                 } else {
                                     ToolResultContent::Blocks(result_blocks)
                                 };
                                 blocks.push((
-                                    *at,
+                                    at,
                                     Block::ToolResult {
-                                        tool_use_id: result.id.clone(),
+                                        tool_use_id,
                                         content,
-                                        is_error: result.outcome.is_error(),
+                                        is_error,
                                     },
                                 ));
                             }
@@ -277,44 +289,38 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     for (at, item) in parts {
                         let block = match item {
                             ResponseItem::Text(text) if text.is_empty() => continue,
-                            ResponseItem::Text(text) => Block::Text { text: text.clone() },
+                            ResponseItem::Text(text) => Block::Text { text },
                             ResponseItem::Thinking(Thinking::Signed {
                                 signature,
                                 redacted: true,
                                 ..
-                            }) => Block::RedactedThinking {
-                                data: signature.clone(),
-                            },
+                            }) => Block::RedactedThinking { data: signature },
                             ResponseItem::Thinking(Thinking::Signed {
                                 content,
                                 signature,
                                 redacted: false,
                             }) => Block::Thinking {
-                                thinking: content.clone(),
-                                signature: signature.clone(),
+                                thinking: content,
+                                signature,
                             },
                             // `_append_model_response_turns`: reasoning carried in a user turn of its
                             // own, ahead of the assistant turn.
                             ResponseItem::Thinking(Thinking::Carried(text)) => {
-                                carried.push((*at, Block::Text { text: text.clone() }));
+                                carried.push((at, Block::Text { text }));
                                 continue;
                             }
                             // Never prepared for this profile (`replays_own_items: false`, its own
                             // `ThinkingMode`).
                             other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
                                 return Err(ExportError::unsupported(
-                                    *at,
+                                    at,
                                     "",
                                     &format!("a part prepared for another provider ({other:?})"),
                                 ))
                             }
-                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
-                                id: id.clone(),
-                                name: name.clone(),
-                                input: args.clone(),
-                            },
+                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
                         };
-                        blocks.push((*at, block));
+                        blocks.push((at, block));
                     }
                     if let Some((start, _)) = carried.first() {
                         origins.push(Origin {

@@ -327,10 +327,14 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                 content: prepare::tool_text_with_file_references(&result),
                             }
                         }
-                        RequestItem::ToolReturn(result) => Message::Tool {
-                            content: prepare::model_response_str(&result, true),
-                            tool_call_id: result.id,
-                        },
+                        RequestItem::ToolReturn(result) => {
+                            let tool_call_id = result.id.clone();
+                            let content = match prepare::into_response_str(result) {
+                                prepare::Taken::Moved(text) => text,
+                                prepare::Taken::Kept(result) => prepare::model_response_str(&result, true),
+                            };
+                            Message::Tool { tool_call_id, content }
+                        }
                     });
                     origins.push(single(at));
                 }

@@ -269,10 +269,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             role: Role::User,
                             content: Content::Items(user_contents(&items)?),
                         }),
-                        RequestItem::ToolReturn(result) => Item::Typed(TypedItem::FunctionCallOutput {
-                            output: tool_output(&result)?,
-                            call_id: result.id,
-                        }),
+                        RequestItem::ToolReturn(result) => {
+                            let call_id = result.id.clone();
+                            let output = match prepare::into_response_str(result) {
+                                prepare::Taken::Moved(text) => ToolOutput::Text(text),
+                                prepare::Taken::Kept(result) => tool_output(&result)?,
+                            };
+                            Item::Typed(TypedItem::FunctionCallOutput { call_id, output })
+                        }
                     });
                     origins.push(Origin {
                         start: at,

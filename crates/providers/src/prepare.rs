@@ -1653,6 +1653,46 @@ pub(crate) fn content_items(result: &ToolResult, wrap_if_error: bool) -> Vec<Too
         .collect()
 }
 
+/// What [`into_plain_texts`] and [`into_response_str`] make of a tool result: its rendering,
+/// moved out of it, or the result itself, back, for the rendering that reads it in place.
+pub(crate) enum Taken<T> {
+    Moved(T),
+    Kept(ToolResult),
+}
+
+/// [`content_items`] (`wrap_if_error=False`) of a result without files whose texts can be moved
+/// out of it (a string result, the common one, is not copied); the result comes back for
+/// [`content_items`] when it holds files or is a retry's one JSON array.
+pub(crate) fn into_plain_texts(result: ToolResult) -> Taken<Vec<String>> {
+    let retry_array = result.outcome == Outcome::Retried && result.content.is_array();
+    if !result.files.is_empty() || retry_array {
+        return Taken::Kept(result);
+    }
+    let into_text = |value: Value| match value {
+        Value::String(text) => text,
+        other => json_text(&other),
+    };
+    Taken::Moved(match result.content {
+        Value::Array(items) => items.into_iter().map(into_text).collect(),
+        other => vec![into_text(other)],
+    })
+}
+
+/// [`model_response_str`] (`wrap_if_error=True`) of a result without files that is no error,
+/// moved out of it (a string result is not copied); the result comes back otherwise.
+pub(crate) fn into_response_str(result: ToolResult) -> Taken<String> {
+    if !result.files.is_empty() || result.outcome.is_error() {
+        return Taken::Kept(result);
+    }
+    Taken::Moved(match result.content {
+        // `_unwrap_data`: an empty list is no data.
+        Value::Null => String::new(),
+        Value::Array(items) if items.is_empty() => String::new(),
+        Value::String(text) => text,
+        other => json_text(&other),
+    })
+}
+
 /// `content_items(mode='str', wrap_if_error=False)` of a result without files.
 fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
     match &result.content {

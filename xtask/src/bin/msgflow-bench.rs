@@ -98,6 +98,10 @@ enum Operation {
     /// pydantic-ai-harness estimates them (characters / 4), like its `SlidingWindowCompaction`,
     /// whose `compact` also returns a list sharing the input's messages.
     TrimChars4,
+    /// `trim-chars4` with the CPU caches emptied before each run: the walk over the turns waits on
+    /// memory, so a 10k-message history that stays in the cache between warm runs would make a
+    /// 100k one look superlinear; cold, their times per byte compare the walks themselves.
+    TrimChars4Cold,
     /// The same with `o200k_base` token counts (what `trim --max-tokens` does by default).
     TrimO200k,
     /// `o200k_base` token counts of every message (`stats --tokens`).
@@ -109,7 +113,10 @@ impl Operation {
     fn is_cold(self) -> bool {
         matches!(
             self,
-            Operation::CheckCold | Operation::RepairCold | Operation::CanonicalRoundtripCold
+            Operation::CheckCold
+                | Operation::RepairCold
+                | Operation::CanonicalRoundtripCold
+                | Operation::TrimChars4Cold
         )
     }
 }
@@ -252,7 +259,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         Operation::CheckProviderAnthropic => {
             Output::ProviderViolations(msgflow_providers::check(parsed, Provider::Anthropic)?)
         }
-        Operation::TrimChars4 => trim(Tokenizer::Chars4)?,
+        Operation::TrimChars4 | Operation::TrimChars4Cold => trim(Tokenizer::Chars4)?,
         Operation::TrimO200k => trim(Tokenizer::O200kBase)?,
         Operation::CountTokens => {
             let counter = TokenCounter::new(Tokenizer::O200kBase);
