@@ -417,6 +417,12 @@ fn text(rng: &mut Rng) -> String {
 }
 
 fn tool_content(rng: &mut Rng) -> Value {
+    // Numbers Python re-dumps otherwise than they are written (`-0`, `1.50`, `1e2`), and an
+    // integer beyond 64 bits.
+    let number = |text: &str| serde_json::from_str::<Value>(text).expect("a JSON number");
+    if rng.chance(4) {
+        return json!({"n": number("-0"), "x": number("1.50"), "e": number("1e2"), "big": number("18446744073709551616"), "l": [number("-0.0"), number("1e400")]});
+    }
     match rng.below(9) {
         0 => Value::Null,
         1 => json!(rng.below(1000)),
@@ -436,8 +442,19 @@ fn retry_prompt(rng: &mut Rng, id: &str, name: &str) -> Value {
     let content = if rng.chance(40) {
         json!(text(rng))
     } else {
+        // Python's `==` decides which root-level `input` is dropped: `True == 1 == 1.0`, `-0 == 0`,
+        // integers of any size compared exactly.
+        let number = |text: &str| serde_json::from_str::<Value>(text).expect("a JSON number");
         let first_input = rng
-            .pick(&[json!({"a": 1}), json!(1), json!(true), json!("x"), json!(null)])
+            .pick(&[
+                json!({"a": 1}),
+                json!(1),
+                json!(true),
+                json!("x"),
+                json!(null),
+                number("18446744073709551616"),
+                json!(0),
+            ])
             .clone();
         let inputs = [
             first_input.clone(),
@@ -445,6 +462,10 @@ fn retry_prompt(rng: &mut Rng, id: &str, name: &str) -> Value {
             json!(1.0),
             json!(true),
             json!([1, "b"]),
+            number("18446744073709551616"),
+            number("18446744073709551617"),
+            number("-0"),
+            json!({"a": 1.0}),
         ];
         let details: Vec<Value> = (0..1 + rng.below(4))
             .map(|index| {
@@ -504,6 +525,11 @@ fn retry_feedback(rng: &mut Rng) -> Value {
 }
 
 fn args(rng: &mut Rng) -> Value {
+    if rng.chance(4) {
+        // Numbers Python re-dumps otherwise than they are written.
+        let number = |text: &str| serde_json::from_str::<Value>(text).expect("a JSON number");
+        return json!({"n": number("-0"), "x": number("1.50"), "big": number("-18446744073709551617")});
+    }
     match rng.below(8) {
         0 => Value::Null,
         1 => json!(""),

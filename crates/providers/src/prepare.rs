@@ -1611,16 +1611,68 @@ pub(crate) fn args_as_dict(args: &Field<RawJson>) -> Map<String, Value> {
 
 /// The JSON text of an object (what [`json_text`] gives for it as a `Value`).
 pub(crate) fn object_text(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).expect("a serde_json::Map always serialises")
+    let text = match redumped_map(map) {
+        Some(redumped) => serde_json::to_string(&redumped),
+        None => serde_json::to_string(map),
+    };
+    text.expect("a serde_json::Map always serialises")
 }
 
 /// `_tool_return_text`: a non-string value's compact JSON text (pydantic-core's `to_json`, which
-/// serde_json 1.0.154 matches).
+/// serde_json 1.0.154 matches), of the value as Python read it ([`redumped`]).
 pub(crate) fn json_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        other => serde_json::to_string(other).expect("a serde_json::Value always serialises"),
+        other => serde_json::to_string(&redumped(other).unwrap_or_else(|| other.clone()))
+            .expect("a serde_json::Value always serialises"),
     }
+}
+
+/// `value` as Python holds it once read, where that differs from how it is written (msgflow
+/// keeps numbers as written; pydantic-ai re-dumps what it read): an integer `-0` is `0`, a float
+/// is its shortest round-trip form (`1.50` is `1.5`, `1e2` is `100.0`: serde_json formats floats
+/// as pydantic-core does), and one out of range is `null` (`ser_json_inf_nan='null'`). `None`
+/// when nothing differs, which is nearly always: the value is then written as it is.
+fn redumped(value: &Value) -> Option<Value> {
+    match value {
+        Value::Number(number) => {
+            let text = number.to_string();
+            if !text.contains(['.', 'e', 'E']) {
+                return (text == "-0").then(|| Value::from(0));
+            }
+            let float: f64 = text.parse().ok()?;
+            if !float.is_finite() {
+                return Some(Value::Null);
+            }
+            let python = serde_json::to_string(&float).ok()?;
+            (python != text).then(|| Value::from(float))
+        }
+        Value::Array(items) => {
+            let changed: Vec<Option<Value>> = items.iter().map(redumped).collect();
+            changed.iter().any(Option::is_some).then(|| {
+                Value::Array(
+                    items
+                        .iter()
+                        .zip(changed)
+                        .map(|(item, changed)| changed.unwrap_or_else(|| item.clone()))
+                        .collect(),
+                )
+            })
+        }
+        Value::Object(map) => redumped_map(map).map(Value::Object),
+        _ => None,
+    }
+}
+
+/// [`redumped`] of an object's values.
+fn redumped_map(map: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let changed: Vec<Option<Value>> = map.values().map(redumped).collect();
+    changed.iter().any(Option::is_some).then(|| {
+        map.iter()
+            .zip(changed)
+            .map(|((key, value), changed)| (key.clone(), changed.unwrap_or_else(|| value.clone())))
+            .collect()
+    })
 }
 
 /// `content_items(mode='str', wrap_if_error=...)`: the items Anthropic sends as a `tool_result`'s
@@ -1668,14 +1720,18 @@ pub(crate) fn into_plain_texts(result: ToolResult) -> Taken<Vec<String>> {
     if !result.files.is_empty() || retry_array {
         return Taken::Kept(result);
     }
-    let into_text = |value: Value| match value {
+    Taken::Moved(match result.content {
+        Value::Array(items) => items.into_iter().map(into_json_text).collect(),
+        other => vec![into_json_text(other)],
+    })
+}
+
+/// [`json_text`] of a value given up: a string is moved, not copied.
+fn into_json_text(value: Value) -> String {
+    match value {
         Value::String(text) => text,
         other => json_text(&other),
-    };
-    Taken::Moved(match result.content {
-        Value::Array(items) => items.into_iter().map(into_text).collect(),
-        other => vec![into_text(other)],
-    })
+    }
 }
 
 /// [`model_response_str`] (`wrap_if_error=True`) of a result without files that is no error,
@@ -1688,8 +1744,7 @@ pub(crate) fn into_response_str(result: ToolResult) -> Taken<String> {
         // `_unwrap_data`: an empty list is no data.
         Value::Null => String::new(),
         Value::Array(items) if items.is_empty() => String::new(),
-        Value::String(text) => text,
-        other => json_text(&other),
+        other => into_json_text(other),
     })
 }
 
@@ -1822,7 +1877,7 @@ fn unwrap_data(result: &ToolResult) -> Value {
 /// request's instructions, or, when that request holds only tool results, the one before it.
 /// A part the prepared request holds as a `ToolReturnPart`: a tool return, or a legacy retry
 /// prompt naming a tool (`_translate_legacy_retry_part`).
-fn pairing_result(part: &ModelRequestPart) -> bool {
+fn loads_as_tool_return(part: &ModelRequestPart) -> bool {
     match part {
         ModelRequestPart::ToolReturn(_) => true,
         ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().is_some(),
@@ -1847,9 +1902,29 @@ fn instructions(history: &[ModelMessage]) -> Option<(usize, String)> {
     // Read on the prepared request, where retry feedback (and a legacy retry prompt naming no
     // tool) is already the user or system prompt it is sent as: only results answering calls
     // count.
-    let only_results = last.parts.iter().all(pairing_result);
+    let only_results = last.parts.iter().all(loads_as_tool_return);
     match second.instructions.get() {
         Some(text) if only_results => Some((second_index, text.clone())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_output_text_has_the_numbers_python_redumps() {
+        let value: Value = serde_json::from_str(
+            r#"{"z":-0,"f":1.50,"e":1e2,"big":18446744073709551616,"nz":-0.0,"inf":1e400,"s":"-0"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            json_text(&value),
+            r#"{"z":0,"f":1.5,"e":100.0,"big":18446744073709551616,"nz":-0.0,"inf":null,"s":"-0"}"#
+        );
+        // Already as Python writes it: left as it is.
+        let plain: Value = serde_json::from_str(r#"[1,2.5,"x",{"a":null}]"#).unwrap();
+        assert!(redumped(&plain).is_none());
     }
 }
