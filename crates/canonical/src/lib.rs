@@ -122,8 +122,15 @@ pub fn to_json_vec_pretty(messages: &[CanonicalMessage]) -> Result<Vec<u8>, Cano
 }
 
 /// Reads canonical JSON (an array of messages, as written by [`to_json_vec`]).
+///
+/// Opaque values may hold the `NaN` / `Infinity` literals pydantic-ai reads (and msgflow carries
+/// and writes back): they are read as the wire reader reads them ([`msgflow_wire::read_json`]).
 pub fn from_json_slice(input: &[u8]) -> Result<Vec<CanonicalMessage>, CanonicalError> {
-    Ok(serde_json::from_slice(input)?)
+    match std::str::from_utf8(input) {
+        Ok(text) => Ok(msgflow_wire::read_json(text)?),
+        // serde_json says where the bytes stop being UTF-8.
+        Err(_) => Ok(serde_json::from_slice(input)?),
+    }
 }
 
 /// The JSON Schema (draft 2020-12) of the canonical JSON form: an array of messages.

@@ -120,7 +120,7 @@ const MEDIA_TYPES: &[&str] = &[
     "x/custom",
 ];
 
-/// Number spellings pydantic-ai would rewrite but msgflow keeps as written.
+/// Number spellings pydantic-ai would rewrite (or write back as `null`) but msgflow keeps as written.
 const ODD_NUMBERS: &[&str] = &[
     "1E5",
     "1.50",
@@ -130,6 +130,10 @@ const ODD_NUMBERS: &[&str] = &[
     "-1e-400",
     "12345678901234567890123",
     "0.1e+2",
+    // Not JSON, but pydantic-ai reads them as floats (`crate::non_finite`).
+    "NaN",
+    "Infinity",
+    "-Infinity",
 ];
 
 /// String spellings (JSON text) pydantic-ai would rewrite but msgflow keeps as written.

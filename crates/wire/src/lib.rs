@@ -33,6 +33,7 @@ mod field;
 #[allow(clippy::all, missing_docs, rustdoc::all)]
 mod generated;
 mod helpers;
+mod non_finite;
 mod raw;
 mod rt;
 mod scalars;
@@ -225,8 +226,92 @@ fn parse_text(text: &str, guard: &rt::ContextGuard) -> Result<Vec<ModelMessage>,
     // value it borrows.
     match serde_json::from_str::<rt::IndexedVec<ModelMessage>>(text) {
         Ok(messages) => Ok(messages.0),
-        Err(err) => Err(locate(text.as_bytes(), guard, &err)),
+        Err(err) => {
+            let error = locate(text.as_bytes(), guard, &err);
+            match non_finite::Substituted::of(text) {
+                Some(substituted) if error.category == ParseErrorCategory::Syntax => {
+                    parse_substituted(text, &substituted)
+                }
+                _ => Err(error),
+            }
+        }
     }
+}
+
+/// Reads a `T` from JSON text as [`from_str`] reads a history: with serde_json, plus the `NaN`,
+/// `Infinity` and `-Infinity` literals pydantic-ai reads as floats, wherever `T` holds a
+/// [`RawJson`] or a [`Float`] to take them (for other types that carry wire values, such as the
+/// canonical form). An error is serde_json's for `text` as given.
+///
+/// ```
+/// let args: msgflow_wire::RawJson = msgflow_wire::read_json(r#"{"x": NaN}"#)?;
+/// assert_eq!(args.get(), r#"{"x":NaN}"#);
+/// assert!(msgflow_wire::read_json::<String>("NaN").is_err());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn read_json<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) -> Result<T, serde_json::Error> {
+    let error = match serde_json::from_str::<T>(text) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let substituted = match non_finite::Substituted::of(text) {
+        Some(substituted) if error.classify() == serde_json::error::Category::Syntax => substituted,
+        _ => return Err(error),
+    };
+    let restoring = non_finite::RestoreGuard::new(&substituted);
+    let Ok(value) = serde_json::from_str::<T>(&substituted.text) else {
+        return Err(error);
+    };
+    drop(restoring);
+    match serde_json::to_string(&value) {
+        Ok(output) if substituted.restored_in(&output).is_ok() => Ok(value),
+        _ => Err(error),
+    }
+}
+
+/// Reads an input holding `NaN` / `Infinity` literals, which pydantic-ai reads as floats, through
+/// placeholders (see [`non_finite`]), and locates what fails in the input itself.
+fn parse_substituted(input: &str, substituted: &non_finite::Substituted) -> Result<Vec<ModelMessage>, ParseError> {
+    let text = substituted.text.as_str();
+    let guard = rt::ContextGuard::new(text.as_bytes());
+    let restoring = non_finite::RestoreGuard::new(substituted);
+    let relocate = |mut error: ParseError, offset: usize| {
+        (error.line, error.column) = rt::line_column(input.as_bytes(), substituted.original_offset(offset));
+        error.message = non_finite::restore_message(&error.message);
+        error
+    };
+    let messages = match serde_json::from_str::<rt::IndexedVec<ModelMessage>>(text) {
+        Ok(messages) => messages.0,
+        Err(err) => {
+            let error = locate(text.as_bytes(), &guard, &err);
+            let offset = rt::offset_of_line_column(text.as_bytes(), error.line, error.column);
+            return Err(relocate(error, offset));
+        }
+    };
+    drop((restoring, guard));
+    // A literal read anywhere but a float field or an opaque value stayed a placeholder string;
+    // pydantic-ai refuses it there (`float` is not `str`, `int`, `datetime`, ...).
+    let output = to_string(&messages).map_err(|err| ParseError::new(ParseErrorCategory::Data, err.to_string()))?;
+    if let Err(Some(at)) = substituted.restored_in(&output) {
+        let literal = non_finite::literal_at(input, at);
+        let mut error = ParseError::new(
+            ParseErrorCategory::Data,
+            format!(
+                "`{literal}` in a field that takes no float: pydantic-ai reads it as a \
+                 float and refuses it here; replace it with a value of the field's type"
+            ),
+        );
+        (error.line, error.column) = rt::line_column(input.as_bytes(), at);
+        error.path = non_finite::path_at(input, at);
+        return Err(error);
+    }
+    if substituted.restored_in(&output).is_err() {
+        return Err(ParseError::new(
+            ParseErrorCategory::Data,
+            "a `NaN` or `Infinity` literal would be lost on writing the history back",
+        ));
+    }
+    Ok(messages)
 }
 
 fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> ParseError {
@@ -248,8 +333,8 @@ fn locate(input: &[u8], guard: &rt::ContextGuard, err: &serde_json::Error) -> Pa
     let at = offset.unwrap_or_else(|| rt::offset_of_line_column(input, err.line(), err.column()));
     if let Some(literal) = non_finite_literal_near(input, at) {
         message = format!(
-            "`{literal}` is not valid JSON; pydantic-ai reads it as a float and writes it back as null, \
-             msgflow rejects it rather than change the value silently: replace it with null"
+            "`{literal}` is not valid JSON (pydantic-ai reads it as a float, and msgflow reads it where \
+             pydantic-ai does, but not in this input): replace it with null"
         );
     }
     // serde_json reports column 0 for an error before the first character of a line.

@@ -83,10 +83,13 @@ impl RawJson {
         Self::trusted("{}")
     }
 
-    /// Parses JSON text (any whitespace is removed).
+    /// Parses JSON text (any whitespace is removed), with the `NaN` / `Infinity` literals
+    /// pydantic-ai reads (see [`crate::read_json`]).
     pub fn from_json_text(text: &str) -> Result<Self, serde_json::Error> {
-        let raw: &RawValue = serde_json::from_str(text)?;
-        Ok(Self::from_raw(raw))
+        match serde_json::from_str::<&RawValue>(text) {
+            Ok(raw) => Ok(Self::from_raw(raw)),
+            Err(_) => crate::read_json(text),
+        }
     }
 
     /// Serialises a value in compact form.
@@ -108,6 +111,11 @@ impl RawJson {
     /// A value's text as the parser delivered it: a slice of the shared input when there is
     /// one (see [`crate::Input`]), a copy otherwise.
     pub(crate) fn from_read_text(text: &str) -> Self {
+        if crate::non_finite::restoring() {
+            if let Some(restored) = crate::non_finite::restore(text) {
+                return Self::from_owned_text(restored);
+            }
+        }
         let scan = scan(text.as_bytes());
         if scan.whitespace {
             // Whitespace between tokens changes neither the nesting nor the escapes.
@@ -124,6 +132,13 @@ impl RawJson {
             ),
             None => RawJson(Repr::Owned(Arc::from(text)), scan.shape),
         }
+    }
+
+    /// A value's text msgflow holds itself (compacted when it holds whitespace).
+    fn from_owned_text(text: String) -> Self {
+        let scan = scan(text.as_bytes());
+        let text = if scan.whitespace { compact(&text) } else { text };
+        RawJson(Repr::Owned(Arc::from(text)), scan.shape)
     }
 
     /// Wraps text that is already known to be one compact JSON value.
@@ -290,7 +305,7 @@ impl<'de> Visitor<'de> for RawTextSeed {
 /// Only quotes stop the search: a quote is the closing one when an even number of backslashes
 /// precede it. Tool output is full of `\n` escapes, so this is much faster than stopping at
 /// every backslash.
-fn skip_string(bytes: &[u8], start: usize) -> usize {
+pub(crate) fn skip_string(bytes: &[u8], start: usize) -> usize {
     // Keys and short values end within a few bytes, where a plain loop beats starting a
     // vectorised search.
     let mut i = start;

@@ -639,10 +639,15 @@ impl<'de> Deserialize<'de> for Float {
         use serde::de::Error;
         let raw = RawJson::deserialize(deserializer)?;
         // pydantic's lax `float` (pydantic-core `str_as_float`): booleans are 0 and 1; a string
-        // is trimmed, may separate digits with single `_`, and may spell `inf` or `nan`.
+        // is trimmed, may separate digits with single `_`, and may spell `inf` or `nan`. The
+        // literals jiter reads (`crate::non_finite`) are floats (`allow_inf_nan` is pydantic's
+        // default for `float`).
         let value: Option<f64> = match raw.get() {
             "true" => Some(1.0),
             "false" => Some(0.0),
+            "NaN" => Some(f64::NAN),
+            "Infinity" => Some(f64::INFINITY),
+            "-Infinity" => Some(f64::NEG_INFINITY),
             text if text.starts_with('"') => {
                 let literal = numeric_literal(&raw);
                 without_digit_separators(&literal).and_then(|plain| plain.parse().ok())

@@ -243,13 +243,43 @@ error_snapshot!(error_byte_order_mark, {
     bytes.extend(with_request_part(USER_PART).into_bytes());
     bytes
 });
+// Not JSON, but pydantic-ai reads `NaN` and `±Infinity` as floats in float fields and opaque
+// values: msgflow carries them and writes them back as written.
 error_snapshot!(
-    error_nan_literal_in_args,
-    with_response(r#"{"tool_name":"t","args":{"x":NaN},"part_kind":"tool-call"}"#, "{}")
+    non_finite_literals_in_args_are_carried,
+    with_response(
+        r#"{"tool_name":"t","args":{"x":NaN,"y":[Infinity,-Infinity],"z":"NaN"},"part_kind":"tool-call"}"#,
+        "{}"
+    )
 );
 error_snapshot!(
-    error_nan_literal_in_float,
-    with_response(r#"{"content":"x","part_kind":"text"}"#, r#"{"audio_seconds":NaN}"#)
+    non_finite_literal_in_float_is_carried,
+    with_response(
+        r#"{"content":"x","part_kind":"text"}"#,
+        r#"{"audio_seconds":-Infinity}"#
+    )
+);
+// Anywhere else pydantic-ai refuses them too; msgflow says where.
+error_snapshot!(
+    error_nan_literal_in_a_string_field,
+    format!(
+        "[\n{}\n]",
+        &with_response(r#"{"content":NaN,"part_kind":"text"}"#, r#"{"audio_seconds":NaN}"#)[1..].trim_end_matches(']')
+    )
+);
+error_snapshot!(
+    error_nan_literal_in_an_integer_field,
+    with_response(
+        r#"{"content":"x","part_kind":"text"}"#,
+        r#"{"audio_seconds":NaN,"input_tokens":NaN}"#
+    )
+);
+error_snapshot!(
+    error_after_a_nan_literal_is_located_in_the_input,
+    with_response(
+        r#"{"tool_name":"t","args":{"x":NaN,"y":Infinity},"part_kind":"tool-call"},{"content":7,"part_kind":"text"}"#,
+        "{}"
+    )
 );
 error_snapshot!(
     error_huge_exponent_in_float,
