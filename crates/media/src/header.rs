@@ -71,6 +71,51 @@ pub fn pdf_pages(bytes: &[u8]) -> Option<usize> {
     (pages > 0).then_some(pages)
 }
 
+/// The number of frames (image descriptors) of a GIF, walking its blocks: more than one is an
+/// animation, which OpenAI's vision input refuses. `None` for bytes that are not a whole GIF.
+///
+/// ```
+/// // A 1x1 GIF with one frame: header, screen descriptor, one image, the trailer.
+/// let gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;";
+/// assert_eq!(msgflow_media::gif_frames(gif), Some(1));
+/// ```
+pub fn gif_frames(bytes: &[u8]) -> Option<usize> {
+    if !(bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a")) {
+        return None;
+    }
+    // A color table of 3 * 2^(n+1) bytes follows a descriptor whose flags set bit 7.
+    let table = |flags: u8| {
+        if flags & 0x80 != 0 {
+            3 << ((flags & 0x07) + 1)
+        } else {
+            0
+        }
+    };
+    // Data sub-blocks: a length byte, that many bytes, until a zero length.
+    let skip_sub_blocks = |mut at: usize| loop {
+        let length = usize::from(*bytes.get(at)?);
+        at += 1 + length;
+        if length == 0 {
+            return Some(at);
+        }
+    };
+    let mut at = 13 + table(*bytes.get(10)?);
+    let mut frames = 0;
+    loop {
+        match *bytes.get(at)? {
+            // An extension: its label, then its sub-blocks.
+            0x21 => at = skip_sub_blocks(at + 2)?,
+            // An image: a 9-byte descriptor, its color table, the LZW code size, its data.
+            0x2C => {
+                frames += 1;
+                at = skip_sub_blocks(at + 10 + table(*bytes.get(at + 9)?) + 1)?;
+            }
+            0x3B => return Some(frames),
+            _ => return None,
+        }
+    }
+}
+
 /// The duration of a PCM WAV file, from its `fmt ` byte rate and `data` size.
 pub fn wav_seconds(bytes: &[u8]) -> Option<f64> {
     if !(bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WAVE")) {

@@ -80,7 +80,7 @@ pub use guess::{
     guess_media_type, infer_url_media_type, is_youtube_url, media_type_from_path, uploaded_file_item_media_type,
     uploaded_file_media_type, url_item_media_type, UnparsableFileId, UrlKind, OCTET_STREAM,
 };
-pub use header::{image_dimensions, pdf_pages, wav_seconds};
+pub use header::{gif_frames, image_dimensions, pdf_pages, wav_seconds};
 pub use identifier::{effective_identifier, identifier_for_bytes, identifier_for_file_id, identifier_for_url};
 pub use pyjson::python_json_dumps_sorted_ascii;
 pub use tool_return::{

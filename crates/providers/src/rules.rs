@@ -122,6 +122,18 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         repair: "not fixed: msgflow does not resize images; resize it (or send fewer images) yourself",
         fixable: false,
     },
+    Rule {
+        id: "anthropic/pdf-too-many-pages",
+        requirement: "the PDFs sent as bytes in a request have at most 100 pages in all (read from each PDF's page objects)",
+        provider_error: "messages.{}.content.{}: A maximum of 100 PDF pages may be provided. The request holds {} pages.",
+        // "Maximum pages per request: 600 (100 for models with a 200k-token context window)"; the
+        // limit is on the entire request (PDF support, "PDF support limitations"). claude-sonnet-4-5,
+        // the exported profile, has a 200k-token window. The error text is not documented; this one
+        // names what is checked.
+        documentation: "https://docs.anthropic.com/en/docs/build-with-claude/pdf-support",
+        repair: "not fixed: msgflow does not split documents; send fewer pages (split the PDF, or leave older ones out with `msgflow trim`) yourself",
+        fixable: false,
+    },
 ];
 
 /// OpenAI Chat Completions rules (https://platform.openai.com/docs/guides/function-calling and
@@ -163,6 +175,48 @@ pub const OPENAI_CHAT_RULES: &[Rule] = &[
         repair: OPENAI_IMAGE_FORMAT_REPAIR,
         fixable: false,
     },
+    Rule {
+        id: "openai-chat/animated-gif",
+        requirement: "an image sent as a `data:` URI is not an animated GIF (more than one frame)",
+        // OpenAI takes a "non-animated GIF" only; the error for an animated one is not documented,
+        // so the documented answer to an image it does not take is quoted.
+        provider_error: OPENAI_IMAGE_FORMAT_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: "not fixed: msgflow does not convert images; send one frame (as PNG, or a still GIF) yourself",
+        fixable: false,
+    },
+    Rule {
+        id: "openai-chat/too-many-images",
+        requirement: "a request holds at most 500 images",
+        provider_error: OPENAI_TOO_MANY_IMAGES_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-chat/images-too-large",
+        requirement: "the images sent as `data:` URIs in a request total at most 50 MB (52,428,800 characters)",
+        provider_error: OPENAI_IMAGES_TOO_LARGE_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-chat/pdf-too-many-pages",
+        requirement: "the PDFs sent as file data in a request have at most 100 pages in all",
+        provider_error: OPENAI_PDF_PAGES_ERROR,
+        documentation: OPENAI_PDF_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-chat/files-too-large",
+        requirement: "the files sent as file data in a request total at most 32 MB (33,554,432 bytes)",
+        provider_error: OPENAI_FILES_TOO_LARGE_ERROR,
+        documentation: OPENAI_PDF_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
 ];
 
 /// The longest tool call id Chat Completions takes.
@@ -175,6 +229,18 @@ const OPENAI_IMAGE_DOCUMENTATION: &str =
 const OPENAI_IMAGE_FORMAT_ERROR: &str = "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].";
 const OPENAI_IMAGE_FORMAT_REPAIR: &str =
     "not fixed: msgflow does not convert images; convert it to PNG, JPEG, WEBP or GIF (or remove it) yourself";
+// The per-request media limits (both APIs): "Up to 50 MB total payload size per request; up to 500
+// individual image inputs per request" (Images and vision, "Image input requirements"); "up to 100
+// pages and 32MB of total content in a single request to the API, across multiple file inputs"
+// (File inputs, "Usage considerations"). OpenAI does not document the errors' texts: these name what
+// is checked.
+const OPENAI_PDF_DOCUMENTATION: &str = "https://platform.openai.com/docs/guides/pdf-files#usage-considerations";
+const OPENAI_TOO_MANY_IMAGES_ERROR: &str = "Too many images in the request: {} (at most 500).";
+const OPENAI_IMAGES_TOO_LARGE_ERROR: &str =
+    "The images in the request total {} bytes, more than the 50 MB payload limit.";
+const OPENAI_PDF_PAGES_ERROR: &str = "The PDFs in the request have {} pages, more than the limit of 100.";
+const OPENAI_FILES_TOO_LARGE_ERROR: &str = "The files in the request total {} bytes, more than the 32 MB limit.";
+const OPENAI_MEDIA_REPAIR: &str = "not fixed: msgflow does not shrink or drop media; send fewer or smaller files (or leave older messages out with `msgflow trim`) yourself";
 
 /// OpenAI Responses rules (https://platform.openai.com/docs/guides/function-calling and
 /// https://platform.openai.com/docs/api-reference/responses/create).
@@ -212,6 +278,48 @@ pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
         provider_error: OPENAI_IMAGE_FORMAT_ERROR,
         documentation: OPENAI_IMAGE_DOCUMENTATION,
         repair: OPENAI_IMAGE_FORMAT_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-responses/animated-gif",
+        requirement: "an image sent as a `data:` URI is not an animated GIF (more than one frame)",
+        // OpenAI takes a "non-animated GIF" only; the error for an animated one is not documented,
+        // so the documented answer to an image it does not take is quoted.
+        provider_error: OPENAI_IMAGE_FORMAT_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: "not fixed: msgflow does not convert images; send one frame (as PNG, or a still GIF) yourself",
+        fixable: false,
+    },
+    Rule {
+        id: "openai-responses/too-many-images",
+        requirement: "a request holds at most 500 images",
+        provider_error: OPENAI_TOO_MANY_IMAGES_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-responses/images-too-large",
+        requirement: "the images sent as `data:` URIs in a request total at most 50 MB (52,428,800 characters)",
+        provider_error: OPENAI_IMAGES_TOO_LARGE_ERROR,
+        documentation: OPENAI_IMAGE_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-responses/pdf-too-many-pages",
+        requirement: "the PDFs sent as file data in a request have at most 100 pages in all",
+        provider_error: OPENAI_PDF_PAGES_ERROR,
+        documentation: OPENAI_PDF_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
+        fixable: false,
+    },
+    Rule {
+        id: "openai-responses/files-too-large",
+        requirement: "the files sent as file data in a request total at most 32 MB (33,554,432 bytes)",
+        provider_error: OPENAI_FILES_TOO_LARGE_ERROR,
+        documentation: OPENAI_PDF_DOCUMENTATION,
+        repair: OPENAI_MEDIA_REPAIR,
         fixable: false,
     },
 ];
@@ -262,6 +370,16 @@ mod limits {
     pub const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
     /// Gemini's inline data per request, measured on the base64 text the request carries.
     pub const GEMINI_MAX_INLINE_BASE64: usize = 100 * 1024 * 1024;
+    /// Anthropic's PDF pages per request (a model with a 200k-token window).
+    pub const ANTHROPIC_MAX_PDF_PAGES: usize = 100;
+    /// OpenAI's images per request.
+    pub const OPENAI_MAX_IMAGES: usize = 500;
+    /// OpenAI's image payload per request, measured on the `data:` URIs sent.
+    pub const OPENAI_MAX_IMAGE_PAYLOAD: usize = 50 * 1024 * 1024;
+    /// OpenAI's PDF pages per request.
+    pub const OPENAI_MAX_PDF_PAGES: usize = 100;
+    /// OpenAI's file content per request, in bytes (decoded).
+    pub const OPENAI_MAX_FILE_BYTES: usize = 32 * 1024 * 1024;
     /// Base64 text read for an image's header (PNG, GIF and WebP headers are in the first bytes; a
     /// JPEG frame header further on than this is not looked for).
     pub const HEADER_BASE64: usize = 64 * 1024;
@@ -360,6 +478,7 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
         })
         .filter(|block| matches!(block, Block::Image { .. }))
         .count();
+    let mut pdf_pages = AnthropicPdfPages::default();
     let side = if image_count > limits::ANTHROPIC_MANY_IMAGES {
         (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
     } else {
@@ -427,22 +546,26 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                             &[&index_text, tool_use_id],
                         ));
                     }
-                    // A tool's images, at their path in the request (`content.<block>.content.<item>`).
+                    // A tool's images and PDFs, at their path in the request
+                    // (`content.<block>.content.<item>`).
                     if let ToolResultContent::Blocks(blocks) = content {
                         for (item_index, item) in blocks.iter().enumerate() {
-                            if let Block::Image {
-                                source: AnthropicSource::Base64 { data, media_type },
-                            } = item
-                            {
-                                let path = format!("{block_index}.content.{item_index}");
-                                check_anthropic_image(
+                            let path = format!("{block_index}.content.{item_index}");
+                            match item {
+                                Block::Image {
+                                    source: AnthropicSource::Base64 { data, media_type },
+                                } => check_anthropic_image(
                                     data,
                                     media_type,
                                     side,
                                     at,
                                     [&index_text, &path],
                                     &mut violations,
-                                );
+                                ),
+                                Block::Document {
+                                    source: AnthropicSource::Base64 { data, media_type },
+                                } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &path]),
+                                _ => {}
                             }
                         }
                     }
@@ -452,6 +575,9 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 } => {
                     check_anthropic_image(data, media_type, side, at, [&index_text, &block_text], &mut violations);
                 }
+                Block::Document {
+                    source: AnthropicSource::Base64 { data, media_type },
+                } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &block_text]),
                 Block::Thinking { .. }
                 | Block::RedactedThinking { .. }
                 | Block::Image { .. }
@@ -478,6 +604,7 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
             }
         }
     }
+    pdf_pages.finish(&mut violations);
     Ok(violations)
 }
 
@@ -528,34 +655,178 @@ fn image_header_dimensions(data: &str) -> Option<(u32, u32)> {
     msgflow_media::image_dimensions(&bytes)
 }
 
-/// The media type of a `data:` URI (`data:<type>;base64,...`), `None` for any other URL.
-fn data_uri_media_type(url: &str) -> Option<&str> {
-    let rest = url.strip_prefix("data:")?;
-    rest.split_once(";base64,").map(|(media_type, _)| media_type)
+/// The media type and base64 data of a `data:` URI (`data:<type>;base64,...`), `None` for any
+/// other URL.
+fn data_uri_parts(url: &str) -> Option<(&str, &str)> {
+    url.strip_prefix("data:")?.split_once(";base64,")
 }
 
-/// OpenAI's image type rule on an image URL, for either API.
-fn check_openai_image(url: &str, rule_id: &str, provider: Provider, at: PartLocation, violations: &mut Vec<Violation>) {
-    if data_uri_media_type(url).is_some_and(|media_type| !limits::OPENAI_IMAGE_TYPES.contains(&media_type)) {
-        violations.push(Violation::new(rule(provider, rule_id), at, &[]));
+/// The bytes of base64 `data`, `None` when it does not decode.
+fn decoded(data: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(data).ok()
+}
+
+/// The size in bytes of what base64 `data` holds.
+fn decoded_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take_while(|&b| b == b'=').count().min(2);
+    (data.len() / 4 * 3).saturating_sub(padding)
+}
+
+/// The pages of a base64 PDF, as its page objects say (a PDF whose pages are in compressed object
+/// streams says nothing: 0, so that no limit is reported on a guess).
+fn base64_pdf_pages(data: &str) -> usize {
+    decoded(data)
+        .and_then(|bytes| msgflow_media::pdf_pages(&bytes))
+        .unwrap_or(0)
+}
+
+/// A request-wide limit: the running total, and where it was first passed.
+#[derive(Default)]
+struct Limit {
+    total: usize,
+    passed_at: Option<PartLocation>,
+}
+
+impl Limit {
+    /// Adds an item's amount; `true` when this item is the one that passes the limit.
+    fn add(&mut self, amount: usize, limit: usize, at: PartLocation) -> bool {
+        self.total += amount;
+        let passes = self.total > limit && self.passed_at.is_none();
+        if passes {
+            self.passed_at = Some(at);
+        }
+        passes
+    }
+
+    /// The violation of `rule_id` at the item that passed the limit, naming the request's total.
+    fn report(&self, provider: Provider, rule_id: &str, violations: &mut Vec<Violation>) {
+        if let Some(at) = self.passed_at {
+            violations.push(Violation::new(rule(provider, rule_id), at, &[&self.total.to_string()]));
+        }
     }
 }
 
-/// OpenAI Responses' image type rule on the images of a message or a tool's output.
-fn check_responses_images(contents: &[InputContent], at: PartLocation, violations: &mut Vec<Violation>) {
-    for content in contents {
-        if let InputContent::InputImage {
-            image_url: Some(url), ..
-        } = content
+/// Anthropic's PDF pages of a request, and the message and block (in the request) of the PDF that
+/// passes the limit, which its error names.
+#[derive(Default)]
+struct AnthropicPdfPages {
+    pages: Limit,
+    passed_in: [String; 2],
+}
+
+impl AnthropicPdfPages {
+    fn add(&mut self, data: &str, at: PartLocation, [message, block]: [&str; 2]) {
+        if self
+            .pages
+            .add(base64_pdf_pages(data), limits::ANTHROPIC_MAX_PDF_PAGES, at)
         {
-            check_openai_image(
-                url,
-                "openai-responses/image-media-type",
-                Provider::OpenAiResponses,
-                at,
-                violations,
-            );
+            self.passed_in = [message.to_owned(), block.to_owned()];
         }
+    }
+
+    fn finish(self, violations: &mut Vec<Violation>) {
+        if let Some(at) = self.pages.passed_at {
+            let [message, block] = &self.passed_in;
+            violations.push(Violation::new(
+                rule(Provider::Anthropic, "anthropic/pdf-too-many-pages"),
+                at,
+                &[message, block, &self.pages.total.to_string()],
+            ));
+        }
+    }
+}
+
+/// OpenAI's media rules (both APIs): each image's type and animation, checked as it is met, and
+/// the request's totals of images, image payload, PDF pages and file bytes, reported once at the
+/// item that passes each limit ([`OpenAiMedia::finish`]).
+struct OpenAiMedia {
+    provider: Provider,
+    images: Limit,
+    image_payload: Limit,
+    pdf_pages: Limit,
+    file_bytes: Limit,
+}
+
+impl OpenAiMedia {
+    fn new(provider: Provider) -> Self {
+        OpenAiMedia {
+            provider,
+            images: Limit::default(),
+            image_payload: Limit::default(),
+            pdf_pages: Limit::default(),
+            file_bytes: Limit::default(),
+        }
+    }
+
+    fn rule_id(&self, name: &str) -> String {
+        format!("{}/{name}", self.provider.name())
+    }
+
+    fn image(&mut self, url: &str, at: PartLocation, violations: &mut Vec<Violation>) {
+        let _ = self.images.add(1, limits::OPENAI_MAX_IMAGES, at);
+        let Some((media_type, data)) = data_uri_parts(url) else {
+            return;
+        };
+        let _ = self.image_payload.add(url.len(), limits::OPENAI_MAX_IMAGE_PAYLOAD, at);
+        if !limits::OPENAI_IMAGE_TYPES.contains(&media_type) {
+            violations.push(Violation::new(
+                rule(self.provider, &self.rule_id("image-media-type")),
+                at,
+                &[],
+            ));
+        } else if media_type == "image/gif"
+            && decoded(data)
+                .and_then(|bytes| msgflow_media::gif_frames(&bytes))
+                .is_some_and(|frames| frames > 1)
+        {
+            violations.push(Violation::new(
+                rule(self.provider, &self.rule_id("animated-gif")),
+                at,
+                &[],
+            ));
+        }
+    }
+
+    fn file(&mut self, file_data: &str, at: PartLocation) {
+        let Some((media_type, data)) = data_uri_parts(file_data) else {
+            return;
+        };
+        let _ = self
+            .file_bytes
+            .add(decoded_len(data), limits::OPENAI_MAX_FILE_BYTES, at);
+        if media_type == "application/pdf" {
+            let _ = self
+                .pdf_pages
+                .add(base64_pdf_pages(data), limits::OPENAI_MAX_PDF_PAGES, at);
+        }
+    }
+
+    /// The images and files of Responses input contents.
+    fn contents(&mut self, contents: &[InputContent], at: PartLocation, violations: &mut Vec<Violation>) {
+        for content in contents {
+            match content {
+                InputContent::InputImage {
+                    image_url: Some(url), ..
+                } => self.image(url, at, violations),
+                InputContent::InputFile {
+                    file_data: Some(data), ..
+                } => self.file(data, at),
+                _ => {}
+            }
+        }
+    }
+
+    fn finish(self, violations: &mut Vec<Violation>) {
+        let provider = self.provider;
+        self.images
+            .report(provider, &self.rule_id("too-many-images"), violations);
+        self.image_payload
+            .report(provider, &self.rule_id("images-too-large"), violations);
+        self.pdf_pages
+            .report(provider, &self.rule_id("pdf-too-many-pages"), violations);
+        self.file_bytes
+            .report(provider, &self.rule_id("files-too-large"), violations);
     }
 }
 
@@ -564,6 +835,7 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
     let messages = &exported.request.messages;
     let provider = Provider::OpenAiChat;
     let mut violations = Vec::new();
+    let mut media = OpenAiMedia::new(provider);
     // The calls the run of tool messages being read may answer: those of the assistant message
     // right before the run.
     let mut open: Vec<(&str, PartLocation)> = Vec::new();
@@ -599,14 +871,16 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
                 } = other
                 {
                     for part in parts {
-                        if let ChatContentPart::ImageUrl { image_url } = part {
-                            check_openai_image(
-                                &image_url.url,
-                                "openai-chat/image-media-type",
-                                provider,
-                                origin.start,
-                                &mut violations,
-                            );
+                        match part {
+                            ChatContentPart::ImageUrl { image_url } => {
+                                media.image(&image_url.url, origin.start, &mut violations);
+                            }
+                            ChatContentPart::File { file } => {
+                                if let Some(data) = &file.file_data {
+                                    media.file(data, origin.start);
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -632,6 +906,7 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
         }
     }
     flush(&mut open, &mut violations);
+    media.finish(&mut violations);
     Ok(violations)
 }
 
@@ -639,6 +914,7 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
     let exported = openai_responses::export(history)?;
     let provider = Provider::OpenAiResponses;
     let mut violations = Vec::new();
+    let mut media = OpenAiMedia::new(provider);
     let mut calls: HashMap<&str, PartLocation> = HashMap::new();
     let mut answered: HashSet<&str> = HashSet::new();
     let input = &exported.request.input;
@@ -673,12 +949,12 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     ));
                 }
                 if let ToolOutput::Items(contents) = output {
-                    check_responses_images(contents, at, &mut violations);
+                    media.contents(contents, at, &mut violations);
                 }
             }
             Item::Message(message) => {
                 if let ResponsesContent::Items(contents) = &message.content {
-                    check_responses_images(contents, at, &mut violations);
+                    media.contents(contents, at, &mut violations);
                 }
             }
             Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) => {}
@@ -693,6 +969,7 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
             ));
         }
     }
+    media.finish(&mut violations);
     Ok(violations)
 }
 

@@ -3,7 +3,8 @@
 //! rejected one and its provider repair are pinned by insta; the fix passes the check.
 //!
 //! A rejected history too large to commit (`gemini/inline-data-too-large`: over 100 MB of inline
-//! data) is built here from its `fixed.json`, by growing its image past the limit ([`GROWN`]).
+//! data; OpenAI's 50 MB of images and 32 MB of files) is built here from its `fixed.json`, by
+//! growing its first binary item past the limit ([`GROWN`]).
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,12 @@ fn load(path: &Path) -> Vec<msgflow_wire::ModelMessage> {
 const GROWN: &[(&str, usize)] = &[
     // 104,857,600 characters of base64 hold 78,643,200 bytes: one more passes Gemini's limit.
     ("gemini-inline-data-too-large", 78_643_201),
+    // A `data:image/png;base64,` URI of 52,428,802 characters: past OpenAI's 50 MB of images.
+    ("openai-chat-images-too-large", 39_321_584),
+    ("openai-responses-images-too-large", 39_321_584),
+    // One byte past OpenAI's 32 MB of files.
+    ("openai-chat-files-too-large", 33_554_433),
+    ("openai-responses-files-too-large", 33_554_433),
 ];
 
 /// A fixture's rejected history: `rejected.json`, or for a [`GROWN`] fixture its `fixed.json` with
