@@ -394,8 +394,11 @@ fn part_kinds(message: &ModelMessage) -> Vec<Cow<'static, str>> {
 /// ```
 pub fn trim(mut history: Vec<ModelMessage>, budget: Budget, counter: &TokenCounter) -> Result<Trimmed, TrimError> {
     let (start, first, report) = {
-        let window = trim_window(&history, budget, counter)?;
-        let report = window.report();
+        let mut window = trim_window(&history, budget, counter)?;
+        // The window is done with: its size table and moved items go to the report uncopied.
+        let counted = std::mem::replace(&mut window.counted, Counted::none(0));
+        let moved = std::mem::take(&mut window.moved);
+        let report = window.report_from(counted, moved);
         (window.start, window.first, report)
     };
     if start == 0 {
@@ -449,7 +452,11 @@ impl Window<'_> {
     /// The full report: the window's figures, the input's size and every removed message. The
     /// window counted only the messages a cut could keep; this counts the others.
     pub fn report(&self) -> TrimReport {
-        let mut counted = self.counted.clone();
+        self.report_from(self.counted.clone(), self.moved.clone())
+    }
+
+    /// The report, counting on from `counted` (the window's own sizes, taken or copied).
+    fn report_from(&self, mut counted: Counted, moved: Vec<MovedItem>) -> TrimReport {
         counted.back_to(self.history, &self.sizer, 0);
         let removed = |index: usize| RemovedMessage {
             index,
@@ -474,7 +481,7 @@ impl Window<'_> {
             size_before: self.sizer.total(self.history.len(), counted.suffix(0)),
             size_after: self.size_after,
             removed,
-            moved: self.moved.clone(),
+            moved,
         }
     }
 }

@@ -395,8 +395,9 @@ fn a_long_history_is_cut_as_a_short_one() {
 }
 
 #[test]
-fn trim_is_linear_in_the_history() {
-    // 100,000 messages: one pass for the turns, and the sizes of the newest messages.
+fn a_history_of_100k_messages_is_cut_at_its_budget() {
+    // 100,000 messages: one pass for the turns, and the sizes of the newest messages (how the
+    // time grows with the history is measured by `cargo xtask bench`, op `trim-chars4-cold`).
     let mut messages = Vec::new();
     for turn in 0..20_000 {
         messages.push(M::User(None, format!("task {turn}")));
