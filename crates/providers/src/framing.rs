@@ -517,6 +517,31 @@ pub(crate) fn system_frame(body: &str) -> String {
     format!("<{SYSTEM_TAG}>{body}</{SYSTEM_TAG}>")
 }
 
+/// `CONTEXT_TAG` (`framework_tag('context')`): frames a system prompt's statement of the block its
+/// `context_id` names.
+const CONTEXT_TAG: &str = "pyai:context";
+
+/// `_render_system_prompt_context`: the statement of an appending dynamic system prompt as the
+/// `<pyai:context>` element its `context_id` names (`_context_element`: the id escaped by
+/// `html.escape`, the text as written between newlines); an empty statement withdraws the prompt
+/// (`_withdrawal_text`, worded for the profile's system role). With `states_rule`, the element is
+/// followed by the sentence saying a later element with the same id replaces it
+/// (`_SUPERSESSION_SENTENCE`).
+pub(crate) fn context_element(id: &str, content: &str, system_role: bool, states_rule: bool) -> String {
+    let text = match (content.is_empty(), system_role) {
+        (false, _) => content,
+        (true, true) => "This context has been withdrawn.",
+        (true, false) => "This context has been withdrawn, and the withdrawal stays in effect until replaced again.",
+    };
+    let mut element = format!("<{CONTEXT_TAG} id=\"{}\">\n{text}\n</{CONTEXT_TAG}>", html_escape(id));
+    if states_rule {
+        element.push_str(&format!(
+            "\nA later <{CONTEXT_TAG}> element with the same id replaces the earlier one and stays in effect until replaced again."
+        ));
+    }
+    element
+}
+
 /// `_tool_result_provenance_tags` (`frame_tags(TOOL_RESULT_TAG, tool_name=..., tool_call_id=...,
 /// file_id=...)`): the tags framing a file a tool returned on the user channel, its attribute values
 /// escaped by `html.escape`.
