@@ -355,10 +355,11 @@ const MEDIA_REFUSALS: &[&str] = &[
     "a text-content item with pydantic-ai's own metadata",
 ];
 /// msgflow's refusals, in the `parts-` histories, of what pydantic-ai rebuilds from data msgflow
-/// does not reproduce: citations it replays, server-side tool blocks it sends back.
+/// does not reproduce: citations it replays, server-side tool blocks and compactions it sends back.
 const PARTS_REFUSALS: &[&str] = &[
     "a text part with citations pydantic-ai replays",
     "a server-side tool part",
+    "a compaction pydantic-ai sends back",
 ];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";

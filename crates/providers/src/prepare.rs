@@ -450,14 +450,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     let content = framing::lookalike_frame_note(context, &carried.tags);
                     items.push((carried.at, RequestItem::Note { content }));
                 }
-                if holds_tool_availability {
-                    // Sends nothing: `_announce_tool_availability_delta_messages` drops it (no served
-                    // deferred tool to announce), or the Responses mapping has no tool to add.
-                    items.retain(|(_, item)| !matches!(item, RequestItem::ToolAvailability));
-                }
                 if announces_tools {
                     // `_announce_tool_availability_delta_messages` sorts the request's parts after
-                    // the standing prompt (of the first request) with the tool results first.
+                    // the standing prompt (of the first request, counted with the deltas in place)
+                    // with the tool results first.
                     let head = if first_request {
                         items
                             .iter()
@@ -474,6 +470,11 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         0
                     };
                     items[head..].sort_by_key(|(_, item)| !matches!(item, RequestItem::ToolReturn(_)));
+                }
+                if holds_tool_availability {
+                    // Sends nothing: `_announce_tool_availability_delta_messages` drops it (no served
+                    // deferred tool to announce), or the Responses mapping has no tool to add.
+                    items.retain(|(_, item)| !matches!(item, RequestItem::ToolAvailability));
                 }
                 if let Some(Prepared::Response(previous)) = messages.last() {
                     order_tool_results_by_call(previous, &mut items);
@@ -1118,6 +1119,18 @@ fn request_item(
                 }
             };
             retry_feedback(&feedback.content, cause, in_standing_run, at, path, profile)
+        }
+        // `_sendable_request_parts`: a request-side compaction is the user text framing its summary
+        // (`_conversation_summary_text`), a frame on the user channel (`_is_user_channel_frame`),
+        // its summary read for lookalikes (`_lookalike_texts`, noted as the summarization model's).
+        ModelRequestPart::Compaction(compaction) => {
+            let content = compaction.content.get().map_or("", String::as_str);
+            let mut found = Vec::new();
+            add_lookalikes(&mut found, content, at, &format!("{path}.content"))?;
+            Ok((
+                RequestItem::Feedback(framing::conversation_summary(content)),
+                sourced(Source::Summary, found),
+            ))
         }
         // `_convert_speech_parts` without `supports_audio_input` (none of the three profiles sets
         // it): the user's speech is a user prompt of its transcript (a part without one is left
@@ -1901,6 +1914,33 @@ fn response_item(
             profile,
             replay,
         ),
+        // A response's compaction goes back, and the history before it is trimmed, only where the
+        // model takes the response's stateless artifacts (`_map_compaction_part`, and OpenAI
+        // Responses' `_map_response_compaction_part` only with its encrypted content); OpenAI Chat
+        // sends none back. msgflow refuses the ones sent and leaves the others out as pydantic-ai does.
+        ModelResponsePart::Compaction(compaction) => {
+            let accepts = accepts_stateless_artifact(response, compaction.provider_name.get(), profile.system);
+            let sent = match profile.thinking {
+                ThinkingMode::Anthropic => accepts,
+                ThinkingMode::OpenAiChat => false,
+                ThinkingMode::OpenAiResponses => {
+                    accepts
+                        && compaction
+                            .provider_details
+                            .get()
+                            .and_then(|details| details.try_to_value().ok())
+                            .is_some_and(|details| details.get("encrypted_content").is_some())
+                }
+            };
+            if sent {
+                return Err(ExportError::unsupported(
+                    at,
+                    path,
+                    "a compaction pydantic-ai sends back to this provider (trimming the history before it)",
+                ));
+            }
+            Ok(None)
+        }
         // A file the model generated: not sent back by any of the three mappings (`_map_model_response`:
         // `case FilePart(): pass`).
         ModelResponsePart::File(_) => Ok(None),

@@ -1,7 +1,8 @@
 //! The parts pydantic-ai 2.68.0's `prepare_messages` rewrites or leaves out before its mappings
 //! read a history: capability-load, model-settings and tool-availability deltas, realtime speech,
 //! system prompts with a `context_id` and request-scoped ones, structured-content items, texts with
-//! provider details, server-side tool parts and tool parts of a kind with no typed part. The
+//! provider details, server-side tool parts, tool parts of a kind with no typed part and
+//! compactions. The
 //! expected requests (`tests/fixtures/providers/parts-*.expected.json`) are what pydantic-ai's own
 //! mapping built for each history (`generate_parts.py`, with `python/providers_oracle.py`); each
 //! case is one the live check (`cargo xtask conformance --only provider`) once found msgflow
@@ -38,6 +39,18 @@ fn deltas_send_nothing_but_keep_their_place_for_the_notes() {
     // The last request, deltas alone, is left out: the one before it holds only tool results, so
     // the instructions are those of the request before that.
     assert_eq!(chat[0]["content"], "Be brief.");
+}
+
+/// A delta opening the first request ends the standing prompt, and the request's tool results go
+/// ahead of its other parts (`_announce_tool_availability_delta_messages`).
+#[test]
+fn a_delta_opening_the_first_request_ends_the_standing_prompt() {
+    let expected = assert_exports_as_pydantic_ai("delta-standing");
+    let first = &expected["anthropic"]["request"]["messages"][0]["content"];
+    assert_eq!(
+        (&first[0]["type"], &first[1]["text"]),
+        (&json!("tool_result"), &json!("<system>Be careful.</system>"))
+    );
 }
 
 /// For OpenAI Responses (`tool_addition_mode`) a delta stays in its request, which then holds more
@@ -94,6 +107,15 @@ fn parts_the_mappings_do_not_replay_go_plainly() {
     assert_exports_as_pydantic_ai("provider-details");
 }
 
+/// A request's compaction goes as its framed summary; another provider's compaction is left out.
+#[test]
+fn a_compaction_summary_goes_as_framed_user_text() {
+    let expected = assert_exports_as_pydantic_ai("compactions");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(chat.contains("<pyai:conversation_summary>"), "{chat}");
+    assert!(chat.contains("The summarization model wrote that text"), "{chat}");
+}
+
 /// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
 /// citations, a server-side tool's block), msgflow refuses, naming the part.
 #[test]
@@ -124,4 +146,10 @@ fn replayed_citations_and_server_tool_blocks_are_refused() {
         .to_string()
         .contains("server-side tool part"));
     assert!(export(&search, Provider::OpenAiResponses).is_ok());
+    let compaction = history(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
+    assert!(export(&compaction, Provider::Anthropic)
+        .unwrap_err()
+        .to_string()
+        .contains("a compaction"));
+    assert!(export(&compaction, Provider::OpenAiChat).is_ok());
 }

@@ -5,7 +5,8 @@
 //! model's, cut off by the listener), system prompts with a `context_id` (opened, restated,
 //! withdrawn, opened empty) and request-scoped ones (answered and current), structured-content
 //! items, texts with provider details, server-side tool calls and returns of every provider, and
-//! tool parts of a kind pydantic-ai has no typed part for.
+//! tool parts of a kind pydantic-ai has no typed part for, compactions (a request's summary, a
+//! response's compaction of every provider).
 
 use serde_json::{json, Value};
 
@@ -13,7 +14,12 @@ use super::{text, Rng, STAMP};
 
 /// A request part `prepare_messages` rewrites or leaves out, for position `index` of the history.
 pub(super) fn request_part(rng: &mut Rng) -> Value {
-    match rng.below(9) {
+    match rng.below(10) {
+        9 => {
+            // A compaction's summary, sent as user text (its lookalikes noted as the summarizer's).
+            let content = if rng.chance(20) { Value::Null } else { json!(text(rng)) };
+            json!({"part_kind": "compaction", "content": content})
+        }
         0 => json!({"part_kind": "capability-load-delta", "loaded": ["docs"], "tool_call_id": "call_cap"}),
         1 => {
             let settings = rng
@@ -71,7 +77,16 @@ pub(super) fn context_prompt(rng: &mut Rng) -> Value {
 /// A response part `prepare_messages` or the mappings rewrite or leave out.
 pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
     let provider = || json!("google-gla");
-    match rng.below(6) {
+    match rng.below(7) {
+        6 => {
+            // A compaction of the provider's own (sent back, and refused) or another's (left out).
+            let mut part = json!({"part_kind": "compaction", "content": text(rng),
+                "provider_name": *rng.pick(&["anthropic", "openai", "google-gla"])});
+            if rng.chance(50) {
+                part["provider_details"] = json!({"encrypted_content": "enc_1"});
+            }
+            part
+        }
         0 | 1 => {
             let mut part = json!({"part_kind": "speech", "speaker": "assistant"});
             part["transcript"] = if rng.chance(20) { Value::Null } else { json!(text(rng)) };
