@@ -1864,11 +1864,36 @@ fn response_item(
                     "a typed tool call (`tool_kind`)",
                 ));
             }
-            if call.provider_details.get().is_some_and(|details| !details.is_null()) {
+            // Of a call's provider details, OpenAI Chat sends back its `extra_content` (when the
+            // model takes the response's stateless artifacts, `_map_response_tool_call_part`) and
+            // OpenAI Responses its `namespace` (of OpenAI's own calls, `_map_function_call`);
+            // Anthropic sends neither. msgflow refuses those it would send and leaves the rest.
+            let details = call
+                .provider_details
+                .get()
+                .and_then(|details| details.try_to_value().ok())
+                .unwrap_or(Value::Null);
+            let sent_detail = match profile.thinking {
+                ThinkingMode::Anthropic => None,
+                ThinkingMode::OpenAiChat => details
+                    .get("extra_content")
+                    .filter(|value| truthy(value))
+                    .and_then(|_| {
+                        accepts_stateless_artifact(response, call.provider_name.get(), profile.system)
+                            .then_some("extra_content")
+                    }),
+                ThinkingMode::OpenAiResponses => details
+                    .get("namespace")
+                    .filter(|value| {
+                        truthy(value) && call.provider_name.get().map(String::as_str) == Some(profile.system)
+                    })
+                    .map(|_| "namespace"),
+            };
+            if let Some(key) = sent_detail {
                 return Err(ExportError::unsupported(
                     at,
-                    &format!("{path}.provider_details"),
-                    "a tool call with provider details (a namespace, extra content)",
+                    &format!("{path}.provider_details.{key}"),
+                    &format!("a tool call whose provider details pydantic-ai sends back (its `{key}`)"),
                 ));
             }
             let id = tool_call_id(&call.tool_call_id, at, path)?;

@@ -116,6 +116,12 @@ fn a_compaction_summary_goes_as_framed_user_text() {
     assert!(chat.contains("The summarization model wrote that text"), "{chat}");
 }
 
+/// A tool call's provider details go nowhere unless the mapping sends them back.
+#[test]
+fn call_details_the_mappings_do_not_send_are_left_out() {
+    assert_exports_as_pydantic_ai("call-details");
+}
+
 /// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
 /// citations, a server-side tool's block), msgflow refuses, naming the part.
 #[test]
@@ -152,4 +158,11 @@ fn replayed_citations_and_server_tool_blocks_are_refused() {
         .to_string()
         .contains("a compaction"));
     assert!(export(&compaction, Provider::OpenAiChat).is_ok());
+    let namespaced = history(
+        json!({"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": "c",
+        "provider_name": "openai", "provider_details": {"namespace": "ns"}}),
+    );
+    let error = export(&namespaced, Provider::OpenAiResponses).unwrap_err();
+    assert!(error.to_string().contains("`namespace`"), "{error}");
+    assert!(export(&namespaced, Provider::Anthropic).is_ok());
 }

@@ -146,8 +146,20 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         }
         _ => {
             *next_id += 1;
-            json!({"part_kind": "tool-call", "tool_name": "lint", "args": {}, "tool_call_id": format!("call_k{next_id}"),
-                "tool_kind": "my-kind"})
+            let mut part = json!({"part_kind": "tool-call", "tool_name": "lint", "args": {},
+                "tool_call_id": format!("call_k{next_id}"), "tool_kind": "my-kind"});
+            if rng.chance(50) {
+                // Provider details of a call: OpenAI's namespace and Chat's extra content.
+                part["provider_details"] = rng
+                    .pick(&[
+                        json!({"namespace": "ns"}),
+                        json!({"extra_content": {"google": {"thought_signature": "s"}}}),
+                        json!({"other": 1}),
+                    ])
+                    .clone();
+                part["provider_name"] = json!(*rng.pick(&["openai", "google-gla", "anthropic"]));
+            }
+            part
         }
     }
 }
