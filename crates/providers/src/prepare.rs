@@ -259,23 +259,24 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     let mut pending_announcement = profile.inline_system_prompts;
     // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
     // lookalikes in it (`_carried_thinking_notes` reads them).
-    let carried = carried_thinking(history, profile)?;
+    let (carried, speech) = carried_thinking(history, profile)?;
     // `_convert_speech_parts` runs only on a history holding a speech part, and then leaves out
     // every message left without parts (`if request_parts:`), however it got empty.
-    let sent = Sent::of(history, profile);
+    let sent = Sent::of(history, speech, profile);
     // A part's JSON path, for the errors: written into one buffer, not allocated per part.
     let mut path = String::new();
     let mut contexts = Contexts::default();
     // The last two requests sent: where each is, its instructions, and whether it holds only
     // tool results (and notes).
-    let mut recent: [Option<(usize, Option<&String>, bool)>; 2] = [None, None];
+    let mut recent: [Option<SentRequest<'_>>; 2] = [None, None];
     let mut scoped = RequestScoped::of(history, &sent, profile);
+    // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`: its first request is
+    // the history's, sent or not.
+    let mut history_first_request = None;
     for (message_index, message) in history.iter().enumerate() {
-        // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`, on every request.
-        let rendered = match message {
-            ModelMessage::Request(request) => contexts.render(request, profile),
-            ModelMessage::Response(_) => None,
-        };
+        if matches!(message, ModelMessage::Request(_)) && history_first_request.is_none() {
+            history_first_request = Some(message_index);
+        }
         if !sent.at(message_index) {
             continue;
         }
@@ -287,21 +288,24 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 seen_request = true;
                 // `_announce_tool_availability_delta_messages` (without `adds_tools`) runs on
                 // every request holding a delta.
-                let announces_tools = !profile.adds_tools
-                    && request
-                        .parts
-                        .iter()
-                        .any(|part| matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)));
                 let mut leading_system = first_request;
+                // The request's context statements, rendered at its first one (a request left out
+                // by `_convert_speech_parts` states none: an opening without content opens nothing).
+                let mut rendered = None;
                 let mut holds_request_scoped = false;
                 let mut holds_tool_availability = false;
                 let mut items = Vec::with_capacity(request.parts.len());
                 for (part_index, part) in request.parts.iter().enumerate() {
                     // Left out before the standing prompt is counted: it is what remains that
                     // pydantic-ai counts (`_standing_system_prompt_count` runs after these drops).
-                    let context = rendered
-                        .as_ref()
-                        .and_then(|rendered| rendered.get(part_index).cloned().flatten());
+                    if rendered.is_none()
+                        && matches!(part, ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some())
+                    {
+                        rendered = contexts.render(request, history_first_request == Some(message_index), profile);
+                    }
+                    let context = rendered.as_mut().and_then(|rendered: &mut Vec<Option<Context>>| {
+                        rendered.get_mut(part_index).and_then(Option::take)
+                    });
                     if left_out(part) || matches!(context, Some(Context::LeftOut)) {
                         continue;
                     }
@@ -450,6 +454,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     let content = framing::lookalike_frame_note(context, &carried.tags);
                     items.push((carried.at, RequestItem::Note { content }));
                 }
+                // `_announce_tool_availability_delta_messages` (without `adds_tools`) runs on every
+                // request holding a delta.
+                let announces_tools = !profile.adds_tools && holds_tool_availability;
                 if announces_tools {
                     // `_announce_tool_availability_delta_messages` sorts the request's parts after
                     // the standing prompt (of the first request, counted with the deltas in place)
@@ -493,12 +500,11 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 }
                 // A tool-availability delta stays in the request where the mapping reads it
                 // (`adds_tools`), and is no tool result there.
-                let only_results = !(profile.adds_tools && holds_tool_availability)
-                    && items
-                        .iter()
-                        .all(|(_, item)| matches!(item, RequestItem::ToolReturn(_) | RequestItem::Note { .. }));
+                // A tool-availability delta stays in the request where the mapping reads it
+                // (`adds_tools`), and is no tool result there.
+                let kept_delta = profile.adds_tools && holds_tool_availability;
                 recent = [
-                    Some((message_index, request.instructions.get(), only_results)),
+                    Some((message_index, request.instructions.get(), messages.len(), kept_delta)),
                     recent[0],
                 ];
                 messages.push(Prepared::Request(items));
@@ -525,9 +531,20 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_instruction_parts_of`'s fallback for a history without request parameters, read on the
     // prepared requests: the last one's instructions, or, when that one holds only tool results
     // (and notes pydantic-ai added, `_is_framework_added`), the one's before it.
+    // Read on the last request alone, once.
+    let only_results = |prepared: usize, kept_delta: bool| {
+        !kept_delta
+            && matches!(&messages[prepared], Prepared::Request(items) if items
+                .iter()
+                .all(|(_, item)| matches!(item, RequestItem::ToolReturn(_) | RequestItem::Note { .. })))
+    };
     let instructions = match recent {
-        [Some((index, Some(text), _)), _] => Some((index, text.clone())),
-        [Some((_, None, true)), Some((index, Some(text), _))] => Some((index, text.clone())),
+        [Some((index, Some(text), _, _)), _] => Some((index, text.clone())),
+        [Some((_, None, prepared, kept_delta)), Some((index, Some(text), _, _))]
+            if only_results(prepared, kept_delta) =>
+        {
+            Some((index, text.clone()))
+        }
         _ => None,
     };
     // `_announce_in_standing_prompt` (`'when_needed'`): without inline system prompts, a history
@@ -546,6 +563,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     Ok(PreparedHistory { messages, instructions })
 }
 
+/// A request sent, for the instruction fallback: where it is in the history, its instructions,
+/// where it is in the prepared messages, and whether a tool-availability delta stays in it.
+type SentRequest<'a> = (usize, Option<&'a String>, usize, bool);
+
 /// The reasoning a response carries into a user turn: where its first such part is, and the
 /// lookalike tags of all of them, in order.
 struct CarriedThinking {
@@ -555,17 +576,37 @@ struct CarriedThinking {
 
 /// `_carried_thinking` for every message: for a response whose thinking this model replays in a
 /// user turn (`_carries_thinking_in_user_turn`), that reasoning's lookalikes; `None` otherwise.
-fn carried_thinking(history: &[ModelMessage], profile: Profile) -> Result<Vec<Option<CarriedThinking>>, ExportError> {
+///
+/// Also whether the history holds a speech part, so that `_convert_speech_parts` runs (read in the
+/// same pass).
+fn carried_thinking(
+    history: &[ModelMessage],
+    profile: Profile,
+) -> Result<(Vec<Option<CarriedThinking>>, bool), ExportError> {
     let mut carried = Vec::with_capacity(history.len());
+    let mut speech = false;
     for (message_index, message) in history.iter().enumerate() {
-        let ModelMessage::Response(response) = message else {
-            carried.push(None);
-            continue;
+        let response = match message {
+            ModelMessage::Request(request) => {
+                speech = speech
+                    || request
+                        .parts
+                        .iter()
+                        .any(|part| matches!(part, ModelRequestPart::Speech(_)));
+                carried.push(None);
+                continue;
+            }
+            ModelMessage::Response(response) => response,
         };
         let mut found: Option<CarriedThinking> = None;
         for (part_index, part) in response.parts.iter().enumerate() {
-            let ModelResponsePart::Thinking(thinking) = part else {
-                continue;
+            let thinking = match part {
+                ModelResponsePart::Thinking(thinking) => thinking,
+                ModelResponsePart::Speech(_) => {
+                    speech = true;
+                    continue;
+                }
+                _ => continue,
             };
             if !carries_thinking_in_user_turn(response, thinking, profile) {
                 continue;
@@ -582,7 +623,7 @@ fn carried_thinking(history: &[ModelMessage], profile: Profile) -> Result<Vec<Op
         }
         carried.push(found);
     }
-    Ok(carried)
+    Ok((carried, speech))
 }
 
 /// `Model._carries_thinking_in_user_turn`: reasoning with content, on a profile with
@@ -1227,15 +1268,18 @@ enum Context {
 struct Contexts {
     opened: Vec<String>,
     stated: bool,
-    seen_request: bool,
 }
 
 impl Contexts {
     /// The rendering of each part of a request holding system prompts with a `context_id` (by part
     /// index, `None` for a part without one); `None` for a request holding none.
-    fn render(&mut self, request: &msgflow_wire::ModelRequest, profile: Profile) -> Option<Vec<Option<Context>>> {
-        let first = !self.seen_request;
-        self.seen_request = true;
+    /// `first`: whether it is the history's first request.
+    fn render(
+        &mut self,
+        request: &msgflow_wire::ModelRequest,
+        first: bool,
+        profile: Profile,
+    ) -> Option<Vec<Option<Context>>> {
         let has_context = |part: &ModelRequestPart| matches!(part, ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some());
         if !request.parts.iter().any(has_context) {
             return None;
@@ -1350,37 +1394,26 @@ fn has_transcript(speech: &SpeechPart) -> bool {
     speech.transcript.get().is_some_and(|text| !text.is_empty())
 }
 
-/// Whether the history holds a speech part, so that `_convert_speech_parts` runs.
-fn holds_speech(history: &[ModelMessage]) -> bool {
-    history.iter().any(|message| match message {
-        ModelMessage::Request(request) => request
-            .parts
-            .iter()
-            .any(|part| matches!(part, ModelRequestPart::Speech(_))),
-        ModelMessage::Response(response) => response
-            .parts
-            .iter()
-            .any(|part| matches!(part, ModelResponsePart::Speech(_))),
-    })
-}
-
 /// Which messages `_convert_speech_parts` keeps: on a history holding speech, those left with a
 /// part (it leaves out every message without one, however it got empty); on any other, all.
 struct Sent(Option<Vec<bool>>);
 
 impl Sent {
-    fn of(history: &[ModelMessage], profile: Profile) -> Self {
-        if !holds_speech(history) {
+    fn of(history: &[ModelMessage], speech: bool, profile: Profile) -> Self {
+        if !speech {
             return Sent(None);
         }
         // The statements `_render_system_prompt_contexts` (which runs first) leaves out count too.
         let mut contexts = Contexts::default();
+        let mut first = true;
         Sent(Some(
             history
                 .iter()
                 .map(|message| {
                     let rendered = match message {
-                        ModelMessage::Request(request) => contexts.render(request, profile),
+                        ModelMessage::Request(request) => {
+                            contexts.render(request, std::mem::replace(&mut first, false), profile)
+                        }
                         ModelMessage::Response(_) => None,
                     };
                     sends_parts(message, rendered.as_deref())
