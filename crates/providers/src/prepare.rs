@@ -1345,13 +1345,14 @@ impl Contexts {
     }
 }
 
-/// `is_framework_frame`: a text item whose metadata holds pydantic-ai's own `__pydantic_ai__`
-/// namespace, a frame a capability wrote.
+/// `is_framework_frame`: a text item whose metadata's `__pydantic_ai__` namespace marks it as a
+/// frame a capability wrote (`framework_frame: true`, `framework_frame_text`). Other metadata, in
+/// that namespace too, leaves it a text like any other.
 fn is_framework_frame(metadata: &Field<RawJson>) -> bool {
     metadata
         .get()
         .and_then(|raw| raw.try_to_value().ok())
-        .is_some_and(|value| value.get("__pydantic_ai__").is_some())
+        .is_some_and(|value| value["__pydantic_ai__"]["framework_frame"] == Value::Bool(true))
 }
 
 /// The refusal of a framework frame, whose body pydantic-ai checks apart.

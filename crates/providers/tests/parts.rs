@@ -122,6 +122,19 @@ fn call_details_the_mappings_do_not_send_are_left_out() {
     assert_exports_as_pydantic_ai("call-details");
 }
 
+/// A `text-content` item is a framework frame only when its metadata marks it as one
+/// (`framework_frame: true`); other metadata in pydantic-ai's namespace leaves it plain text.
+#[test]
+fn a_text_content_item_is_a_framework_frame_only_when_marked() {
+    let (history, _) = fixture("text-content-metadata");
+    assert_exports_as_pydantic_ai("text-content-metadata");
+    let mut value: Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
+    value[0]["parts"][0]["content"][1]["metadata"] = json!({"__pydantic_ai__": {"framework_frame": true}});
+    let marked = msgflow_wire::from_str(&value.to_string()).unwrap();
+    let error = export(&marked, Provider::OpenAiChat).unwrap_err().to_string();
+    assert!(error.contains("framework frame"), "{error}");
+}
+
 /// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
 /// citations, a server-side tool's block), msgflow refuses, naming the part.
 #[test]
