@@ -500,8 +500,6 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 }
                 // A tool-availability delta stays in the request where the mapping reads it
                 // (`adds_tools`), and is no tool result there.
-                // A tool-availability delta stays in the request where the mapping reads it
-                // (`adds_tools`), and is no tool result there.
                 let kept_delta = profile.adds_tools && holds_tool_availability;
                 recent = [
                     Some((message_index, request.instructions.get(), messages.len(), kept_delta)),
@@ -530,8 +528,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     }
     // `_instruction_parts_of`'s fallback for a history without request parameters, read on the
     // prepared requests: the last one's instructions, or, when that one holds only tool results
-    // (and notes pydantic-ai added, `_is_framework_added`), the one's before it.
-    // Read on the last request alone, once.
+    // (and notes pydantic-ai added, `_is_framework_added`), the one's before it. The last
+    // request's items are read once, here.
     let only_results = |prepared: usize, kept_delta: bool| {
         !kept_delta
             && matches!(&messages[prepared], Prepared::Request(items) if items
@@ -638,8 +636,8 @@ fn carries_thinking_in_user_turn(response: &ModelResponse, thinking: &ThinkingPa
 
 /// `_replies_noted_later`: the indices of the replies before the request at `index` that the
 /// request before them does not note: every reply since the previous request but the one right
-/// after it, or every message before `index` when no request came before.
-/// Read on the messages `_convert_speech_parts` leaves (`sent`).
+/// after it, or every message before `index` when no request came before. Read on the messages
+/// `_convert_speech_parts` leaves (`sent`).
 fn replies_noted_later<'a>(
     history: &'a [ModelMessage],
     index: usize,
