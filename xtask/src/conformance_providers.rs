@@ -21,6 +21,7 @@
 //! notes leave out.
 
 mod media;
+mod parts;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,6 +39,8 @@ const CORE_COUNT: usize = 3000;
 const FRAMES_COUNT: usize = 1000;
 /// Seeded histories whose user prompts carry file and media items per run (`media.rs`).
 const MEDIA_COUNT: usize = 1500;
+/// Seeded histories with the parts `prepare_messages` rewrites or leaves out per run (`parts.rs`).
+const PARTS_COUNT: usize = 1000;
 /// Arbitrary pydantic-ai histories per run (mostly outside the subset: they check the refusals).
 const ARBITRARY_COUNT: usize = 300;
 /// The OpenAI Chat thinking modes compared besides the default (`'auto'`), as
@@ -62,7 +65,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let fixture_count = cases.len();
     let mut rng = Rng(seed | 1);
     for index in 0..CORE_COUNT {
-        let (history, thinks) = core_history(&mut rng, false, false);
+        let (history, thinks) = core_history(&mut rng, false, false, false);
         // Histories with thinking parts are named, so the report counts them.
         let name = if thinks {
             format!("core-{index}-thinking")
@@ -72,7 +75,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push((name, history));
     }
     for index in 0..FRAMES_COUNT {
-        let (history, thinks) = core_history(&mut rng, true, false);
+        let (history, thinks) = core_history(&mut rng, true, false, false);
         let name = if thinks {
             format!("frames-{index}-thinking")
         } else {
@@ -81,8 +84,17 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push((name, history));
     }
     for index in 0..MEDIA_COUNT {
-        let (history, _) = core_history(&mut rng, index % 4 == 0, true);
+        let (history, _) = core_history(&mut rng, index % 4 == 0, true, false);
         cases.push((format!("media-{index}"), history));
+    }
+    for index in 0..PARTS_COUNT {
+        let (history, thinks) = core_history(&mut rng, index % 2 == 0, false, true);
+        let name = if thinks {
+            format!("parts-{index}-thinking")
+        } else {
+            format!("parts-{index}")
+        };
+        cases.push((name, history));
     }
     let mut runner = crate::conformance::seeded_runner(seed);
     let strategy = history(Flavour::Pydantic);
@@ -133,6 +145,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let thinking_cases = cases.iter().filter(|(name, _)| name.ends_with("-thinking")).count();
     let mut media_equal = BTreeMap::<&str, usize>::new();
     let mut media_both_refused = BTreeMap::<&str, usize>::new();
+    let mut parts_equal = BTreeMap::<&str, usize>::new();
     let mut outside = BTreeMap::<String, usize>::new();
     let mut failures = Vec::new();
     // Each provider with its default profile, and OpenAI Chat with each thinking mode msgflow
@@ -173,6 +186,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         if name.starts_with("media-") {
                             *media_equal.entry(provider.name()).or_default() += 1;
                         }
+                        if name.starts_with("parts-") {
+                            *parts_equal.entry(label).or_default() += 1;
+                        }
                         if actual.to_string().contains(LOOKALIKE_NOTE_MARK) {
                             *noted.entry(label).or_default() += 1;
                         }
@@ -188,17 +204,20 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                 )),
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
                     let media_case = name.starts_with("media-");
-                    let own_subset = name.starts_with("core-") || name.starts_with("frames-") || media_case;
+                    let parts_case = name.starts_with("parts-");
+                    let own_subset =
+                        name.starts_with("core-") || name.starts_with("frames-") || media_case || parts_case;
                     // A media history msgflow refuses must be one pydantic-ai refuses too (it
                     // would download the file, or refuses the item), but for the narrow refusals
                     // of the other seeded histories and Anthropic's cache points.
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
-                        || ((name.starts_with("frames-") || media_case)
+                        || ((name.starts_with("frames-") || media_case || parts_case)
                             && provider == Provider::Anthropic
                             && (what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE)
                                 || what.starts_with(ANTHROPIC_CACHE_POINT)))
                         || (media_case && answer.is_none())
-                        || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
+                        || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)))
+                        || (parts_case && PARTS_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
                         *media_both_refused.entry(provider.name()).or_default() += 1;
                     }
@@ -217,7 +236,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     println!(
-        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} + {MEDIA_COUNT} (media) seeded, {ARBITRARY_COUNT} arbitrary) x {} providers and profiles",
+        "{} cases ({fixture_count} fixtures, {CORE_COUNT} + {FRAMES_COUNT} + {MEDIA_COUNT} (media) + {PARTS_COUNT} (rewritten parts) seeded, {ARBITRARY_COUNT} arbitrary) x {} providers and profiles",
         cases.len(),
         targets.len()
     );
@@ -231,6 +250,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let media = media_equal.get(provider).copied().unwrap_or_default();
         let refused = media_both_refused.get(provider).copied().unwrap_or_default();
         println!("    media histories: {media} equal, {refused} refused by both, of {MEDIA_COUNT}");
+        let parts = parts_equal.get(provider).copied().unwrap_or_default();
+        println!("    histories with rewritten parts: {parts} equal of {PARTS_COUNT}");
     }
     println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
     for (what, count) in &outside {
@@ -239,8 +260,14 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     if failures.is_empty() {
         return Ok(());
     }
-    for failure in failures.iter().take(SHOWN) {
-        println!("  {failure}");
+    // One failure per case is shown (a case often differs the same way for every Chat profile).
+    let mut shown_cases = Vec::new();
+    for failure in &failures {
+        let case = failure.split(" / ").next().unwrap_or_default();
+        if !shown_cases.contains(&case) && shown_cases.len() < SHOWN {
+            shown_cases.push(case);
+            println!("  {failure}");
+        }
     }
     bail!("{} of the provider exports differ from pydantic-ai's", failures.len())
 }
@@ -326,6 +353,14 @@ const ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE: &str =
 const MEDIA_REFUSALS: &[&str] = &[
     "tool output holding a file item inside",
     "a text-content item with pydantic-ai's own metadata",
+];
+/// msgflow's refusals, in the `parts-` histories, of what pydantic-ai rebuilds from data msgflow
+/// does not reproduce: citations it replays, server-side tool blocks and compactions it sends back.
+const PARTS_REFUSALS: &[&str] = &[
+    "a text part with citations pydantic-ai replays",
+    "a server-side tool part",
+    "a compaction pydantic-ai sends back",
+    "a tool call whose provider details pydantic-ai sends back",
 ];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
@@ -550,7 +585,7 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// responses first, empty messages; thinking parts of every flavour (`thinking_part`). With `frames`,
 /// also mid-conversation system prompts, second user prompts, and tool names and call ids a note
 /// cannot quote. With `media`, most user prompts are lists with file and media items.
-fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
+fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (Value, bool) {
     let mut thinks = false;
     let mut messages = Vec::new();
     let mut open: Vec<(String, String)> = Vec::new();
@@ -619,6 +654,20 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
                 let at = rng.below(parts.len() + 1);
                 parts.insert(at, user);
             }
+            if rewritten {
+                if index == 0 && rng.chance(30) {
+                    // A standing system prompt with a `context_id`.
+                    parts.insert(0, parts::context_prompt(rng));
+                }
+                for _ in 0..rng.below(3) {
+                    let at = rng.below(parts.len() + 1);
+                    parts.insert(at, parts::request_part(rng));
+                }
+                if rng.chance(8) {
+                    // A request of deltas alone, which pydantic-ai leaves out for some providers.
+                    parts = vec![parts::request_part(rng)];
+                }
+            }
             let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };
             messages.push(json!({"kind": "request", "parts": parts, "instructions": instructions}));
         } else {
@@ -671,7 +720,17 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool) -> (Value, bool) {
                     open.push((id, name));
                 }
             }
+            if rewritten {
+                for _ in 0..rng.below(3) {
+                    let at = rng.below(parts.len() + 1);
+                    parts.insert(at, parts::response_part(rng, &mut next_id));
+                }
+            }
             let mut response = json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP});
+            if rewritten && rng.chance(15) {
+                // A response the listener cut off (`assistant_speech_text` marks its last speech).
+                response["state"] = json!("interrupted");
+            }
             // Sometimes the response names its provider (and rarely a canonical system that differs
             // from it), which decides whose signed or encrypted thinking a model sends back.
             // The provider of the response's first thinking part.

@@ -28,6 +28,7 @@ const PROFILE: Profile = Profile {
     replays_own_items: false,
     thinking: ThinkingMode::Anthropic,
     notes_precede_tool_results: false,
+    adds_tools: false,
     relocates_tool_files: false,
     supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
@@ -210,6 +211,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     for (at, item) in parts {
                         match item {
                             RequestItem::SystemPrompt { content } => system_parts.push(content),
+                            // Taken out by `prepare`.
+                            RequestItem::ToolAvailability => {}
                             // `_wrap_non_leading_system_prompts`: `system_frame(content)`, a user block.
                             RequestItem::WrappedSystemPrompt { content } => blocks.push((
                                 at,

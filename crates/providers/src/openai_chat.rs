@@ -30,6 +30,7 @@ const PROFILE: Profile = Profile {
     thinking: ThinkingMode::OpenAiChat,
     notes_precede_tool_results: false,
     // `_relocates_tool_files`: a tool's files go in a user message of their own, framed.
+    adds_tools: false,
     relocates_tool_files: true,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
@@ -297,6 +298,8 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                 let mut files_at = None;
                 for (at, item) in parts {
                     messages.push(match item {
+                        // Taken out by `prepare`.
+                        RequestItem::ToolAvailability => continue,
                         RequestItem::SystemPrompt { content }
                         | RequestItem::WrappedSystemPrompt { content }
                         | RequestItem::Note { content } => Message::System { content },

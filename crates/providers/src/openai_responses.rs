@@ -30,6 +30,8 @@ const PROFILE: Profile = Profile {
     thinking: ThinkingMode::OpenAiResponses,
     // `OpenAIResponsesModel._lookalike_notes_precede_tool_results`.
     notes_precede_tool_results: true,
+    // `tool_addition_mode = 'with_definitions'`: a tool-availability delta stays in the request.
+    adds_tools: true,
     relocates_tool_files: false,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
@@ -259,6 +261,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             Prepared::Request(parts) => {
                 for (at, item) in parts {
                     input.push(match item {
+                        // Taken out by `prepare`.
+                        RequestItem::ToolAvailability => continue,
                         RequestItem::SystemPrompt { content }
                         | RequestItem::WrappedSystemPrompt { content }
                         | RequestItem::Note { content } => message(Role::System, content),

@@ -11,8 +11,9 @@
 use std::fmt::Write as _;
 
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryCause, SystemPromptScope,
-    ThinkingPart, ToolReturnOutcome, UserContent, UserPromptContent,
+    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState, NativeToolCallPart,
+    NativeToolReturnPart, RawJson, RetryCause, Speaker, SpeechPart, SystemPromptScope, ThinkingPart, ToolReturnOutcome,
+    UserContent, UserPromptContent,
 };
 use serde_json::{Map, Value};
 
@@ -42,6 +43,10 @@ pub(crate) enum RequestItem {
     /// `<pyai:retry_feedback>`), sent as user text; a frame on the user channel
     /// (`_is_user_channel_frame`), which the lookalike-note announcement goes with.
     Feedback(String),
+    /// A `ToolAvailabilityDeltaPart`, which the notes and the announcement are placed around
+    /// (`_note_lookalike_frames` runs while it is in the request) and which sends nothing without
+    /// tools: `prepare` takes it out again before the mappings read the request.
+    ToolAvailability,
 }
 
 /// A user prompt's content: a plain string or a list of items.
@@ -209,6 +214,12 @@ pub(crate) struct Profile {
     /// `_lookalike_notes_precede_tool_results`: whether the API takes a lookalike note ahead of a
     /// request's tool results (OpenAI Responses).
     pub notes_precede_tool_results: bool,
+    /// `tool_addition_mode is not None` (OpenAI Responses, `'with_definitions'`): a
+    /// `ToolAvailabilityDeltaPart` stays in its request for the mapping, which renders an
+    /// `additional_tools` item only for a tool the request declares (none: msgflow exports without
+    /// tools). Otherwise `_announce_tool_availability_delta_messages` announces only served
+    /// deferred tools (none), so the delta drops out, and a request left without parts with it.
+    pub adds_tools: bool,
     /// `_relocates_tool_files` (OpenAI Chat, whose tool messages take text only): a tool result's
     /// files go in a user message after the request, each framed in `<pyai:tool_result>` tags, and
     /// the result counts as a frame for the announcement (`_moves_tool_files`).
@@ -238,7 +249,9 @@ pub(crate) const ANTHROPIC_DOCUMENTS: &[&str] = &["application/pdf", "text/plain
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
     let mut messages = Vec::with_capacity(history.len());
     let mut after_response = false;
+    // The first request sent, which the announcement joins (`_announce_in_standing_prompt`).
     let mut first_request_index = None;
+    let mut seen_request = false;
     let mut standing_count = 0;
     let mut noted = false;
     // `_note_lookalike_frames`: with inline system prompts, the first request with a note gets the
@@ -246,30 +259,116 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     let mut pending_announcement = profile.inline_system_prompts;
     // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
     // lookalikes in it (`_carried_thinking_notes` reads them).
-    let carried = carried_thinking(history, profile)?;
+    let (carried, speech) = carried_thinking(history, profile)?;
+    // `_convert_speech_parts` runs only on a history holding a speech part, and then leaves out
+    // every message left without parts (`if request_parts:`), however it got empty.
+    let sent = Sent::of(history, speech, profile);
     // A part's JSON path, for the errors: written into one buffer, not allocated per part.
     let mut path = String::new();
+    let mut contexts = Contexts::default();
+    // The last two requests sent: where each is, its instructions, and whether it holds only
+    // tool results (and notes).
+    let mut recent: [Option<SentRequest<'_>>; 2] = [None, None];
+    let mut scoped = RequestScoped::of(history, &sent, profile);
+    // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`: its first request is
+    // the history's, sent or not.
+    let mut history_first_request = None;
     for (message_index, message) in history.iter().enumerate() {
+        if matches!(message, ModelMessage::Request(_)) && history_first_request.is_none() {
+            history_first_request = Some(message_index);
+        }
+        if !sent.at(message_index) {
+            continue;
+        }
         match message {
             ModelMessage::Request(request) => {
-                let first_request = first_request_index.is_none();
-                if first_request {
-                    first_request_index = Some(messages.len());
-                }
+                // The request pydantic-ai counts the standing prompt on (`first_request`, after
+                // `_convert_speech_parts`), even when a later step leaves it out.
+                let first_request = !seen_request;
+                seen_request = true;
+                // `_announce_tool_availability_delta_messages` (without `adds_tools`) runs on
+                // every request holding a delta.
                 let mut leading_system = first_request;
+                // The request's context statements, rendered at its first one (a request left out
+                // by `_convert_speech_parts` states none: an opening without content opens nothing).
+                let mut rendered = None;
+                let mut holds_request_scoped = false;
+                let mut holds_tool_availability = false;
                 let mut items = Vec::with_capacity(request.parts.len());
                 for (part_index, part) in request.parts.iter().enumerate() {
+                    // Left out before the standing prompt is counted: it is what remains that
+                    // pydantic-ai counts (`_standing_system_prompt_count` runs after these drops).
+                    if rendered.is_none()
+                        && matches!(part, ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some())
+                    {
+                        rendered = contexts.render(request, history_first_request == Some(message_index), profile);
+                    }
+                    let context = rendered.as_mut().and_then(|rendered: &mut Vec<Option<Context>>| {
+                        rendered.get_mut(part_index).and_then(Option::take)
+                    });
+                    if left_out(part) || matches!(context, Some(Context::LeftOut)) {
+                        continue;
+                    }
                     let at = PartLocation {
                         message: message_index,
                         part: part_index,
                     };
+                    if matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)) {
+                        // Announces no tool without tools, but is a part of the request until the
+                        // notes are placed, and ends the standing prompt, which
+                        // `_standing_system_prompt_count` counts with it in place.
+                        leading_system = false;
+                        holds_tool_availability = true;
+                        items.push(Authored {
+                            at,
+                            item: RequestItem::ToolAvailability,
+                            sources: Vec::new(),
+                        });
+                        continue;
+                    }
                     path.clear();
                     let _ = write!(path, "$[{message_index}].parts[{part_index}]");
+                    if let ModelRequestPart::SystemPrompt(system) = part {
+                        if matches!(system.scope.get(), Some(SystemPromptScope::Request)) {
+                            // A request-scoped prompt ends the standing prompt
+                            // (`_standing_system_prompt_count`) and is a mid-conversation system
+                            // prompt for the announcement (`_has_mid_conversation_system_prompt`,
+                            // read before the answered ones are dropped). On a profile that does
+                            // not clear them itself (none of the three sets
+                            // `supports_request_scoped_system_prompts`), one whose request has been
+                            // answered is left out (`_drop_superseded_request_scoped_prompts`), and
+                            // the current request's go last in the last request
+                            // (`_move_request_scoped_prompts_to_tail`), `<system>`-wrapped without
+                            // inline system prompts.
+                            leading_system = false;
+                            noted = true;
+                            holds_request_scoped = true;
+                            if message_index >= scoped.current_start {
+                                let content = match context {
+                                    Some(Context::Rendered(content)) => content,
+                                    _ => system.content.clone(),
+                                };
+                                scoped.moved.push((at, system_prompt_item(content, false, profile)));
+                            }
+                            continue;
+                        }
+                    }
                     let standing = leading_system && matches!(part, ModelRequestPart::SystemPrompt(_));
                     let in_standing_run = leading_system;
                     leading_system = standing;
                     standing_count += usize::from(standing);
-                    let (item, sources) = request_item(part, standing, in_standing_run, at, &path, profile)?;
+                    let conversation_scoped = match part {
+                        ModelRequestPart::SystemPrompt(system) => {
+                            matches!(system.scope.get(), None | Some(SystemPromptScope::Conversation))
+                        }
+                        _ => false,
+                    };
+                    let (item, sources) = match context {
+                        Some(Context::Rendered(content)) if conversation_scoped => {
+                            (system_prompt_item(content, standing, profile), Vec::new())
+                        }
+                        _ => request_item(part, standing, in_standing_run, at, &path, profile)?,
+                    };
                     items.push(Authored { at, item, sources });
                 }
                 if after_response {
@@ -303,11 +402,12 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // `_frame_index_with_thinking`: reasoning carried into a user turn from the reply
                 // right after this request, or from the replies before it no earlier request notes
                 // (`_replies_noted_later`), is a frame of this request too.
-                let following = match history.get(message_index + 1) {
-                    Some(ModelMessage::Response(_)) => carried[message_index + 1].as_ref(),
+                let next = (message_index + 1..history.len()).find(|&index| sent.at(index));
+                let following = match next.map(|index| (index, &history[index])) {
+                    Some((index, ModelMessage::Response(_))) => carried[index].as_ref(),
                     _ => None,
                 };
-                let earlier: Vec<&CarriedThinking> = replies_noted_later(history, message_index)
+                let earlier: Vec<&CarriedThinking> = replies_noted_later(history, message_index, &sent)
                     .filter_map(|index| carried[index].as_ref())
                     .collect();
                 let frame_at = frame_at.or_else(|| (following.is_some() || !earlier.is_empty()).then_some(items.len()));
@@ -354,9 +454,57 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     let content = framing::lookalike_frame_note(context, &carried.tags);
                     items.push((carried.at, RequestItem::Note { content }));
                 }
+                // `_announce_tool_availability_delta_messages` (without `adds_tools`) runs on every
+                // request holding a delta.
+                let announces_tools = !profile.adds_tools && holds_tool_availability;
+                if announces_tools {
+                    // `_announce_tool_availability_delta_messages` sorts the request's parts after
+                    // the standing prompt (of the first request, counted with the deltas in place)
+                    // with the tool results first.
+                    let head = if first_request {
+                        items
+                            .iter()
+                            .take_while(|(_, item)| {
+                                matches!(
+                                    item,
+                                    RequestItem::SystemPrompt { .. }
+                                        | RequestItem::Note { .. }
+                                        | RequestItem::WrappedSystemPrompt { .. }
+                                )
+                            })
+                            .count()
+                    } else {
+                        0
+                    };
+                    items[head..].sort_by_key(|(_, item)| !matches!(item, RequestItem::ToolReturn(_)));
+                }
+                if holds_tool_availability {
+                    // Sends nothing: `_announce_tool_availability_delta_messages` drops it (no served
+                    // deferred tool to announce), or the Responses mapping has no tool to add.
+                    items.retain(|(_, item)| !matches!(item, RequestItem::ToolAvailability));
+                }
                 if let Some(Prepared::Response(previous)) = messages.last() {
                     order_tool_results_by_call(previous, &mut items);
                 }
+                if Some(message_index) == scoped.last_request {
+                    items.append(&mut scoped.moved);
+                }
+                if (announces_tools || holds_request_scoped) && items.is_empty() {
+                    // `_announce_tool_availability_delta_messages` and the request-scoped steps: a
+                    // request they leave without parts is left out (deltas announcing nothing, a
+                    // prompt answered or moved to the last request).
+                    continue;
+                }
+                if first_request_index.is_none() {
+                    first_request_index = Some(messages.len());
+                }
+                // A tool-availability delta stays in the request where the mapping reads it
+                // (`adds_tools`), and is no tool result there.
+                let kept_delta = profile.adds_tools && holds_tool_availability;
+                recent = [
+                    Some((message_index, request.instructions.get(), messages.len(), kept_delta)),
+                    recent[0],
+                ];
                 messages.push(Prepared::Request(items));
             }
             ModelMessage::Response(response) => {
@@ -378,7 +526,25 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             }
         }
     }
-    let instructions = instructions(history);
+    // `_instruction_parts_of`'s fallback for a history without request parameters, read on the
+    // prepared requests: the last one's instructions, or, when that one holds only tool results
+    // (and notes pydantic-ai added, `_is_framework_added`), the one's before it. The last
+    // request's items are read once, here.
+    let only_results = |prepared: usize, kept_delta: bool| {
+        !kept_delta
+            && matches!(&messages[prepared], Prepared::Request(items) if items
+                .iter()
+                .all(|(_, item)| matches!(item, RequestItem::ToolReturn(_) | RequestItem::Note { .. })))
+    };
+    let instructions = match recent {
+        [Some((index, Some(text), _, _)), _] => Some((index, text.clone())),
+        [Some((_, None, prepared, kept_delta)), Some((index, Some(text), _, _))]
+            if only_results(prepared, kept_delta) =>
+        {
+            Some((index, text.clone()))
+        }
+        _ => None,
+    };
     // `_announce_in_standing_prompt` (`'when_needed'`): without inline system prompts, a history
     // with a note gets the announcement ahead of the first request's standing system prompt, when
     // there is a system prompt or instructions for it to join (every note is a mid-conversation
@@ -395,6 +561,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     Ok(PreparedHistory { messages, instructions })
 }
 
+/// A request sent, for the instruction fallback: where it is in the history, its instructions,
+/// where it is in the prepared messages, and whether a tool-availability delta stays in it.
+type SentRequest<'a> = (usize, Option<&'a String>, usize, bool);
+
 /// The reasoning a response carries into a user turn: where its first such part is, and the
 /// lookalike tags of all of them, in order.
 struct CarriedThinking {
@@ -404,17 +574,37 @@ struct CarriedThinking {
 
 /// `_carried_thinking` for every message: for a response whose thinking this model replays in a
 /// user turn (`_carries_thinking_in_user_turn`), that reasoning's lookalikes; `None` otherwise.
-fn carried_thinking(history: &[ModelMessage], profile: Profile) -> Result<Vec<Option<CarriedThinking>>, ExportError> {
+///
+/// Also whether the history holds a speech part, so that `_convert_speech_parts` runs (read in the
+/// same pass).
+fn carried_thinking(
+    history: &[ModelMessage],
+    profile: Profile,
+) -> Result<(Vec<Option<CarriedThinking>>, bool), ExportError> {
     let mut carried = Vec::with_capacity(history.len());
+    let mut speech = false;
     for (message_index, message) in history.iter().enumerate() {
-        let ModelMessage::Response(response) = message else {
-            carried.push(None);
-            continue;
+        let response = match message {
+            ModelMessage::Request(request) => {
+                speech = speech
+                    || request
+                        .parts
+                        .iter()
+                        .any(|part| matches!(part, ModelRequestPart::Speech(_)));
+                carried.push(None);
+                continue;
+            }
+            ModelMessage::Response(response) => response,
         };
         let mut found: Option<CarriedThinking> = None;
         for (part_index, part) in response.parts.iter().enumerate() {
-            let ModelResponsePart::Thinking(thinking) = part else {
-                continue;
+            let thinking = match part {
+                ModelResponsePart::Thinking(thinking) => thinking,
+                ModelResponsePart::Speech(_) => {
+                    speech = true;
+                    continue;
+                }
+                _ => continue,
             };
             if !carries_thinking_in_user_turn(response, thinking, profile) {
                 continue;
@@ -431,7 +621,7 @@ fn carried_thinking(history: &[ModelMessage], profile: Profile) -> Result<Vec<Op
         }
         carried.push(found);
     }
-    Ok(carried)
+    Ok((carried, speech))
 }
 
 /// `Model._carries_thinking_in_user_turn`: reasoning with content, on a profile with
@@ -446,14 +636,26 @@ fn carries_thinking_in_user_turn(response: &ModelResponse, thinking: &ThinkingPa
 
 /// `_replies_noted_later`: the indices of the replies before the request at `index` that the
 /// request before them does not note: every reply since the previous request but the one right
-/// after it, or every message before `index` when no request came before.
-fn replies_noted_later(history: &[ModelMessage], index: usize) -> impl Iterator<Item = usize> + '_ {
+/// after it, or every message before `index` when no request came before. Read on the messages
+/// `_convert_speech_parts` leaves (`sent`).
+fn replies_noted_later<'a>(
+    history: &'a [ModelMessage],
+    index: usize,
+    sent: &'a Sent,
+) -> impl Iterator<Item = usize> + 'a {
     let mut start = index;
-    while start > 0 && !matches!(history[start - 1], ModelMessage::Request(_)) {
+    while start > 0 && !(sent.at(start - 1) && matches!(history[start - 1], ModelMessage::Request(_))) {
         start -= 1;
     }
-    let from = if start > 0 { start + 1 } else { 0 };
-    (from..index).filter(|&index| matches!(history[index], ModelMessage::Response(_)))
+    // The reply right after the previous request is noted by it.
+    let from = if start > 0 {
+        (start..index)
+            .find(|&index| sent.at(index))
+            .map_or(index, |first| first + 1)
+    } else {
+        0
+    };
+    (from..index).filter(|&index| sent.at(index) && matches!(history[index], ModelMessage::Response(_)))
 }
 
 /// A thinking part's signature, when it has a non-empty one (`part.signature` is truthy).
@@ -743,31 +945,17 @@ fn request_item(
 ) -> Result<(RequestItem, Lookalikes), ExportError> {
     match part {
         ModelRequestPart::SystemPrompt(system) => {
-            if system.context_id.get().is_some() {
-                return Err(ExportError::unsupported(
-                    at,
-                    &format!("{path}.context_id"),
-                    "a system prompt with a `context_id` (pydantic-ai renders it as a `<pyai:context>` element)",
-                ));
-            }
-            if matches!(system.scope.get(), Some(scope) if *scope != SystemPromptScope::Conversation) {
+            if let Some(SystemPromptScope::Unknown(scope)) = system.scope.get() {
                 return Err(ExportError::unsupported(
                     at,
                     &format!("{path}.scope"),
-                    "a request-scoped system prompt",
+                    &format!("a system prompt with the scope `{scope}`"),
                 ));
             }
-            // The application's own text: never looked at for lookalikes.
-            let item = if !standing && !profile.inline_system_prompts {
-                RequestItem::WrappedSystemPrompt {
-                    content: system.content.clone(),
-                }
-            } else {
-                RequestItem::SystemPrompt {
-                    content: system.content.clone(),
-                }
-            };
-            Ok((item, Vec::new()))
+            Ok((
+                system_prompt_item(system.content.clone(), standing, profile),
+                Vec::new(),
+            ))
         }
         ModelRequestPart::UserPrompt(user) => match &user.content {
             UserPromptContent::Text(text) => {
@@ -795,19 +983,29 @@ fn request_item(
                         // is a frame a capability wrote (`is_framework_frame`, marked in its metadata's
                         // `__pydantic_ai__` namespace), whose body pydantic-ai checks apart.
                         UserContent::TextContent(text) => {
-                            let metadata = text.metadata.get().and_then(|raw| raw.try_to_value().ok());
-                            if metadata
-                                .as_ref()
-                                .is_some_and(|value| value.get("__pydantic_ai__").is_some())
-                            {
-                                return Err(ExportError::unsupported(
-                                    at,
-                                    &format!("{item_path}.metadata"),
-                                    "a text-content item with pydantic-ai's own metadata (a framework frame)",
-                                ));
+                            if is_framework_frame(&text.metadata) {
+                                return Err(framework_frame(at, &item_path));
                             }
                             add_lookalikes(&mut found, &text.content, at, &item_path)?;
                             contents.push(UserItem::Text(text.content.clone()));
+                        }
+                        // `StructuredContent` is a `TextContent`: models without structured input are
+                        // sent its `content`, the value rendered once when the item was made. An item
+                        // without one is rendered again when loaded (`render`), which msgflow does not
+                        // reproduce.
+                        UserContent::StructuredContent(structured) => {
+                            let Some(content) = structured.content.get().filter(|content| !content.is_empty()) else {
+                                return Err(ExportError::unsupported(
+                                    at,
+                                    &format!("{item_path}.content"),
+                                    "a structured-content item without its rendered `content` (pydantic-ai renders its value again)",
+                                ));
+                            };
+                            if is_framework_frame(&structured.metadata) {
+                                return Err(framework_frame(at, &item_path));
+                            }
+                            add_lookalikes(&mut found, content, at, &item_path)?;
+                            contents.push(UserItem::Text(content.clone()));
                         }
                         UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
                         other => match File::read(other, at, &item_path)? {
@@ -838,7 +1036,7 @@ fn request_item(
             }
         },
         ModelRequestPart::ToolReturn(ret) => {
-            if ret.tool_kind.get().is_some() {
+            if is_typed(&ret.tool_kind) {
                 return Err(ExportError::unsupported(
                     at,
                     &format!("{path}.tool_kind"),
@@ -961,12 +1159,320 @@ fn request_item(
             };
             retry_feedback(&feedback.content, cause, in_standing_run, at, path, profile)
         }
+        // `_sendable_request_parts`: a request-side compaction is the user text framing its summary
+        // (`_conversation_summary_text`), a frame on the user channel (`_is_user_channel_frame`),
+        // its summary read for lookalikes (`_lookalike_texts`, noted as the summarization model's).
+        ModelRequestPart::Compaction(compaction) => {
+            let content = compaction.content.get().map_or("", String::as_str);
+            let mut found = Vec::new();
+            add_lookalikes(&mut found, content, at, &format!("{path}.content"))?;
+            Ok((
+                RequestItem::Feedback(framing::conversation_summary(content)),
+                sourced(Source::Summary, found),
+            ))
+        }
+        // `_convert_speech_parts` without `supports_audio_input` (none of the three profiles sets
+        // it): the user's speech is a user prompt of its transcript (a part without one is left
+        // out, `left_out`), read for lookalikes like one (`authored` is taken after the conversion).
+        ModelRequestPart::Speech(speech) if speech.speaker == Speaker::User => {
+            let transcript = speech.transcript.get().cloned().unwrap_or_default();
+            let mut found = Vec::new();
+            add_lookalikes(&mut found, &transcript, at, &format!("{path}.transcript"))?;
+            Ok((
+                RequestItem::User(UserText::Text(transcript)),
+                sourced(Source::User, found),
+            ))
+        }
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// A system prompt as the mappings take it: the standing ones lifted into the system field, a
+/// mid-conversation one in place or, without inline system prompts, `<system>`-wrapped
+/// (`_wrap_non_leading_system_prompts`). The application's own text: never looked at for
+/// lookalikes.
+fn system_prompt_item(content: String, standing: bool, profile: Profile) -> RequestItem {
+    if !standing && !profile.inline_system_prompts {
+        RequestItem::WrappedSystemPrompt { content }
+    } else {
+        RequestItem::SystemPrompt { content }
+    }
+}
+
+/// Where the request-scoped system prompts go (`_current_request_start`,
+/// `_move_request_scoped_prompts_to_tail`).
+#[derive(Debug)]
+struct RequestScoped {
+    /// The history index of the first message of the current request (the trailing requests, and
+    /// the responses after them): a request-scoped prompt before it has been answered.
+    current_start: usize,
+    /// The history index of the last request sent, which the current prompts end.
+    last_request: Option<usize>,
+    /// The current request's prompts, in order, until the last request takes them.
+    moved: Vec<(PartLocation, RequestItem)>,
+}
+
+impl RequestScoped {
+    /// Read from the end of the history, on the messages `prepare_messages` still has at each step
+    /// (`_convert_speech_parts` ran before; `_announce_tool_availability_delta_messages` runs
+    /// between the two steps).
+    fn of(history: &[ModelMessage], sent: &Sent, profile: Profile) -> Self {
+        let mut current_start = history.len();
+        while current_start > 0
+            && (!sent.at(current_start - 1) || matches!(history[current_start - 1], ModelMessage::Response(_)))
+        {
+            current_start -= 1;
+        }
+        while current_start > 0
+            && (!sent.at(current_start - 1) || matches!(history[current_start - 1], ModelMessage::Request(_)))
+        {
+            current_start -= 1;
+        }
+        // Messages `sent` leaves out at the run's start belong to no request: step back over them.
+        while current_start < history.len() && !sent.at(current_start) {
+            current_start += 1;
+        }
+        let last_request = history.iter().enumerate().rposition(|(index, message)| match message {
+            ModelMessage::Request(request) => {
+                sent.at(index) && (profile.adds_tools || !only_tool_availability(request))
+            }
+            ModelMessage::Response(_) => false,
+        });
+        RequestScoped {
+            current_start,
+            last_request,
+            moved: Vec::new(),
+        }
+    }
+}
+
+/// What `_render_system_prompt_contexts` makes of a part with a `context_id`.
+#[derive(Debug, Clone)]
+enum Context {
+    /// Its `<pyai:context>` element.
+    Rendered(String),
+    /// A statement that would open its id without content: nothing to state, left out.
+    LeftOut,
+}
+
+/// `_render_system_prompt_contexts`' state along the history: the ids opened so far, and whether the
+/// sentence saying a later element replaces an earlier one has been sent (never by the instruction
+/// prefix: msgflow exports without request parameters, so `prefix_states_rule` is false).
+#[derive(Debug, Default)]
+struct Contexts {
+    opened: Vec<String>,
+    stated: bool,
+}
+
+impl Contexts {
+    /// The rendering of each part of a request holding system prompts with a `context_id` (by part
+    /// index, `None` for a part without one); `None` for a request holding none.
+    /// `first`: whether it is the history's first request.
+    fn render(
+        &mut self,
+        request: &msgflow_wire::ModelRequest,
+        first: bool,
+        profile: Profile,
+    ) -> Option<Vec<Option<Context>>> {
+        let has_context = |part: &ModelRequestPart| matches!(part, ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some());
+        if !request.parts.iter().any(has_context) {
+            return None;
+        }
+        // `_standing_system_prompt_count` of the first request as it is at this step: capability
+        // load deltas are already left out, settings deltas and speech not yet.
+        let standing = if first {
+            request
+                .parts
+                .iter()
+                .filter(|part| !matches!(part, ModelRequestPart::CapabilityLoadDelta(_)))
+                .take_while(|part| {
+                    matches!(part, ModelRequestPart::SystemPrompt(system)
+                        if matches!(system.scope.get(), None | Some(SystemPromptScope::Conversation)))
+                })
+                .count()
+        } else {
+            0
+        };
+        let standing_end = request
+            .parts
+            .iter()
+            .enumerate()
+            .filter(|(_, part)| !matches!(part, ModelRequestPart::CapabilityLoadDelta(_)))
+            .nth(standing)
+            .map_or(request.parts.len(), |(index, _)| index);
+        let mut rendered = vec![None; request.parts.len()];
+        // The standing prompt, then the rest of the request: each group's last opening states the
+        // rule, once in the history.
+        for group in [0..standing_end, standing_end..request.parts.len()] {
+            let mut statements = Vec::new();
+            let mut last_opening = None;
+            for index in group {
+                let ModelRequestPart::SystemPrompt(system) = &request.parts[index] else {
+                    continue;
+                };
+                let Some(id) = system.context_id.get() else {
+                    continue;
+                };
+                if !self.opened.contains(id) {
+                    if system.content.is_empty() {
+                        rendered[index] = Some(Context::LeftOut);
+                        continue;
+                    }
+                    self.opened.push(id.clone());
+                    last_opening = Some(index);
+                }
+                statements.push((index, id, &system.content));
+            }
+            let states_rule_at = if self.stated { None } else { last_opening };
+            for (index, id, content) in statements {
+                let element = framing::context_element(
+                    id,
+                    content,
+                    profile.inline_system_prompts,
+                    Some(index) == states_rule_at,
+                );
+                rendered[index] = Some(Context::Rendered(element));
+            }
+            self.stated |= states_rule_at.is_some();
+        }
+        Some(rendered)
+    }
+}
+
+/// `is_framework_frame`: a text item whose metadata's `__pydantic_ai__` namespace marks it as a
+/// frame a capability wrote (`framework_frame: true`, `framework_frame_text`). Other metadata, in
+/// that namespace too, leaves it a text like any other.
+fn is_framework_frame(metadata: &Field<RawJson>) -> bool {
+    metadata
+        .get()
+        .and_then(|raw| raw.try_to_value().ok())
+        .is_some_and(|value| value["__pydantic_ai__"]["framework_frame"] == Value::Bool(true))
+}
+
+/// The refusal of a framework frame, whose body pydantic-ai checks apart.
+fn framework_frame(at: PartLocation, item_path: &str) -> ExportError {
+    ExportError::unsupported(
+        at,
+        &format!("{item_path}.metadata"),
+        "a text-content item with pydantic-ai's own metadata (a framework frame)",
+    )
+}
+
+/// Whether `prepare_messages` leaves a request part out before anything else reads the request:
+/// `_drop_capability_load_deltas` (the model sees a capability's load as its instructions and
+/// tools), `_project_model_settings_deltas` with `keep=False` (none of the three profiles sets
+/// `supports_mid_conversation_effort`, so the current settings go out as the request's own), and
+/// `_convert_speech_parts` for the user's speech without a transcript (the audio is not sent
+/// without `supports_audio_input`).
+///
+/// `CapabilityLoadDeltaPart`s are also read by `_project_instruction_state`, but only in a history
+/// with instruction deltas or baselines, which msgflow refuses.
+fn left_out(part: &ModelRequestPart) -> bool {
+    match part {
+        ModelRequestPart::CapabilityLoadDelta(_) | ModelRequestPart::ModelSettingsDelta(_) => true,
+        ModelRequestPart::Speech(speech) => speech.speaker == Speaker::User && !has_transcript(speech),
+        _ => false,
+    }
+}
+
+/// Whether every part of the request `prepare_messages` keeps is a tool-availability delta (and
+/// there is one).
+fn only_tool_availability(request: &msgflow_wire::ModelRequest) -> bool {
+    let mut kept = request.parts.iter().filter(|part| !left_out(part));
+    kept.next()
+        .is_some_and(|part| matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)))
+        && kept.all(|part| matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)))
+}
+
+/// `part.transcript` is truthy.
+fn has_transcript(speech: &SpeechPart) -> bool {
+    speech.transcript.get().is_some_and(|text| !text.is_empty())
+}
+
+/// Which messages `_convert_speech_parts` keeps: on a history holding speech, those left with a
+/// part (it leaves out every message without one, however it got empty); on any other, all.
+struct Sent(Option<Vec<bool>>);
+
+impl Sent {
+    fn of(history: &[ModelMessage], speech: bool, profile: Profile) -> Self {
+        if !speech {
+            return Sent(None);
+        }
+        // The statements `_render_system_prompt_contexts` (which runs first) leaves out count too.
+        let mut contexts = Contexts::default();
+        let mut first = true;
+        Sent(Some(
+            history
+                .iter()
+                .map(|message| {
+                    let rendered = match message {
+                        ModelMessage::Request(request) => {
+                            contexts.render(request, std::mem::replace(&mut first, false), profile)
+                        }
+                        ModelMessage::Response(_) => None,
+                    };
+                    sends_parts(message, rendered.as_deref())
+                })
+                .collect(),
+        ))
+    }
+
+    /// Whether the message at `index` is sent.
+    fn at(&self, index: usize) -> bool {
+        self.0.as_ref().is_none_or(|sent| sent[index])
+    }
+}
+
+/// Whether a message keeps a part through `_convert_speech_parts`, stopping at the first part
+/// kept; `rendered` is the request's context statements.
+fn sends_parts(message: &ModelMessage, rendered: Option<&[Option<Context>]>) -> bool {
+    match message {
+        ModelMessage::Request(request) => request.parts.iter().enumerate().any(|(index, part)| {
+            !left_out(part)
+                && !matches!(
+                    rendered.and_then(|rendered| rendered[index].as_ref()),
+                    Some(Context::LeftOut)
+                )
+        }),
+        ModelMessage::Response(response) => response.parts.iter().enumerate().any(|(index, part)| {
+            !matches!(part, ModelResponsePart::Speech(_))
+                || assistant_speech(response, index).is_some_and(|text| !text.is_empty())
+        }),
+    }
+}
+
+/// `assistant_speech_text` (models/_speech.py): the transcript of the speech part at `index`, then
+/// `[Interrupted after N ms]` when it records where the listener cut it off, or `[Interrupted]` on
+/// the last speech part of an interrupted response that does not; the lines joined by a newline.
+/// `None` for a part that is not speech.
+fn assistant_speech(response: &ModelResponse, index: usize) -> Option<String> {
+    let ModelResponsePart::Speech(speech) = response.parts.get(index)? else {
+        return None;
+    };
+    let mut text = speech.transcript.get().cloned().unwrap_or_default();
+    let marker = match speech.interrupted_at_ms.get() {
+        // A big integer is written as Python prints it, digits only.
+        Some(ms) => Some(format!("[Interrupted after {ms} ms]")),
+        None if matches!(response.state.get(), Some(ModelResponseState::Interrupted))
+            && !response.parts[index + 1..]
+                .iter()
+                .any(|part| matches!(part, ModelResponsePart::Speech(_))) =>
+        {
+            Some("[Interrupted]".to_owned())
+        }
+        None => None,
+    };
+    if let Some(marker) = marker {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&marker);
+    }
+    Some(text)
 }
 
 /// The causes of retry feedback (`RetryFeedbackCause`).
@@ -1329,38 +1835,97 @@ fn response_item(
 ) -> Result<Option<ResponseItem>, ExportError> {
     match part {
         ModelResponsePart::Text(text) => {
-            if text.provider_details.get().is_some_and(|details| !details.is_null()) {
+            // Of a text's provider details, the mappings read only its `citations` (and OpenAI
+            // Responses its `phase`, sent only with `openai_supports_phase`, which gpt-5's profile
+            // does not set): the rest (logprobs, annotations, ...) is not sent.
+            let citations = text
+                .provider_details
+                .get()
+                .and_then(|details| details.try_to_value().ok())
+                .and_then(|mut details| details.get_mut("citations").map(Value::take))
+                .unwrap_or(Value::Null);
+            let sends_item_id = text.id.get().is_some_and(|id| !id.is_empty())
+                && replay.should_send_item_id(response, text.provider_name.get(), profile);
+            let replays_citations = match profile.thinking {
+                // `_map_text_part`: web search citations of a non-empty text go back when the model
+                // takes the response's stateless artifacts, and pydantic-ai can rebuild them
+                // (`citations_fit_text`, `map_citation_for_replay`).
+                ThinkingMode::Anthropic => {
+                    !text.content.is_empty()
+                        && accepts_stateless_artifact(response, text.provider_name.get(), profile.system)
+                        && citations.as_array().is_some_and(|list| !list.is_empty())
+                }
+                // `_map_response_text_part`: the URL and file citations of a text sent with its item
+                // id go back as its annotations (`map_responses_citations_for_replay`).
+                ThinkingMode::OpenAiResponses => {
+                    sends_item_id
+                        && citations.as_array().is_some_and(|list| {
+                            list.iter().any(|citation| {
+                                matches!(
+                                    citation.get("type").and_then(Value::as_str),
+                                    Some("url_citation" | "file_citation")
+                                )
+                            })
+                        })
+                }
+                // `_map_response_text_part` (Chat): the text alone.
+                ThinkingMode::OpenAiChat => false,
+            };
+            if replays_citations {
                 return Err(ExportError::unsupported(
                     at,
-                    &format!("{path}.provider_details"),
-                    "a text part with provider details (citations, phases)",
+                    &format!("{path}.provider_details.citations"),
+                    "a text part with citations pydantic-ai replays",
                 ));
             }
             // `_map_response_text_part`: a text with an id, from this same provider, goes back in an
             // output message item with that id.
             match text.id.get().filter(|id| !id.is_empty()) {
-                Some(id) if replay.should_send_item_id(response, text.provider_name.get(), profile) => {
-                    Ok(Some(ResponseItem::ItemText {
-                        id: id.clone(),
-                        content: text.content.clone(),
-                    }))
-                }
+                Some(id) if sends_item_id => Ok(Some(ResponseItem::ItemText {
+                    id: id.clone(),
+                    content: text.content.clone(),
+                })),
                 _ => Ok(Some(ResponseItem::Text(text.content.clone()))),
             }
         }
         ModelResponsePart::ToolCall(call) => {
-            if call.tool_kind.get().is_some() {
+            if is_typed(&call.tool_kind) {
                 return Err(ExportError::unsupported(
                     at,
                     &format!("{path}.tool_kind"),
                     "a typed tool call (`tool_kind`)",
                 ));
             }
-            if call.provider_details.get().is_some_and(|details| !details.is_null()) {
+            // Of a call's provider details, OpenAI Chat sends back its `extra_content` (when the
+            // model takes the response's stateless artifacts, `_map_response_tool_call_part`) and
+            // OpenAI Responses its `namespace` (of OpenAI's own calls, `_map_function_call`);
+            // Anthropic sends neither. msgflow refuses those it would send and leaves the rest.
+            let details = call
+                .provider_details
+                .get()
+                .and_then(|details| details.try_to_value().ok())
+                .unwrap_or(Value::Null);
+            let sent_detail = match profile.thinking {
+                ThinkingMode::Anthropic => None,
+                ThinkingMode::OpenAiChat => details
+                    .get("extra_content")
+                    .filter(|value| truthy(value))
+                    .and_then(|_| {
+                        accepts_stateless_artifact(response, call.provider_name.get(), profile.system)
+                            .then_some("extra_content")
+                    }),
+                ThinkingMode::OpenAiResponses => details
+                    .get("namespace")
+                    .filter(|value| {
+                        truthy(value) && call.provider_name.get().map(String::as_str) == Some(profile.system)
+                    })
+                    .map(|_| "namespace"),
+            };
+            if let Some(key) = sent_detail {
                 return Err(ExportError::unsupported(
                     at,
-                    &format!("{path}.provider_details"),
-                    "a tool call with provider details (a namespace, extra content)",
+                    &format!("{path}.provider_details.{key}"),
+                    &format!("a tool call whose provider details pydantic-ai sends back (its `{key}`)"),
                 ));
             }
             let id = tool_call_id(&call.tool_call_id, at, path)?;
@@ -1385,15 +1950,151 @@ fn response_item(
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
+        ModelResponsePart::BuiltinToolCall(NativeToolCallPart {
+            tool_name,
+            tool_kind,
+            provider_name,
+            ..
+        })
+        | ModelResponsePart::BuiltinToolReturn(NativeToolReturnPart {
+            tool_name,
+            tool_kind,
+            provider_name,
+            ..
+        }) => native_tool_part(
+            response,
+            tool_name,
+            tool_kind,
+            provider_name.get(),
+            at,
+            path,
+            profile,
+            replay,
+        ),
+        // A response's compaction goes back, and the history before it is trimmed, only where the
+        // model takes the response's stateless artifacts (`_map_compaction_part`, and OpenAI
+        // Responses' `_map_response_compaction_part` only with its encrypted content); OpenAI Chat
+        // sends none back. msgflow refuses the ones sent and leaves the others out as pydantic-ai does.
+        ModelResponsePart::Compaction(compaction) => {
+            let accepts = accepts_stateless_artifact(response, compaction.provider_name.get(), profile.system);
+            let sent = match profile.thinking {
+                ThinkingMode::Anthropic => accepts,
+                ThinkingMode::OpenAiChat => false,
+                ThinkingMode::OpenAiResponses => {
+                    accepts
+                        && compaction
+                            .provider_details
+                            .get()
+                            .and_then(|details| details.try_to_value().ok())
+                            .is_some_and(|details| details.get("encrypted_content").is_some())
+                }
+            };
+            if sent {
+                return Err(ExportError::unsupported(
+                    at,
+                    path,
+                    "a compaction pydantic-ai sends back to this provider (trimming the history before it)",
+                ));
+            }
+            Ok(None)
+        }
         // A file the model generated: not sent back by any of the three mappings (`_map_model_response`:
         // `case FilePart(): pass`).
         ModelResponsePart::File(_) => Ok(None),
+        // `_convert_speech_parts`: the model's speech is a text part of what the listener heard
+        // (`assistant_speech_text`), left out when that is empty.
+        ModelResponsePart::Speech(speech) if speech.speaker == Speaker::Assistant => {
+            Ok(assistant_speech(response, at.part)
+                .filter(|text| !text.is_empty())
+                .map(ResponseItem::Text))
+        }
         other => Err(ExportError::unsupported(
             at,
             path,
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// `_STATELESS_NATIVE_TOOL_KINDS` (Anthropic): the server-side tools whose results carry their
+/// state inline, sent to any model that takes the response's stateless artifacts.
+const STATELESS_NATIVE_TOOLS: &[&str] = &[
+    "web_search",
+    "web_search_tool_result",
+    "web_fetch",
+    "tool_search",
+    "advisor",
+];
+
+/// The tool kinds pydantic-ai 2.68.0 has typed parts for (`_TYPED_CALL_PARTS`, `_TYPED_RETURN_PARTS`:
+/// `capability-load` for tool calls and returns, `tool-search` for those and the server-side ones).
+const TYPED_TOOL_KINDS: &[&str] = &["capability-load", "tool-search"];
+
+/// Whether a tool part's `tool_kind` makes it one of pydantic-ai's typed parts, which msgflow does
+/// not export. A part of any other kind stays a base part that keeps its `tool_kind` (`narrow_type`),
+/// mapped as any other.
+fn is_typed(tool_kind: &Field<String>) -> bool {
+    tool_kind
+        .get()
+        .is_some_and(|kind| TYPED_TOOL_KINDS.contains(&kind.as_str()))
+}
+
+/// `ToolSearchTool.kind`: a tool search exchange, which `synthesize_local_tool_search_messages`
+/// may rewrite as a local call and return.
+const TOOL_SEARCH: &str = "tool_search";
+
+/// A server-side (builtin) tool call or return: left out where the mapping does not replay it,
+/// refused where it does (msgflow does not reproduce the providers' server-tool blocks).
+///
+/// * Anthropic (`_replays_native_tool_part`): a stateless tool's part goes back when the model takes
+///   the response's stateless artifacts, any other only to Anthropic itself.
+/// * OpenAI Chat (`_map_response_builtin_part`): never sent.
+/// * OpenAI Responses (`_map_response_native_tool_call_part` and `..._return_part`): a part goes
+///   back with its item id when it is OpenAI's own from this endpoint (`should_send_item_id`), and
+///   a tool search also to a model taking its stateless artifacts.
+#[allow(clippy::too_many_arguments)]
+fn native_tool_part(
+    response: &ModelResponse,
+    tool_name: &str,
+    tool_kind: &Field<String>,
+    provider_name: Option<&String>,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+    replay: Replay,
+) -> Result<Option<ResponseItem>, ExportError> {
+    if is_typed(tool_kind) {
+        return Err(ExportError::unsupported(
+            at,
+            &format!("{path}.tool_kind"),
+            "a typed server-side tool part (`tool_kind`)",
+        ));
+    }
+    let accepts = || accepts_stateless_artifact(response, provider_name, profile.system);
+    let replayed = match profile.thinking {
+        ThinkingMode::Anthropic => {
+            if STATELESS_NATIVE_TOOLS.contains(&tool_name) {
+                accepts()
+            } else {
+                provider_name.map(String::as_str) == Some(profile.system)
+            }
+        }
+        ThinkingMode::OpenAiChat => false,
+        ThinkingMode::OpenAiResponses => {
+            let own = replay.should_send_item_id(response, provider_name, profile);
+            own || (tool_name == TOOL_SEARCH && accepts())
+        }
+    };
+    // A tool search from a model that does not keep it native is rewritten as a local exchange
+    // (`_synthesize_local_response`) on the way to every model.
+    if replayed || tool_name == TOOL_SEARCH {
+        return Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
+        ));
+    }
+    Ok(None)
 }
 
 /// What a response's parts may replay of the provider's server-side state (OpenAI Responses'
@@ -1870,42 +2571,6 @@ fn unwrap_data(result: &ToolResult) -> Value {
         0 => Value::Null,
         1 => data.remove(0),
         _ => Value::Array(data),
-    }
-}
-
-/// `_instruction_parts_of`'s fallback for a history without request parameters: the last
-/// request's instructions, or, when that request holds only tool results, the one before it.
-/// A part the prepared request holds as a `ToolReturnPart`: a tool return, or a legacy retry
-/// prompt naming a tool (`_translate_legacy_retry_part`).
-fn loads_as_tool_return(part: &ModelRequestPart) -> bool {
-    match part {
-        ModelRequestPart::ToolReturn(_) => true,
-        ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().is_some(),
-        _ => false,
-    }
-}
-
-fn instructions(history: &[ModelMessage]) -> Option<(usize, String)> {
-    let mut requests = history
-        .iter()
-        .enumerate()
-        .rev()
-        .filter_map(|(index, message)| match message {
-            ModelMessage::Request(request) => Some((index, request)),
-            ModelMessage::Response(_) => None,
-        });
-    let (last_index, last) = requests.next()?;
-    if let Some(text) = last.instructions.get() {
-        return Some((last_index, text.clone()));
-    }
-    let (second_index, second) = requests.next()?;
-    // Read on the prepared request, where retry feedback (and a legacy retry prompt naming no
-    // tool) is already the user or system prompt it is sent as: only results answering calls
-    // count.
-    let only_results = last.parts.iter().all(loads_as_tool_return);
-    match second.instructions.get() {
-        Some(text) if only_results => Some((second_index, text.clone())),
-        _ => None,
     }
 }
 

@@ -134,11 +134,15 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
     };
     match rule {
         "anthropic/final-assistant-trailing-whitespace" => {
-            let ModelResponsePart::Text(text) = response.parts.get_mut(at.part)? else {
-                return None;
+            // The model's speech goes as a text of its transcript (`_convert_speech_parts`), which
+            // ends the text unless an interruption marker follows it (then no whitespace ends it).
+            let content = match response.parts.get_mut(at.part)? {
+                ModelResponsePart::Text(text) => &mut text.content,
+                ModelResponsePart::Speech(speech) => speech.transcript.get_mut()?,
+                _ => return None,
             };
-            let kept = text.content.trim_end().len();
-            let removed = text.content.split_off(kept);
+            let kept = content.trim_end().len();
+            let removed = content.split_off(kept);
             Some(ProviderChange {
                 kind: ProviderChangeKind::TrimmedTrailingWhitespace,
                 rule,
@@ -148,10 +152,13 @@ fn fix(history: &mut [ModelMessage], violation: &Violation) -> Option<ProviderCh
             })
         }
         "anthropic/whitespace-only-text" => {
-            let ModelResponsePart::Text(text) = response.parts.get(at.part)? else {
-                return None;
+            let removed = match response.parts.get(at.part)? {
+                ModelResponsePart::Text(text) => text.content.clone(),
+                // Speech whose transcript is whitespace only (and not cut off: the marker would
+                // follow it), sent as that text.
+                ModelResponsePart::Speech(speech) => speech.transcript.get()?.clone(),
+                _ => return None,
             };
-            let removed = text.content.clone();
             response.parts.remove(at.part);
             Some(ProviderChange {
                 kind: ProviderChangeKind::RemovedWhitespaceText,

@@ -188,6 +188,9 @@ pub(super) fn media_item(rng: &mut Rng) -> Value {
                     json!({"source": "ui"}),
                     json!("note"),
                     json!({"__pydantic_ai__": {"framework_frame": true}}),
+                    // pydantic-ai's namespace without the mark (`is True`): a text like any other.
+                    json!({"__pydantic_ai__": {"framework_frame": 1}}),
+                    json!({"__pydantic_ai__": {"run": "r1"}}),
                 ])
                 .clone();
             json!({"kind": "text-content", "content": text(rng), "metadata": metadata})

@@ -1,0 +1,181 @@
+//! The parts pydantic-ai 2.68.0's `prepare_messages` rewrites or leaves out before its mappings
+//! read a history: capability-load, model-settings and tool-availability deltas, realtime speech,
+//! system prompts with a `context_id` and request-scoped ones, structured-content items, texts with
+//! provider details, server-side tool parts, tool parts of a kind with no typed part and
+//! compactions. The
+//! expected requests (`tests/fixtures/providers/parts-*.expected.json`) are what pydantic-ai's own
+//! mapping built for each history (`generate_parts.py`, with `python/providers_oracle.py`); each
+//! case is one the live check (`cargo xtask conformance --only provider`) once found msgflow
+//! getting wrong, and the check compares thousands of generated ones on every run.
+
+use msgflow_providers::{export, ExportError, Provider};
+use serde_json::{json, Value};
+
+fn fixture(name: &str) -> (Vec<msgflow_wire::ModelMessage>, Value) {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/providers"));
+    let history = msgflow_wire::from_slice(&std::fs::read(dir.join(format!("parts-{name}.json"))).unwrap()).unwrap();
+    let expected = serde_json::from_slice(&std::fs::read(dir.join(format!("parts-{name}.expected.json"))).unwrap());
+    (history, expected.unwrap())
+}
+
+fn assert_exports_as_pydantic_ai(name: &str) -> Value {
+    let (history, expected) = fixture(name);
+    for provider in Provider::EXPORTABLE {
+        let request = &expected[provider.name()]["request"];
+        let actual = export(&history, provider).unwrap_or_else(|error| panic!("{name} / {provider}: {error}"));
+        assert_eq!(&actual, request, "{name} / {provider}");
+    }
+    expected
+}
+
+/// Capability-load and model-settings deltas are left out; a tool-availability delta announces
+/// no tool without tools, but the announcement of the notes is placed with it in the request.
+#[test]
+fn deltas_send_nothing_but_keep_their_place_for_the_notes() {
+    let expected = assert_exports_as_pydantic_ai("deltas");
+    // The Chat announcement goes ahead of the feedback: the delta sits before both.
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!((&chat[2]["role"], &chat[3]["role"]), (&json!("system"), &json!("user")));
+    // The last request, deltas alone, is left out: the one before it holds only tool results, so
+    // the instructions are those of the request before that.
+    assert_eq!(chat[0]["content"], "Be brief.");
+}
+
+/// A delta opening the first request ends the standing prompt, and the request's tool results go
+/// ahead of its other parts (`_announce_tool_availability_delta_messages`).
+#[test]
+fn a_delta_opening_the_first_request_ends_the_standing_prompt() {
+    let expected = assert_exports_as_pydantic_ai("delta-standing");
+    let first = &expected["anthropic"]["request"]["messages"][0]["content"];
+    assert_eq!(
+        (&first[0]["type"], &first[1]["text"]),
+        (&json!("tool_result"), &json!("<system>Be careful.</system>"))
+    );
+}
+
+/// For OpenAI Responses (`tool_addition_mode`) a delta stays in its request, which then holds more
+/// than tool results: the instructions of the request before it are not sent.
+#[test]
+fn a_delta_in_the_last_request_is_no_tool_result_for_openai_responses() {
+    let expected = assert_exports_as_pydantic_ai("delta-instructions");
+    assert_eq!(expected["openai-responses"]["request"].get("instructions"), None);
+    assert_eq!(
+        expected["openai-chat"]["request"]["messages"][0]["content"],
+        "Answer in one line."
+    );
+}
+
+/// The user's speech goes as its transcript, the model's as its transcript marked where the
+/// listener cut it off, and messages left without parts are left out.
+#[test]
+fn speech_goes_as_its_transcript_and_empty_messages_are_left_out() {
+    let expected = assert_exports_as_pydantic_ai("speech");
+    let responses = expected["openai-responses"]["request"]["input"].to_string();
+    assert!(
+        responses.contains("step two\\n[Interrupted after 1200 ms]"),
+        "{responses}"
+    );
+    assert!(responses.contains("step three\\n[Interrupted]"), "{responses}");
+}
+
+/// A system prompt with a `context_id` goes as its `<pyai:context>` element (the rule stated once,
+/// a withdrawal worded for the channel, an opening without content left out).
+#[test]
+fn context_statements_go_as_pyai_context_elements() {
+    let expected = assert_exports_as_pydantic_ai("contexts");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(chat.contains(r#"<pyai:context id=\"a&amp;&quot;b&quot;\">"#), "{chat}");
+    assert!(chat.contains("This context has been withdrawn."), "{chat}");
+}
+
+/// Answered request-scoped prompts are left out, current ones go last in the last request.
+#[test]
+fn request_scoped_prompts_go_last_in_the_current_request() {
+    let expected = assert_exports_as_pydantic_ai("request-scoped");
+    let chat = expected["openai-chat"]["request"]["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!Value::Array(chat.clone()).to_string().contains("Answered."));
+    assert_eq!(chat.last().unwrap()["content"], "<pyai:context id=\"now\">\nContext now.\n</pyai:context>\nA later <pyai:context> element with the same id replaces the earlier one and stays in effect until replaced again.");
+}
+
+/// What the mappings leave out or send plainly: provider details they do not replay, a
+/// structured-content item's text, another provider's server-side tool parts, an untyped kind.
+#[test]
+fn parts_the_mappings_do_not_replay_go_plainly() {
+    assert_exports_as_pydantic_ai("provider-details");
+}
+
+/// A request's compaction goes as its framed summary; another provider's compaction is left out.
+#[test]
+fn a_compaction_summary_goes_as_framed_user_text() {
+    let expected = assert_exports_as_pydantic_ai("compactions");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(chat.contains("<pyai:conversation_summary>"), "{chat}");
+    assert!(chat.contains("The summarization model wrote that text"), "{chat}");
+}
+
+/// A tool call's provider details go nowhere unless the mapping sends them back.
+#[test]
+fn call_details_the_mappings_do_not_send_are_left_out() {
+    assert_exports_as_pydantic_ai("call-details");
+}
+
+/// A `text-content` item is a framework frame only when its metadata marks it as one
+/// (`framework_frame: true`); other metadata in pydantic-ai's namespace leaves it plain text.
+#[test]
+fn a_text_content_item_is_a_framework_frame_only_when_marked() {
+    let (history, _) = fixture("text-content-metadata");
+    assert_exports_as_pydantic_ai("text-content-metadata");
+    let mut value: Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
+    value[0]["parts"][0]["content"][1]["metadata"] = json!({"__pydantic_ai__": {"framework_frame": true}});
+    let marked = msgflow_wire::from_str(&value.to_string()).unwrap();
+    let error = export(&marked, Provider::OpenAiChat).unwrap_err().to_string();
+    assert!(error.contains("framework frame"), "{error}");
+}
+
+/// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
+/// citations, a server-side tool's block), msgflow refuses, naming the part.
+#[test]
+fn replayed_citations_and_server_tool_blocks_are_refused() {
+    let history = |part: Value| {
+        let value = json!([
+            {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
+            {"kind": "response", "parts": [part], "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}
+        ]);
+        msgflow_wire::from_str(&value.to_string()).unwrap()
+    };
+    let cited = history(
+        json!({"part_kind": "text", "content": "x", "provider_name": "anthropic",
+        "provider_details": {"citations": [{"type": "web_search_result_location"}]}}),
+    );
+    let error = export(&cited, Provider::Anthropic).unwrap_err();
+    assert!(
+        matches!(&error, ExportError::Unsupported { message: 1, part: 0, path, .. } if path.ends_with("provider_details.citations")),
+        "{error}"
+    );
+    assert!(export(&cited, Provider::OpenAiChat).is_ok());
+    let search = history(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {},
+        "tool_call_id": "srv_1", "provider_name": "anthropic"}),
+    );
+    assert!(export(&search, Provider::Anthropic)
+        .unwrap_err()
+        .to_string()
+        .contains("server-side tool part"));
+    assert!(export(&search, Provider::OpenAiResponses).is_ok());
+    let compaction = history(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
+    assert!(export(&compaction, Provider::Anthropic)
+        .unwrap_err()
+        .to_string()
+        .contains("a compaction"));
+    assert!(export(&compaction, Provider::OpenAiChat).is_ok());
+    let namespaced = history(
+        json!({"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": "c",
+        "provider_name": "openai", "provider_details": {"namespace": "ns"}}),
+    );
+    let error = export(&namespaced, Provider::OpenAiResponses).unwrap_err();
+    assert!(error.to_string().contains("`namespace`"), "{error}");
+    assert!(export(&namespaced, Provider::Anthropic).is_ok());
+}
