@@ -365,6 +365,7 @@ impl BinaryBuilder {
             media_type: self.media_type.unwrap_or(source_media_type),
             vendor_metadata,
             identifier: Field::Present(identifier),
+            kind_absent: false,
             extra: Extra::new(),
         })
     }

@@ -62,6 +62,7 @@ pub fn tool_return(
         timestamp: Field::Present(timestamp),
         outcome: Field::Present(ToolReturnOutcome::Success),
         retry: Field::Null,
+        tool_name_absent: false,
         extra: Extra::new(),
     }
 }

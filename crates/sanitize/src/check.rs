@@ -210,8 +210,19 @@ pub fn check_located(history: &[ModelMessage], input: &str) -> Vec<Violation> {
 /// unknown part or content kind already reports.
 fn with_verdict(history: &[ModelMessage], mut found: Vec<Violation>, verdict: Verdict) -> Vec<Violation> {
     let collector = Collector::new(history);
+    let unknown_items = unknown_content_items(history);
     for reason in verdict.into_reasons() {
         let (message_index, part_index) = position_of(&reason.path);
+        // pydantic reports an item of an unknown kind under every member of its smart union
+        // (`str`, each class, the tag), and the content's own `str` member as failed with it:
+        // the unknown content kind says it once.
+        let content_str = reason.error_type == "string_type"
+            && unknown_items
+                .iter()
+                .any(|item| item.rsplit_once('[').is_some_and(|(content, _)| content == reason.path));
+        if content_str || unknown_items.iter().any(|item| is_within(&reason.path, item)) {
+            continue;
+        }
         let already = reason.error_type == "union_tag_invalid"
             && found.iter().any(|v| {
                 matches!(
@@ -430,15 +441,17 @@ impl<'a> Scan<'a> {
             return;
         };
         for (item_index, item) in items.iter().enumerate() {
+            // An item without `kind` (or with `null`) is no unknown kind: pydantic's smart union
+            // over user content may load it as a member that defaults its `kind` (`{}` is a
+            // `CachePoint`), and the verdict says whether it does.
             if let UserContent::Unknown(object) = item {
-                self.collector.push(
-                    ViolationKind::UnknownContentKind,
-                    pos,
-                    format!(
-                        "content item {item_index} has kind {}",
-                        described_tag(object.tag("kind"))
-                    ),
-                );
+                if let Some(tag) = object.tag("kind") {
+                    self.collector.push(
+                        ViolationKind::UnknownContentKind,
+                        pos,
+                        format!("content item {item_index} has kind {}", described_tag(Some(tag))),
+                    );
+                }
             }
         }
     }
@@ -489,6 +502,37 @@ fn empty_message(index: usize, message: &ModelMessage) -> Violation {
         tool_name: None,
         detail: format!("this {} has no parts", message.tag().unwrap_or_default()),
     }
+}
+
+/// The JSON paths of the user content items of a kind this version does not know (as the
+/// verdict writes paths: `$[0].parts[1].content[2]`).
+fn unknown_content_items(history: &[ModelMessage]) -> Vec<String> {
+    let mut paths = Vec::new();
+    for (message_index, message) in history.iter().enumerate() {
+        let ModelMessage::Request(request) = message else {
+            continue;
+        };
+        for (part_index, part) in request.parts.iter().enumerate() {
+            let ModelRequestPart::UserPrompt(prompt) = part else {
+                continue;
+            };
+            let UserPromptContent::Items(items) = &prompt.content else {
+                continue;
+            };
+            for (item_index, item) in items.iter().enumerate() {
+                if matches!(item, UserContent::Unknown(object) if object.tag("kind").is_some()) {
+                    paths.push(format!("$[{message_index}].parts[{part_index}].content[{item_index}]"));
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// `true` when `path` is `prefix` or a path inside it.
+fn is_within(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 fn described_tag(tag: Option<String>) -> String {

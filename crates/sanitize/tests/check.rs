@@ -137,6 +137,23 @@ fn empty_messages_except_a_trailing_request() {
 }
 
 #[test]
+fn a_content_item_without_kind_is_judged_by_the_verdict() {
+    // pydantic's smart union over user content loads `{}` as a `CachePoint`; `{"ttl": "1d"}`
+    // fits no member.
+    let items = |json: &str| {
+        let mut prompt = msgflow_wire::UserPromptPart::new(UserPromptContent::Items(vec![UserContent::Unknown(
+            UnknownObject::from_json_text(json).expect("an object"),
+        )]));
+        prompt.timestamp = common::time();
+        [common::request(vec![ModelRequestPart::UserPrompt(prompt)])]
+    };
+    assert_eq!(kinds(&items("{}")), vec![]);
+    let refused = kinds(&items(r#"{"ttl":"1d"}"#));
+    assert!(!refused.is_empty());
+    assert!(refused.iter().all(|(kind, ..)| *kind == ViolationKind::NotLoadable));
+}
+
+#[test]
 fn unknown_part_and_content_kinds() {
     let unknown = |json: &str| UnknownObject::from_json_text(json).expect("an object");
     let mut prompt = msgflow_wire::UserPromptPart::new(UserPromptContent::Items(vec![

@@ -177,6 +177,8 @@ impl Call {
                 id: self.id.clone(),
                 provider_name: self.provider_name.clone(),
                 provider_details: self.provider_details.clone(),
+                // A streamed call always has its name.
+                tool_name_absent: false,
                 extra: self.extra.clone(),
             })
         } else {
@@ -188,6 +190,8 @@ impl Call {
                 id: self.id.clone(),
                 provider_name: self.provider_name.clone(),
                 provider_details: self.provider_details.clone(),
+                // A streamed call always has its name.
+                tool_name_absent: false,
                 extra: self.extra.clone(),
             })
         }

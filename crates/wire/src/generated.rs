@@ -854,6 +854,10 @@ pub struct ToolReturnPart {
     pub retry: Field<RetryInfo>,
     /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
     pub content_file_digests: Field<FileDigests>,
+    /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
+    /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
+    /// that the JSON value is the input's.
+    pub tool_name_absent: bool,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -876,6 +880,7 @@ impl ToolReturnPart {
             outcome: Field::Present(ToolReturnOutcome::from_wire("success")),
             retry: Field::Null,
             content_file_digests: Field::Absent,
+            tool_name_absent: false,
             extra: Extra::new(),
         }
     }
@@ -884,7 +889,9 @@ impl ToolReturnPart {
 impl Serialize for ToolReturnPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("tool_name", &self.tool_name)?;
+        if !self.tool_name_absent {
+            map.serialize_entry("tool_name", &self.tool_name)?;
+        }
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
         rt::serialize_field(&mut map, "tool_kind", &self.tool_kind)?;
@@ -955,8 +962,15 @@ impl<'de> Deserialize<'de> for ToolReturnPart {
                         }
                     }
                 }
+                let tool_name_absent = tool_name.is_none();
+                let tool_name = tool_name.unwrap_or_else(|| match tool_kind.get().map(String::as_str) {
+                    Some("tool-search") => "search_tools".to_owned(),
+                    Some("capability-load") => "load_capability".to_owned(),
+                    _ => String::new(),
+                });
                 Ok(ToolReturnPart {
-                    tool_name: tool_name.ok_or_else(|| rt::missing("tool_name", "ToolReturnPart"))?,
+                    tool_name_absent,
+                    tool_name,
                     content: content.ok_or_else(|| rt::missing("content", "ToolReturnPart"))?,
                     tool_call_id,
                     tool_kind,
@@ -2240,6 +2254,10 @@ pub struct ToolCallPart {
     pub provider_name: Field<String>,
     /// Provider-specific data (`dict[str, Any] | None`) kept as written. Default null.
     pub provider_details: Field<RawJson>,
+    /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
+    /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
+    /// that the JSON value is the input's.
+    pub tool_name_absent: bool,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -2260,6 +2278,7 @@ impl ToolCallPart {
             id: Field::Null,
             provider_name: Field::Null,
             provider_details: Field::Null,
+            tool_name_absent: false,
             extra: Extra::new(),
         }
     }
@@ -2268,7 +2287,9 @@ impl ToolCallPart {
 impl Serialize for ToolCallPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("tool_name", &self.tool_name)?;
+        if !self.tool_name_absent {
+            map.serialize_entry("tool_name", &self.tool_name)?;
+        }
         rt::serialize_field(&mut map, "args", &self.args)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
         rt::serialize_field(&mut map, "tool_kind", &self.tool_kind)?;
@@ -2329,8 +2350,15 @@ impl<'de> Deserialize<'de> for ToolCallPart {
                         }
                     }
                 }
+                let tool_name_absent = tool_name.is_none();
+                let tool_name = tool_name.unwrap_or_else(|| match tool_kind.get().map(String::as_str) {
+                    Some("tool-search") => "search_tools".to_owned(),
+                    Some("capability-load") => "load_capability".to_owned(),
+                    _ => String::new(),
+                });
                 Ok(ToolCallPart {
-                    tool_name: tool_name.ok_or_else(|| rt::missing("tool_name", "ToolCallPart"))?,
+                    tool_name_absent,
+                    tool_name,
                     args,
                     tool_call_id,
                     tool_kind,
@@ -2362,6 +2390,10 @@ pub struct NativeToolCallPart {
     pub provider_name: Field<String>,
     /// Provider-specific data (`dict[str, Any] | None`) kept as written. Default null.
     pub provider_details: Field<RawJson>,
+    /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
+    /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
+    /// that the JSON value is the input's.
+    pub tool_name_absent: bool,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -2382,6 +2414,7 @@ impl NativeToolCallPart {
             id: Field::Null,
             provider_name: Field::Null,
             provider_details: Field::Null,
+            tool_name_absent: false,
             extra: Extra::new(),
         }
     }
@@ -2390,7 +2423,9 @@ impl NativeToolCallPart {
 impl Serialize for NativeToolCallPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("tool_name", &self.tool_name)?;
+        if !self.tool_name_absent {
+            map.serialize_entry("tool_name", &self.tool_name)?;
+        }
         rt::serialize_field(&mut map, "args", &self.args)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
         rt::serialize_field(&mut map, "tool_kind", &self.tool_kind)?;
@@ -2451,8 +2486,14 @@ impl<'de> Deserialize<'de> for NativeToolCallPart {
                         }
                     }
                 }
+                let tool_name_absent = tool_name.is_none();
+                let tool_name = tool_name.unwrap_or_else(|| match tool_kind.get().map(String::as_str) {
+                    Some("tool-search") => "tool_search".to_owned(),
+                    _ => String::new(),
+                });
                 Ok(NativeToolCallPart {
-                    tool_name: tool_name.ok_or_else(|| rt::missing("tool_name", "NativeToolCallPart"))?,
+                    tool_name_absent,
+                    tool_name,
                     args,
                     tool_call_id,
                     tool_kind,
@@ -2490,6 +2531,10 @@ pub struct NativeToolReturnPart {
     pub provider_details: Field<RawJson>,
     /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
     pub content_file_digests: Field<FileDigests>,
+    /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
+    /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
+    /// that the JSON value is the input's.
+    pub tool_name_absent: bool,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -2513,6 +2558,7 @@ impl NativeToolReturnPart {
             provider_name: Field::Null,
             provider_details: Field::Null,
             content_file_digests: Field::Absent,
+            tool_name_absent: false,
             extra: Extra::new(),
         }
     }
@@ -2521,7 +2567,9 @@ impl NativeToolReturnPart {
 impl Serialize for NativeToolReturnPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("tool_name", &self.tool_name)?;
+        if !self.tool_name_absent {
+            map.serialize_entry("tool_name", &self.tool_name)?;
+        }
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
         rt::serialize_field(&mut map, "tool_kind", &self.tool_kind)?;
@@ -2596,8 +2644,14 @@ impl<'de> Deserialize<'de> for NativeToolReturnPart {
                         }
                     }
                 }
+                let tool_name_absent = tool_name.is_none();
+                let tool_name = tool_name.unwrap_or_else(|| match tool_kind.get().map(String::as_str) {
+                    Some("tool-search") => "tool_search".to_owned(),
+                    _ => String::new(),
+                });
                 Ok(NativeToolReturnPart {
-                    tool_name: tool_name.ok_or_else(|| rt::missing("tool_name", "NativeToolReturnPart"))?,
+                    tool_name_absent,
+                    tool_name,
                     content: content.ok_or_else(|| rt::missing("content", "NativeToolReturnPart"))?,
                     tool_call_id,
                     tool_kind,
@@ -2839,8 +2893,7 @@ Some("web") => Err(entries.error_at("kind", format_args!("`kind` \"web\" belongs
 Some("document") => Err(entries.error_at("kind", format_args!("`kind` \"document\" belongs in a CitationSource, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
 Some("content") => Err(entries.error_at("kind", format_args!("`kind` \"content\" belongs in a CitationAnchor, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
 Some("marker") => Err(entries.error_at("kind", format_args!("`kind` \"marker\" belongs in a CitationAnchor, not here (expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\")"))),
-Some(_) => Ok(Self::Unknown(entries.into_unknown())),
-None => Err(entries.error(format_args!("missing `kind`: expected one of \"text-content\", \"structured-content\", \"image-url\", \"audio-url\", \"video-url\", \"document-url\", \"binary\", \"uploaded-file\", \"cache-point\""))),
+Some(_) | None => Ok(Self::Unknown(entries.into_unknown())),
 }
     }
 }
@@ -3526,6 +3579,9 @@ pub struct BinaryContent {
     pub vendor_metadata: Field<RawJson>,
     /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
     pub identifier: Field<String>,
+    /// `true` when the input had no `kind`, which pydantic-ai defaults where the type is not chosen by it: it is written back without it, so
+    /// that the JSON value is the input's.
+    pub kind_absent: bool,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
 }
@@ -3543,6 +3599,7 @@ impl BinaryContent {
             media_type,
             vendor_metadata: Field::Null,
             identifier: Field::Null,
+            kind_absent: false,
             extra: Extra::new(),
         }
     }
@@ -3554,7 +3611,9 @@ impl Serialize for BinaryContent {
         map.serialize_entry("data", &self.data)?;
         map.serialize_entry("media_type", &self.media_type)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
-        map.serialize_entry("kind", "binary")?;
+        if !self.kind_absent {
+            map.serialize_entry("kind", "binary")?;
+        }
         rt::serialize_field(&mut map, "identifier", &self.identifier)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
@@ -3586,13 +3645,17 @@ impl<'de> Deserialize<'de> for BinaryContent {
                 let mut media_type: Option<String> = None;
                 let mut vendor_metadata: Field<RawJson> = Field::Absent;
                 let mut identifier: Field<String> = Field::Absent;
+                let mut kind_absent = true;
                 let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {
                     match key.as_str() {
                         "data" => data = Some(rt::next_value(&mut map, "data")?),
                         "media_type" => media_type = Some(rt::next_value(&mut map, "media_type")?),
                         "vendor_metadata" => vendor_metadata = rt::next_value(&mut map, "vendor_metadata")?,
-                        "kind" => rt::expect_tag(&mut map, "kind", "binary")?,
+                        "kind" => {
+                            rt::expect_tag(&mut map, "kind", "binary")?;
+                            kind_absent = false;
+                        }
                         "identifier" => identifier = rt::next_value(&mut map, "identifier")?,
                         other => {
                             let value = rt::next_unknown_value(&mut map, other)?;
@@ -3604,6 +3667,7 @@ impl<'de> Deserialize<'de> for BinaryContent {
                     data: data.ok_or_else(|| rt::missing("data", "BinaryContent"))?,
                     media_type: media_type.ok_or_else(|| rt::missing("media_type", "BinaryContent"))?,
                     vendor_metadata,
+                    kind_absent,
                     identifier,
                     extra,
                 })

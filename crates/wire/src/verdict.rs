@@ -9,7 +9,10 @@
 //!   generated from it by `cargo xtask codegen` into `verdict/rules.rs`, pydantic-ai's typed
 //!   routes among them: a part whose `tool_kind` selects a typed class (tool search, capability
 //!   load) is checked as that class (its literal `tool_name`, the TypedDict of its `args` or
-//!   `content`, under its own tag), with the helpers of `verdict/shape.rs`.
+//!   `content`, under its own tag), with the helpers of `verdict/shape.rs`. User content is
+//!   pydantic's smart union (`verdict/smart.rs`): an item without `kind` loads when one of the
+//!   members that default their `kind` validates it, and an invalid item is reported under
+//!   every member, as pydantic-core reports it.
 //! * What the schema cannot say is written by hand, each mirroring the pydantic-ai or
 //!   pydantic-core code it cites: the model validators (`verdict/validators.rs`), pydantic's lax
 //!   coercions of integers and datetimes (`verdict/lax.rs`, `verdict/datetime.rs`), and the
@@ -34,6 +37,7 @@ mod locate;
 #[allow(clippy::all, missing_docs)]
 mod rules;
 mod shape;
+mod smart;
 mod validators;
 
 use std::fmt::{self, Write as _};
@@ -185,6 +189,24 @@ pub(crate) enum Null {
     Allowed,
     /// Refused with this error type and message.
     Refused(&'static str, &'static str),
+    /// Refused by every member of a union of scalars (`bool | Literal['allow-local']`), each
+    /// under its name: (member, error type, message).
+    Members(&'static [(&'static str, &'static str, &'static str)]),
+}
+
+impl Null {
+    /// Reports the refusal of an explicit `null` at the current position, if it is refused.
+    fn refuse(self, w: &mut Walker<'_>) {
+        match self {
+            Null::Allowed => {}
+            Null::Refused(error_type, message) => w.report(error_type, message),
+            Null::Members(members) => {
+                for (member, error_type, message) in members {
+                    w.report_at(Segment::Tag(member), error_type, *message);
+                }
+            }
+        }
+    }
 }
 
 /// The state of one verdict: where the walk is and what it found. Nothing is allocated until a
@@ -318,11 +340,7 @@ impl<'a> Walker<'a> {
     ) {
         match field {
             Field::Absent => {}
-            Field::Null => {
-                if let Null::Refused(error_type, message) = null {
-                    self.report_at(Segment::Key(key), error_type, message);
-                }
-            }
+            Field::Null => self.at(Segment::Key(key), |w| null.refuse(w)),
             Field::Present(value) => self.at(Segment::Key(key), |w| check(w, value)),
         }
     }
@@ -330,8 +348,8 @@ impl<'a> Walker<'a> {
     /// A field with a default whose every present value pydantic accepts (a `str`, `bool` or
     /// `float`): only an explicit `null` can be refused, so the walk does not step into it.
     pub(crate) fn null_only<T>(&mut self, key: &'a str, field: &Field<T>, null: Null) {
-        if let (Field::Null, Null::Refused(error_type, message)) = (field, null) {
-            self.report_at(Segment::Key(key), error_type, message);
+        if matches!(field, Field::Null) {
+            self.at(Segment::Key(key), |w| null.refuse(w));
         }
     }
 

@@ -184,7 +184,7 @@ error_snapshot!(
 );
 error_snapshot!(
     error_missing_required_field,
-    with_response(r#"{"args":null,"part_kind":"tool-call"}"#, "{}")
+    with_response(r#"{"id":null,"part_kind":"text"}"#, "{}")
 );
 error_snapshot!(
     error_wrong_type_string,

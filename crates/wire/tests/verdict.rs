@@ -27,9 +27,9 @@ struct PydanticError {
 }
 
 /// Cases whose `loc`s msgflow does not reproduce, with why; their loadability must still agree.
-/// pydantic's smart union over user content reports every member's errors under validator names
-/// (`json-or-python[...]`, `tagged-union[...]`); msgflow reports the item's own error.
-const LOADABILITY_ONLY: &[&str] = &["content item unknown kind", "force_download integer 2"];
+/// None now: the user-content cases listed here before get pydantic's smart-union errors
+/// (`verdict/smart.rs`).
+const LOADABILITY_ONLY: &[&str] = &[];
 
 /// Cases pydantic-ai loads that msgflow cannot read yet (RELIABILITY.md, section 7): pydantic-ai
 /// ignores the computed `content_file_digests` on input, msgflow types it as a list of strings.

@@ -129,6 +129,15 @@ struct Prop {
     key: String,
     doc: String,
     kind: PropKind,
+    /// `"x-msgflow-absent": "kept"`: the key may be missing on input where pydantic-ai defaults
+    /// it (a class's literal tag read where the type is known, a typed class's literal
+    /// `tool_name`); a `<field>_absent` flag records that, and the key is written back absent.
+    absent_kept: bool,
+}
+
+/// The name of the flag that records a missing `x-msgflow-absent: kept` key.
+fn absent_flag(key: &str) -> String {
+    format!("{}_absent", rust_field_name(key))
 }
 
 #[derive(Debug)]
@@ -154,6 +163,10 @@ struct UnionDef {
     boxed: bool,
     unknown: UnknownPolicy,
     routes: Vec<Route>,
+    /// The members of pydantic's smart union that an object without the tag may validate as
+    /// (`"untagged"`, in pydantic's order): such an object is read as the `Unknown` variant
+    /// (it needs `"unknown": "keep"`) and the verdict tries it as each.
+    untagged: Vec<String>,
 }
 
 /// A typed route of a union (`x-msgflow-union.routes`): pydantic-ai reads a part with this tag
@@ -481,6 +494,24 @@ impl Model {
                     variants.push((value, target.clone()));
                 }
             }
+            let untagged: Vec<String> = union
+                .get("untagged")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|member| {
+                    let member = member
+                        .as_str()
+                        .ok_or_else(|| anyhow!("untagged members are struct names"))?;
+                    if !variants.iter().any(|(_, target)| target == member) {
+                        bail!("untagged member {member} is not a variant of {name}");
+                    }
+                    Ok(member.to_owned())
+                })
+                .collect::<Result<_>>()?;
+            if !untagged.is_empty() && !matches!(unknown, UnknownPolicy::Keep) {
+                bail!("{name}: untagged members need \"unknown\": \"keep\"");
+            }
             let routes = union
                 .get("routes")
                 .and_then(Value::as_array)
@@ -496,6 +527,7 @@ impl Model {
                 boxed: union.get("boxed").and_then(Value::as_bool).unwrap_or(false),
                 unknown,
                 routes,
+                untagged,
             }));
         }
         if let Some(values) = def.get("enum").and_then(Value::as_array) {
@@ -520,11 +552,17 @@ impl Model {
         let mut props = Vec::new();
         for (key, prop) in properties {
             let doc = doc_of(prop);
+            let absent_kept = match prop.get("x-msgflow-absent") {
+                None => false,
+                Some(Value::String(how)) if how == "kept" => true,
+                Some(other) => bail!("property {key}: x-msgflow-absent is \"kept\", not {other}"),
+            };
             if let Some(value) = prop.get("const").and_then(Value::as_str) {
                 props.push(Prop {
                     key: key.clone(),
                     doc,
                     kind: PropKind::Const(value.to_owned()),
+                    absent_kept,
                 });
                 continue;
             }
@@ -542,9 +580,14 @@ impl Model {
             };
             let omit_by_default =
                 prop.get("x-msgflow-conditional").is_some() || prop.get("x-msgflow-alias-of").is_some();
+            let is_required = required.contains(key.as_str());
+            if absent_kept && (!is_required || stated_nullable || ty != Ty::String) {
+                bail!("property {key}: x-msgflow-absent is for a const or a required string");
+            }
             props.push(Prop {
                 key: key.clone(),
                 doc,
+                absent_kept,
                 kind: PropKind::Value {
                     ty,
                     required: required.contains(key.as_str()),
@@ -776,6 +819,36 @@ impl Model {
         })
     }
 
+    /// The value a missing `x-msgflow-absent: kept` string takes: the literal `tool_name` of the
+    /// typed class pydantic-ai's discriminator routes the part to by its `tool_kind` (the class
+    /// defaults it), or empty where none does (the verdict then reports it missing).
+    fn absent_default(&self, name: &str, key: &str) -> String {
+        let mut arms = String::new();
+        for def in &self.defs {
+            let DefKind::Union(u) = &def.kind else {
+                continue;
+            };
+            for route in &u.routes {
+                let holds = u
+                    .variants
+                    .iter()
+                    .any(|(value, target)| *value == route.part_kind && target == name);
+                if holds && key == "tool_name" {
+                    let _ = writeln!(
+                        arms,
+                        "Some({}) => {}.to_owned(),",
+                        lit(&route.tool_kind),
+                        lit(&route.tool_name)
+                    );
+                }
+            }
+        }
+        if arms.is_empty() {
+            return "String::new()".to_owned();
+        }
+        format!("match tool_kind.get().map(String::as_str) {{\n{arms}_ => String::new(),\n}}")
+    }
+
     fn has_required(&self, s: &StructDef) -> bool {
         s.props
             .iter()
@@ -806,6 +879,23 @@ impl Model {
                 (false, _) => format!("Field<{}>", ty.rust()),
             };
             let _ = writeln!(out, "pub {}: {field_ty},", rust_field_name(&prop.key));
+        }
+        for prop in s.props.iter().filter(|p| p.absent_kept) {
+            let why = match prop.kind {
+                PropKind::Const(_) => "which pydantic-ai defaults where the type is not chosen by it".to_owned(),
+                PropKind::Value { .. } => format!(
+                    "which the typed class pydantic-ai routes the part to by its `tool_kind` defaults\n\
+                     /// (`{field}` is then that class's literal; elsewhere it is empty and the part is refused)",
+                    field = rust_field_name(&prop.key)
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "/// `true` when the input had no `{key}`, {why}: it is written back without it, so\n\
+                 /// that the JSON value is the input's.\npub {}: bool,",
+                absent_flag(&prop.key),
+                key = prop.key
+            );
         }
         out.push_str("/// Keys the schema does not name, in input order; written back after the known keys.\npub extra: Extra,\n}\n\n");
 
@@ -874,6 +964,9 @@ impl Model {
             };
             let _ = writeln!(out, "{field}: {value},");
         }
+        for prop in s.props.iter().filter(|p| p.absent_kept) {
+            let _ = writeln!(out, "{}: false,", absent_flag(&prop.key));
+        }
         out.push_str("extra: Extra::new(),\n}\n}\n}\n\n");
         if !self.has_required(s) {
             let _ = writeln!(
@@ -889,6 +982,10 @@ impl Model {
              let mut map = serializer.serialize_map(None)?;"
         );
         for prop in &s.props {
+            if prop.absent_kept {
+                let _ = write!(out, "if !self.{} ", absent_flag(&prop.key));
+                out.push('{');
+            }
             match &prop.kind {
                 PropKind::Const(value) => {
                     let _ = writeln!(out, "map.serialize_entry({}, {})?;", lit(&prop.key), lit(value));
@@ -909,6 +1006,9 @@ impl Model {
                         rust_field_name(&prop.key)
                     );
                 }
+            }
+            if prop.absent_kept {
+                out.push_str("}\n");
             }
         }
         out.push_str("self.extra.serialize_into(&mut map)?;\nmap.end()\n}\n}\n\n");
@@ -957,10 +1057,25 @@ impl Model {
             let init = if *required { "None" } else { "Field::Absent" };
             let _ = writeln!(out, "let mut {field}: {holder} = {init};");
         }
+        for prop in s
+            .props
+            .iter()
+            .filter(|p| p.absent_kept && matches!(p.kind, PropKind::Const(_)))
+        {
+            let _ = writeln!(out, "let mut {} = true;", absent_flag(&prop.key));
+        }
         out.push_str("let mut extra = Extra::new();\nwhile let Some(key) = map.next_key::<rt::Key<'de>>()? {\nmatch key.as_str() {\n");
         for prop in &s.props {
             let key = lit(&prop.key);
             match &prop.kind {
+                PropKind::Const(value) if prop.absent_kept => {
+                    let _ = writeln!(
+                        out,
+                        "{key} => {{\nrt::expect_tag(&mut map, {key}, {})?;\n{} = false;\n}}",
+                        lit(value),
+                        absent_flag(&prop.key)
+                    );
+                }
                 PropKind::Const(value) => {
                     let _ = writeln!(out, "{key} => rt::expect_tag(&mut map, {key}, {})?,", lit(value));
                 }
@@ -997,13 +1112,31 @@ impl Model {
         out.push_str(
             "other => {\nlet value = rt::next_unknown_value(&mut map, other)?;\nextra.push(other.to_owned(), value);\n}\n}\n}\n",
         );
+        for prop in s
+            .props
+            .iter()
+            .filter(|p| p.absent_kept && matches!(p.kind, PropKind::Value { .. }))
+        {
+            let field = rust_field_name(&prop.key);
+            let _ = writeln!(
+                out,
+                "let {flag} = {field}.is_none();\nlet {field} = {field}.unwrap_or_else(|| {});",
+                self.absent_default(name, &prop.key),
+                flag = absent_flag(&prop.key)
+            );
+        }
         let _ = writeln!(out, "Ok({name} {{");
         for prop in &s.props {
+            if prop.absent_kept {
+                let _ = writeln!(out, "{},", absent_flag(&prop.key));
+            }
             let PropKind::Value { required, .. } = &prop.kind else {
                 continue;
             };
             let field = rust_field_name(&prop.key);
-            if *required {
+            if *required && prop.absent_kept {
+                let _ = writeln!(out, "{field},");
+            } else if *required {
                 let _ = writeln!(
                     out,
                     "{field}: {field}.ok_or_else(|| rt::missing({}, {}))?,",
@@ -1195,6 +1328,11 @@ impl Model {
             }
         }
         match &u.unknown {
+            UnknownPolicy::Keep if !u.untagged.is_empty() => {
+                // pydantic's smart union: an object without the tag (or with `null`) may still
+                // validate as a member that defaults it; kept whole, the verdict tries each.
+                out.push_str("Some(_) | None => Ok(Self::Unknown(entries.into_unknown())),\n");
+            }
             UnknownPolicy::Keep => {
                 out.push_str("Some(_) => Ok(Self::Unknown(entries.into_unknown())),\n");
                 let _ = writeln!(

@@ -323,6 +323,14 @@ impl<'a> Emitter<'a> {
             "pub fn {}(flavour: Flavour) -> BoxedStrategy<{name}> {{",
             snake(name)
         );
+        // Every key is written (pydantic-ai writes them all), so no `x-msgflow-absent` flag is set.
+        let mut fields = bindings.clone();
+        fields.extend(
+            s.props
+                .iter()
+                .filter(|p| p.absent_kept)
+                .map(|p| format!("{}: false", super::absent_flag(&p.key))),
+        );
         let chunks_strategies: Vec<String> = strategies
             .chunks(TUPLE_CHUNK)
             .map(|chunk| format!("({},)", chunk.join(", ")))
@@ -336,7 +344,7 @@ impl<'a> Emitter<'a> {
             "let value = ({},).prop_map(move |({},)| {name} {{ {} }});",
             chunks_strategies.join(", "),
             chunks_bindings.join(", "),
-            bindings.join(", ")
+            fields.join(", ")
         );
         match &note.rule {
             Some(rule) => {

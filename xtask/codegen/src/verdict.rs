@@ -82,6 +82,8 @@ struct DefNote {
 enum NullNote {
     Allowed,
     Refused(String, String),
+    /// `[[member, type, message], ...]`: refused by each member of a union of scalars.
+    Members(Vec<(String, String, String)>),
 }
 
 /// `x-msgflow-verdict` of a property.
@@ -138,6 +140,20 @@ fn prop_note(schema: &Value, at: &str) -> Result<PropNote> {
             }
             // `"allowed"`: pydantic takes (or ignores) `null` there though the type has no null.
             "null" if value == "allowed" => note.null = Some(NullNote::Allowed),
+            "null" if value.get(0).is_some_and(Value::is_array) => {
+                let members = value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|member| match member.as_array().map(Vec::as_slice) {
+                        Some([Value::String(name), Value::String(error_type), Value::String(message)]) => {
+                            Ok((name.clone(), error_type.clone(), message.clone()))
+                        }
+                        _ => Err(anyhow!("{at}: null members are [member, type, message]")),
+                    })
+                    .collect::<Result<_>>()?;
+                note.null = Some(NullNote::Members(members));
+            }
             "null" => {
                 let (error_type, message) =
                     pair(value).ok_or_else(|| anyhow!("{at}: null is [type, message] or \"allowed\""))?;
@@ -198,7 +214,7 @@ impl Emitter<'_> {
              //! What pydantic-ai 2.68.0 refuses where the schema says it: `null` for a value that is not\n\
              //! `Optional`, literals outside their list, unknown union tags, opaque values that must be objects.\n\n\
              #[allow(unused_imports)]\n\
-             use super::{shape, Check, JsonKind, Null, Segment, Walker};\n\
+             use super::{shape, smart, Check, JsonKind, Null, Segment, Walker};\n\
              #[allow(unused_imports)]\n\
              use super::validators::{self, LocTag, Validate};\n\
              use crate::*;\n\n",
@@ -218,10 +234,20 @@ impl Emitter<'_> {
                     );
                 }
                 DefKind::StringOrList(_) => {
+                    // In a smart union `str | list[...]` (`list_member`: pydantic-core's name of
+                    // the list member), a failed item fails the `str` member too.
+                    let items = match self
+                        .def_schema(&def.name)?
+                        .pointer("/x-msgflow-union/list_member")
+                        .and_then(Value::as_str)
+                    {
+                        Some(member) => format!("w.smart_items({}, items);", lit(member)),
+                        None => "w.items(items);".to_owned(),
+                    };
                     let _ = writeln!(
                         out,
                         "impl Check for {} {{\nfn check<'a>(&'a self, w: &mut Walker<'a>) {{\n\
-                         if let Self::Items(items) = self {{\nw.items(items);\n}}\n}}\n}}\n",
+                         if let Self::Items(items) = self {{\n{items}\n}}\n}}\n}}\n",
                         def.name
                     );
                 }
@@ -233,8 +259,135 @@ impl Emitter<'_> {
         Ok(out)
     }
 
+    /// A smart union (`x-msgflow-union.untagged`, `verdict/smart.rs`): every item is checked as
+    /// pydantic-core checks a smart union's members.
+    fn emit_smart_union(&self, out: &mut String, def: &Def, u: &UnionDef) -> Result<()> {
+        let name = &def.name;
+        if !u.routes.is_empty() || !matches!(u.unknown, UnknownPolicy::Keep) || !u.plain_string {
+            bail!("{name}: a smart union is a plain string or tagged objects kept when unknown, without routes");
+        }
+        let tagged = self
+            .def_schema(name)?
+            .pointer("/x-msgflow-union/tagged_member")
+            .and_then(Value::as_str)
+            .ok_or_else(|| anyhow!("{name}: a smart union names its discriminated member (`tagged_member`)"))?;
+        let constant = format!("SMART_{}", super::snake(name).to_uppercase());
+        let _ = writeln!(
+            out,
+            "impl Check for {name} {{\nfn check<'a>(&'a self, w: &mut Walker<'a>) {{\nmatch self {{\nSelf::Text(_) => {{}}"
+        );
+        let mut tagged_tags = Vec::new();
+        for (value, target) in &u.variants {
+            let variant = variant_name(value);
+            if u.untagged.contains(target) {
+                let _ = writeln!(
+                    out,
+                    "Self::{variant}(v) => w.smart_member(&{constant}, {}, v),",
+                    lit(target)
+                );
+            } else {
+                tagged_tags.push(format!("'{value}'"));
+                let _ = writeln!(
+                    out,
+                    "Self::{variant}(v) => w.smart_tagged(&{constant}, {}, v),",
+                    lit(value)
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "Self::Unknown(v) => w.smart_unknown(&{constant}, v),\n}}\n}}\n}}\n"
+        );
+        let members: Vec<String> = u
+            .untagged
+            .iter()
+            .map(|member| {
+                format!(
+                    "smart::Member {{ name: {}, errors: untagged_{} }}",
+                    lit(member),
+                    super::snake(member)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "/// pydantic's smart union `{name}`.\nconst {constant}: smart::Union = smart::Union {{ tag_key: {}, members: &[{}], tagged: {}, tagged_tags: {} }};\n",
+            lit(&u.tag),
+            members.join(", "),
+            lit(tagged),
+            lit(&tagged_tags.join(", "))
+        );
+        for member in &u.untagged {
+            self.emit_untagged_member(out, u, member)
+                .with_context(|| format!("the untagged member {member} of {name}"))?;
+        }
+        Ok(())
+    }
+
+    /// The errors of an object without `u`'s tag validated as its member `member`: the class's
+    /// tag literal, required keys and pydantic's error for a field of the wrong JSON type.
+    fn emit_untagged_member(&self, out: &mut String, u: &UnionDef, member: &str) -> Result<()> {
+        let tag = u
+            .variants
+            .iter()
+            .find(|(_, target)| target == member)
+            .map(|(value, _)| value)
+            .ok_or_else(|| anyhow!("not a variant"))?;
+        let s = self.struct_def(member)?;
+        let mut required = Vec::new();
+        let mut type_errors = Vec::new();
+        for prop in &s.props {
+            let PropKind::Value {
+                ty,
+                required: is_required,
+                ..
+            } = &prop.kind
+            else {
+                continue;
+            };
+            if *is_required {
+                // A value of the type that its reader takes, for the missing key.
+                let placeholder = match ty {
+                    Ty::String => "\"\"",
+                    Ty::RawJson => "null",
+                    Ty::I64 | Ty::F64 => "0",
+                    Ty::Bool => "false",
+                    Ty::Vec(_) => "[]",
+                    _ => bail!("{member}.{}: no placeholder for a required {ty:?}", prop.key),
+                };
+                required.push(format!("({}, {})", lit(&prop.key), lit(placeholder)));
+            }
+            if let Some((error_type, message)) = self.type_error(ty)? {
+                type_errors.push(format!("({}, {}, {})", lit(&prop.key), lit(error_type), lit(&message)));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "/// `{member}` as a member of pydantic's smart union: its errors for an object (it defaults `{tag_key}`).\n\
+             fn untagged_{snake}(object: &UnknownObject) -> Vec<super::Reason> {{\n\
+             smart::member_errors::<{member}>(object, &smart::Class {{ tag_key: {tag_lit}, tag: {value}, \
+             required: &[{required}], type_errors: &[{type_errors}] }})\n}}\n",
+            tag_key = u.tag,
+            snake = super::snake(member),
+            tag_lit = lit(&u.tag),
+            value = lit(tag),
+            required = required.join(", "),
+            type_errors = type_errors.join(", "),
+        );
+        Ok(())
+    }
+
     /// How pydantic answers `null` for a value of this type, as a `Null` expression.
     fn null_refusal(&self, ty: &Ty) -> Result<String> {
+        Ok(match self.type_error(ty)? {
+            Some((error_type, message)) => format!("Null::Refused({}, {})", lit(error_type), lit(&message)),
+            None => "Null::Allowed".into(),
+        })
+    }
+
+    /// pydantic's error for a JSON value of the wrong type (`null` among them) where this type is
+    /// wanted; `None` for an opaque value, which takes any.
+    fn type_error(&self, ty: &Ty) -> Result<Option<(&'static str, String)>> {
         let (error_type, message) = match ty {
             Ty::String => ("string_type", "Input should be a valid string".to_owned()),
             Ty::I64 => ("int_type", "Input should be a valid integer".to_owned()),
@@ -242,7 +395,7 @@ impl Emitter<'_> {
             Ty::Bool => ("bool_type", "Input should be a valid boolean".to_owned()),
             Ty::Timestamp => ("datetime_type", "Input should be a valid datetime".to_owned()),
             Ty::Vec(_) => ("list_type", "Input should be a valid list".to_owned()),
-            Ty::RawJson => return Ok("Null::Allowed".into()),
+            Ty::RawJson => return Ok(None),
             Ty::Named(name) => match self.model.def(name).map(|d| &d.kind) {
                 Some(DefKind::Struct(_)) => ("dataclass_type", "Input should be an object".to_owned()),
                 Some(DefKind::Enum(values)) => {
@@ -254,11 +407,11 @@ impl Emitter<'_> {
                     format!("Unable to extract tag using discriminator '{}'", u.tag),
                 ),
                 Some(DefKind::StringOrList(_)) => ("string_type", "Input should be a valid string".to_owned()),
-                Some(DefKind::Alias(inner)) => return self.null_refusal(inner),
+                Some(DefKind::Alias(inner)) => return self.type_error(inner),
                 None => bail!("`null` for the runtime type {name} needs x-msgflow-verdict.null"),
             },
         };
-        Ok(format!("Null::Refused({}, {})", lit(error_type), lit(&message)))
+        Ok(Some((error_type, message)))
     }
 
     /// The closure checking a present value of a property (`|w, v| ...`).
@@ -292,6 +445,15 @@ impl Emitter<'_> {
         Ok(match (&pnote.null, nullable) {
             (Some(NullNote::Refused(error_type, message)), _) => {
                 format!("Null::Refused({}, {})", lit(error_type), lit(message))
+            }
+            (Some(NullNote::Members(members)), _) => {
+                let members: Vec<String> = members
+                    .iter()
+                    .map(|(member, error_type, message)| {
+                        format!("({}, {}, {})", lit(member), lit(error_type), lit(message))
+                    })
+                    .collect();
+                format!("Null::Members(&[{}])", members.join(", "))
             }
             (Some(NullNote::Allowed), _) | (None, true) => "Null::Allowed".to_owned(),
             (None, false) => self.null_refusal(ty).with_context(|| at.to_owned())?,
@@ -334,6 +496,15 @@ impl Emitter<'_> {
             let PropKind::Value { ty, required, .. } = &prop.kind else {
                 continue;
             };
+            if prop.absent_kept {
+                // Missing where no typed class defaults it (`x-msgflow-absent`).
+                let _ = writeln!(
+                    out,
+                    "if self.{} {{\nw.report_at(Segment::Key({}), \"missing\", \"Field required\");\n}}",
+                    super::absent_flag(&prop.key),
+                    lit(&prop.key)
+                );
+            }
             let at = format!("{name}.{}", prop.key);
             let prop_schema = def_schema
                 .get("properties")
@@ -365,6 +536,9 @@ impl Emitter<'_> {
 
     fn emit_union(&self, out: &mut String, def: &Def, u: &UnionDef) -> Result<()> {
         let name = &def.name;
+        if !u.untagged.is_empty() {
+            return self.emit_smart_union(out, def, u);
+        }
         let _ = writeln!(
             out,
             "impl Check for {name} {{\nfn check<'a>(&'a self, w: &mut Walker<'a>) {{\nmatch self {{"

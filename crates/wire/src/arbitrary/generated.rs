@@ -255,6 +255,7 @@ pub fn tool_return_part(flavour: Flavour) -> BoxedStrategy<ToolReturnPart> {
                 retry,
                 content_file_digests,
                 extra,
+                tool_name_absent: false,
             },
         );
     value
@@ -526,6 +527,7 @@ pub fn tool_call_part(flavour: Flavour) -> BoxedStrategy<ToolCallPart> {
                     provider_name,
                     provider_details,
                     extra,
+                    tool_name_absent: false,
                 }
             },
         );
@@ -555,6 +557,7 @@ pub fn native_tool_call_part(flavour: Flavour) -> BoxedStrategy<NativeToolCallPa
                     provider_name,
                     provider_details,
                     extra,
+                    tool_name_absent: false,
                 }
             },
         );
@@ -596,6 +599,7 @@ pub fn native_tool_return_part(flavour: Flavour) -> BoxedStrategy<NativeToolRetu
                 provider_details,
                 content_file_digests,
                 extra,
+                tool_name_absent: false,
             },
         );
     value
@@ -798,6 +802,7 @@ pub fn binary_content(flavour: Flavour) -> BoxedStrategy<BinaryContent> {
                 vendor_metadata,
                 identifier,
                 extra,
+                kind_absent: false,
             },
         );
     value.boxed()

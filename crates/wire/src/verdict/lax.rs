@@ -72,6 +72,11 @@ pub(super) fn bool_error(written: &str) -> Option<(&'static str, &'static str)> 
             let known = ["0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"];
             (!known.iter().any(|k| k.eq_ignore_ascii_case(text.trim()))).then_some(PARSING)
         }
+        // jiter reads an integer beyond 64 bits as a big int, which `int_as_bool` does not take:
+        // a type error, not a parsing one (probed with the venv: 2**63 is `bool_type`).
+        b'-' | b'0'..=b'9' if !written.contains(['.', 'e', 'E']) && written.parse::<i64>().is_err() => {
+            Some(("bool_type", "Input should be a valid boolean"))
+        }
         b'-' | b'0'..=b'9' if !written.contains(['.', 'e', 'E']) => (!matches!(written, "0" | "1" | "-0")).then_some((
             "bool_parsing",
             "Input should be a valid boolean, unable to interpret input",

@@ -7,7 +7,7 @@
 #[allow(unused_imports)]
 use super::validators::{self, LocTag, Validate};
 #[allow(unused_imports)]
-use super::{shape, Check, JsonKind, Null, Segment, Walker};
+use super::{shape, smart, Check, JsonKind, Null, Segment, Walker};
 use crate::*;
 
 impl Check for ModelMessage {
@@ -223,6 +223,9 @@ impl Check for UserPromptPart {
 
 impl Check for ToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.tool_name_absent {
+            w.report_at(Segment::Key("tool_name"), "missing", "Field required");
+        }
         w.value("content", &self.content, |w, v| v.check(w));
         w.null_only(
             "tool_call_id",
@@ -581,6 +584,9 @@ impl Check for ThinkingPart {
 
 impl Check for ToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.tool_name_absent {
+            w.report_at(Segment::Key("tool_name"), "missing", "Field required");
+        }
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
@@ -600,6 +606,9 @@ impl Check for ToolCallPart {
 
 impl Check for NativeToolCallPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.tool_name_absent {
+            w.report_at(Segment::Key("tool_name"), "missing", "Field required");
+        }
         w.field("args", &self.args, Null::Allowed, |w, v| {
             w.json_kinds(v, &[("str", JsonKind::String), ("dict[str,any]", JsonKind::Object)]);
             v.check(w)
@@ -619,6 +628,9 @@ impl Check for NativeToolCallPart {
 
 impl Check for NativeToolReturnPart {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.tool_name_absent {
+            w.report_at(Segment::Key("tool_name"), "missing", "Field required");
+        }
         w.value("content", &self.content, |w, v| v.check(w));
         w.null_only(
             "tool_call_id",
@@ -669,7 +681,7 @@ impl Check for FilePart {
 impl Check for UserPromptContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         if let Self::Items(items) = self {
-            w.items(items);
+            w.smart_items("json-or-python[json=list[union[str,...,...,tagged-union[...,...,...,...,function-after[narrow_type(), ...],...],...]],python=chain[is-instance[Sequence],function-wrap[sequence_validator()]]]", items);
         }
     }
 }
@@ -678,22 +690,82 @@ impl Check for UserContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
         match self {
             Self::Text(_) => {}
-            Self::TextContent(v) => w.tagged("text-content", v),
-            Self::StructuredContent(v) => w.tagged("structured-content", v),
-            Self::ImageUrl(v) => w.tagged("image-url", v),
-            Self::AudioUrl(v) => w.tagged("audio-url", v),
-            Self::VideoUrl(v) => w.tagged("video-url", v),
-            Self::DocumentUrl(v) => w.tagged("document-url", v),
-            Self::Binary(v) => w.tagged("binary", v),
-            Self::UploadedFile(v) => w.tagged("uploaded-file", v),
-            Self::CachePoint(v) => w.tagged("cache-point", v),
-            Self::Unknown(v) => {
-                let tag = v.tag("kind").unwrap_or_default();
-                w.report("union_tag_invalid", format!("Input tag '{}' found using 'kind' does not match any of the expected tags: 'text-content', 'structured-content', 'image-url', 'audio-url', 'video-url', 'document-url', 'binary', 'uploaded-file', 'cache-point'", tag));
-                w.unknown(v);
-            }
+            Self::TextContent(v) => w.smart_member(&SMART_USER_CONTENT, "TextContent", v),
+            Self::StructuredContent(v) => w.smart_member(&SMART_USER_CONTENT, "StructuredContent", v),
+            Self::ImageUrl(v) => w.smart_tagged(&SMART_USER_CONTENT, "image-url", v),
+            Self::AudioUrl(v) => w.smart_tagged(&SMART_USER_CONTENT, "audio-url", v),
+            Self::VideoUrl(v) => w.smart_tagged(&SMART_USER_CONTENT, "video-url", v),
+            Self::DocumentUrl(v) => w.smart_tagged(&SMART_USER_CONTENT, "document-url", v),
+            Self::Binary(v) => w.smart_tagged(&SMART_USER_CONTENT, "binary", v),
+            Self::UploadedFile(v) => w.smart_tagged(&SMART_USER_CONTENT, "uploaded-file", v),
+            Self::CachePoint(v) => w.smart_member(&SMART_USER_CONTENT, "CachePoint", v),
+            Self::Unknown(v) => w.smart_unknown(&SMART_USER_CONTENT, v),
         }
     }
+}
+
+/// pydantic's smart union `UserContent`.
+const SMART_USER_CONTENT: smart::Union = smart::Union {
+    tag_key: "kind",
+    members: &[
+        smart::Member {
+            name: "StructuredContent",
+            errors: untagged_structured_content,
+        },
+        smart::Member {
+            name: "TextContent",
+            errors: untagged_text_content,
+        },
+        smart::Member {
+            name: "CachePoint",
+            errors: untagged_cache_point,
+        },
+    ],
+    tagged: "tagged-union[...,...,...,...,function-after[narrow_type(), ...],...]",
+    tagged_tags: "'image-url', 'audio-url', 'video-url', 'document-url', 'binary', 'uploaded-file'",
+};
+
+/// `StructuredContent` as a member of pydantic's smart union: its errors for an object (it defaults `kind`).
+fn untagged_structured_content(object: &UnknownObject) -> Vec<super::Reason> {
+    smart::member_errors::<StructuredContent>(
+        object,
+        &smart::Class {
+            tag_key: "kind",
+            tag: "structured-content",
+            required: &[("value", "null")],
+            type_errors: &[
+                ("content", "string_type", "Input should be a valid string"),
+                ("tag", "string_type", "Input should be a valid string"),
+                ("description", "string_type", "Input should be a valid string"),
+            ],
+        },
+    )
+}
+
+/// `TextContent` as a member of pydantic's smart union: its errors for an object (it defaults `kind`).
+fn untagged_text_content(object: &UnknownObject) -> Vec<super::Reason> {
+    smart::member_errors::<TextContent>(
+        object,
+        &smart::Class {
+            tag_key: "kind",
+            tag: "text-content",
+            required: &[("content", "\"\"")],
+            type_errors: &[("content", "string_type", "Input should be a valid string")],
+        },
+    )
+}
+
+/// `CachePoint` as a member of pydantic's smart union: its errors for an object (it defaults `kind`).
+fn untagged_cache_point(object: &UnknownObject) -> Vec<super::Reason> {
+    smart::member_errors::<CachePoint>(
+        object,
+        &smart::Class {
+            tag_key: "kind",
+            tag: "cache-point",
+            required: &[],
+            type_errors: &[("ttl", "literal_error", "Input should be '5m' or '1h'")],
+        },
+    )
 }
 
 impl Check for TextContent {
@@ -721,7 +793,14 @@ impl Check for ImageUrl {
         w.field(
             "force_download",
             &self.force_download,
-            Null::Refused("bool_type", "Input should be a valid boolean"),
+            Null::Members(&[
+                ("bool", "bool_type", "Input should be a valid boolean"),
+                (
+                    "literal['allow-local']",
+                    "literal_error",
+                    "Input should be 'allow-local'",
+                ),
+            ]),
             |w, v| v.check(w),
         );
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
@@ -737,7 +816,14 @@ impl Check for AudioUrl {
         w.field(
             "force_download",
             &self.force_download,
-            Null::Refused("bool_type", "Input should be a valid boolean"),
+            Null::Members(&[
+                ("bool", "bool_type", "Input should be a valid boolean"),
+                (
+                    "literal['allow-local']",
+                    "literal_error",
+                    "Input should be 'allow-local'",
+                ),
+            ]),
             |w, v| v.check(w),
         );
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
@@ -753,7 +839,14 @@ impl Check for VideoUrl {
         w.field(
             "force_download",
             &self.force_download,
-            Null::Refused("bool_type", "Input should be a valid boolean"),
+            Null::Members(&[
+                ("bool", "bool_type", "Input should be a valid boolean"),
+                (
+                    "literal['allow-local']",
+                    "literal_error",
+                    "Input should be 'allow-local'",
+                ),
+            ]),
             |w, v| v.check(w),
         );
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
@@ -769,7 +862,14 @@ impl Check for DocumentUrl {
         w.field(
             "force_download",
             &self.force_download,
-            Null::Refused("bool_type", "Input should be a valid boolean"),
+            Null::Members(&[
+                ("bool", "bool_type", "Input should be a valid boolean"),
+                (
+                    "literal['allow-local']",
+                    "literal_error",
+                    "Input should be 'allow-local'",
+                ),
+            ]),
             |w, v| v.check(w),
         );
         w.field("vendor_metadata", &self.vendor_metadata, Null::Allowed, |w, v| {
@@ -965,7 +1065,7 @@ impl Check for InstructionPart {
         w.field(
             "part_kind",
             &self.part_kind,
-            Null::Refused("string_type", "Input should be a valid string"),
+            Null::Refused("literal_error", "Input should be 'instruction'"),
             |w, v| {
                 validators::instruction_tag(w, v);
                 v.check(w)

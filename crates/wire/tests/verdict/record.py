@@ -154,6 +154,10 @@ CASES = {
     "long integer in args": res(CALL % (',"args":{"a":%s}' % ("9" * 4301))),
     # Opaque values pydantic validates.
     "force_download yes": req('{"content":[{"url":"u","kind":"image-url","force_download":"yes"}],"part_kind":"user-prompt"}'),
+    "force_download beyond 64 bits": req('{"content":[{"url":"u","kind":"image-url","force_download":9223372036854775808}],"part_kind":"user-prompt"}'),
+    "force_download at the 64-bit limit": req('{"content":[{"url":"u","kind":"image-url","force_download":-9223372036854775808}],"part_kind":"user-prompt"}'),
+    "force_download null": req('{"content":[{"url":"u","kind":"image-url","force_download":null}],"part_kind":"user-prompt"}'),
+    "instruction block part_kind null": req('{"instructions":[{"content":"x","part_kind":null}],"part_kind":"instruction-baseline"}'),
     "force_download integer 2": req('{"content":[{"url":"u","kind":"image-url","force_download":2}],"part_kind":"user-prompt"}'),
     "cost decimal string": usage('"cost":"0.50"'),
     "cost not a decimal": usage('"cost":"off"'),
@@ -186,6 +190,24 @@ CASES = {
     "capability load return message a number": req(typed("tool-return", "load_capability", "capability-load", ',"content":{"message":5,"instructions":[]}')),
     "capability load return with another name": req(typed("tool-return", "\\ud83d\\ude00", "capability-load", ',"content":{}')),
     "retry feedback details nested deep": req('{"content":[%s],"part_kind":"retry-feedback"}' % nested(150)),
+    # pydantic's smart union over user content: an item without `kind` is tried as each member
+    # that defaults it (StructuredContent, TextContent, CachePoint).
+    "content item without kind": req('{"content":[{}],"part_kind":"user-prompt"}'),
+    "content item without kind, unknown keys": req('{"content":[{"a":{"a":[1]},"KIND":"binary"}],"part_kind":"user-prompt"}'),
+    "content item without kind, text": req('{"content":[{"content":"x","metadata":{"m":1}}],"part_kind":"user-prompt"}'),
+    "content item without kind, structured": req('{"content":[{"value":[1],"tag":"t"}],"part_kind":"user-prompt"}'),
+    "content item without kind, nested deep": req('{"content":[{"a":%s}],"part_kind":"user-prompt"}' % nested(150)),
+    "content item without kind, nested too deep": req('{"content":[{"a":%s}],"part_kind":"user-prompt"}' % nested(200)),
+    "content item without kind, no member fits": req('{"content":[{"ttl":"1d"}],"part_kind":"user-prompt"}'),
+    "content item without kind, text of another type": req('{"content":[{"content":1,"ttl":5}],"part_kind":"user-prompt"}'),
+    "content item with kind null": req('{"content":[{"content":"x","kind":null}],"part_kind":"user-prompt"}'),
+    # A key pydantic-ai defaults: a typed class's literal `tool_name`, a BinaryContent's `kind`.
+    "tool search call without tool_name": res('{"tool_call_id":"c1","tool_kind":"tool-search","part_kind":"tool-call"}'),
+    "capability load return without tool_name": req('{"tool_call_id":"c1","tool_kind":"capability-load","content":{"message":""},"part_kind":"tool-return"}'),
+    "native tool search call without tool_name": res('{"tool_call_id":"c1","tool_kind":"tool-search","part_kind":"builtin-tool-call"}'),
+    "call without tool_name": res('{"tool_call_id":"c1","part_kind":"tool-call"}'),
+    "capability load call without tool_name, not a success": res('{"tool_call_id":"c1","tool_kind":"capability-load","outcome":"failed","part_kind":"tool-call"}'),
+    "file part binary without kind": res('{"content":{"data":"AAAA","media_type":"image/png"},"part_kind":"file"}'),
     # Ignored computed fields and unknown keys.
     "content_file_digests of another type": req(RET % ',"content_file_digests":5'),
     "content_file_digests null": req(RET % ',"content_file_digests":null'),
