@@ -251,6 +251,19 @@ impl Drop for RestoreGuard {
     }
 }
 
+/// Runs `read` on `text`, or, when `text` holds non-finite literals, on its substituted text
+/// with the literals restored into the values read (for the verdict's own re-reads of values
+/// msgflow holds, which may hold literals it read).
+pub(crate) fn reading<R>(text: &str, read: impl FnOnce(&str) -> R) -> R {
+    match Substituted::of(text) {
+        None => read(text),
+        Some(substituted) => {
+            let _restoring = RestoreGuard::new(&substituted);
+            read(&substituted.text)
+        }
+    }
+}
+
 /// Whether an input is being read with placeholders (so values must be restored).
 pub(crate) fn restoring() -> bool {
     READING.with(|reading| !reading.borrow().is_empty())

@@ -2,8 +2,12 @@
 //! msgflow carries at any depth and with any content. Typed structure cannot break them: msgflow
 //! reads it with serde_json, which refuses lone surrogates, and limits it to 128 levels.
 //!
-//! * Nesting: jiter's recursion limit; a document nested more than 200 arrays and objects deep is
-//!   `json_invalid` ("recursion limit exceeded").
+//! * Nesting: jiter's recursion limit; a value inside more than 200 arrays and objects is
+//!   `json_invalid` ("recursion limit exceeded"). The limit is on what a container holds, not on
+//!   the container: an empty array or object may open at level 201. Probed with `validate_json`
+//!   on a request's `metadata` (2 levels down): 198 nested objects or arrays around a number load
+//!   (or are a `dict_type`), 199 are `json_invalid`; 199 around an empty `[]` or `{}` load, 200 do
+//!   not.
 //! * Integers: a literal of more than 4300 digits is `json_invalid` ("number out of range"),
 //!   Python's `int` string-conversion limit.
 //! * Escapes: a `\u` escape of a lone UTF-16 surrogate (a high one not followed by a low one, or
@@ -13,7 +17,7 @@
 //! What jiter does not refuse, although it is out of the ordinary, was asked of the oracle
 //! (pydantic-ai 2.68.0, pydantic-core 2.50.5): duplicate keys (the last value wins), integers
 //! beyond 64 bits up to 4300 digits, `-0`, `1e400` and `1e-400` (floats that overflow to
-//! infinity or underflow to zero), surrogate pairs, and nesting up to 200 levels all load.
+//! infinity or underflow to zero), surrogate pairs, and values up to 200 levels deep all load.
 //!
 //! Each check first rules itself out from cheap facts, so that a value is walked only where it
 //! could break a limit: the digit runs through every 4301st byte; for arrays and objects, what
@@ -26,7 +30,8 @@ use memchr::memmem;
 use super::lax::MAX_INT_DIGITS;
 use crate::RawJson;
 
-/// jiter's nesting limit: arrays and objects open at once.
+/// jiter's nesting limit: the arrays and objects (the document's own array included) a value may
+/// be inside.
 pub(super) const MAX_JSON_DEPTH: usize = 200;
 
 /// The `json_invalid` message for `raw` (a compact JSON value `depth` containers deep), if
@@ -47,6 +52,9 @@ pub(super) fn check(raw: &RawJson, depth: usize) -> Option<&'static str> {
         && usize::from(shape.depth_bound) > room
         && bytes.len() > 2 * room
         && crate::raw::nests_deeper_than(bytes, room)
+        // Containers open `room + 1` deep: refused when one holds a value (one opening deeper
+        // still is inside such a container).
+        && (crate::raw::nests_deeper_than(bytes, room + 1) || holds_a_value_at(bytes, room + 1))
     {
         return Some("Invalid JSON: recursion limit exceeded");
     }
@@ -59,6 +67,31 @@ pub(super) fn check(raw: &RawJson, depth: usize) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether a container opening `level` deep in the compact JSON value `bytes` (the value's own
+/// brackets are level 1) holds anything: `[]` and `{}` hold nothing. Only for values that nest
+/// that deep, which are walked bracket by bracket.
+fn holds_a_value_at(bytes: &[u8], level: usize) -> bool {
+    let (mut depth, mut at) = (0usize, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = string_end(bytes, at),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth == level && !matches!(bytes.get(at + 1), Some(b']' | b'}')) {
+                    return true;
+                }
+                at += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                at += 1;
+            }
+            _ => at += 1,
+        }
+    }
+    false
 }
 
 /// Whether the value holds an integer literal (outside strings) of more than 4300 digits. Any
@@ -180,8 +213,16 @@ mod tests {
     #[test]
     fn depth_counts_from_where_the_value_is() {
         let nested = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        // A tool return's metadata (4 levels down), as pydantic-ai answers it: a number inside
+        // 196 arrays loads, inside 197 it does not; 197 around an empty array load, 198 do not.
         assert_eq!(check(&nested(196), 4), None);
         assert!(check(&nested(197), 4).is_some());
+        let empty = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+        assert_eq!(check(&empty(197), 4), None);
+        assert!(check(&empty(198), 4).is_some());
+        let objects = |levels: usize| format!("{}{{}}{}", "{\"a\":".repeat(levels - 1), "}".repeat(levels - 1));
+        assert_eq!(check(&objects(197), 4), None);
+        assert!(check(&objects(198), 4).is_some());
         let in_strings = format!("\"{}\"", "[".repeat(500));
         assert_eq!(check(&in_strings, 4), None);
     }

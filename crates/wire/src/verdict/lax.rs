@@ -89,11 +89,18 @@ pub(super) fn bool_error(written: &str) -> Option<(&'static str, &'static str)> 
     }
 }
 
+/// The `NaN` / `Infinity` literals msgflow reads where pydantic-ai does (`crate::non_finite`),
+/// which jiter reads as floats.
+const NON_FINITE_LITERALS: [&str; 3] = ["NaN", "Infinity", "-Infinity"];
+
 /// pydantic's `Decimal` (pydantic-core `validators/decimal.rs`, which hands strings to Python's
 /// `decimal.Decimal` after stripping whitespace) for a JSON literal; `None` when accepted.
 pub(super) fn decimal_error(written: &str) -> Option<(&'static str, &'static str)> {
     const PARSING: (&str, &str) = ("decimal_parsing", "Input should be a valid decimal");
     const FINITE: (&str, &str) = ("finite_number", "Input should be a finite number");
+    if NON_FINITE_LITERALS.contains(&written) {
+        return Some(FINITE);
+    }
     match written.as_bytes().first()? {
         b'"' => {
             let text: String = serde_json::from_str(written).ok()?;
@@ -130,6 +137,22 @@ pub(super) fn duration_error(written: &str) -> Option<(&'static str, &'static st
     );
     /// `timedelta.max` in seconds, about.
     const MAX_SECONDS: f64 = 86_399_999_999_999.0;
+    // jiter's floats (`crate::non_finite`), as speedate answers them (probed).
+    match written {
+        "NaN" => {
+            return Some((
+                "time_delta_parsing",
+                "Input should be a valid duration, NaN values not permitted",
+            ))
+        }
+        "Infinity" | "-Infinity" => {
+            return Some((
+                "time_delta_parsing",
+                "Input should be a valid duration, durations may not exceed 999,999,999 days",
+            ))
+        }
+        _ => {}
+    }
     match written.as_bytes().first()? {
         b'"' => {
             let text: String = serde_json::from_str(written).ok()?;
@@ -316,8 +339,18 @@ mod tests {
             ("\"yes\"", "time_delta_parsing"),
             ("\"1_0.5\"", "time_delta_parsing"),
             ("\"P\"", "time_delta_parsing"),
+            ("NaN", "time_delta_parsing"),
+            ("-Infinity", "time_delta_parsing"),
         ] {
             assert_eq!(duration_error(refused).map(|e| e.0), Some(error_type), "{refused}");
+        }
+    }
+
+    /// jiter's non-finite floats, as `validate_json` answers them for `usage.cost`.
+    #[test]
+    fn non_finite_decimals_are_not_finite_numbers() {
+        for literal in NON_FINITE_LITERALS {
+            assert_eq!(decimal_error(literal).map(|e| e.0), Some("finite_number"), "{literal}");
         }
     }
 

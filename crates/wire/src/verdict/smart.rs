@@ -181,10 +181,12 @@ impl<'a> Walker<'a> {
 /// checks of the other members; its values stay raw, so any depth is fine.
 fn object_of<T: Serialize>(value: &T) -> UnknownObject {
     let text = serde_json::to_string(value).unwrap_or_else(|_| "{}".to_owned());
-    let _guard = crate::rt::ContextGuard::new(text.as_bytes());
-    serde_json::from_str::<crate::rt::Entries<'_>>(&text)
-        .map(crate::rt::Entries::into_unknown)
-        .unwrap_or_else(|_| UnknownObject::from_extra(crate::Extra::new()))
+    crate::non_finite::reading(&text, |text| {
+        let _guard = crate::rt::ContextGuard::new(text.as_bytes());
+        serde_json::from_str::<crate::rt::Entries<'_>>(text)
+            .map(crate::rt::Entries::into_unknown)
+            .unwrap_or_else(|_| UnknownObject::from_extra(crate::Extra::new()))
+    })
 }
 
 /// The errors of `object` validated as the class `T` (described by `class`), relative to the
@@ -222,8 +224,13 @@ pub(crate) fn member_errors<T: DeserializeOwned + Check>(object: &UnknownObject,
     // Each round takes one field out, so there are at most as many rounds as entries.
     for _ in 0..=entries.len() {
         let text = object_text(&entries);
-        let guard = crate::rt::ContextGuard::new(text.as_bytes());
-        let error = match serde_json::from_str::<T>(&text) {
+        // A value may hold the `NaN` literals msgflow reads (`crate::non_finite`).
+        let (read, path) = crate::non_finite::reading(&text, |text| {
+            let guard = crate::rt::ContextGuard::new(text.as_bytes());
+            let read = serde_json::from_str::<T>(text);
+            (read, guard.error_location().0)
+        });
+        let error = match read {
             Ok(value) => {
                 let mut walker = Walker::new();
                 value.check(&mut walker);
@@ -237,7 +244,6 @@ pub(crate) fn member_errors<T: DeserializeOwned + Check>(object: &UnknownObject,
             }
             Err(error) => error,
         };
-        let (path, _) = guard.error_location();
         let key = first_key(&path).map(str::to_owned);
         let Some((name, error_type, message)) = class
             .type_errors
