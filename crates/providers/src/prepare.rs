@@ -289,6 +289,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // `_announce_tool_availability_delta_messages` (without `adds_tools`) runs on
                 // every request holding a delta.
                 let mut leading_system = first_request;
+                // `_translate_retry_parts`'s `in_standing_run`: the first request's opening run
+                // of system prompts, which (unlike the standing prompt count) a request-scoped
+                // prompt continues, being a `SystemPromptPart` too.
+                let mut feedback_run = first_request;
                 // The request's context statements, rendered at its first one (a request left out
                 // by `_convert_speech_parts` states none: an opening without content opens nothing).
                 let mut rendered = None;
@@ -318,6 +322,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         // notes are placed, and ends the standing prompt, which
                         // `_standing_system_prompt_count` counts with it in place.
                         leading_system = false;
+                        feedback_run = false;
                         holds_tool_availability = true;
                         items.push(Authored {
                             at,
@@ -354,7 +359,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         }
                     }
                     let standing = leading_system && matches!(part, ModelRequestPart::SystemPrompt(_));
-                    let in_standing_run = leading_system;
+                    let in_standing_run = feedback_run;
+                    feedback_run = feedback_run && matches!(part, ModelRequestPart::SystemPrompt(_));
                     leading_system = standing;
                     standing_count += usize::from(standing);
                     let conversation_scoped = match part {

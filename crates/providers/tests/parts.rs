@@ -179,3 +179,16 @@ fn replayed_citations_and_server_tool_blocks_are_refused() {
     assert!(error.to_string().contains("`namespace`"), "{error}");
     assert!(export(&namespaced, Provider::Anthropic).is_ok());
 }
+
+/// Harness feedback after a request-scoped prompt in the first request is in the request's
+/// opening run of system prompts (every `SystemPromptPart` continues it): `<system>`-tagged user
+/// text, not a system message.
+#[test]
+fn feedback_after_a_request_scoped_prompt_is_framed_user_text() {
+    let expected = assert_exports_as_pydantic_ai("feedback-after-scoped");
+    let chat = expected["openai-chat"]["request"]["messages"].to_string();
+    assert!(
+        chat.contains("<system>Please return text or call a tool.</system>"),
+        "{chat}"
+    );
+}
