@@ -1951,7 +1951,13 @@ fn response_item(
             Ok(Some(ResponseItem::ToolCall {
                 id,
                 name: call.tool_name.clone(),
-                args: args_as_dict(&call.args),
+                args: args_as_dict(&call.args).ok_or_else(|| {
+                    ExportError::unsupported(
+                        at,
+                        &format!("{path}.args"),
+                        "tool arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDKs write differently",
+                    )
+                })?,
                 item_id,
             }))
         }
@@ -2289,28 +2295,35 @@ fn tool_call_id(id: &Field<String>, at: PartLocation, path: &str) -> Result<Stri
 
 /// `BaseToolCallPart.args_as_dict` (messages.py): no args or empty args are `{}`, an object is
 /// itself, a JSON string is parsed, and anything that is not a JSON object becomes
-/// `{"INVALID_JSON": <raw args>}`.
-pub(crate) fn args_as_dict(args: &Field<RawJson>) -> Map<String, Value> {
-    let Some(raw) = args.get() else { return Map::new() };
+/// `{"INVALID_JSON": <raw args>}`. `None` for an object holding `NaN` or `Infinity` (as written or
+/// as their JSON string): pydantic-core reads them as floats, which each SDK then writes its own
+/// way, while serde_json reads neither. Looked for only where serde_json failed, so valid
+/// arguments are not scanned again.
+pub(crate) fn args_as_dict(args: &Field<RawJson>) -> Option<Map<String, Value>> {
+    let Some(raw) = args.get() else { return Some(Map::new()) };
     let invalid = |text: String| {
+        // Only an object is read as arguments; anything else is invalid in pydantic-ai too.
+        if text.trim_start().starts_with('{') && msgflow_wire::has_non_finite_literal(&text) {
+            return None;
+        }
         let mut map = Map::new();
         map.insert("INVALID_JSON".to_owned(), Value::String(text));
-        map
+        Some(map)
     };
     match raw.try_to_value() {
-        Ok(Value::Object(map)) => map,
+        Ok(Value::Object(map)) => Some(map),
         Ok(Value::String(text)) => {
             if text.is_empty() {
-                return Map::new();
+                return Some(Map::new());
             }
             match serde_json::from_str::<Value>(&text) {
-                Ok(Value::Object(map)) => map,
+                Ok(Value::Object(map)) => Some(map),
                 _ => invalid(text),
             }
         }
         // `not self.args`: `null`, `[]`, `0`, `false` are all empty.
-        Ok(Value::Null) => Map::new(),
-        Ok(Value::Array(items)) if items.is_empty() => Map::new(),
+        Ok(Value::Null) => Some(Map::new()),
+        Ok(Value::Array(items)) if items.is_empty() => Some(Map::new()),
         Ok(other) => invalid(other.to_string()),
         Err(_) => invalid(raw.get().to_owned()),
     }

@@ -192,3 +192,26 @@ fn feedback_after_a_request_scoped_prompt_is_framed_user_text() {
         "{chat}"
     );
 }
+
+/// Arguments holding `NaN` (which msgflow reads, as pydantic-ai does) are refused, not sent as
+/// invalid JSON: pydantic-core reads them as floats, which each SDK writes its own way.
+#[test]
+fn arguments_holding_nan_are_refused_not_called_invalid() {
+    for args in [r#"{"x":NaN}"#, r#""{\"x\": Infinity}""#] {
+        let json = format!(
+            r#"[{{"parts":[{{"content":"go","part_kind":"user-prompt"}}],"kind":"request"}},{{"parts":[{{"tool_name":"t","args":{args},"tool_call_id":"c1","part_kind":"tool-call"}}],"kind":"response"}},{{"parts":[{{"tool_name":"t","content":"ok","tool_call_id":"c1","part_kind":"tool-return"}}],"kind":"request"}}]"#
+        );
+        let history = msgflow_wire::from_str(&json).unwrap();
+        for provider in Provider::EXPORTABLE {
+            let error = export(&history, provider).unwrap_err();
+            assert!(error.to_string().contains("NaN"), "{provider}: {error}");
+        }
+    }
+    // Not an object: invalid JSON in pydantic-ai too, sent as such.
+    let json = r#"[{"parts":[{"content":"go","part_kind":"user-prompt"}],"kind":"request"},{"parts":[{"tool_name":"t","args":"[NaN]","tool_call_id":"c1","part_kind":"tool-call"}],"kind":"response"},{"parts":[{"tool_name":"t","content":"ok","tool_call_id":"c1","part_kind":"tool-return"}],"kind":"request"}]"#;
+    let history = msgflow_wire::from_str(json).unwrap();
+    assert!(export(&history, Provider::Anthropic)
+        .unwrap()
+        .to_string()
+        .contains("INVALID_JSON"));
+}

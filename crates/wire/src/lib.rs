@@ -49,6 +49,7 @@ pub use field::Field;
 pub use generated::*;
 pub use helpers::TypedRoute;
 
+pub use non_finite::has_non_finite_literal;
 pub use raw::RawJson;
 pub use scalars::{Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
@@ -292,8 +293,7 @@ fn parse_substituted(input: &str, substituted: &non_finite::Substituted) -> Resu
     // A literal read anywhere but a float field or an opaque value stayed a placeholder string;
     // pydantic-ai refuses it there (`float` is not `str`, `int`, `datetime`, ...).
     let output = to_string(&messages).map_err(|err| ParseError::new(ParseErrorCategory::Data, err.to_string()))?;
-    if let Err(Some(at)) = substituted.restored_in(&output) {
-        let literal = non_finite::literal_at(input, at);
+    if let Err(Some((at, literal))) = substituted.restored_in(&output) {
         let mut error = ParseError::new(
             ParseErrorCategory::Data,
             format!(

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 const MARKER: &str = "\\u0000msgflow-non-finite:";
 
 /// The literals jiter reads (Python's `json` writes the same three).
-const LITERALS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+pub(crate) const LITERALS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
 
 /// An input with its non-finite literals replaced by placeholders.
 pub(crate) struct Substituted {
@@ -38,26 +38,17 @@ impl Substituted {
         if input.contains(MARKER) {
             return None;
         }
-        let bytes = input.as_bytes();
-        let mut text = String::with_capacity(input.len() + 64);
+        let mut text = String::new();
         let mut literals = Vec::new();
-        let (mut at, mut copied) = (0, 0);
-        while at < bytes.len() {
-            match bytes[at] {
-                b'"' => at = crate::raw::skip_string(bytes, at + 1),
-                b'-' | b'I' | b'N' => {
-                    let Some(literal) = LITERALS.into_iter().find(|l| bytes[at..].starts_with(l.as_bytes())) else {
-                        at += 1;
-                        continue;
-                    };
-                    text.push_str(&input[copied..at]);
-                    literals.push((at, text.len(), literal));
-                    let _ = write!(text, "\"{MARKER}{}\"", literals.len() - 1);
-                    at += literal.len();
-                    copied = at;
-                }
-                _ => at += 1,
+        let mut copied = 0;
+        for (at, literal) in literals_in(input.as_bytes()) {
+            if literals.is_empty() {
+                text.reserve(input.len() + 64);
             }
+            text.push_str(&input[copied..at]);
+            literals.push((at, text.len(), literal));
+            let _ = write!(text, "\"{MARKER}{}\"", literals.len() - 1);
+            copied = at + literal.len();
         }
         if literals.is_empty() {
             return None;
@@ -78,9 +69,10 @@ impl Substituted {
     }
 
     /// Whether `output` (what msgflow writes for the value read from [`Substituted::text`])
-    /// holds every literal back: `Err(Some(offset))` names the original offset of the first left
-    /// as a placeholder (read by a field that takes no float), `Err(None)` says one was lost.
-    pub(crate) fn restored_in(&self, output: &str) -> Result<(), Option<usize>> {
+    /// holds every literal back: `Err(Some((offset, literal)))` names the first left as a
+    /// placeholder (read by a field that takes no float) and its original offset, `Err(None)`
+    /// says one was lost.
+    pub(crate) fn restored_in(&self, output: &str) -> Result<(), Option<(usize, &'static str)>> {
         if let Some(at) = self.unrestored(output.as_bytes()) {
             return Err(Some(at));
         }
@@ -90,13 +82,15 @@ impl Substituted {
         Ok(())
     }
 
-    fn unrestored(&self, output: &[u8]) -> Option<usize> {
+    fn unrestored(&self, output: &[u8]) -> Option<(usize, &'static str)> {
         let finder = memchr::memmem::Finder::new(MARKER.as_bytes());
         finder.find_iter(output).find_map(|found| {
             let digits = &output[found + MARKER.len()..];
             let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
             let index: usize = std::str::from_utf8(&digits[..end]).ok()?.parse().ok()?;
-            self.literals.get(index).map(|&(original, _, _)| original)
+            self.literals
+                .get(index)
+                .map(|&(original, _, literal)| (original, literal))
         })
     }
 }
@@ -107,22 +101,42 @@ fn placeholder_len(index: usize) -> usize {
 }
 
 fn count_literals(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let (mut at, mut count) = (0, 0);
-    while at < bytes.len() {
-        match bytes[at] {
-            b'"' => at = crate::raw::skip_string(bytes, at + 1),
-            b'-' | b'I' | b'N' => match LITERALS.into_iter().find(|l| bytes[at..].starts_with(l.as_bytes())) {
-                Some(literal) => {
-                    count += 1;
-                    at += literal.len();
+    literals_in(text.as_bytes()).count()
+}
+
+/// Each non-finite literal outside the strings of JSON text: its offset and spelling.
+fn literals_in(bytes: &[u8]) -> impl Iterator<Item = (usize, &'static str)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => at = crate::raw::skip_string(bytes, at + 1),
+                b'-' | b'I' | b'N' => {
+                    let start = at;
+                    match LITERALS.into_iter().find(|l| bytes[start..].starts_with(l.as_bytes())) {
+                        Some(literal) => {
+                            at += literal.len();
+                            return Some((start, literal));
+                        }
+                        None => at += 1,
+                    }
                 }
-                None => at += 1,
-            },
-            _ => at += 1,
+                _ => at += 1,
+            }
         }
-    }
-    count
+        None
+    })
+}
+
+/// Whether JSON text (as msgflow reads it: compact or not) holds a `NaN`, `Infinity` or
+/// `-Infinity` literal outside its strings, which pydantic-core reads as a float.
+///
+/// ```
+/// assert!(msgflow_wire::has_non_finite_literal(r#"{"x":[1,NaN]}"#));
+/// assert!(!msgflow_wire::has_non_finite_literal(r#"{"x":"NaN"}"#));
+/// ```
+pub fn has_non_finite_literal(text: &str) -> bool {
+    literals_in(text.as_bytes()).next().is_some()
 }
 
 /// `text` (a compact JSON value read from a substituted input) with its placeholders replaced by
@@ -213,15 +227,6 @@ pub(crate) fn path_at(text: &str, offset: usize) -> String {
     }
     let segments: Vec<Segment> = path.into_iter().flatten().collect();
     crate::rt::format_path(&segments)
-}
-
-/// The literal starting at `offset` of `input`.
-pub(crate) fn literal_at(input: &str, offset: usize) -> &'static str {
-    let rest = input.as_bytes().get(offset..).unwrap_or_default();
-    LITERALS
-        .into_iter()
-        .find(|l| rest.starts_with(l.as_bytes()))
-        .unwrap_or("NaN")
 }
 
 thread_local! {
@@ -316,7 +321,7 @@ mod tests {
         let output = format!("[1,\"{MARKER}1\"]");
         assert_eq!(
             substituted.restored_in(&output),
-            Err(Some(input.find("Infinity").unwrap()))
+            Err(Some((input.find("Infinity").unwrap(), "Infinity")))
         );
         assert_eq!(substituted.restored_in("[1,NaN,Infinity]"), Ok(()));
     }

@@ -89,9 +89,9 @@ pub(super) fn bool_error(written: &str) -> Option<(&'static str, &'static str)> 
     }
 }
 
-/// The `NaN` / `Infinity` literals msgflow reads where pydantic-ai does (`crate::non_finite`),
-/// which jiter reads as floats.
-const NON_FINITE_LITERALS: [&str; 3] = ["NaN", "Infinity", "-Infinity"];
+/// The `NaN` / `Infinity` literals msgflow reads where pydantic-ai does, which jiter reads as
+/// floats.
+use crate::non_finite::LITERALS as NON_FINITE_LITERALS;
 
 /// pydantic's `Decimal` (pydantic-core `validators/decimal.rs`, which hands strings to Python's
 /// `decimal.Decimal` after stripping whitespace) for a JSON literal; `None` when accepted.
