@@ -29,27 +29,33 @@ use serde_json::value::RawValue;
 pub struct RawJson(Repr, Shape);
 
 /// What the scan of a value on reading found out for the loadability verdict, so that the
-/// verdict need not walk the text again (`verdict/json_limits.rs`): an upper bound of how deep
-/// its arrays and objects nest, and whether a string in it holds a `\u` escape.
+/// verdict need not read its text again (`verdict/json_limits.rs`): its kind, an upper bound of
+/// how deep its arrays and objects nest, and whether a string in it holds a `\u` escape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
-    /// At least the deepest nesting of arrays and objects; [`Shape::UNKNOWN`] when not counted.
+    /// At least the deepest nesting of arrays and objects; `u8::MAX` when not counted.
     pub(crate) depth_bound: u8,
-    /// Whether a string (in an array or object) may hold a `\u` escape.
+    /// Whether a string (the value, or one in an array or object) may hold a `\u` escape.
     pub(crate) unicode_escape: bool,
+    /// The value's first byte (`{`, `[`, `"`, `n`, `t`, `f`, `-` or a digit), which says its
+    /// JSON kind: asking for the kind does not touch the text (a slice of a large input, mostly
+    /// out of the cache by the time the verdict walks the history).
+    pub(crate) first: u8,
+    /// Whether the value is an object whose values are all plain integers
+    /// ([`holds_only_plain_integers`]; told for objects of up to [`PLAIN_INTEGERS_SCAN`] bytes).
+    pub(crate) plain_int_values: bool,
 }
 
 impl Shape {
     /// Not counted (a value msgflow built, or one too deep for the byte): the verdict scans it.
-    pub(crate) const UNKNOWN: Shape = Shape {
-        depth_bound: u8::MAX,
-        unicode_escape: true,
-    };
-    /// A scalar (or a string, whose escapes the verdict looks for itself).
-    const SCALAR: Shape = Shape {
-        depth_bound: 0,
-        unicode_escape: true,
-    };
+    fn unknown(text: &str) -> Shape {
+        Shape {
+            depth_bound: u8::MAX,
+            unicode_escape: true,
+            first: text.as_bytes().first().copied().unwrap_or(b'n'),
+            plain_int_values: false,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -143,11 +149,12 @@ impl RawJson {
 
     /// Wraps text that is already known to be one compact JSON value.
     pub(crate) fn trusted(text: &str) -> Self {
-        RawJson(Repr::Owned(Arc::from(text)), Shape::UNKNOWN)
+        RawJson(Repr::Owned(Arc::from(text)), Shape::unknown(text))
     }
 
     fn trusted_owned(text: String) -> Self {
-        RawJson(Repr::Owned(Arc::from(text)), Shape::UNKNOWN)
+        let shape = Shape::unknown(&text);
+        RawJson(Repr::Owned(Arc::from(text)), shape)
     }
 
     /// What reading the value found out about its nesting and escapes.
@@ -155,24 +162,32 @@ impl RawJson {
         self.1
     }
 
-    /// `true` for the JSON literal `null`.
+    /// The length of the text in bytes.
+    pub(crate) fn text_len(&self) -> usize {
+        match &self.0 {
+            Repr::Owned(text) => text.len(),
+            Repr::Slice { start, end, .. } => end - start,
+        }
+    }
+
+    /// `true` for the JSON literal `null` (the only JSON value that starts with `n`).
     pub fn is_null(&self) -> bool {
-        self.get() == "null"
+        self.1.first == b'n'
     }
 
     /// `true` when the value is a JSON string.
     pub fn is_string(&self) -> bool {
-        self.get().starts_with('"')
+        self.1.first == b'"'
     }
 
     /// `true` when the value is a JSON object.
     pub fn is_object(&self) -> bool {
-        self.get().starts_with('{')
+        self.1.first == b'{'
     }
 
     /// `true` when the value is a JSON array.
     pub fn is_array(&self) -> bool {
-        self.get().starts_with('[')
+        self.1.first == b'['
     }
 
     /// The unescaped text when the value is a JSON string.
@@ -352,23 +367,39 @@ struct Scan {
 /// whitespace. The nesting bound is counted per block: the depth at its start plus its opening
 /// brackets bounds the depth inside it, so no block is walked bracket by bracket.
 fn scan(bytes: &[u8]) -> Scan {
+    let first = bytes.first().copied().unwrap_or(b'n');
     // A raw value starts at its first token: only arrays and objects can hold whitespace.
-    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+    if !matches!(first, b'{' | b'[') {
         return Scan {
             whitespace: false,
-            shape: Shape::SCALAR,
+            shape: Shape {
+                depth_bound: 0,
+                // Told exactly for a string short enough to look at while it is in the cache;
+                // the verdict searches a longer one itself (in order, which is fast).
+                unicode_escape: first == b'"' && (bytes.len() > SHORT_ESCAPE_SCAN || may_hold_unicode_escape(bytes)),
+                first,
+                plain_int_values: false,
+            },
         };
     }
     let mut state = BlockState::default();
     // Each level opens and closes a bracket: a value of `n` bytes nests at most `n / 2` deep,
-    // which for a short one (most values) is bound enough; its escapes are left to the verdict.
+    // which for a short one (most values) is bound enough.
     if bytes.len() <= 2 * SHALLOW {
-        let whitespace = any_block(bytes, |block| state.classify::<false>(block).whitespace != 0);
+        let (mut whitespace, mut unicode_escape) = (false, false);
+        any_block(bytes, |block| {
+            let classes = state.classify::<true>(block);
+            whitespace |= classes.whitespace != 0;
+            unicode_escape |= classes.escaped_u != 0;
+            false
+        });
         return Scan {
             whitespace,
             shape: Shape {
                 depth_bound: u8::try_from(bytes.len() / 2).unwrap_or(u8::MAX),
-                unicode_escape: true,
+                unicode_escape,
+                first,
+                plain_int_values: first == b'{' && holds_only_plain_integers(bytes),
             },
         };
     }
@@ -388,8 +419,59 @@ fn scan(bytes: &[u8]) -> Scan {
         shape: Shape {
             depth_bound: u8::try_from(bound).unwrap_or(u8::MAX),
             unicode_escape,
+            first,
+            plain_int_values: first == b'{' && bytes.len() <= PLAIN_INTEGERS_SCAN && holds_only_plain_integers(bytes),
         },
     }
+}
+
+/// The longest object [`scan`] looks at for [`holds_only_plain_integers`].
+const PLAIN_INTEGERS_SCAN: usize = 1024;
+
+/// Whether a compact object is `{"key":digits,...}` with only plain integer values (of at most
+/// 4300 digits), as every usage's `details` is: the verdict's `dict[str, int]` needs no parse of
+/// those.
+pub(crate) fn holds_only_plain_integers(bytes: &[u8]) -> bool {
+    let mut at = 1;
+    loop {
+        match bytes.get(at) {
+            Some(b'}') => return at + 1 == bytes.len(),
+            Some(b'"') => {}
+            _ => return false,
+        }
+        // The key: a string without escapes.
+        let Some(length) = memchr::memchr2(b'"', b'\\', &bytes[at + 1..]) else {
+            return false;
+        };
+        at += 1 + length;
+        if bytes.get(at) != Some(&b'"') || bytes.get(at + 1) != Some(&b':') {
+            return false;
+        }
+        at += 2;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        let digits = bytes[at.min(bytes.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 || digits > crate::verdict::MAX_INT_DIGITS {
+            return false;
+        }
+        at += digits;
+        if bytes.get(at) == Some(&b',') {
+            at += 1;
+        }
+    }
+}
+
+/// The longest string whose `\u` escapes [`scan`] looks for.
+const SHORT_ESCAPE_SCAN: usize = 1024;
+
+/// Whether a backslash followed by `u` occurs in `bytes` (an escaped backslash before a `u`
+/// counts too: the verdict tells them apart).
+fn may_hold_unicode_escape(bytes: &[u8]) -> bool {
+    memchr::memchr(b'\\', bytes).is_some_and(|at| bytes[at..].windows(2).any(|pair| pair == b"\\u"))
 }
 
 /// `true` when valid JSON text holds whitespace outside its strings.
@@ -662,15 +744,17 @@ mod tests {
                 let container = matches!(text.as_bytes().first(), Some(b'{' | b'['));
                 let expected = container && whitespace_outside_strings(text);
                 prop_assert_eq!(needs_compaction(text.as_bytes()), expected, "{}", text);
+                if text.starts_with('"') {
+                    let (_, unicode) = nesting_and_unicode_escape(text);
+                    prop_assert!(scan(text.as_bytes()).shape.unicode_escape || !unicode, "{}", text);
+                }
                 if container {
                     let (deepest, unicode) = nesting_and_unicode_escape(text);
                     let shape = scan(text.as_bytes()).shape;
                     prop_assert!(usize::from(shape.depth_bound) >= deepest, "{}", text);
                     // Never a `\\u` escape missed; counted exactly where counted at all.
                     prop_assert!(shape.unicode_escape || !unicode, "{}", text);
-                    if text.len() > 2 * SHALLOW {
-                        prop_assert_eq!(shape.unicode_escape, unicode, "{}", text);
-                    }
+                    prop_assert_eq!(shape.unicode_escape, unicode, "{}", text);
                     // The exact walk agrees at the depth itself.
                     prop_assert!(!nests_deeper_than(text.as_bytes(), deepest), "{}", text);
                     prop_assert_eq!(nests_deeper_than(text.as_bytes(), deepest.saturating_sub(1)), deepest > 0, "{}", text);

@@ -330,24 +330,74 @@ fn serialize_number<S: Serializer>(
 /// assert_eq!((huge.to_i64(), huge.digits().as_ref()), (None, "18446744073709551616"));
 /// assert_eq!(serde_json::to_string(&huge).unwrap(), "18446744073709551616");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Int {
-    /// The value when it fits in an `i64`; `None` for a bigger one, whose text is then in
-    /// `written` (almost every integer in a history is a small token count: keep those cheap).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Int(IntRepr);
+
+/// Almost every integer in a history is a small token count written plainly: those take 16
+/// bytes (a usage holds a dozen of them), and the rare others keep their text in a box.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum IntRepr {
+    /// Fits in an `i64` and was read in its plain decimal spelling (or built by msgflow).
+    Plain(i64),
+    /// Beyond 64 bits, or read in another spelling (`5.0`, `"5"`, `true`).
+    Written(Box<WrittenInt>),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct WrittenInt {
+    /// The value when it fits in an `i64`; `None` for a bigger one.
     small: Option<i64>,
-    /// The JSON text read, when it is not the plain spelling of a small value (or the value is big).
-    written: Option<RawJson>,
+    /// The JSON text read.
+    text: RawJson,
+}
+
+impl fmt::Debug for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Int")
+            .field("small", &self.to_i64())
+            .field("written", &self.written_json())
+            .finish()
+    }
 }
 
 impl Int {
+    /// An integer from its value (when it fits in an `i64`) and the text it was read with (when
+    /// that is not the value's plain spelling, or the value is big).
+    fn new(small: Option<i64>, written: Option<RawJson>) -> Self {
+        match (small, written) {
+            (Some(value), None) => Int(IntRepr::Plain(value)),
+            (small, Some(text)) => Int(IntRepr::Written(Box::new(WrittenInt { small, text }))),
+            // Not built: a big value always has its text.
+            (None, None) => Int(IntRepr::Plain(0)),
+        }
+    }
+
+    /// The text read, when it is kept.
+    fn written_json(&self) -> Option<&RawJson> {
+        match &self.0 {
+            IntRepr::Plain(_) => None,
+            IntRepr::Written(written) => Some(&written.text),
+        }
+    }
+
+    /// Whether the integer fits in an `i64` and was read in its plain decimal spelling (or
+    /// built by msgflow): the common case, which needs no look at its text.
+    #[inline]
+    pub(crate) fn is_plain_small(&self) -> bool {
+        matches!(self.0, IntRepr::Plain(_))
+    }
+
     /// The integer, when it fits in an `i64`.
     pub fn to_i64(&self) -> Option<i64> {
-        self.small
+        match &self.0 {
+            IntRepr::Plain(value) => Some(*value),
+            IntRepr::Written(written) => written.small,
+        }
     }
 
     /// The integer, when it fits in a `u64`.
     pub fn to_u64(&self) -> Option<u64> {
-        match self.small {
+        match self.to_i64() {
             Some(value) => u64::try_from(value).ok(),
             None => self.digits().parse().ok(),
         }
@@ -355,7 +405,7 @@ impl Int {
 
     /// The integer, when it fits in an `i128` (enough for any sum of `u64` token counts).
     pub fn to_i128(&self) -> Option<i128> {
-        match self.small {
+        match self.to_i64() {
             Some(value) => Some(i128::from(value)),
             None => self.digits().parse().ok(),
         }
@@ -364,10 +414,10 @@ impl Int {
     /// The integer in plain decimal digits (`-` for a negative one, no leading zeros), whatever
     /// its size and however it was written.
     pub fn digits(&self) -> Cow<'_, str> {
-        if let Some(value) = self.small {
+        if let Some(value) = self.to_i64() {
             return Cow::Owned(itoa::Buffer::new().format(value).to_owned());
         }
-        let raw = self.written.as_ref().map_or("0", RawJson::get);
+        let raw = self.written_json().map_or("0", RawJson::get);
         match integer_value(raw) {
             Some(IntegerValue::Big(digits)) => digits,
             Some(IntegerValue::Small(value)) => Cow::Owned(value.to_string()),
@@ -377,7 +427,7 @@ impl Int {
 
     /// Whether the integer is below zero.
     pub fn is_negative(&self) -> bool {
-        match self.small {
+        match self.to_i64() {
             Some(value) => value < 0,
             None => self.digits().starts_with('-'),
         }
@@ -386,8 +436,8 @@ impl Int {
     /// The spelling read from the input when it was not the plain decimal spelling of the
     /// value (`5.0`, `"5"`, `true`).
     pub fn written(&self) -> Option<&str> {
-        let raw = self.written.as_ref()?.get();
-        match self.small {
+        let raw = self.written_json()?.get();
+        match self.to_i64() {
             Some(_) => Some(raw),
             None => (self.digits() != raw).then_some(raw),
         }
@@ -396,10 +446,7 @@ impl Int {
 
 impl From<i64> for Int {
     fn from(value: i64) -> Self {
-        Int {
-            small: Some(value),
-            written: None,
-        }
+        Int(IntRepr::Plain(value))
     }
 }
 
@@ -444,11 +491,8 @@ impl From<i128> for Int {
 impl Int {
     /// An integer outside `i64` from its plain decimal digits.
     fn big(digits: &str) -> Self {
-        Int {
-            small: None,
-            // Plain decimal digits are valid compact JSON.
-            written: Some(RawJson::trusted(digits)),
-        }
+        // Plain decimal digits are valid compact JSON.
+        Int::new(None, Some(RawJson::trusted(digits)))
     }
 }
 
@@ -492,7 +536,7 @@ pub struct OutOfRange(pub String);
 
 impl fmt::Display for Int {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.small {
+        match self.to_i64() {
             Some(value) => write!(f, "{value}"),
             None => f.write_str(&self.digits()),
         }
@@ -501,10 +545,9 @@ impl fmt::Display for Int {
 
 impl Serialize for Int {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match (&self.written, self.small) {
-            (Some(raw), _) => raw.serialize(serializer),
-            (None, Some(value)) => serializer.serialize_i64(value),
-            (None, None) => serializer.serialize_i64(0),
+        match &self.0 {
+            IntRepr::Plain(value) => serializer.serialize_i64(*value),
+            IntRepr::Written(written) => written.text.serialize(serializer),
         }
     }
 }
@@ -517,15 +560,9 @@ impl<'de> Deserialize<'de> for Int {
             Some(IntegerValue::Small(value)) => {
                 // Token counts fill every response's usage: compare without allocating.
                 let written = (itoa::Buffer::new().format(value) != raw.get()).then_some(raw);
-                Ok(Int {
-                    small: Some(value),
-                    written,
-                })
+                Ok(Int::new(Some(value), written))
             }
-            Some(IntegerValue::Big(_)) => Ok(Int {
-                small: None,
-                written: Some(raw),
-            }),
+            Some(IntegerValue::Big(_)) => Ok(Int::new(None, Some(raw))),
             None => Err(D::Error::custom(format_args!(
                 "invalid value {raw}: expected an integer"
             ))),

@@ -28,6 +28,9 @@ pub struct Timestamp(Repr);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
+    /// A datetime in pydantic-ai's own form ([`is_valid_utc_in_pydantic_ai_form`]).
+    PydanticAiForm(String),
+    /// Any other datetime or date text (every text goes through [`Repr::text`]).
     Text(String),
     /// A Unix time written as a JSON number, kept as its literal.
     Number(String),
@@ -67,7 +70,9 @@ pub struct TimestampError {
 impl Timestamp {
     /// Validates and wraps a datetime string.
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
-        if parse_datetime(text).is_some() || is_numeric(text) {
+        if is_valid_utc_in_pydantic_ai_form(text.as_bytes()) {
+            Ok(Timestamp(Repr::PydanticAiForm(text.to_owned())))
+        } else if parse_datetime(text).is_some() || is_numeric(text) {
             Ok(Timestamp(Repr::Text(text.to_owned())))
         } else {
             Err(TimestampError { text: text.to_owned() })
@@ -93,13 +98,19 @@ impl Timestamp {
                 text.push_str(&format!("{sign}{:02}:{:02}", abs / 60, abs % 60));
             }
         }
-        Timestamp(Repr::Text(text))
+        Timestamp(Repr::text(text))
+    }
+
+    /// Whether the text is a valid UTC datetime in the form pydantic-ai writes
+    /// (`2025-06-02T09:00:16.838932Z`), which pydantic-ai loads; known since reading.
+    pub(crate) fn is_valid_utc_in_pydantic_ai_form(&self) -> bool {
+        matches!(self.0, Repr::PydanticAiForm(_))
     }
 
     /// The datetime text, unless the value was written as a JSON number.
     pub fn as_str(&self) -> Option<&str> {
         match &self.0 {
-            Repr::Text(text) => Some(text),
+            Repr::PydanticAiForm(text) | Repr::Text(text) => Some(text),
             Repr::Number(_) => None,
         }
     }
@@ -107,7 +118,7 @@ impl Timestamp {
     /// The text as written (a number literal for Unix times).
     pub fn as_written(&self) -> &str {
         match &self.0 {
-            Repr::Text(text) | Repr::Number(text) => text,
+            Repr::PydanticAiForm(text) | Repr::Text(text) | Repr::Number(text) => text,
         }
     }
 
@@ -139,7 +150,7 @@ impl std::str::FromStr for Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
-            Repr::Text(text) => serializer.serialize_str(text),
+            Repr::PydanticAiForm(text) | Repr::Text(text) => serializer.serialize_str(text),
             Repr::Number(literal) => match RawValue::from_string(literal.clone()) {
                 Ok(raw) => raw.serialize(serializer),
                 Err(_) => serializer.serialize_str(literal),
@@ -185,6 +196,61 @@ impl<'de> Deserialize<'de> for Timestamp {
         }
         deserializer.deserialize_any(TimestampVisitor)
     }
+}
+
+impl Repr {
+    /// A datetime text, classified.
+    fn text(text: String) -> Repr {
+        if is_valid_utc_in_pydantic_ai_form(text.as_bytes()) {
+            Repr::PydanticAiForm(text)
+        } else {
+            Repr::Text(text)
+        }
+    }
+}
+
+/// Whether `bytes` is a valid datetime in the form pydantic-ai writes (`2025-06-02T09:00:16Z`,
+/// `2025-06-02T09:00:16.838932Z`; year 1 or later), which pydantic-ai 2.68.0 loads: nearly every
+/// timestamp in a history. Reading classifies it once, so that neither the lenient parser nor
+/// the loadability verdict (`verdict/datetime.rs`, which answers for every other text) reads
+/// the text again.
+pub(crate) fn is_valid_utc_in_pydantic_ai_form(bytes: &[u8]) -> bool {
+    let Some((head, tail)) = bytes.split_first_chunk::<19>() else {
+        return false;
+    };
+    let tail_is_utc = match tail {
+        [b'Z'] => true,
+        [b'.', fraction @ .., b'Z'] => fraction.len() == 6 && fraction.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    let [y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2, b'T', h1, h2, b':', i1, i2, b':', s1, s2] = *head else {
+        return false;
+    };
+    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
+        ascii_number(&[y1, y2, y3, y4]),
+        ascii_number(&[m1, m2]),
+        ascii_number(&[d1, d2]),
+        ascii_number(&[h1, h2]),
+        ascii_number(&[i1, i2]),
+        ascii_number(&[s1, s2]),
+    ) else {
+        return false;
+    };
+    // Four digits: `year as i32` is exact.
+    tail_is_utc
+        && year >= 1
+        && (1..=12).contains(&month)
+        && (1..=days_in_month(year as i32, month)).contains(&day)
+        && hour <= 23
+        && minute <= 59
+        && second <= 59
+}
+
+/// The number ASCII digits spell, if they are all digits.
+fn ascii_number(bytes: &[u8]) -> Option<u32> {
+    bytes.iter().try_fold(0u32, |value, &byte| {
+        byte.is_ascii_digit().then(|| value * 10 + u32::from(byte - b'0'))
+    })
 }
 
 fn is_numeric(text: &str) -> bool {

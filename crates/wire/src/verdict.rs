@@ -42,9 +42,11 @@ mod validators;
 
 use std::fmt::{self, Write as _};
 
+use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 use crate::{Field, Float, Int, ModelMessage, RawJson, Timestamp};
+pub(crate) use lax::MAX_INT_DIGITS;
 
 /// pydantic-ai's answer for one history: loadable, or every reason it is not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -132,11 +134,19 @@ impl fmt::Display for LocItem {
 /// `history` is what msgflow read; JSON-level limits are checked on the opaque values it holds
 /// as written.
 pub fn verdict(history: &[ModelMessage]) -> Verdict {
-    let mut walker = Walker::new();
-    for (index, message) in history.iter().enumerate() {
-        walker.at(Segment::Index(index), |w| message.check(w));
-    }
-    let mut reasons = walker.reasons;
+    // Each message is checked on its own, so a long history's chunks are walked in parallel and
+    // their reasons joined in order. The walk waits on memory (it reads every message once and
+    // computes little), which more cores overlap.
+    let mut reasons = if history.len() >= 2 * PARALLEL_CHUNK {
+        let chunks: Vec<Vec<Reason>> = history
+            .par_chunks(PARALLEL_CHUNK)
+            .enumerate()
+            .map(|(chunk, messages)| reasons_of(messages, chunk * PARALLEL_CHUNK))
+            .collect();
+        chunks.concat()
+    } else {
+        reasons_of(history, 0)
+    };
     // pydantic-core parses the whole document before validating anything: a JSON-level error
     // is the only one it reports.
     if let Some(first) = reasons.iter().position(|r| r.error_type == JSON_INVALID) {
@@ -144,6 +154,19 @@ pub fn verdict(history: &[ModelMessage]) -> Verdict {
         reasons.truncate(1);
     }
     Verdict { reasons }
+}
+
+/// Messages per chunk of a parallel verdict: enough that a chunk's walk (tens of microseconds)
+/// outweighs handing it to a thread.
+const PARALLEL_CHUNK: usize = 512;
+
+/// The reasons of `messages`, the history's from `first_index` on, as pydantic reports them.
+fn reasons_of(messages: &[ModelMessage], first_index: usize) -> Vec<Reason> {
+    let mut walker = Walker::new();
+    for (offset, message) in messages.iter().enumerate() {
+        walker.at(Segment::Index(first_index + offset), |w| message.check(w));
+    }
+    walker.reasons
 }
 
 /// [`verdict`], with the line and column of each reason's value in `input`, the text `history`
@@ -225,6 +248,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Runs `f` one step further down.
+    #[inline]
     pub(crate) fn at<R>(&mut self, segment: Segment<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
         self.segments.push(segment);
         let result = f(self);
@@ -316,6 +340,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A required field.
+    #[inline]
     pub(crate) fn value<T: ?Sized>(&mut self, key: &'a str, value: &'a T, check: impl FnOnce(&mut Self, &'a T)) {
         self.at(Segment::Key(key), |w| check(w, value));
     }
@@ -324,6 +349,7 @@ impl<'a> Walker<'a> {
     // The generator emits it for a required field that may be `null` and whose type has a check;
     // the schema has none today (its required nullable fields are strings).
     #[allow(dead_code)]
+    #[inline]
     pub(crate) fn nullable<T>(&mut self, key: &'a str, value: &'a Option<T>, check: impl FnOnce(&mut Self, &'a T)) {
         if let Some(value) = value {
             self.at(Segment::Key(key), |w| check(w, value));
@@ -331,6 +357,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A field with a default: absent is fine, `null` as `null` says.
+    #[inline]
     pub(crate) fn field<T>(
         &mut self,
         key: &'a str,
@@ -340,6 +367,8 @@ impl<'a> Walker<'a> {
     ) {
         match field {
             Field::Absent => {}
+            // Most nulls in a history are of `Optional` fields: no step down for those.
+            Field::Null if matches!(null, Null::Allowed) => {}
             Field::Null => self.at(Segment::Key(key), |w| null.refuse(w)),
             Field::Present(value) => self.at(Segment::Key(key), |w| check(w, value)),
         }
@@ -347,8 +376,9 @@ impl<'a> Walker<'a> {
 
     /// A field with a default whose every present value pydantic accepts (a `str`, `bool` or
     /// `float`): only an explicit `null` can be refused, so the walk does not step into it.
+    #[inline]
     pub(crate) fn null_only<T>(&mut self, key: &'a str, field: &Field<T>, null: Null) {
-        if matches!(field, Field::Null) {
+        if matches!(field, Field::Null) && !matches!(null, Null::Allowed) {
             self.at(Segment::Key(key), |w| null.refuse(w));
         }
     }
@@ -361,6 +391,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A union member pydantic names in its `loc` (a tag, or a member such as `str`).
+    #[inline]
     pub(crate) fn tagged<T: Check + ?Sized>(&mut self, tag: &'a str, value: &'a T) {
         self.at(Segment::Tag(tag), |w| value.check(w));
     }
@@ -434,26 +465,37 @@ impl<T: Check> Check for Vec<T> {
 
 impl Check for Int {
     /// pydantic's lax `int`: see [`lax::int_error`].
+    #[inline]
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        let written = match self.written() {
-            Some(written) => Some(written),
-            // A plain integer is fine unless it is too long for the JSON parser (checked only for
-            // the rare ones beyond 64 bits).
-            None if self.to_i64().is_none() => {
-                let digits = self.digits();
-                if digits.trim_start_matches('-').len() > lax::MAX_INT_DIGITS {
-                    w.report_json_invalid("Invalid JSON: number out of range");
-                }
-                None
+        // Almost every integer is a small one written plainly, which pydantic accepts.
+        if self.is_plain_small() {
+            return;
+        }
+        check_unusual_int(self, w);
+    }
+}
+
+/// [`Int`]'s check when it is big or not written plainly.
+#[inline(never)]
+fn check_unusual_int(int: &Int, w: &mut Walker<'_>) {
+    let written = match int.written() {
+        Some(written) => Some(written),
+        // A plain integer is fine unless it is too long for the JSON parser (checked only for
+        // the rare ones beyond 64 bits).
+        None if int.to_i64().is_none() => {
+            let digits = int.digits();
+            if digits.trim_start_matches('-').len() > lax::MAX_INT_DIGITS {
+                w.report_json_invalid("Invalid JSON: number out of range");
             }
-            None => None,
-        };
-        if let Some((error_type, message)) = written.and_then(lax::int_error) {
-            if error_type == JSON_INVALID {
-                w.report_json_invalid(message);
-            } else {
-                w.report(error_type, message);
-            }
+            None
+        }
+        None => None,
+    };
+    if let Some((error_type, message)) = written.and_then(lax::int_error) {
+        if error_type == JSON_INVALID {
+            w.report_json_invalid(message);
+        } else {
+            w.report(error_type, message);
         }
     }
 }
@@ -461,7 +503,7 @@ impl Check for Int {
 impl Check for RawJson {
     /// The JSON-level limits of pydantic-core's parser: see [`json_limits::check`].
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
-        if let Some(message) = json_limits::check(self, w.json_depth()) {
+        if let Some(message) = json_limits::check(self, || w.json_depth()) {
             w.report_json_invalid(message);
         }
     }

@@ -166,3 +166,47 @@ fn pydantic_ai_output_is_loadable() {
     }
     assert!(checked > 10, "only {checked} fixtures");
 }
+
+/// A long history is walked in chunks on several threads: its reasons must be its messages'
+/// own, at their indexes and in their order, whichever chunk each falls in.
+#[test]
+fn a_long_historys_reasons_are_its_messages_in_order() {
+    let fine =
+        r#"{"parts":[{"content":"hi","part_kind":"text"}],"kind":"response","timestamp":"2025-06-02T09:00:16Z"}"#;
+    let broken = [
+        r#"{"parts":[],"kind":"response","usage":null,"finish_reason":"STOP"}"#,
+        r#"{"parts":[{"content":"x","timestamp":"2016-12-31T23:59:60Z","part_kind":"user-prompt"}],"kind":"request"}"#,
+        r#"{"parts":[{"tool_name":"t","args":[1],"part_kind":"tool-call"}],"kind":"response"}"#,
+    ];
+    let broken_at = [3usize, 511, 512, 1024, 1999, 2500, 4095];
+    let messages: Vec<&str> = (0..4096)
+        .map(|index| match broken_at.iter().position(|&at| at == index) {
+            Some(which) => broken[which % broken.len()],
+            None => fine,
+        })
+        .collect();
+    let history = msgflow_wire::from_str(&format!("[{}]", messages.join(","))).unwrap();
+    let mut expected = Vec::new();
+    for (which, &index) in broken_at.iter().enumerate() {
+        let alone = msgflow_wire::from_str(&format!("[{}]", broken[which % broken.len()])).unwrap();
+        for mut reason in verdict(&alone).into_reasons() {
+            reason.loc[0] = LocItem::Index(index);
+            reason.path = reason.path.replacen("$[0]", &format!("$[{index}]"), 1);
+            expected.push(reason);
+        }
+    }
+    assert!(expected.len() > broken_at.len());
+    assert_eq!(verdict(&history).into_reasons(), expected);
+
+    // A JSON-level error anywhere is the only reason, as pydantic-core parses first.
+    let mut with_lone_surrogate = messages.clone();
+    let lone = r#"{"parts":[],"kind":"response","metadata":{"a":"\ud800"}}"#;
+    with_lone_surrogate[3000] = lone;
+    let history = msgflow_wire::from_str(&format!("[{}]", with_lone_surrogate.join(","))).unwrap();
+    let reasons = verdict(&history).into_reasons();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(
+        (reasons[0].error_type.as_str(), reasons[0].path.as_str()),
+        ("json_invalid", "$[3000].metadata")
+    );
+}

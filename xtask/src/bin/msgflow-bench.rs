@@ -58,6 +58,9 @@ enum Operation {
     /// `msgflow_wire::verdict::verdict` of the parsed history: would pydantic-ai 2.68.0 load it
     /// (the cost `check` and every history-writing command add to a parse).
     Verdict,
+    /// The verdict on one thread (a diagnostic: the verdict walks a long history's chunks on
+    /// every core; this is its cost where there is only one).
+    VerdictOneThread,
     /// `msgflow_sanitize::repair` (default options) of a copy of the parsed history.
     Repair,
     /// `serde_json::from_slice::<IgnoredAny>`: validating the JSON and nothing else, the limit.
@@ -207,6 +210,8 @@ struct Prepared<'a> {
     deltas: &'a [String],
     /// `--budget`.
     budget: usize,
+    /// A rayon pool of one thread, for `verdict-one-thread`.
+    one_thread: &'a rayon::ThreadPool,
 }
 
 /// Runs `op` once (`spare` is what the operation consumes).
@@ -220,6 +225,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         parsed,
         deltas,
         budget,
+        one_thread,
     } = *prepared;
     let trim = |tokenizer| -> Result<Output> {
         let counter = TokenCounter::new(tokenizer);
@@ -279,6 +285,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         }
         Operation::Check | Operation::CheckCold => Output::Violations(msgflow_sanitize::check(parsed)),
         Operation::Verdict => Output::Verdict(msgflow_wire::verdict::verdict(parsed)),
+        Operation::VerdictOneThread => Output::Verdict(one_thread.install(|| msgflow_wire::verdict::verdict(parsed))),
         Operation::Repair | Operation::RepairCold => {
             let history = spare.history.context("repair needs a copy of the history")?;
             Output::Repair(msgflow_sanitize::repair(history, &RepairOptions::default()))
@@ -420,6 +427,8 @@ fn main() -> Result<()> {
         Vec::new()
     };
 
+    // Built before the timing (its thread starts here).
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     // Warm-up on the tiny history (or the first deltas): touches every code path once without
     // growing the heap.
     let warm_parsed = msgflow_wire::from_slice(WARM_UP_HISTORY)?;
@@ -430,6 +439,7 @@ fn main() -> Result<()> {
         parsed: &warm_parsed,
         deltas: &deltas[..deltas.len().min(10)],
         budget: usize::MAX,
+        one_thread: &one_thread,
     };
     drop(run_once(cli.op, &warm_up, warm_spare)?);
     drop(warm_parsed);
@@ -480,6 +490,7 @@ fn main() -> Result<()> {
             parsed: &parsed,
             deltas: &deltas,
             budget: cli.budget,
+            one_thread: &one_thread,
         };
         let output = black_box(run_once(cli.op, &prepared, spare)?);
         let elapsed = started.elapsed().as_secs_f64();

@@ -24,6 +24,9 @@ type Error = (&'static str, String);
 
 /// The error pydantic raises for this timestamp, or `None` when it loads it.
 pub(super) fn error(timestamp: &Timestamp) -> Option<(&'static str, String)> {
+    if timestamp.is_valid_utc_in_pydantic_ai_form() {
+        return None;
+    }
     match timestamp.as_str() {
         Some(text) => string_error(text.as_bytes()),
         None => number_error(timestamp.as_written()),
@@ -246,5 +249,68 @@ fn days_in_month(year: u32, month: u32) -> u32 {
         4 | 6 | 9 | 11 => 30,
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         _ => 28,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut for pydantic-ai's own form answers as the general parser does, and only takes
+    /// texts in that form.
+    #[test]
+    fn the_shortcut_agrees_with_the_parser() {
+        let taken = [
+            "2025-06-02T09:00:16.838932Z",
+            "2025-06-02T09:00:16Z",
+            "2024-02-29T23:59:59.999999Z",
+            "0001-01-01T00:00:00Z",
+        ];
+        let left_to_the_parser = [
+            "2023-02-29T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "2025-06-02T24:00:00Z",
+            "2025-06-02T23:59:60Z",
+            "2025-13-02T09:00:16Z",
+            "2025-06-31T09:00:16Z",
+            "2025-06-02T09:00:16.83893Z",
+            "2025-06-02T09:00:16.8389321Z",
+            "2025-06-02T09:00:16+00:00",
+            "2025-06-02t09:00:16Z",
+            "2025-06-02T09:00:16z",
+            "2025-06-02 09:00:16Z",
+            "2025-06-02T09:00Z",
+            "2025-06-02",
+            "1748854816",
+        ];
+        for text in taken {
+            assert!(
+                crate::timestamp::is_valid_utc_in_pydantic_ai_form(text.as_bytes()),
+                "{text}"
+            );
+            assert!(
+                matches!(parse_datetime(text.as_bytes()), Ok(year) if year >= 1),
+                "{text}"
+            );
+        }
+        for text in left_to_the_parser {
+            assert!(
+                !crate::timestamp::is_valid_utc_in_pydantic_ai_form(text.as_bytes()),
+                "{text}"
+            );
+        }
+        assert!(string_error(b"2023-02-29T00:00:00Z").is_some());
+        assert!(string_error(b"2025-06-02T09:00:16.83893Z").is_none());
+        for text in taken {
+            let timestamp = Timestamp::parse(text).unwrap();
+            assert!(timestamp.is_valid_utc_in_pydantic_ai_form(), "{text}");
+            assert_eq!(timestamp, Timestamp::from_parts(timestamp.parts().unwrap()), "{text}");
+        }
+        for text in left_to_the_parser {
+            assert!(
+                !Timestamp::parse(text).is_ok_and(|t| t.is_valid_utc_in_pydantic_ai_form()),
+                "{text}"
+            );
+        }
     }
 }

@@ -19,11 +19,11 @@
 //! beyond 64 bits up to 4300 digits, `-0`, `1e400` and `1e-400` (floats that overflow to
 //! infinity or underflow to zero), surrogate pairs, and values up to 200 levels deep all load.
 //!
-//! Each check first rules itself out from cheap facts, so that a value is walked only where it
-//! could break a limit: the digit runs through every 4301st byte; for arrays and objects, what
-//! the scan on reading recorded ([`crate::raw::Shape`]: an upper bound of the nesting, whether a
-//! string holds a `\u` escape), so that the verdict does not pass over their text again; for a
-//! string, where its first backslash is (the search for `\u` starts there).
+//! Each check first rules itself out from cheap facts, so that a value's text is read only where
+//! it could break a limit: what the scan on reading recorded ([`crate::raw::Shape`]: the value's
+//! kind, an upper bound of its nesting, whether a string in it may hold a `\u` escape), its
+//! length, and for long ones the digit runs through every 4301st byte. A string longer than the
+//! reader looks at is searched for `\u` from its first backslash.
 
 use memchr::memmem;
 
@@ -34,31 +34,42 @@ use crate::RawJson;
 /// be inside.
 pub(super) const MAX_JSON_DEPTH: usize = 200;
 
-/// The `json_invalid` message for `raw` (a compact JSON value `depth` containers deep), if
-/// pydantic-core's parser would refuse it.
-pub(super) fn check(raw: &RawJson, depth: usize) -> Option<&'static str> {
-    let bytes = raw.get().as_bytes();
-    if bytes.len() > MAX_INT_DIGITS && too_many_digits(bytes) {
-        return Some("Invalid JSON: number out of range");
-    }
-    if !matches!(bytes.first(), Some(b'{' | b'[' | b'"')) {
-        return None;
-    }
+/// The `json_invalid` message for `raw` (a compact JSON value `depth()` containers deep, asked
+/// only of a value that may nest deeply), if pydantic-core's parser would refuse it.
+pub(super) fn check(raw: &RawJson, depth: impl FnOnce() -> usize) -> Option<&'static str> {
     let shape = raw.shape();
-    let room = MAX_JSON_DEPTH.saturating_sub(depth);
-    // Each level opens and closes a bracket: a shorter value cannot overflow the room left, nor
-    // one whose recorded bound is within it.
-    if bytes[0] != b'"'
-        && usize::from(shape.depth_bound) > room
-        && bytes.len() > 2 * room
-        && crate::raw::nests_deeper_than(bytes, room)
-        // Containers open `room + 1` deep: refused when one holds a value (one opening deeper
-        // still is inside such a container).
-        && (crate::raw::nests_deeper_than(bytes, room + 1) || holds_a_value_at(bytes, room + 1))
-    {
-        return Some("Invalid JSON: recursion limit exceeded");
+    let length = raw.text_len();
+    // The text is read only when the facts its scan recorded on reading allow a refusal.
+    match shape.first {
+        b'"' => {}
+        b'{' | b'[' => {
+            if length > MAX_INT_DIGITS && too_many_digits(raw.get().as_bytes()) {
+                return Some("Invalid JSON: number out of range");
+            }
+            // Each level opens and closes a bracket: a shorter value cannot overflow the room
+            // left, nor one whose recorded bound is within it. The typed structure is at most
+            // `MAX_DEPTH` deep, so a value within the room left below that needs no `depth()`.
+            let fits = |room: usize| usize::from(shape.depth_bound) <= room || length <= 2 * room;
+            if !fits(MAX_JSON_DEPTH - crate::MAX_DEPTH) {
+                let room = MAX_JSON_DEPTH.saturating_sub(depth());
+                let bytes = raw.get().as_bytes();
+                // Containers open `room + 1` deep: refused when one holds a value (one opening
+                // deeper still is inside such a container).
+                if !fits(room)
+                    && crate::raw::nests_deeper_than(bytes, room)
+                    && (crate::raw::nests_deeper_than(bytes, room + 1) || holds_a_value_at(bytes, room + 1))
+                {
+                    return Some("Invalid JSON: recursion limit exceeded");
+                }
+            }
+        }
+        _ => {
+            let long_integer = length > MAX_INT_DIGITS && too_many_digits(raw.get().as_bytes());
+            return long_integer.then_some("Invalid JSON: number out of range");
+        }
     }
     if shape.unicode_escape {
+        let bytes = raw.get().as_bytes();
         // Nothing before the first backslash can be an escape.
         if let Some(first) = memchr::memchr(b'\\', bytes) {
             if has_lone_surrogate(&bytes[first..]) {
@@ -189,8 +200,8 @@ mod tests {
     fn check(text: &str, depth: usize) -> Option<&'static str> {
         let read = RawJson::from_json_text(text).unwrap();
         let built = RawJson::trusted(read.get());
-        let answer = super::check(&read, depth);
-        assert_eq!(answer, super::check(&built, depth), "{text}");
+        let answer = super::check(&read, || depth);
+        assert_eq!(answer, super::check(&built, || depth), "{text}");
         answer
     }
 

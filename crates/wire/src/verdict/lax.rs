@@ -4,7 +4,7 @@
 
 /// Python's limit on the digits of an integer converted from text (`sys.get_int_max_str_digits`),
 /// which pydantic-core applies to integer strings and jiter to integer literals.
-pub(super) const MAX_INT_DIGITS: usize = 4300;
+pub(crate) const MAX_INT_DIGITS: usize = 4300;
 
 /// `int_parsing`: pydantic's message.
 const INT_PARSING: (&str, &str) = (

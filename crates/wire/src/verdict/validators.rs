@@ -239,48 +239,13 @@ pub(crate) fn int_values(w: &mut Walker<'_>, details: &RawJson) {
         }
         return;
     }
-    if plain_int_values(details.get().as_bytes()) {
+    // Told by the scan on reading, or else looked at here.
+    if details.shape().plain_int_values || crate::raw::holds_only_plain_integers(details.get().as_bytes()) {
         return;
     }
     for (key, value) in super::locate::object_entries(details.get()).unwrap_or_default() {
         if let Some((error_type, message)) = super::lax::int_error(value) {
             w.report_under(&key, error_type, message);
-        }
-    }
-}
-
-/// Whether a compact object is `{"key":digits,...}` with only plain integer values (every usage's
-/// `details` is): those need no parse.
-fn plain_int_values(bytes: &[u8]) -> bool {
-    let mut at = 1;
-    loop {
-        match bytes.get(at) {
-            Some(b'}') => return at + 1 == bytes.len(),
-            Some(b'"') => {}
-            _ => return false,
-        }
-        // The key: a string without escapes.
-        let Some(length) = memchr::memchr2(b'"', b'\\', &bytes[at + 1..]) else {
-            return false;
-        };
-        at += 1 + length;
-        if bytes.get(at) != Some(&b'"') || bytes.get(at + 1) != Some(&b':') {
-            return false;
-        }
-        at += 2;
-        if bytes.get(at) == Some(&b'-') {
-            at += 1;
-        }
-        let digits = bytes[at.min(bytes.len())..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        if digits == 0 || digits > super::lax::MAX_INT_DIGITS {
-            return false;
-        }
-        at += digits;
-        if bytes.get(at) == Some(&b',') {
-            at += 1;
         }
     }
 }
