@@ -199,8 +199,10 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
     let mut system_parts = Vec::new();
-    let mut messages = Vec::new();
-    let mut origins = Vec::new();
+    // At most one message per prepared message (a message of the role before joins it): sized up
+    // front, not grown and copied.
+    let mut messages = Vec::with_capacity(prepared.messages.len());
+    let mut origins = Vec::with_capacity(prepared.messages.len());
     // The prepared items are moved into the blocks: each text is copied once, from the history
     // (freeing the copies of a big history inside the export is what made it slow).
     for message in prepared.messages {

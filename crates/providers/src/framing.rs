@@ -59,21 +59,22 @@ pub(crate) struct Undecided;
 /// (`pyai:context_diff` is `pyai:context`).
 pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided> {
     // `_comparable`: text without a character that folds to `<` or `&` is read as it is, and holds
-    // no `<`.
-    if !text.contains(COULD_FOLD_TO_A_TAG) {
-        return Ok(Vec::new());
-    }
+    // no `<`. Those characters are `<`, `&`, or start with the byte 0xEF in UTF-8: only those
+    // bytes are looked at (source code and shell output are long and full of `<` and `&`).
     let bytes = text.as_bytes();
     let mut tags: Vec<&'static str> = Vec::new();
     // The first non-ASCII byte at or after the current position (`bytes.len()` when none).
     let mut next_non_ascii = 0;
     let mut stop = Stop::Text;
-    for (position, ch) in text.char_indices() {
-        let entity = match ch {
-            '<' | '\u{ff1c}' | '\u{fe64}' => false,
-            '&' | '\u{ff06}' | '\u{fe60}' => true,
-            _ => continue,
+    for position in memchr::memchr3_iter(b'<', b'&', 0xEF, bytes) {
+        // Each of the three bytes starts a character.
+        let Some(ch) = text[position..].chars().next() else {
+            continue;
         };
+        if !COULD_FOLD_TO_A_TAG.contains(&ch) {
+            continue;
+        }
+        let entity = matches!(ch, '&' | '\u{ff06}' | '\u{fe60}');
         let start = position + ch.len_utf8();
         if next_non_ascii < start {
             next_non_ascii = bytes[start..]
@@ -199,6 +200,12 @@ fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<&'static str>, Unde
     index = run.skip_space(index)?;
     if run.at(index)? == Some(b'/') {
         index = run.skip_space(index + 1)?;
+    }
+    // A byte no name starts with ends the search at once (`a < b`, `<T>` in code).
+    if let Some(byte) = run.at(index)? {
+        if !LOOKALIKE_NAMES.iter().any(|name| name.as_bytes()[0].eq_ignore_ascii_case(&byte)) {
+            return Ok(None);
+        }
     }
     for name in LOOKALIKE_NAMES {
         if let Some(end) = name_end(run, index, name)? {

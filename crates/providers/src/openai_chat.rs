@@ -279,8 +279,8 @@ pub fn export_with(history: &[ModelMessage], thinking: &ChatThinking) -> Result<
 
 fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
-    // About one message (or item) per history message: sized up front, not grown and copied.
-    let capacity = prepared.messages.len();
+    // Sized up front, not grown and copied.
+    let capacity = prepared.most_items();
     let mut messages = Vec::with_capacity(capacity);
     let mut origins = Vec::with_capacity(capacity);
     let single = |at: PartLocation| Origin {

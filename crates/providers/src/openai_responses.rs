@@ -245,8 +245,8 @@ pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError
 
 fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
     let prepared = prepare::prepare(history, PROFILE)?;
-    // About one message (or item) per history message: sized up front, not grown and copied.
-    let capacity = prepared.messages.len();
+    // Sized up front, not grown and copied.
+    let capacity = prepared.most_items();
     let mut input = Vec::with_capacity(capacity);
     let mut origins = Vec::with_capacity(capacity);
     let message = |role, content: String| {

@@ -194,6 +194,22 @@ pub(crate) struct PreparedHistory {
     pub instructions: Option<(usize, String)>,
 }
 
+impl PreparedHistory {
+    /// At least how many messages (or items) a mapping makes of the prepared history: one per
+    /// item, and one more per request for the files of its tool results. The mappings size their
+    /// output with it, since growing a long request's vector copies it and, in glibc, makes every
+    /// growth consolidate all the small blocks freed so far.
+    pub(crate) fn most_items(&self) -> usize {
+        self.messages
+            .iter()
+            .map(|message| match message {
+                Prepared::Request(items) => items.len() + 1,
+                Prepared::Response(items) => items.len(),
+            })
+            .sum()
+    }
+}
+
 /// What a provider's mapping needs to know to decide which parts msgflow can export for it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Profile {
