@@ -204,7 +204,8 @@ impl<'a> SequenceMatcher<'a> {
             }
             group.push(code);
         }
-        if !group.is_empty() && !(group.len() == 1 && group[0].tag == Tag::Equal) {
+        // `if group and not (len(group) == 1 and group[0][0] == 'equal')`: a hunk with a change.
+        if group.iter().any(|code| code.tag != Tag::Equal) {
             groups.push(group);
         }
         groups
@@ -280,5 +281,37 @@ mod tests {
             "--- before\n+++ after\n@@ -1,2 +1 @@\n-a\n b"
         );
         assert_eq!(unified_diff(&["a"], &[], 2), "--- before\n+++ after\n@@ -1 +0,0 @@\n-a");
+    }
+
+    /// Python's diffs of random line lists (`tests/fixtures/providers/difflib-unified.json`,
+    /// written by `generate_difflib.py`), blocks of 200 lines or more among them, whose repeated
+    /// lines `autojunk` leaves out of `b2j`.
+    #[test]
+    fn unified_diff_equals_pythons_on_random_blocks() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/providers/difflib-unified.json"
+        );
+        let fixture: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let lines = |value: &serde_json::Value| -> Vec<String> {
+            value
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|line| line.as_str().unwrap().to_owned())
+                .collect()
+        };
+        let cases = fixture["cases"].as_array().unwrap();
+        assert!(cases.iter().any(|case| case["b"].as_array().unwrap().len() >= 200));
+        for case in cases {
+            let (a, b) = (lines(&case["a"]), lines(&case["b"]));
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let b: Vec<&str> = b.iter().map(String::as_str).collect();
+            assert_eq!(
+                unified_diff(&a, &b, 2),
+                case["diff"].as_str().unwrap(),
+                "{a:?} -> {b:?}"
+            );
+        }
     }
 }

@@ -252,7 +252,7 @@ fn instruction_id(raw: &RawJson, at: PartLocation, path: &str) -> Result<Option<
         return Err(ExportError::unsupported(
             at,
             path,
-            "an instruction id that is not a string (its object form)",
+            "an instruction id in its object form (pydantic-ai resolves its `source` by a smart union of the source types, `{}` as the agent's and `{\"id\": ...}` as a toolset's; send the id as its string)",
         ));
     };
     let known = text == "agent"

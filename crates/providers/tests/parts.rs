@@ -1,8 +1,8 @@
 //! The parts pydantic-ai 2.68.0's `prepare_messages` rewrites or leaves out before its mappings
 //! read a history: capability-load, model-settings and tool-availability deltas, realtime speech,
 //! system prompts with a `context_id` and request-scoped ones, structured-content items, texts with
-//! provider details, server-side tool parts, tool parts of a kind with no typed part and
-//! compactions. The
+//! provider details, server-side tool parts, tool parts of a kind with no typed part,
+//! compactions, and instruction baselines and changes (`parts-instructions-*`). The
 //! expected requests (`tests/fixtures/providers/parts-*.expected.json`) are what pydantic-ai's own
 //! mapping built for each history (`generate_parts.py`, with `python/providers_oracle.py`); each
 //! case is one the live check (`cargo xtask conformance --only provider`) once found msgflow
@@ -330,4 +330,30 @@ fn an_instruction_id_in_object_form_is_refused() {
             "{provider}: {error}"
         );
     }
+}
+
+/// A response's compaction ends the instruction window and every capability load: the loaded
+/// block's first change is left out with the window before it, a later one is a change of the new
+/// window, in full.
+#[test]
+fn a_compaction_ends_the_loads_of_capabilities_too() {
+    let expected = assert_exports_as_pydantic_ai("instructions-load-compacted");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(!chat.contains("D1") && !chat.contains("A1"), "{chat}");
+    assert!(
+        chat.contains("<pyai:context id=\\\"capability:docs\\\">\\nD2"),
+        "{chat}"
+    );
+}
+
+/// A baseline recording a loaded capability's block makes it the prefix's: its next change is a
+/// diff against the baseline's value.
+#[test]
+fn a_baseline_takes_over_a_loaded_capabilitys_block() {
+    let expected = assert_exports_as_pydantic_ai("instructions-load-taken-over");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(
+        chat.contains("<pyai:context_diff id=\\\"capability:docs\\\">"),
+        "{chat}"
+    );
 }
