@@ -357,3 +357,24 @@ fn a_baseline_takes_over_a_loaded_capabilitys_block() {
         "{chat}"
     );
 }
+
+/// The corners of ids and of `render`: ids with empty segments (`capability:` is a loaded block,
+/// `capability:docs:` is not), escaped in the element; a change is a loaded block's only after
+/// the load; a change equal to the value it replaces is an empty diff; the diff's length is
+/// counted in code points (the full text is shorter here in code points, not in bytes).
+#[test]
+fn instruction_ids_and_diff_lengths_are_read_as_pydantic_ai_reads_them() {
+    let expected = assert_exports_as_pydantic_ai("instructions-corners");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(
+        !chat.contains("Before the load") && !chat.contains("Left out"),
+        "{chat}"
+    );
+    assert!(chat.contains("<pyai:context id=\\\"capability:\\\">"), "{chat}");
+    assert!(chat.contains("toolset:a&amp;&lt;&quot;b&#x27;&gt;"), "{chat}");
+    assert!(
+        chat.contains("<pyai:context_diff id=\\\"capability:docs\\\">\\n\\n</pyai:context_diff>"),
+        "{chat}"
+    );
+    assert!(chat.contains("<pyai:context id=\\\"run:x\\\">"), "{chat}");
+}
