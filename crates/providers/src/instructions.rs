@@ -58,11 +58,9 @@ pub(crate) fn project(history: &[ModelMessage], inline_system: bool) -> Result<O
     for (index, message) in history.iter().enumerate() {
         let request = match message {
             ModelMessage::Response(response) => {
-                for (part_index, part) in response.parts.iter().enumerate() {
-                    if (index, part_index) >= loads_start {
-                        loaded.observe_response_part(part);
-                    }
-                }
+                // `loaded.observe` of a response's parts changes nothing msgflow exports: only a
+                // `load_capability` exchange loads from a response, and its typed
+                // `LoadCapabilityCallPart` is refused.
                 messages.push(message.clone());
                 origins.push((0..response.parts.len()).collect());
                 continue;
@@ -356,10 +354,6 @@ impl LoadedInstructionValues {
         }
         Ok(())
     }
-
-    /// `observe` of a response part: none msgflow exports loads a capability (`LoadExchanges`
-    /// pairs a typed `LoadCapabilityCallPart` with its return, both refused).
-    fn observe_response_part(&mut self, _part: &ModelResponsePart) {}
 
     /// `tracks`: a change to a loaded capability's block.
     fn tracks(&self, id: &InstructionId) -> bool {
