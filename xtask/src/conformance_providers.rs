@@ -590,6 +590,11 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
     let mut messages = Vec::new();
     let mut open: Vec<(String, String)> = Vec::new();
     let mut next_id = 0usize;
+    // The instruction block values the history's changes and baselines have stated so far.
+    let mut instruction_values = Vec::new();
+    // Some histories change their instructions on every request, so changes follow each other in
+    // a window (and go as diffs against the value they replace).
+    let changes_instructions = rewritten && rng.chance(15);
     let length = rng.below(8);
     let mut request_turn = !rng.chance(5);
     for index in 0..length {
@@ -661,11 +666,15 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
                 }
                 for _ in 0..rng.below(3) {
                     let at = rng.below(parts.len() + 1);
-                    parts.insert(at, parts::request_part(rng));
+                    parts.insert(at, parts::request_part(rng, &mut instruction_values));
                 }
                 if rng.chance(8) {
                     // A request of deltas alone, which pydantic-ai leaves out for some providers.
-                    parts = vec![parts::request_part(rng)];
+                    parts = vec![parts::request_part(rng, &mut instruction_values)];
+                }
+                if changes_instructions {
+                    let at = rng.below(parts.len() + 1);
+                    parts.insert(at, parts::instruction_delta(rng, &mut instruction_values));
                 }
             }
             let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };

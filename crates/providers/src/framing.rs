@@ -547,18 +547,49 @@ const CONTEXT_TAG: &str = "pyai:context";
 /// followed by the sentence saying a later element with the same id replaces it
 /// (`_SUPERSESSION_SENTENCE`).
 pub(crate) fn context_element(id: &str, content: &str, system_role: bool, states_rule: bool) -> String {
-    let text = match (content.is_empty(), system_role) {
-        (false, _) => content,
-        (true, true) => "This context has been withdrawn.",
-        (true, false) => "This context has been withdrawn, and the withdrawal stays in effect until replaced again.",
+    let text = if content.is_empty() {
+        withdrawal_text(system_role)
+    } else {
+        content
     };
-    let mut element = format!("<{CONTEXT_TAG} id=\"{}\">\n{text}\n</{CONTEXT_TAG}>", html_escape(id));
+    let mut element = instruction_context_element(id, text);
     if states_rule {
         element.push_str(&format!(
             "\nA later <{CONTEXT_TAG}> element with the same id replaces the earlier one and stays in effect until replaced again."
         ));
     }
     element
+}
+
+/// `_withdrawal_text`: what a withdrawn `<pyai:context>` element says; `<system>`-tagged user text
+/// (no system role) has to say the withdrawal stays in effect.
+pub(crate) fn withdrawal_text(system_role: bool) -> &'static str {
+    if system_role {
+        "This context has been withdrawn."
+    } else {
+        "This context has been withdrawn, and the withdrawal stays in effect until replaced again."
+    }
+}
+
+/// `_context_element(id, content)`: `frame(CONTEXT_TAG, f'\n{content}\n', id=...)`, the id escaped
+/// by `html.escape` (`open_tag`), the text as written.
+pub(crate) fn instruction_context_element(id: &str, content: &str) -> String {
+    format!(
+        "<{CONTEXT_TAG} id=\"{}\">\n{content}\n</{CONTEXT_TAG}>",
+        html_escape(id)
+    )
+}
+
+/// `CONTEXT_DIFF_TAG` (`framework_tag('context_diff')`): frames a changed instruction block as a
+/// unified diff against the text the model last received for it.
+const CONTEXT_DIFF_TAG: &str = "pyai:context_diff";
+
+/// `_context_diff_element`'s frame: `frame(CONTEXT_DIFF_TAG, f'\n{diff}\n', id=...)`.
+pub(crate) fn instruction_context_diff_element(id: &str, diff: &str) -> String {
+    format!(
+        "<{CONTEXT_DIFF_TAG} id=\"{}\">\n{diff}\n</{CONTEXT_DIFF_TAG}>",
+        html_escape(id)
+    )
 }
 
 /// `_tool_result_provenance_tags` (`frame_tags(TOOL_RESULT_TAG, tool_name=..., tool_call_id=...,

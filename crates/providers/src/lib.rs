@@ -24,7 +24,9 @@
 //! ```
 
 pub mod anthropic;
+mod difflib;
 mod framing;
+mod instructions;
 mod media;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -18,6 +18,7 @@ use msgflow_wire::{
 use serde_json::{Map, Value};
 
 use crate::framing::{self, NoteContext, Source, Undecided};
+use crate::instructions;
 use crate::media::{File, FileKind};
 use crate::{ExportError, PartLocation};
 
@@ -263,6 +264,14 @@ pub(crate) const ANTHROPIC_DOCUMENTS: &[&str] = &["application/pdf", "text/plain
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
+    // `_project_instruction_state` runs first: every later step reads the history with its
+    // baselines dropped and its changes rendered as system prompts. A part keeps the position it
+    // has in the history as written (`origins`) for the export's origins and the refusals.
+    let projection = instructions::project(history, profile.inline_system_prompts)?;
+    let (history, origins) = match &projection {
+        Some(projection) => (projection.messages.as_slice(), Some(projection.origins.as_slice())),
+        None => (history, None),
+    };
     let mut messages = Vec::with_capacity(history.len());
     let mut after_response = false;
     // The first request sent, which the announcement joins (`_announce_in_standing_prompt`).
@@ -329,9 +338,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     if left_out(part) || matches!(context, Some(Context::LeftOut)) {
                         continue;
                     }
+                    let origin = origins.map_or(part_index, |origins| origins[message_index][part_index]);
                     let at = PartLocation {
                         message: message_index,
-                        part: part_index,
+                        part: origin,
                     };
                     if matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)) {
                         // Announces no tool without tools, but is a part of the request until the
@@ -348,7 +358,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         continue;
                     }
                     path.clear();
-                    let _ = write!(path, "$[{message_index}].parts[{part_index}]");
+                    let _ = write!(path, "$[{message_index}].parts[{origin}]");
                     if let ModelRequestPart::SystemPrompt(system) = part {
                         if matches!(system.scope.get(), Some(SystemPromptScope::Request)) {
                             // A request-scoped prompt ends the standing prompt
@@ -1391,8 +1401,9 @@ fn framework_frame(at: PartLocation, item_path: &str) -> ExportError {
 /// `_convert_speech_parts` for the user's speech without a transcript (the audio is not sent
 /// without `supports_audio_input`).
 ///
-/// `CapabilityLoadDeltaPart`s are also read by `_project_instruction_state`, but only in a history
-/// with instruction deltas or baselines, which msgflow refuses.
+/// `CapabilityLoadDeltaPart`s are read by `_project_instruction_state` first, in a history with
+/// instruction deltas or baselines (`instructions::project`: what they load decides which changes
+/// are a loaded capability's).
 fn left_out(part: &ModelRequestPart) -> bool {
     match part {
         ModelRequestPart::CapabilityLoadDelta(_) | ModelRequestPart::ModelSettingsDelta(_) => true,

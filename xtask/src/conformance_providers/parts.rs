@@ -6,15 +6,22 @@
 //! withdrawn, opened empty) and request-scoped ones (answered and current), structured-content
 //! items, texts with provider details, server-side tool calls and returns of every provider, and
 //! tool parts of a kind pydantic-ai has no typed part for, compactions (a request's summary, a
-//! response's compaction of every provider).
+//! response's compaction of every provider), and instruction state: baselines (append-mode blocks,
+//! digests, empty ones) and changes (replacements with and without the hash of the text they
+//! replace, withdrawals, empty replacements, ids of every namespace, a loaded capability's block,
+//! a newer version's namespace, none), whose windows the compactions and baselines end.
 
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use super::{text, Rng, STAMP};
 
-/// A request part `prepare_messages` rewrites or leaves out, for position `index` of the history.
-pub(super) fn request_part(rng: &mut Rng) -> Value {
-    match rng.below(10) {
+/// A request part `prepare_messages` rewrites or leaves out. `instruction_values` are the block
+/// values the history has stated so far, which a change may record the hash of.
+pub(super) fn request_part(rng: &mut Rng, instruction_values: &mut Vec<String>) -> Value {
+    match rng.below(13) {
+        10 | 11 => instruction_delta(rng, instruction_values),
+        12 => instruction_baseline(rng, instruction_values),
         9 => {
             // A compaction's summary, sent as user text (its lookalikes noted as the summarizer's).
             let content = if rng.chance(20) { Value::Null } else { json!(text(rng)) };
@@ -64,6 +71,111 @@ pub(super) fn request_part(rng: &mut Rng) -> Value {
             json!({"part_kind": "user-prompt", "content": content, "timestamp": STAMP})
         }
     }
+}
+
+/// The ids instruction blocks are addressed by: each namespace pydantic-ai reads
+/// (`capability:docs` is the loaded block of the capability the capability-load delta loads), a
+/// newer version's namespace and a bare `run`, which load as no id.
+const INSTRUCTION_IDS: &[&str] = &[
+    "capability:plan",
+    "capability:docs",
+    "agent",
+    "agent:tone",
+    "toolset:repo:state",
+    "run:notes",
+    "future:x",
+    "run",
+];
+
+/// A block's values: a long plan and two edits of it (so a change may be shorter as a diff), and
+/// short texts, so that a change's `base_hash` is sometimes the hash of the value it replaces.
+fn instruction_text(rng: &mut Rng) -> String {
+    let plan = |changed: &[usize]| {
+        (1..=24)
+            .map(|step| {
+                if changed.contains(&step) {
+                    format!("Step {step}: rewrite <the> module & test")
+                } else {
+                    format!("Step {step}: check the module")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match rng.below(10) {
+        0 | 1 => plan(&[]),
+        2 | 3 => plan(&[4]),
+        4 | 5 => plan(&[4, 19]),
+        6 => "Be brief.".to_owned(),
+        7 => String::new(),
+        _ => text(rng),
+    }
+}
+
+/// `_instruction_text_hash`.
+fn instruction_text_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// An `InstructionDeltaPart`: a replacement (often with the hash of a value stated before, which
+/// may be the one it replaces), or a withdrawal.
+pub(super) fn instruction_delta(rng: &mut Rng, instruction_values: &mut Vec<String>) -> Value {
+    // Mostly one block, so that changes follow each other and a baseline's value.
+    let id = if rng.chance(8) {
+        Value::Null
+    } else if rng.chance(50) {
+        json!(INSTRUCTION_IDS[0])
+    } else {
+        json!(*rng.pick(INSTRUCTION_IDS))
+    };
+    // Most often the last value stated, the one a change of the same block replaces.
+    let base_hash = if !instruction_values.is_empty() && rng.chance(70) {
+        let replaced: &String = if rng.chance(60) {
+            &instruction_values[instruction_values.len() - 1]
+        } else {
+            rng.pick(instruction_values)
+        };
+        json!(instruction_text_hash(replaced))
+    } else if rng.chance(30) {
+        json!(instruction_text_hash(&instruction_text(rng)))
+    } else {
+        Value::Null
+    };
+    let content = if rng.chance(20) {
+        Value::Null
+    } else {
+        let content = instruction_text(rng);
+        instruction_values.push(content.clone());
+        json!(content)
+    };
+    json!({"part_kind": "instruction-delta", "id": id, "content": content, "base_hash": base_hash})
+}
+
+/// An `InstructionBaselinePart`: append-mode blocks in full and rewrite-mode ones as digests
+/// (sometimes none: the baseline that ends a window).
+fn instruction_baseline(rng: &mut Rng, instruction_values: &mut Vec<String>) -> Value {
+    let blocks: Vec<Value> = (0..rng.below(4))
+        .map(|_| {
+            if rng.chance(30) {
+                json!({"part_kind": "instruction-digest", "id": Value::Null, "dynamic": false,
+                    "content_hash": instruction_text_hash(&text(rng))})
+            } else {
+                let id = if rng.chance(50) {
+                    INSTRUCTION_IDS[0]
+                } else {
+                    *rng.pick(INSTRUCTION_IDS)
+                };
+                let content = instruction_text(rng);
+                instruction_values.push(content.clone());
+                json!({"part_kind": "instruction", "content": content, "id": id, "dynamic": true,
+                    "on_change": "append"})
+            }
+        })
+        .collect();
+    json!({"part_kind": "instruction-baseline", "instructions": blocks})
 }
 
 /// A system prompt stating the block its `context_id` names (sometimes empty: a withdrawal, or
