@@ -360,7 +360,6 @@ const PARTS_REFUSALS: &[&str] = &[
     "a text part with citations pydantic-ai replays",
     "a server-side tool part",
     "a compaction pydantic-ai sends back",
-    "a tool call whose provider details pydantic-ai sends back",
 ];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";

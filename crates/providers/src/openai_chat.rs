@@ -149,7 +149,7 @@ pub struct FileFile {
 }
 
 /// An assistant message's function tool call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call's id.
     pub id: String,
@@ -158,6 +158,10 @@ pub struct ToolCall {
     pub kind: FunctionType,
     /// The function and its arguments.
     pub function: FunctionCall,
+    /// The `extra_content` vendor extension the call was received with (Gemini's thought
+    /// signatures through its OpenAI-compatible endpoint), sent back as it came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_content: Option<Value>,
 }
 
 /// The `type` of a [`ToolCall`].
@@ -391,7 +395,13 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                 &format!("a part prepared for another provider ({other:?})"),
                             ))
                         }
-                        ResponseItem::ToolCall { id, name, args, .. } => {
+                        ResponseItem::ToolCall {
+                            id,
+                            name,
+                            args,
+                            sent_detail,
+                            ..
+                        } => {
                             calls.push(ToolCall {
                                 id: id.clone(),
                                 kind: FunctionType::Function,
@@ -399,6 +409,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                     name: name.clone(),
                                     arguments: prepare::object_text(args),
                                 },
+                                extra_content: sent_detail.clone(),
                             });
                             call_origins.push(*at);
                         }

@@ -71,6 +71,10 @@ pub enum TypedItem {
         /// The call's item id (`fc_...`), sent back to this same provider only.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The tool-search `namespace` of a call to a discovered tool, sent back to this same
+        /// provider, which rejects the call without it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<Value>,
     },
     /// An output message the model wrote, sent back with its item id to this same provider
     /// (`ResponseOutputMessageParam`).
@@ -379,11 +383,13 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             name,
                             args,
                             item_id,
+                            sent_detail,
                         } => Item::Typed(TypedItem::FunctionCall {
                             name,
                             arguments: prepare::object_text(&args),
                             call_id: id,
                             id: item_id,
+                            namespace: sent_detail,
                         }),
                     });
                     origins.push(Origin {

@@ -126,6 +126,9 @@ pub(crate) enum ResponseItem {
         args: Map<String, Value>,
         /// The call's item id, sent back to this same provider (OpenAI Responses only).
         item_id: Option<String>,
+        /// The provider detail the mapping sends back with the call: OpenAI Chat's
+        /// `extra_content` vendor extension, OpenAI Responses' tool-search `namespace`.
+        sent_detail: Option<Value>,
     },
 }
 
@@ -1938,29 +1941,20 @@ fn response_item(
                 .get()
                 .and_then(|details| details.try_to_value().ok())
                 .unwrap_or(Value::Null);
+            // `_map_response_tool_call_part` (Chat): a truthy `extra_content` goes back as the
+            // call's own key to a model taking the response's stateless artifacts;
+            // `_map_function_call` (Responses): a truthy `namespace` goes back to this same
+            // provider (no tools: nothing synthesizes one). Sent as Python holds it once read.
+            let detail = |key: &str| details.get(key).filter(|value| truthy(value));
             let sent_detail = match profile.thinking {
                 ThinkingMode::Anthropic => None,
-                ThinkingMode::OpenAiChat => details
-                    .get("extra_content")
-                    .filter(|value| truthy(value))
-                    .and_then(|_| {
-                        accepts_stateless_artifact(response, call.provider_name.get(), profile.system)
-                            .then_some("extra_content")
-                    }),
-                ThinkingMode::OpenAiResponses => details
-                    .get("namespace")
-                    .filter(|value| {
-                        truthy(value) && call.provider_name.get().map(String::as_str) == Some(profile.system)
-                    })
-                    .map(|_| "namespace"),
-            };
-            if let Some(key) = sent_detail {
-                return Err(ExportError::unsupported(
-                    at,
-                    &format!("{path}.provider_details.{key}"),
-                    &format!("a tool call whose provider details pydantic-ai sends back (its `{key}`)"),
-                ));
+                ThinkingMode::OpenAiChat => detail("extra_content")
+                    .filter(|_| accepts_stateless_artifact(response, call.provider_name.get(), profile.system)),
+                ThinkingMode::OpenAiResponses => {
+                    detail("namespace").filter(|_| call.provider_name.get().map(String::as_str) == Some(profile.system))
+                }
             }
+            .map(|value| redumped(value).unwrap_or_else(|| value.clone()));
             let id = tool_call_id(&call.tool_call_id, at, path)?;
             if id.contains('|') {
                 return Err(ExportError::unsupported(
@@ -1986,6 +1980,7 @@ fn response_item(
                     )
                 })?,
                 item_id,
+                sent_detail,
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),

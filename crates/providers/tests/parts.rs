@@ -122,6 +122,14 @@ fn call_details_the_mappings_do_not_send_are_left_out() {
     assert_exports_as_pydantic_ai("call-details");
 }
 
+#[test]
+fn call_details_the_mappings_send_go_back_with_the_call() {
+    let expected = assert_exports_as_pydantic_ai("call-details-sent");
+    // Not vacuous: each API gets its own detail back.
+    let text = expected.to_string();
+    assert!(text.contains("thought_signature") && text.contains("ns_1"), "{text}");
+}
+
 /// A `text-content` item is a framework frame only when its metadata marks it as one
 /// (`framework_frame: true`); other metadata in pydantic-ai's namespace leaves it plain text.
 #[test]
@@ -171,13 +179,6 @@ fn replayed_citations_and_server_tool_blocks_are_refused() {
         .to_string()
         .contains("a compaction"));
     assert!(export(&compaction, Provider::OpenAiChat).is_ok());
-    let namespaced = history(
-        json!({"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": "c",
-        "provider_name": "openai", "provider_details": {"namespace": "ns"}}),
-    );
-    let error = export(&namespaced, Provider::OpenAiResponses).unwrap_err();
-    assert!(error.to_string().contains("`namespace`"), "{error}");
-    assert!(export(&namespaced, Provider::Anthropic).is_ok());
 }
 
 /// Harness feedback after a request-scoped prompt in the first request is in the request's

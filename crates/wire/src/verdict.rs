@@ -132,7 +132,8 @@ impl fmt::Display for LocItem {
 /// `line` and `column` are 0; see [`verdict_located`]).
 ///
 /// `history` is what msgflow read; JSON-level limits are checked on the opaque values it holds
-/// as written.
+/// as written. A history of 1,024 messages or more is checked in chunks on rayon's thread pool
+/// (the global one, or the pool the call runs in: `ThreadPool::install` sets how many threads).
 pub fn verdict(history: &[ModelMessage]) -> Verdict {
     // Each message is checked on its own, so a long history's chunks are walked in parallel and
     // their reasons joined in order. The walk waits on memory (it reads every message once and
