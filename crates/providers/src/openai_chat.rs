@@ -61,8 +61,10 @@ pub enum Message {
         /// The thinking sent back in fields (`_auto_thinking_field`): each field named by the id of
         /// this provider's thinking parts, their contents joined by a blank line (an empty string
         /// where pydantic-ai backfills `reasoning` or `reasoning_content` on a tool-calling turn).
+        /// `None` when there are none (the map is boxed: most messages have none, and a request
+        /// holds one message per turn).
         #[serde(flatten)]
-        thinking_fields: Map<String, Value>,
+        thinking_fields: Option<Box<Map<String, Value>>>,
         /// The response's texts (and thinking in `<think>` tags) joined by a blank line; `null`
         /// beside tool calls without text.
         content: Option<String>,
@@ -161,7 +163,7 @@ pub struct ToolCall {
     /// The `extra_content` vendor extension the call was received with (Gemini's thought
     /// signatures through its OpenAI-compatible endpoint), sent back as it came.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extra_content: Option<Value>,
+    pub extra_content: Option<Box<Value>>,
 }
 
 /// The `type` of a [`ToolCall`].
@@ -192,7 +194,7 @@ fn backfill_thinking_field(messages: &mut [Message]) {
         .into_iter()
         .filter(|name| {
             messages.iter().any(|message| {
-                matches!(message, Message::Assistant { thinking_fields, .. } if thinking_fields.contains_key(*name))
+                matches!(message, Message::Assistant { thinking_fields: Some(fields), .. } if fields.contains_key(*name))
             })
         })
         .collect();
@@ -208,8 +210,9 @@ fn backfill_thinking_field(messages: &mut [Message]) {
             ..
         } = message
         {
-            if !thinking_fields.contains_key(field) {
-                thinking_fields.insert(field.to_owned(), Value::String(String::new()));
+            let fields = thinking_fields.get_or_insert_with(Box::default);
+            if !fields.contains_key(field) {
+                fields.insert(field.to_owned(), Value::String(String::new()));
             }
         }
     }
@@ -357,8 +360,14 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                 field_backfill |= parts.iter().any(|(_, item)| matches!(item, ResponseItem::Thinking(_)));
                 let mut texts = Vec::new();
                 let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
-                let mut calls = Vec::new();
-                let mut call_origins = Vec::new();
+                // Sized exactly: a vector grown to its first four calls can be a large block, which
+                // in glibc consolidates every small block freed so far.
+                let call_count = parts
+                    .iter()
+                    .filter(|(_, item)| matches!(item, ResponseItem::ToolCall { .. }))
+                    .count();
+                let mut calls = Vec::with_capacity(call_count);
+                let mut call_origins = Vec::with_capacity(call_count);
                 // Texts are joined (a copy each): borrowed from the prepared items.
                 for (at, item) in &parts {
                     match item {
@@ -409,7 +418,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                     name: name.clone(),
                                     arguments: prepare::object_text(args),
                                 },
-                                extra_content: sent_detail.clone(),
+                                extra_content: sent_detail.clone().map(Box::new),
                             });
                             call_origins.push(*at);
                         }
@@ -430,7 +439,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                     }
                 }
                 messages.push(Message::Assistant {
-                    thinking_fields,
+                    thinking_fields: (!thinking_fields.is_empty()).then(|| Box::new(thinking_fields)),
                     content: (!texts.is_empty()).then(|| texts.join("\n\n")),
                     tool_calls: (!calls.is_empty()).then_some(calls),
                 });
