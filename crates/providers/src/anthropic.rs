@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 use crate::framing;
 use crate::media::{self, File, FileKind};
 use crate::prepare::{
-    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, UserItem, UserText,
+    self, NativeBlock, NativeResultKind, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode,
+    ToolItem, UserItem, UserText,
 };
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
@@ -138,6 +139,59 @@ pub enum Block {
     Document {
         /// Where the document is: its bytes or text, its URL or an uploaded file.
         source: Source,
+    },
+    /// A server-side tool's call sent back in its assistant turn (`BetaServerToolUseBlockParam`,
+    /// `_map_native_tool_call_part`): a web search or a web fetch.
+    ServerToolUse {
+        /// The call's id.
+        id: String,
+        /// `web_search` or `web_fetch`.
+        name: String,
+        /// The arguments (`args_as_dict`).
+        input: Map<String, Value>,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// A call of a tool on an MCP server, in its assistant turn (`BetaMCPToolUseBlockParam`).
+    McpToolUse {
+        /// The call's id.
+        id: String,
+        /// The server's id (what follows `mcp_server:` in the part's tool name).
+        server_name: String,
+        /// The server's tool (the call's `tool_name` argument).
+        name: String,
+        /// The tool's arguments (the call's `tool_args` argument), as recorded.
+        input: Value,
+    },
+    /// A web search's results, in the assistant turn (`BetaWebSearchToolResultBlockParam`).
+    WebSearchToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The results (or error) exactly as the response recorded them.
+        content: Value,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// A web fetch's result, in the assistant turn (`BetaWebFetchToolResultBlockParam`).
+    WebFetchToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The fetched document (or error) exactly as the response recorded it.
+        content: Value,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// An MCP tool's result, in the assistant turn (`BetaRequestMCPToolResultBlockParam`).
+    McpToolResult {
+        /// The id of the `mcp_tool_use` it answers.
+        tool_use_id: String,
+        /// The recorded result's `content`.
+        content: Value,
+        /// The recorded result's `is_error`.
+        is_error: Value,
     },
     /// A tool call's result, in a user turn.
     ToolResult {
@@ -324,6 +378,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 ))
                             }
                             ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
+                            ResponseItem::Native(native) => native_block(native),
                         };
                         blocks.push((at, block));
                     }
@@ -351,6 +406,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             });
         }
     }
+    drop_unpaired_native_tool_calls(&mut messages, &mut origins);
     // `_build_system_prompt`: the hoisted system prompt, then one block per instruction part.
     let system_prompt = system_parts.join("\n\n");
     let system = match prepared.instructions {
@@ -368,6 +424,121 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         request: Request { system, messages },
         origins,
     })
+}
+
+/// A server-side tool's prepared call or result as its block (`_map_native_tool_call_part`,
+/// `_map_native_tool_return_part`).
+fn native_block(native: NativeBlock) -> Block {
+    match native {
+        NativeBlock::ServerToolUse {
+            id,
+            name,
+            input,
+            caller,
+        } => Block::ServerToolUse {
+            id,
+            name: name.to_owned(),
+            input,
+            caller,
+        },
+        NativeBlock::McpToolUse {
+            id,
+            server_name,
+            name,
+            input,
+        } => Block::McpToolUse {
+            id,
+            server_name,
+            name,
+            input,
+        },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::WebSearch,
+            tool_use_id,
+            content,
+            caller,
+        } => Block::WebSearchToolResult {
+            tool_use_id,
+            content,
+            caller,
+        },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::WebFetch,
+            tool_use_id,
+            content,
+            caller,
+        } => Block::WebFetchToolResult {
+            tool_use_id,
+            content,
+            caller,
+        },
+        NativeBlock::McpToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => Block::McpToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        },
+    }
+}
+
+/// The id of the call a result block answers (`block.get('tool_use_id')`).
+fn answered_call_id(block: &Block) -> Option<&String> {
+    match block {
+        Block::ToolResult { tool_use_id, .. }
+        | Block::WebSearchToolResult { tool_use_id, .. }
+        | Block::WebFetchToolResult { tool_use_id, .. }
+        | Block::McpToolResult { tool_use_id, .. } => Some(tool_use_id),
+        _ => None,
+    }
+}
+
+/// `drop_unpaired_native_tool_calls` (`_message_passes.py`): a `server_tool_use` or `mcp_tool_use`
+/// no result block of the request answers is dropped (Anthropic rejects it), unless every turn
+/// after it is a user turn of only `tool_result` blocks; a turn left empty is dropped whole. The
+/// origins follow their blocks.
+fn drop_unpaired_native_tool_calls(messages: &mut Vec<Message>, origins: &mut Vec<Origin>) {
+    let answered: std::collections::HashSet<String> = messages
+        .iter()
+        .flat_map(|message| &message.content)
+        .filter_map(answered_call_id)
+        .cloned()
+        .collect();
+    let unpaired = |block: &Block| match block {
+        Block::ServerToolUse { id, .. } | Block::McpToolUse { id, .. } => !answered.contains(id),
+        _ => false,
+    };
+    let mut suffix_is_tool_result_only = true;
+    for index in (0..messages.len()).rev() {
+        if !suffix_is_tool_result_only && messages[index].content.iter().any(unpaired) {
+            let keep: Vec<bool> = messages[index].content.iter().map(|block| !unpaired(block)).collect();
+            let mut kept = keep.iter();
+            messages[index].content.retain(|_| *kept.next().unwrap_or(&true));
+            let origin = &mut origins[index];
+            if origin.blocks.len() == keep.len() {
+                let mut kept = keep.iter();
+                origin.blocks.retain(|_| *kept.next().unwrap_or(&true));
+                if let Some(first) = origin.blocks.first() {
+                    origin.start = *first;
+                }
+            }
+            if messages[index].content.is_empty() {
+                messages.remove(index);
+                origins.remove(index);
+                continue;
+            }
+        }
+        let message = &messages[index];
+        suffix_is_tool_result_only = suffix_is_tool_result_only
+            && message.role == Role::User
+            && !message.content.is_empty()
+            && message
+                .content
+                .iter()
+                .all(|block| matches!(block, Block::ToolResult { .. }));
+    }
 }
 
 /// `_map_file_to_content_block`: a file item of a user prompt or tool return (`context`) as its

@@ -203,7 +203,10 @@ fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<&'static str>, Unde
     }
     // A byte no name starts with ends the search at once (`a < b`, `<T>` in code).
     if let Some(byte) = run.at(index)? {
-        if !LOOKALIKE_NAMES.iter().any(|name| name.as_bytes()[0].eq_ignore_ascii_case(&byte)) {
+        if !LOOKALIKE_NAMES
+            .iter()
+            .any(|name| name.as_bytes()[0].eq_ignore_ascii_case(&byte))
+        {
             return Ok(None);
         }
     }

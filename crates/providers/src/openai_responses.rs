@@ -374,6 +374,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 &format!("a thinking part prepared for another provider ({other:?})"),
                             ))
                         }
+                        // Only prepared for Anthropic (`native_tool_part`).
+                        ResponseItem::Native(other) => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                "",
+                                &format!("a server-side tool block prepared for another provider ({other:?})"),
+                            ))
+                        }
                         ResponseItem::ToolCall {
                             id,
                             name,

@@ -127,6 +127,52 @@ pub(crate) enum ResponseItem {
         /// The call's item id, sent back to this same provider (OpenAI Responses only).
         item_id: Option<String>,
     },
+    /// A server-side tool's call or result Anthropic takes back (Anthropic only).
+    Native(NativeBlock),
+}
+
+/// A server-side (builtin) tool part as `AnthropicModel` sends it back (`_map_native_tool_call_part`,
+/// `_map_native_tool_return_part`). Every value is as Python read it ([`python_value`]).
+#[derive(Debug, Clone)]
+pub(crate) enum NativeBlock {
+    /// `server_tool_use`: a web search or fetch call.
+    ServerToolUse {
+        id: String,
+        /// `web_search` or `web_fetch`.
+        name: &'static str,
+        input: Map<String, Value>,
+        /// `provider_details['anthropic_caller']` when it is an object (`add_anthropic_caller_param`).
+        caller: Option<Map<String, Value>>,
+    },
+    /// `mcp_tool_use`: a call of a tool on an MCP server.
+    McpToolUse {
+        id: String,
+        server_name: String,
+        name: String,
+        input: Value,
+    },
+    /// `web_search_tool_result` or `web_fetch_tool_result`: the result's content as recorded.
+    ToolResult {
+        kind: NativeResultKind,
+        tool_use_id: String,
+        content: Value,
+        caller: Option<Map<String, Value>>,
+    },
+    /// `mcp_tool_result`: the recorded `content` and `is_error`.
+    McpToolResult {
+        tool_use_id: String,
+        content: Value,
+        is_error: Value,
+    },
+}
+
+/// Which server-side result block a [`NativeBlock::ToolResult`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NativeResultKind {
+    /// `web_search_tool_result`.
+    WebSearch,
+    /// `web_fetch_tool_result`.
+    WebFetch,
 }
 
 /// How a thinking part goes back to the model (`_map_thinking_part`, `_map_response_thinking_part`).
@@ -1989,27 +2035,12 @@ fn response_item(
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
-        ModelResponsePart::BuiltinToolCall(NativeToolCallPart {
-            tool_name,
-            tool_kind,
-            provider_name,
-            ..
-        })
-        | ModelResponsePart::BuiltinToolReturn(NativeToolReturnPart {
-            tool_name,
-            tool_kind,
-            provider_name,
-            ..
-        }) => native_tool_part(
-            response,
-            tool_name,
-            tool_kind,
-            provider_name.get(),
-            at,
-            path,
-            profile,
-            replay,
-        ),
+        ModelResponsePart::BuiltinToolCall(call) => {
+            native_tool_part(response, NativeToolPart::Call(call), at, path, profile, replay)
+        }
+        ModelResponsePart::BuiltinToolReturn(result) => {
+            native_tool_part(response, NativeToolPart::Return(result), at, path, profile, replay)
+        }
         // A response's compaction goes back, and the history before it is trimmed, only where the
         // model takes the response's stateless artifacts (`_map_compaction_part`, and OpenAI
         // Responses' `_map_response_compaction_part` only with its encrypted content); OpenAI Chat
@@ -2082,8 +2113,86 @@ fn is_typed(tool_kind: &Field<String>) -> bool {
 /// may rewrite as a local call and return.
 const TOOL_SEARCH: &str = "tool_search";
 
+/// A server-side tool part, call or return.
+#[derive(Clone, Copy)]
+enum NativeToolPart<'a> {
+    Call(&'a NativeToolCallPart),
+    Return(&'a NativeToolReturnPart),
+}
+
+impl NativeToolPart<'_> {
+    /// What the part is, for a refusal.
+    fn noun(self) -> &'static str {
+        match self {
+            NativeToolPart::Call(_) => "call",
+            NativeToolPart::Return(_) => "return",
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_name,
+            NativeToolPart::Return(result) => &result.tool_name,
+        }
+    }
+
+    fn tool_kind(&self) -> &Field<String> {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_kind,
+            NativeToolPart::Return(result) => &result.tool_kind,
+        }
+    }
+
+    fn provider_name(&self) -> Option<&String> {
+        match self {
+            NativeToolPart::Call(call) => call.provider_name.get(),
+            NativeToolPart::Return(result) => result.provider_name.get(),
+        }
+    }
+
+    fn tool_call_id(&self) -> &Field<String> {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_call_id,
+            NativeToolPart::Return(result) => &result.tool_call_id,
+        }
+    }
+
+    /// `add_anthropic_caller_param`: `provider_details['anthropic_caller']`, re-emitted as it is
+    /// when it is an object.
+    fn anthropic_caller(&self) -> Option<Map<String, Value>> {
+        let details = match self {
+            NativeToolPart::Call(call) => &call.provider_details,
+            NativeToolPart::Return(result) => &result.provider_details,
+        };
+        match details
+            .get()?
+            .try_to_value()
+            .ok()?
+            .get_mut("anthropic_caller")
+            .map(Value::take)?
+        {
+            Value::Object(caller) => Some(redumped_map(&caller).unwrap_or(caller)),
+            _ => None,
+        }
+    }
+}
+
+/// The names `_map_native_tool_call_part` and `_map_native_tool_return_part` map as code
+/// execution (`CodeExecutionTool.kind`, the legacy result name, and Anthropic's bash and text
+/// editor variants), whose blocks msgflow does not rebuild.
+const CODE_EXECUTION_TOOLS: &[&str] = &[
+    "code_execution",
+    "code_execution_tool_result",
+    "bash_code_execution",
+    "text_editor_code_execution",
+];
+
+/// `MCPServerTool.kind`: an MCP server's tool is `mcp_server:<server id>`.
+const MCP_SERVER: &str = "mcp_server";
+
 /// A server-side (builtin) tool call or return: left out where the mapping does not replay it,
-/// refused where it does (msgflow does not reproduce the providers' server-tool blocks).
+/// sent back as Anthropic's block where it does (see [`anthropic_native_block`]), refused where
+/// msgflow does not rebuild what pydantic-ai sends.
 ///
 /// * Anthropic (`_replays_native_tool_part`): a stateless tool's part goes back when the model takes
 ///   the response's stateless artifacts, any other only to Anthropic itself.
@@ -2091,24 +2200,23 @@ const TOOL_SEARCH: &str = "tool_search";
 /// * OpenAI Responses (`_map_response_native_tool_call_part` and `..._return_part`): a part goes
 ///   back with its item id when it is OpenAI's own from this endpoint (`should_send_item_id`), and
 ///   a tool search also to a model taking its stateless artifacts.
-#[allow(clippy::too_many_arguments)]
 fn native_tool_part(
     response: &ModelResponse,
-    tool_name: &str,
-    tool_kind: &Field<String>,
-    provider_name: Option<&String>,
+    part: NativeToolPart<'_>,
     at: PartLocation,
     path: &str,
     profile: Profile,
     replay: Replay,
 ) -> Result<Option<ResponseItem>, ExportError> {
-    if is_typed(tool_kind) {
+    if is_typed(part.tool_kind()) {
         return Err(ExportError::unsupported(
             at,
             &format!("{path}.tool_kind"),
             "a typed server-side tool part (`tool_kind`)",
         ));
     }
+    let tool_name = part.name();
+    let provider_name = part.provider_name();
     let accepts = || accepts_stateless_artifact(response, provider_name, profile.system);
     let replayed = match profile.thinking {
         ThinkingMode::Anthropic => {
@@ -2126,14 +2234,151 @@ fn native_tool_part(
     };
     // A tool search from a model that does not keep it native is rewritten as a local exchange
     // (`_synthesize_local_response`) on the way to every model.
-    if replayed || tool_name == TOOL_SEARCH {
+    if tool_name == TOOL_SEARCH {
         return Err(ExportError::unsupported(
             at,
             path,
             &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
         ));
     }
-    Ok(None)
+    if !replayed {
+        return Ok(None);
+    }
+    match profile.thinking {
+        ThinkingMode::Anthropic => anthropic_native_block(part, at, path),
+        _ => Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
+        )),
+    }
+}
+
+/// `_map_native_tool_call_part` and `_map_native_tool_return_part` (Anthropic), for a part
+/// `_replays_native_tool_part` sends back, without native tools in the request (so no advisor).
+fn anthropic_native_block(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let tool_name = part.name();
+    let refuse = |reason: &str| {
+        Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
+        ))
+    };
+    // A code execution result goes back only when its content is an object or a list.
+    let code_execution_block = CODE_EXECUTION_TOOLS.contains(&tool_name)
+        && match part {
+            NativeToolPart::Call(_) => true,
+            NativeToolPart::Return(result) => result
+                .content
+                .try_to_value()
+                .map_or(true, |content| content.is_object() || content.is_array()),
+        };
+    if code_execution_block {
+        return refuse("pydantic-ai sends back as a code execution block, which msgflow does not rebuild");
+    }
+    let mcp_server = tool_name.strip_prefix(MCP_SERVER);
+    match part {
+        NativeToolPart::Call(call) => {
+            let input = || {
+                args_as_dict(&call.args).ok_or_else(|| {
+                    ExportError::unsupported(
+                        at,
+                        &format!("{path}.args"),
+                        "tool arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDKs write differently",
+                    )
+                })
+            };
+            let name = match tool_name {
+                "web_search" => "web_search",
+                "web_fetch" => "web_fetch",
+                // `if not map_context.advisor_active: return`: no advisor tool in the request.
+                "advisor" => return Ok(None),
+                _ => {
+                    if mcp_server.is_some_and(|rest| !rest.contains(':')) {
+                        // `part.tool_name.split(':', 1)[1]` raises an `IndexError`.
+                        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+                    }
+                    let server_id = mcp_server.and_then(|rest| rest.split_once(':')).map(|(_, id)| id);
+                    // The `mcp_tool_use` block of a call whose arguments name the server's tool
+                    // (`tool_name`) and hold its arguments (`tool_args`); any other call sends nothing.
+                    let Some(server_name) = server_id.filter(|id| !id.is_empty()) else {
+                        return Ok(None);
+                    };
+                    let mut args = input()?;
+                    let name = match args.remove("tool_name") {
+                        Some(Value::String(name)) if !name.is_empty() => name,
+                        Some(value) if truthy(&value) => {
+                            return refuse("whose `tool_name` argument is not a string");
+                        }
+                        _ => return Ok(None),
+                    };
+                    let tool_args = match args.remove("tool_args") {
+                        None | Some(Value::Null) => return Ok(None),
+                        Some(value) => redumped(&value).unwrap_or(value),
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::McpToolUse {
+                        id: tool_call_id(&call.tool_call_id, at, path)?,
+                        server_name: server_name.to_owned(),
+                        name,
+                        input: tool_args,
+                    })));
+                }
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ServerToolUse {
+                id: tool_call_id(part.tool_call_id(), at, path)?,
+                name,
+                input: input()?,
+                caller: part.anthropic_caller(),
+            })))
+        }
+        NativeToolPart::Return(result) => {
+            let content = match result.content.try_to_value() {
+                Ok(content) => redumped(&content).unwrap_or(content),
+                Err(_) => return refuse("whose content serde_json cannot read"),
+            };
+            // An object with a file `kind` may load as a file item (`_RecordsContentFiles`), which
+            // the SDK would then write as its own type, not as recorded.
+            if holds_file_item(&content) {
+                return refuse("holding an object with a file `kind`, which pydantic-ai may load as a file");
+            }
+            let kind = match tool_name {
+                "web_search" | "web_search_tool_result" if content.is_object() || content.is_array() => {
+                    NativeResultKind::WebSearch
+                }
+                "web_fetch" if content.is_object() => NativeResultKind::WebFetch,
+                _ => {
+                    // `part.tool_name.startswith(MCPServerTool.kind) and isinstance(part.content, dict)`.
+                    let Some(mut mcp_content) = mcp_server.and_then(|_| content.as_object().cloned()) else {
+                        // Any other result, and one whose content is not of its block's shape,
+                        // sends nothing.
+                        return Ok(None);
+                    };
+                    // `mcp_content['content']` and `['is_error']`: a `KeyError` without them.
+                    let (Some(content), Some(is_error)) =
+                        (mcp_content.remove("content"), mcp_content.remove("is_error"))
+                    else {
+                        return refuse("without the `content` and `is_error` pydantic-ai reads (it fails)");
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::McpToolResult {
+                        tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                        content,
+                        is_error,
+                    })));
+                }
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ToolResult {
+                kind,
+                tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                content,
+                caller: part.anthropic_caller(),
+            })))
+        }
+    }
 }
 
 /// What a response's parts may replay of the provider's server-side state (OpenAI Responses'

@@ -578,10 +578,17 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 Block::Document {
                     source: AnthropicSource::Base64 { data, media_type },
                 } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &block_text]),
+                // Server-side tool blocks answer each other within the assistant turn (and
+                // pydantic-ai drops a call left unanswered): no rule of the client tools applies.
                 Block::Thinking { .. }
                 | Block::RedactedThinking { .. }
                 | Block::Image { .. }
-                | Block::Document { .. } => {}
+                | Block::Document { .. }
+                | Block::ServerToolUse { .. }
+                | Block::McpToolUse { .. }
+                | Block::WebSearchToolResult { .. }
+                | Block::WebFetchToolResult { .. }
+                | Block::McpToolResult { .. } => {}
                 Block::Text { text } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(

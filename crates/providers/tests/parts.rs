@@ -136,17 +136,11 @@ fn a_text_content_item_is_a_framework_frame_only_when_marked() {
 }
 
 /// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
-/// citations, a server-side tool's block), msgflow refuses, naming the part.
+/// citations, a code execution block, OpenAI's own server-side items), msgflow refuses, naming
+/// the part.
 #[test]
-fn replayed_citations_and_server_tool_blocks_are_refused() {
-    let history = |part: Value| {
-        let value = json!([
-            {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
-            {"kind": "response", "parts": [part], "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}
-        ]);
-        msgflow_wire::from_str(&value.to_string()).unwrap()
-    };
-    let cited = history(
+fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
+    let cited = anthropic_response(
         json!({"part_kind": "text", "content": "x", "provider_name": "anthropic",
         "provider_details": {"citations": [{"type": "web_search_result_location"}]}}),
     );
@@ -156,28 +150,84 @@ fn replayed_citations_and_server_tool_blocks_are_refused() {
         "{error}"
     );
     assert!(export(&cited, Provider::OpenAiChat).is_ok());
-    let search = history(
-        json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {},
+    let code = anthropic_response(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "code_execution", "args": {},
         "tool_call_id": "srv_1", "provider_name": "anthropic"}),
     );
-    assert!(export(&search, Provider::Anthropic)
-        .unwrap_err()
-        .to_string()
-        .contains("server-side tool part"));
-    assert!(export(&search, Provider::OpenAiResponses).is_ok());
-    let compaction = history(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
+    let error = export(&code, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("code execution block"), "{error}");
+    assert!(export(&code, Provider::OpenAiResponses).is_ok());
+    let compaction =
+        anthropic_response(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
     assert!(export(&compaction, Provider::Anthropic)
         .unwrap_err()
         .to_string()
         .contains("a compaction"));
     assert!(export(&compaction, Provider::OpenAiChat).is_ok());
-    let namespaced = history(
+    let namespaced = anthropic_response(
         json!({"part_kind": "tool-call", "tool_name": "t", "args": {}, "tool_call_id": "c",
         "provider_name": "openai", "provider_details": {"namespace": "ns"}}),
     );
     let error = export(&namespaced, Provider::OpenAiResponses).unwrap_err();
     assert!(error.to_string().contains("`namespace`"), "{error}");
     assert!(export(&namespaced, Provider::Anthropic).is_ok());
+}
+
+/// A user prompt, then an Anthropic response of `part` alone.
+fn anthropic_response(part: Value) -> Vec<msgflow_wire::ModelMessage> {
+    let value = json!([
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
+        {"kind": "response", "parts": [part], "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}
+    ]);
+    msgflow_wire::from_str(&value.to_string()).unwrap()
+}
+
+/// Anthropic's own web search, web fetch and MCP parts go back to it as `server_tool_use`,
+/// `mcp_tool_use` and their result blocks (with the caller of a call made from code execution);
+/// an advisor call, a tool no mapping knows and a result of the wrong shape send nothing, and a
+/// call nothing answers is dropped before the user turn after it. OpenAI leaves them all out.
+#[test]
+fn anthropic_server_tool_parts_go_back_as_its_blocks() {
+    let expected = assert_exports_as_pydantic_ai("native-anthropic");
+    let anthropic = expected["anthropic"]["request"].to_string();
+    for block in [
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "caller",
+    ] {
+        assert!(anthropic.contains(block), "{block}: {anthropic}");
+    }
+    assert!(!anthropic.contains("srv_7"), "{anthropic}");
+    assert!(!expected["openai-responses"]["request"].to_string().contains("srv_"));
+}
+
+/// A server-side call nothing answers stays when only tool results follow it.
+#[test]
+fn an_unpaired_server_call_stays_when_only_tool_results_follow() {
+    let expected = assert_exports_as_pydantic_ai("native-unpaired-last");
+    assert!(expected["anthropic"]["request"].to_string().contains("server_tool_use"));
+}
+
+/// The MCP corners pydantic-ai fails on are refused: a tool named `mcp_server` without a server id
+/// (its call), and a result without the `content` and `is_error` it reads.
+#[test]
+fn mcp_parts_pydantic_ai_fails_on_are_refused() {
+    let unnamed = anthropic_response(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "mcp_server", "args": {"tool_name": "t", "tool_args": {}},
+        "tool_call_id": "srv_1", "provider_name": "anthropic"}),
+    );
+    let error = export(&unnamed, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("without a server id"), "{error}");
+    let partial = anthropic_response(
+        json!({"part_kind": "builtin-tool-return", "tool_name": "mcp_server:docs", "content": {"content": []},
+        "tool_call_id": "srv_1", "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}),
+    );
+    let error = export(&partial, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("`is_error`"), "{error}");
+    assert!(export(&partial, Provider::OpenAiChat).is_ok());
 }
 
 /// Harness feedback after a request-scoped prompt in the first request is in the request's

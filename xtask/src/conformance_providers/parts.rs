@@ -188,7 +188,6 @@ pub(super) fn context_prompt(rng: &mut Rng) -> Value {
 
 /// A response part `prepare_messages` or the mappings rewrite or leave out.
 pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
-    let provider = || json!("google-gla");
     match rng.below(7) {
         6 => {
             // A compaction of the provider's own (sent back, and refused) or another's (left out).
@@ -228,34 +227,7 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             }
             part
         }
-        3 | 4 => {
-            *next_id += 1;
-            let id = format!("srv_{next_id}");
-            let name = *rng.pick(&[
-                "web_search",
-                "code_execution",
-                "image_generation",
-                "web_fetch",
-                "mcp_server:docs",
-            ]);
-            let provider_name = if rng.chance(70) {
-                provider()
-            } else {
-                json!(*rng.pick(&["anthropic", "openai"]))
-            };
-            let kind = if rng.chance(50) {
-                "builtin-tool-call"
-            } else {
-                "builtin-tool-return"
-            };
-            if kind == "builtin-tool-call" {
-                json!({"part_kind": kind, "tool_name": name, "args": {"query": text(rng)}, "tool_call_id": id,
-                    "provider_name": provider_name})
-            } else {
-                json!({"part_kind": kind, "tool_name": name, "content": {"status": "completed"}, "tool_call_id": id,
-                    "provider_name": provider_name, "timestamp": STAMP})
-            }
-        }
+        3 | 4 => native_tool_part(rng, next_id),
         _ => {
             *next_id += 1;
             let mut part = json!({"part_kind": "tool-call", "tool_name": "lint", "args": {},
@@ -274,4 +246,66 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             part
         }
     }
+}
+
+/// A server-side tool call or return of every tool name the mappings tell apart (web search and
+/// fetch, code execution, MCP with and without its server's tool, the advisor, one no mapping
+/// knows), of this response's provider or another, with the content shapes Anthropic's blocks
+/// take and others. A return often answers the last call made (its id), so that Anthropic's
+/// unpaired calls are sometimes paired.
+fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
+    let answers_last_call = *next_id > 0 && rng.chance(50);
+    if !answers_last_call {
+        *next_id += 1;
+    }
+    let id = format!("srv_{next_id}");
+    let name = *rng.pick(&[
+        "web_search",
+        "web_search",
+        "web_fetch",
+        "code_execution",
+        "image_generation",
+        "mcp_server:docs",
+        "mcp_server",
+        "advisor",
+        "web_search_tool_result",
+    ]);
+    let provider_name = if rng.chance(30) {
+        json!("google-gla")
+    } else {
+        json!(*rng.pick(&["anthropic", "openai"]))
+    };
+    let mut part = if answers_last_call || rng.chance(40) {
+        let content = rng
+            .pick(&[
+                json!({"status": "completed"}),
+                json!([{"type": "web_search_result", "url": "https://e.com", "title": "e",
+                    "encrypted_content": "enc", "page_age": null}]),
+                json!({"type": "web_fetch_result", "url": "https://e.com", "content": {"type": "document",
+                    "source": {"type": "text", "media_type": "text/plain", "data": "x"}}, "retrieved_at": 1.50}),
+                json!({"content": [{"type": "text", "text": "found"}], "is_error": false}),
+                json!("done"),
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-return", "tool_name": name, "content": content, "tool_call_id": id,
+            "provider_name": provider_name, "timestamp": STAMP})
+    } else {
+        let query = text(rng);
+        let args = rng
+            .pick(&[
+                json!({"query": query}),
+                json!({"tool_name": "lookup", "tool_args": {"q": query}}),
+                json!({"tool_name": "lookup"}),
+                json!("{\"url\": \"https://e.com\"}"),
+                Value::Null,
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-call", "tool_name": name, "args": args, "tool_call_id": id,
+            "provider_name": provider_name})
+    };
+    if rng.chance(20) {
+        // `anthropic_caller_provider_details`: a call made from within code execution.
+        part["provider_details"] = json!({"anthropic_caller": {"type": "code_execution_20250825", "tool_id": "srv_0"}});
+    }
+    part
 }
