@@ -370,7 +370,9 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             }
                             // Never prepared for this profile (`replays_own_items: false`, its own
                             // `ThinkingMode`).
-                            other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
+                            other @ (ResponseItem::ItemText { .. }
+                            | ResponseItem::Thinking(_)
+                            | ResponseItem::Builtin(_)) => {
                                 return Err(ExportError::unsupported(
                                     at,
                                     "",

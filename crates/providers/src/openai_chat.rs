@@ -386,7 +386,8 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         // `ThinkingMode`).
                         other @ (ResponseItem::ItemText { .. }
                         | ResponseItem::Thinking(_)
-                        | ResponseItem::Native(_)) => {
+                        | ResponseItem::Native(_)
+                        | ResponseItem::Builtin(_)) => {
                             return Err(ExportError::unsupported(
                                 *at,
                                 "",

@@ -129,6 +129,51 @@ pub(crate) enum ResponseItem {
     },
     /// A server-side tool's call or result Anthropic takes back (Anthropic only).
     Native(NativeBlock),
+    /// A server-side tool's item OpenAI Responses takes back by its id (OpenAI Responses only).
+    Builtin(BuiltinItem),
+}
+
+/// A server-side (builtin) tool part of OpenAI's own as `OpenAIResponsesModel` sends it back
+/// (`_map_stateful_native_tool_call`, `_map_response_native_tool_return_part`): the call's item,
+/// which the server resolves by its id, and nothing for a result but its status.
+#[derive(Debug, Clone)]
+pub(crate) enum BuiltinItem {
+    /// `web_search_call` (`map_web_search_call_for_replay`): the arguments that are not `None`
+    /// as its action.
+    WebSearchCall { id: String, action: Map<String, Value> },
+    /// `code_interpreter_call`: the code and the container it ran in.
+    CodeInterpreterCall {
+        id: String,
+        code: Value,
+        container_id: Value,
+    },
+    /// `file_search_call`: its queries.
+    FileSearchCall { id: String, queries: Value },
+    /// `image_generation_call`: its id alone.
+    ImageGenerationCall { id: String },
+    /// `mcp_list_tools` of the server `server_label` (its tools are read server-side).
+    McpListTools { id: String, server_label: String },
+    /// `mcp_call` of the server's tool `name`, its arguments as compact JSON (`to_json`).
+    McpCall {
+        id: String,
+        server_label: String,
+        name: String,
+        arguments: String,
+    },
+    /// A result's truthy `status`, which becomes that of the response's last call item of its tool
+    /// (`builtin_item['status'] = status`).
+    Status { tool: BuiltinTool, status: Value },
+}
+
+/// The tools whose call items a result's status is written to (`kind_to_item`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuiltinTool {
+    /// `code_execution`: the `code_interpreter_call`.
+    CodeExecution,
+    /// `web_search`: the `web_search_call`.
+    WebSearch,
+    /// `file_search`: the `file_search_call`.
+    FileSearch,
 }
 
 /// A server-side (builtin) tool part as `AnthropicModel` sends it back (`_map_native_tool_call_part`,
@@ -2246,12 +2291,141 @@ fn native_tool_part(
     }
     match profile.thinking {
         ThinkingMode::Anthropic => anthropic_native_block(part, at, path),
-        _ => Err(ExportError::unsupported(
+        ThinkingMode::OpenAiResponses => openai_builtin_item(part, at, path),
+        ThinkingMode::OpenAiChat => Err(ExportError::unsupported(
             at,
             path,
             &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
         )),
     }
+}
+
+/// `_map_stateful_native_tool_call` and the `should_send_item_id` branch of
+/// `_map_response_native_tool_return_part` (OpenAI Responses), for OpenAI's own part from this
+/// endpoint, with the default settings (`store` not disabled, so an image generation call goes back).
+fn openai_builtin_item(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let tool_name = part.name();
+    let refuse = |reason: &str| {
+        Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
+        ))
+    };
+    let call = match part {
+        NativeToolPart::Return(result) => {
+            let tool = match tool_name {
+                "code_execution" => BuiltinTool::CodeExecution,
+                "web_search" => BuiltinTool::WebSearch,
+                "file_search" => BuiltinTool::FileSearch,
+                // An image generation or MCP result, or any other, sends nothing.
+                _ => return Ok(None),
+            };
+            let Ok(content) = result.content.try_to_value() else {
+                return refuse("whose content serde_json cannot read");
+            };
+            let status = content.get("status").filter(|status| truthy(status)).cloned();
+            return Ok(status.map(|status| {
+                ResponseItem::Builtin(BuiltinItem::Status {
+                    tool,
+                    status: redumped(&status).unwrap_or(status),
+                })
+            }));
+        }
+        NativeToolPart::Call(call) => call,
+    };
+    let mcp_server = tool_name.strip_prefix(MCP_SERVER);
+    let known = matches!(
+        tool_name,
+        "code_execution" | "web_search" | "file_search" | "image_generation"
+    );
+    if !known && mcp_server.is_none() {
+        return Ok(None);
+    }
+    // Every branch needs the call's id (`item.tool_call_id and ...`): an empty one sends nothing,
+    // a missing one is a random id pydantic-ai makes up.
+    if call.tool_call_id.get().is_some_and(String::is_empty) {
+        return Ok(None);
+    }
+    let tool_call_id = tool_call_id(&call.tool_call_id, at, path)?;
+    // `item.id or item.tool_call_id`.
+    let item_id = || {
+        call.id
+            .get()
+            .filter(|id| !id.is_empty())
+            .cloned()
+            .unwrap_or_else(|| tool_call_id.clone())
+    };
+    let Some(mut args) = args_as_dict(&call.args) else {
+        return refuse("with arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDK writes differently");
+    };
+    let python = |value: Value| redumped(&value).unwrap_or(value);
+    let item = match tool_name {
+        "image_generation" => BuiltinItem::ImageGenerationCall { id: tool_call_id },
+        // The other branches need arguments (`and (args := item.args_as_dict())`).
+        _ if args.is_empty() => return Ok(None),
+        "code_execution" => {
+            let Some(container_id) = args.remove("container_id").filter(|id| truthy(id)) else {
+                return Ok(None);
+            };
+            BuiltinItem::CodeInterpreterCall {
+                id: tool_call_id,
+                code: python(args.remove("code").unwrap_or(Value::Null)),
+                container_id: python(container_id),
+            }
+        }
+        "web_search" => BuiltinItem::WebSearchCall {
+            id: item_id(),
+            action: args
+                .into_iter()
+                .filter(|(_, value)| !value.is_null())
+                .map(|(key, value)| (key, python(value)))
+                .collect(),
+        },
+        "file_search" => BuiltinItem::FileSearchCall {
+            id: item_id(),
+            queries: python(args.remove("queries").unwrap_or_else(|| Value::Array(Vec::new()))),
+        },
+        _ => {
+            let Some((_, server_label)) = mcp_server.and_then(|rest| rest.split_once(':')) else {
+                // `item.tool_name.split(':', 1)[1]` raises an `IndexError`.
+                return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+            };
+            if server_label.is_empty() {
+                return Ok(None);
+            }
+            let server_label = server_label.to_owned();
+            match args.get("action") {
+                Some(Value::String(action)) if action == "list_tools" => BuiltinItem::McpListTools {
+                    id: tool_call_id,
+                    server_label,
+                },
+                Some(Value::String(action)) if action == "call_tool" => {
+                    let name = match args.remove("tool_name") {
+                        Some(Value::String(name)) if !name.is_empty() => name,
+                        Some(value) if truthy(&value) => return refuse("whose `tool_name` argument is not a string"),
+                        _ => return Ok(None),
+                    };
+                    let tool_args = match args.remove("tool_args") {
+                        None | Some(Value::Null) => return Ok(None),
+                        Some(value) => python(value),
+                    };
+                    BuiltinItem::McpCall {
+                        id: tool_call_id,
+                        server_label,
+                        name,
+                        arguments: serde_json::to_string(&tool_args).expect("a serde_json::Value always serialises"),
+                    }
+                }
+                _ => return Ok(None),
+            }
+        }
+    };
+    Ok(Some(ResponseItem::Builtin(item)))
 }
 
 /// `_map_native_tool_call_part` and `_map_native_tool_return_part` (Anthropic), for a part

@@ -964,7 +964,18 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     media.contents(contents, at, &mut violations);
                 }
             }
-            Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) => {}
+            // Server-side tool items are resolved by their ids on OpenAI's side: no client-tool
+            // pairing applies.
+            Item::Typed(
+                TypedItem::Reasoning { .. }
+                | TypedItem::Message { .. }
+                | TypedItem::WebSearchCall { .. }
+                | TypedItem::CodeInterpreterCall { .. }
+                | TypedItem::FileSearchCall { .. }
+                | TypedItem::ImageGenerationCall { .. }
+                | TypedItem::McpListTools { .. }
+                | TypedItem::McpCall { .. },
+            ) => {}
         }
     }
     for (call_id, at) in &calls {

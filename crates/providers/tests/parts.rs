@@ -204,6 +204,30 @@ fn anthropic_server_tool_parts_go_back_as_its_blocks() {
     assert!(!expected["openai-responses"]["request"].to_string().contains("srv_"));
 }
 
+/// OpenAI's own server-side tool parts go back to OpenAI Responses as the items its server resolves
+/// by id (a result's status written to its call's item); a call without what its item needs, a
+/// web fetch and the results send nothing. Anthropic and OpenAI Chat leave them out.
+#[test]
+fn openai_server_tool_parts_go_back_to_openai_responses_as_its_items() {
+    let expected = assert_exports_as_pydantic_ai("native-openai");
+    let responses = expected["openai-responses"]["request"].to_string();
+    for item in [
+        "web_search_call",
+        "code_interpreter_call",
+        "file_search_call",
+        "image_generation_call",
+        "mcp_list_tools",
+        "mcp_call",
+        "\"failed\"",
+    ] {
+        assert!(responses.contains(item), "{item}: {responses}");
+    }
+    for left_out in ["ci_2", "mcp_3", "wf_1"] {
+        assert!(!responses.contains(left_out), "{left_out}: {responses}");
+    }
+    assert!(!expected["anthropic"]["request"].to_string().contains("_call"));
+}
+
 /// A server-side call nothing answers stays when only tool results follow it.
 #[test]
 fn an_unpaired_server_call_stays_when_only_tool_results_follow() {

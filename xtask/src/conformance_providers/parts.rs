@@ -249,8 +249,8 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
 }
 
 /// A server-side tool call or return of every tool name the mappings tell apart (web search and
-/// fetch, code execution, MCP with and without its server's tool, the advisor, one no mapping
-/// knows), of this response's provider or another, with the content shapes Anthropic's blocks
+/// fetch, code execution, file search, MCP with and without its server's tool or action, the
+/// advisor, one no mapping knows, whose arguments are those of any of them), of this response's provider or another, with the content shapes Anthropic's blocks
 /// take and others. A return often answers the last call made (its id), so that Anthropic's
 /// unpaired calls are sometimes paired.
 fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
@@ -269,6 +269,7 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         "mcp_server",
         "advisor",
         "web_search_tool_result",
+        "file_search",
     ]);
     let provider_name = if rng.chance(30) {
         json!("google-gla")
@@ -279,6 +280,7 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         let content = rng
             .pick(&[
                 json!({"status": "completed"}),
+                json!({"status": "failed", "sources": []}),
                 json!([{"type": "web_search_result", "url": "https://e.com", "title": "e",
                     "encrypted_content": "enc", "page_age": null}]),
                 json!({"type": "web_fetch_result", "url": "https://e.com", "content": {"type": "document",
@@ -296,6 +298,10 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
                 json!({"query": query}),
                 json!({"tool_name": "lookup", "tool_args": {"q": query}}),
                 json!({"tool_name": "lookup"}),
+                json!({"action": "call_tool", "tool_name": "lookup", "tool_args": {"q": query, "n": 1.50}}),
+                json!({"action": "list_tools"}),
+                json!({"container_id": "cntr_1", "code": "print(1)"}),
+                json!({"queries": [query], "type": "search", "sources": null}),
                 json!("{\"url\": \"https://e.com\"}"),
                 Value::Null,
             ])
