@@ -2352,6 +2352,10 @@ fn openai_builtin_item(
         return Ok(None);
     }
     let tool_call_id = tool_call_id(&call.tool_call_id, at, path)?;
+    if mcp_server.is_some_and(|rest| !rest.contains(':')) {
+        // `item.tool_name.split(':', 1)[1]`, read before the arguments, raises an `IndexError`.
+        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+    }
     // `item.id or item.tool_call_id`.
     let item_id = || {
         call.id
@@ -2391,9 +2395,9 @@ fn openai_builtin_item(
             queries: python(args.remove("queries").unwrap_or_else(|| Value::Array(Vec::new()))),
         },
         _ => {
+            // Refused above without the colon.
             let Some((_, server_label)) = mcp_server.and_then(|rest| rest.split_once(':')) else {
-                // `item.tool_name.split(':', 1)[1]` raises an `IndexError`.
-                return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+                return Ok(None);
             };
             if server_label.is_empty() {
                 return Ok(None);

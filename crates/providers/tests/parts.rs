@@ -175,9 +175,14 @@ fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
 
 /// A user prompt, then an Anthropic response of `part` alone.
 fn anthropic_response(part: Value) -> Vec<msgflow_wire::ModelMessage> {
+    response_from("anthropic", part)
+}
+
+/// A user prompt, then a response of `part` alone from `provider_name`.
+fn response_from(provider_name: &str, part: Value) -> Vec<msgflow_wire::ModelMessage> {
     let value = json!([
         {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
-        {"kind": "response", "parts": [part], "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}
+        {"kind": "response", "parts": [part], "provider_name": provider_name, "timestamp": "2025-01-01T00:00:00Z"}
     ]);
     msgflow_wire::from_str(&value.to_string()).unwrap()
 }
@@ -236,7 +241,7 @@ fn an_unpaired_server_call_stays_when_only_tool_results_follow() {
 }
 
 /// The MCP corners pydantic-ai fails on are refused: a tool named `mcp_server` without a server id
-/// (its call), and a result without the `content` and `is_error` it reads.
+/// (its call), and an Anthropic result without the `content` and `is_error` it reads.
 #[test]
 fn mcp_parts_pydantic_ai_fails_on_are_refused() {
     let unnamed = anthropic_response(
@@ -252,6 +257,16 @@ fn mcp_parts_pydantic_ai_fails_on_are_refused() {
     let error = export(&partial, Provider::Anthropic).unwrap_err().to_string();
     assert!(error.contains("`is_error`"), "{error}");
     assert!(export(&partial, Provider::OpenAiChat).is_ok());
+    // OpenAI Responses reads the server id before the arguments: an MCP call without arguments
+    // fails too (found by the live check).
+    let bare = response_from(
+        "openai",
+        json!({"part_kind": "builtin-tool-call", "tool_name": "mcp_server", "args": {},
+        "tool_call_id": "mcp_1", "provider_name": "openai"}),
+    );
+    let error = export(&bare, Provider::OpenAiResponses).unwrap_err().to_string();
+    assert!(error.contains("without a server id"), "{error}");
+    assert!(export(&bare, Provider::Anthropic).is_ok());
 }
 
 /// Harness feedback after a request-scoped prompt in the first request is in the request's
