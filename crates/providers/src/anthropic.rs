@@ -108,6 +108,10 @@ pub enum Block {
     Text {
         /// The text.
         text: String,
+        /// The web search results an assistant text cites, sent back with it (`_map_text_part`);
+        /// none elsewhere.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<WebSearchCitation>,
     },
     /// The model's own signed thinking, sent back in its assistant turn.
     Thinking {
@@ -204,6 +208,31 @@ pub enum Block {
     },
 }
 
+/// A web search result an assistant text cites (`BetaCitationWebSearchResultLocationParam`,
+/// `map_citation_for_replay`): rebuilt from the citation Anthropic returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebSearchCitation {
+    /// Always `web_search_result_location`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchCitationType,
+    /// The result's URL.
+    pub url: String,
+    /// The result's title, `null` when it has none.
+    pub title: Option<String>,
+    /// The text cited from it.
+    pub cited_text: String,
+    /// Anthropic's encrypted pointer into the search results.
+    pub encrypted_index: String,
+}
+
+/// The `type` of a [`WebSearchCitation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebSearchCitationType {
+    /// `web_search_result_location`.
+    WebSearchResultLocation,
+}
+
 /// An image or document block's `source`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -274,6 +303,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 at,
                                 Block::Text {
                                     text: framing::system_frame(&content),
+                                    citations: Vec::new(),
                                 },
                             )),
                             // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
@@ -282,18 +312,31 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 at,
                                 Block::Text {
                                     text: framing::system_frame(&content),
+                                    citations: Vec::new(),
                                 },
                             )),
                             RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
                                 if !text.is_empty() {
-                                    blocks.push((at, Block::Text { text }));
+                                    blocks.push((
+                                        at,
+                                        Block::Text {
+                                            text,
+                                            citations: Vec::new(),
+                                        },
+                                    ));
                                 }
                             }
                             RequestItem::User(UserText::Items(items)) => {
                                 for item in items {
                                     match item {
                                         UserItem::Text(text) if text.is_empty() => {}
-                                        UserItem::Text(text) => blocks.push((at, Block::Text { text })),
+                                        UserItem::Text(text) => blocks.push((
+                                            at,
+                                            Block::Text {
+                                                text,
+                                                citations: Vec::new(),
+                                            },
+                                        )),
                                         UserItem::File(file) => blocks.push((at, file_block(&file, "user prompts")?)),
                                         // `_map_user_prompt_part` marks the block before it (or the
                                         // previous message's last block) with `cache_control`.
@@ -310,14 +353,21 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 let tool_use_id = result.id.clone();
                                 let is_error = result.outcome.is_error();
                                 let result_blocks: Vec<Block> = match prepare::into_plain_texts(result) {
-                                    prepare::Taken::Moved(texts) => {
-                                        texts.into_iter().map(|text| Block::Text { text }).collect()
-                                    }
+                                    prepare::Taken::Moved(texts) => texts
+                                        .into_iter()
+                                        .map(|text| Block::Text {
+                                            text,
+                                            citations: Vec::new(),
+                                        })
+                                        .collect(),
                                     prepare::Taken::Kept(result) => {
                                         let mut result_blocks = Vec::new();
                                         for item in prepare::content_items(&result, false) {
                                             result_blocks.push(match item {
-                                                ToolItem::Text(text) => Block::Text { text },
+                                                ToolItem::Text(text) => Block::Text {
+                                                    text,
+                                                    citations: Vec::new(),
+                                                },
                                                 ToolItem::File(file) => file_block(file, "tool returns")?,
                                             });
                                         }
@@ -348,7 +398,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     for (at, item) in parts {
                         let block = match item {
                             ResponseItem::Text(text) if text.is_empty() => continue,
-                            ResponseItem::Text(text) => Block::Text { text },
+                            ResponseItem::Text(text) => Block::Text {
+                                text,
+                                citations: Vec::new(),
+                            },
+                            ResponseItem::CitedText { content, citations } => Block::Text {
+                                text: content,
+                                citations,
+                            },
                             ResponseItem::Thinking(Thinking::Signed {
                                 signature,
                                 redacted: true,
@@ -365,7 +422,13 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             // `_append_model_response_turns`: reasoning carried in a user turn of its
                             // own, ahead of the assistant turn.
                             ResponseItem::Thinking(Thinking::Carried(text)) => {
-                                carried.push((at, Block::Text { text }));
+                                carried.push((
+                                    at,
+                                    Block::Text {
+                                        text,
+                                        citations: Vec::new(),
+                                    },
+                                ));
                                 continue;
                             }
                             // Never prepared for this profile (`replays_own_items: false`, its own

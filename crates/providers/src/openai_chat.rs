@@ -387,7 +387,8 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         other @ (ResponseItem::ItemText { .. }
                         | ResponseItem::Thinking(_)
                         | ResponseItem::Native(_)
-                        | ResponseItem::Builtin(_)) => {
+                        | ResponseItem::Builtin(_)
+                        | ResponseItem::CitedText { .. }) => {
                             return Err(ExportError::unsupported(
                                 *at,
                                 "",

@@ -521,6 +521,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 &format!("a server-side tool block prepared for another provider ({other:?})"),
                             ))
                         }
+                        // Only prepared for Anthropic (`response_item`).
+                        other @ ResponseItem::CitedText { .. } => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                "",
+                                &format!("a cited text prepared for another provider ({other:?})"),
+                            ))
+                        }
                         ResponseItem::ToolCall {
                             id,
                             name,

@@ -127,6 +127,11 @@ pub(crate) enum ResponseItem {
         /// The call's item id, sent back to this same provider (OpenAI Responses only).
         item_id: Option<String>,
     },
+    /// A text with the web search results it cites (Anthropic only, `_map_text_part`).
+    CitedText {
+        content: String,
+        citations: Vec<crate::anthropic::WebSearchCitation>,
+    },
     /// A server-side tool's call or result Anthropic takes back (Anthropic only).
     Native(NativeBlock),
     /// A server-side tool's item OpenAI Responses takes back by its id (OpenAI Responses only).
@@ -1972,12 +1977,28 @@ fn response_item(
                 && replay.should_send_item_id(response, text.provider_name.get(), profile);
             let replays_citations = match profile.thinking {
                 // `_map_text_part`: web search citations of a non-empty text go back when the model
-                // takes the response's stateless artifacts, and pydantic-ai can rebuild them
-                // (`citations_fit_text`, `map_citation_for_replay`).
+                // takes the response's stateless artifacts, the part's own citations still cover
+                // the whole text (`citations_fit_text`), and pydantic-ai can rebuild them
+                // (`map_citation_for_replay`); claude-sonnet-4-5 supports web search.
                 ThinkingMode::Anthropic => {
-                    !text.content.is_empty()
+                    if !text.content.is_empty()
                         && accepts_stateless_artifact(response, text.provider_name.get(), profile.system)
-                        && citations.as_array().is_some_and(|list| !list.is_empty())
+                        && citations_fit_text(text)
+                    {
+                        let rebuilt: Vec<_> = citations
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(web_search_citation)
+                            .collect();
+                        if !rebuilt.is_empty() {
+                            return Ok(Some(ResponseItem::CitedText {
+                                content: text.content.clone(),
+                                citations: rebuilt,
+                            }));
+                        }
+                    }
+                    false
                 }
                 // `_map_response_text_part`: the URL and file citations of a text sent with its item
                 // id go back as its annotations (`map_responses_citations_for_replay`).
@@ -2157,6 +2178,43 @@ fn is_typed(tool_kind: &Field<String>) -> bool {
 /// `ToolSearchTool.kind`: a tool search exchange, which `synthesize_local_tool_search_messages`
 /// may rewrite as a local call and return.
 const TOOL_SEARCH: &str = "tool_search";
+
+/// `citations_fit_text`: the part has citations, and each is anchored to its whole content
+/// (`ContentCitationAnchor(start=0, end=len(content))`, a length in code points).
+fn citations_fit_text(text: &msgflow_wire::TextPart) -> bool {
+    let Some(citations) = text.citations.get().filter(|citations| !citations.is_empty()) else {
+        return false;
+    };
+    let length = text.content.chars().count() as u64;
+    citations.iter().all(|citation| {
+        matches!(
+            citation.anchor.get(),
+            Some(msgflow_wire::CitationAnchor::Content(anchor))
+                if anchor.start.to_u64() == Some(0) && anchor.end.to_u64() == Some(length)
+        )
+    })
+}
+
+/// `map_citation_for_replay`: a web search citation Anthropic returned (in the text's
+/// `provider_details`), rebuilt from its string fields; `None` for any other citation.
+fn web_search_citation(citation: &Value) -> Option<crate::anthropic::WebSearchCitation> {
+    if citation.get("type").and_then(Value::as_str) != Some("web_search_result_location") {
+        return None;
+    }
+    let text = |key: &str| citation.get(key).and_then(Value::as_str).map(str::to_owned);
+    let title = match citation.get("title") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(title)) => Some(title.clone()),
+        Some(_) => return None,
+    };
+    Some(crate::anthropic::WebSearchCitation {
+        kind: crate::anthropic::WebSearchCitationType::WebSearchResultLocation,
+        url: text("url")?,
+        title,
+        cited_text: text("cited_text")?,
+        encrypted_index: text("encrypted_index")?,
+    })
+}
 
 /// A server-side tool part, call or return.
 #[derive(Clone, Copy)]

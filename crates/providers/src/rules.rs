@@ -589,7 +589,7 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 | Block::WebSearchToolResult { .. }
                 | Block::WebFetchToolResult { .. }
                 | Block::McpToolResult { .. } => {}
-                Block::Text { text } => {
+                Block::Text { text, .. } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/whitespace-only-text"),

@@ -135,21 +135,23 @@ fn a_text_content_item_is_a_framework_frame_only_when_marked() {
     assert!(error.contains("framework frame"), "{error}");
 }
 
-/// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
-/// citations, a code execution block, OpenAI's own server-side items), msgflow refuses, naming
-/// the part.
+/// Where pydantic-ai would send back what msgflow does not rebuild (OpenAI's URL citations as a
+/// text's annotations, Anthropic's code execution block), msgflow refuses, naming the part.
 #[test]
 fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
-    let cited = anthropic_response(
-        json!({"part_kind": "text", "content": "x", "provider_name": "anthropic",
-        "provider_details": {"citations": [{"type": "web_search_result_location"}]}}),
+    // OpenAI's URL citations of a text it sends back with its item id.
+    let cited = response_from(
+        "openai",
+        json!({"part_kind": "text", "content": "x", "provider_name": "openai", "id": "msg_1",
+        "provider_details": {"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
+            "start_index": 0, "end_index": 1}]}}),
     );
-    let error = export(&cited, Provider::Anthropic).unwrap_err();
+    let error = export(&cited, Provider::OpenAiResponses).unwrap_err();
     assert!(
         matches!(&error, ExportError::Unsupported { message: 1, part: 0, path, .. } if path.ends_with("provider_details.citations")),
         "{error}"
     );
-    assert!(export(&cited, Provider::OpenAiChat).is_ok());
+    assert!(export(&cited, Provider::Anthropic).is_ok());
     let code = anthropic_response(
         json!({"part_kind": "builtin-tool-call", "tool_name": "code_execution", "args": {},
         "tool_call_id": "srv_1", "provider_name": "anthropic"}),
@@ -231,6 +233,21 @@ fn openai_server_tool_parts_go_back_to_openai_responses_as_its_items() {
         assert!(!responses.contains(left_out), "{left_out}: {responses}");
     }
     assert!(!expected["anthropic"]["request"].to_string().contains("_call"));
+}
+
+/// Anthropic's web search citations go back with their text when the part's own citations cover
+/// it whole (in code points), rebuilt from their string fields; a text cited in part, or with no
+/// range, goes without them.
+#[test]
+fn anthropic_web_search_citations_go_back_with_a_text_they_cover() {
+    let expected = assert_exports_as_pydantic_ai("cited-text");
+    let turn = &expected["anthropic"]["request"]["messages"][1]["content"];
+    assert_eq!(turn[0]["citations"].as_array().map(Vec::len), Some(2), "{turn}");
+    assert_eq!(turn[1]["citations"].as_array().map(Vec::len), Some(1), "{turn}");
+    assert!(
+        turn[2].get("citations").is_none() && turn[3].get("citations").is_none(),
+        "{turn}"
+    );
 }
 
 /// A server-side call nothing answers stays when only tool results follow it.

@@ -214,11 +214,27 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
                     json!({"citations": []}),
                     json!({"citations": [{"type": "web_search_result_location", "url": "https://e.com", "title": "e",
                         "cited_text": "x", "encrypted_index": "abc"}]}),
+                    json!({"citations": [{"type": "web_search_result_location", "url": "https://e.com", "title": null,
+                        "cited_text": "x", "encrypted_index": "abc"}, {"type": "char_location", "cited_text": "y"},
+                        {"type": "web_search_result_location", "url": "https://f.com", "cited_text": "z"}]}),
                     json!({"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
                         "start_index": 0, "end_index": 0}]}),
                 ])
                 .clone();
-            let mut part = json!({"part_kind": "text", "content": text(rng), "provider_details": details});
+            let content = text(rng);
+            let length = content.chars().count();
+            let mut part = json!({"part_kind": "text", "content": content, "provider_details": details});
+            if length > 0 && rng.chance(50) {
+                // The part's own citations, anchored to the whole text (`citations_fit_text`), to a part
+                // of it, or to nothing.
+                let source = json!({"kind": "web", "url": "https://e.com", "title": "e"});
+                let anchor = match rng.below(4) {
+                    0 if length > 1 => json!({"kind": "content", "start": 0, "end": length - 1}),
+                    1 => Value::Null,
+                    _ => json!({"kind": "content", "start": 0, "end": length}),
+                };
+                part["citations"] = json!([{"sources": [source], "anchor": anchor}]);
+            }
             let name = *rng.pick(&["openai", "anthropic", "google-gla"]);
             part["provider_name"] = json!(name);
             if rng.chance(40) {
