@@ -108,10 +108,11 @@ pub enum TypedItem {
     CodeInterpreterCall {
         /// The call's id.
         id: String,
-        /// The `code` argument (`null` when there is none).
-        code: Value,
+        /// The `code` argument (`null` when there is none); boxed, as is the container, so that
+        /// every item stays small.
+        code: Box<Value>,
         /// The `container_id` argument.
-        container_id: Value,
+        container_id: Box<Value>,
         /// Always `null`: the outputs are read server-side.
         outputs: Option<Vec<Value>>,
         /// `completed`, or the truthy `status` of the response's result after it.
@@ -199,9 +200,35 @@ pub struct OutputText {
     /// Always `output_text`.
     #[serde(rename = "type")]
     pub kind: OutputTextType,
-    /// The citations replayed with it (`map_responses_citations_for_replay`); always empty, as
-    /// msgflow refuses text parts with provider details.
-    pub annotations: Vec<Value>,
+    /// The citations replayed with it (`map_responses_citations_for_replay`).
+    pub annotations: Vec<Annotation>,
+}
+
+/// A citation OpenAI returned for an output text, sent back with it (`response_output_text_param`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Annotation {
+    /// `AnnotationURLCitation`: a web page the text links, at the range (in code points) holding
+    /// the link.
+    UrlCitation {
+        /// The page's URL (never empty).
+        url: String,
+        /// The page's title.
+        title: String,
+        /// Where the link starts in the text.
+        start_index: u64,
+        /// Where the link ends in the text.
+        end_index: u64,
+    },
+    /// `AnnotationFileCitation`: a file the text cites.
+    FileCitation {
+        /// The file's id (never empty).
+        file_id: String,
+        /// The file's name.
+        filename: String,
+        /// The position of the citation in the text, as recorded.
+        index: serde_json::Number,
+    },
 }
 
 /// The `type` of an [`OutputText`].
@@ -414,7 +441,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         }
                         // `_map_response_text_part`: the response's last output message, when it
                         // has this id, takes the text; otherwise a new one does.
-                        ResponseItem::ItemText { id, content } => {
+                        ResponseItem::ItemText {
+                            id,
+                            content,
+                            annotations,
+                        } => {
                             let same_item = message_item.filter(|&index| {
                                 matches!(&input[index], Item::Typed(TypedItem::Message { id: item_id, .. }) if *item_id == id)
                             });
@@ -439,7 +470,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 texts.push(OutputText {
                                     text: content,
                                     kind: OutputTextType::OutputText,
-                                    annotations: Vec::new(),
+                                    annotations,
                                 });
                             }
                             continue;
@@ -466,8 +497,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                     Some(BuiltinTool::CodeExecution),
                                     TypedItem::CodeInterpreterCall {
                                         id,
-                                        code,
-                                        container_id,
+                                        code: Box::new(code),
+                                        container_id: Box::new(container_id),
                                         outputs: None,
                                         status: completed(),
                                     },

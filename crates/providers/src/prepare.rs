@@ -117,6 +117,8 @@ pub(crate) enum ResponseItem {
     ItemText {
         id: String,
         content: String,
+        /// The URL and file citations OpenAI returned for it (`map_responses_citations_for_replay`).
+        annotations: Vec<crate::openai_responses::Annotation>,
     },
     /// A thinking part, as the profile sends it back.
     Thinking(Thinking),
@@ -2002,17 +2004,8 @@ fn response_item(
                 }
                 // `_map_response_text_part`: the URL and file citations of a text sent with its item
                 // id go back as its annotations (`map_responses_citations_for_replay`).
-                ThinkingMode::OpenAiResponses => {
-                    sends_item_id
-                        && citations.as_array().is_some_and(|list| {
-                            list.iter().any(|citation| {
-                                matches!(
-                                    citation.get("type").and_then(Value::as_str),
-                                    Some("url_citation" | "file_citation")
-                                )
-                            })
-                        })
-                }
+                // `_map_response_text_part`: rebuilt as the annotations of the text item below.
+                ThinkingMode::OpenAiResponses => false,
                 // `_map_response_text_part` (Chat): the text alone.
                 ThinkingMode::OpenAiChat => false,
             };
@@ -2028,6 +2021,8 @@ fn response_item(
             match text.id.get().filter(|id| !id.is_empty()) {
                 Some(id) if sends_item_id => Ok(Some(ResponseItem::ItemText {
                     id: id.clone(),
+                    // Citations are only replayed with the message id of the output they came from.
+                    annotations: responses_annotations(&citations, &text.content, at, path)?,
                     content: text.content.clone(),
                 })),
                 _ => Ok(Some(ResponseItem::Text(text.content.clone()))),
@@ -2178,6 +2173,90 @@ fn is_typed(tool_kind: &Field<String>) -> bool {
 /// `ToolSearchTool.kind`: a tool search exchange, which `synthesize_local_tool_search_messages`
 /// may rewrite as a local call and return.
 const TOOL_SEARCH: &str = "tool_search";
+
+/// `map_responses_citations_for_replay`: the URL citations whose range (in code points) still
+/// holds their non-empty URL, and the file citations with a non-empty file id, rebuilt from the
+/// text's `provider_details['citations']`; any other is left out. An index written as a boolean,
+/// which Python takes for an integer and the SDK writes as a boolean, is refused.
+fn responses_annotations(
+    citations: &Value,
+    content: &str,
+    at: PartLocation,
+    path: &str,
+) -> Result<Vec<crate::openai_responses::Annotation>, ExportError> {
+    use crate::openai_responses::Annotation;
+    let mut annotations = Vec::new();
+    for citation in citations.as_array().into_iter().flatten() {
+        let text = |key: &str| citation.get(key).and_then(Value::as_str);
+        let kind = text("type");
+        if !matches!(kind, Some("url_citation" | "file_citation")) {
+            continue;
+        }
+        let indices: &[&str] = if kind == Some("url_citation") {
+            &["start_index", "end_index"]
+        } else {
+            &["index"]
+        };
+        if indices
+            .iter()
+            .any(|key| citation.get(*key).is_some_and(Value::is_boolean))
+        {
+            return Err(ExportError::unsupported(
+                at,
+                &format!("{path}.provider_details.citations"),
+                "a text part with citations pydantic-ai replays, with an index written as a boolean (Python reads it as an integer)",
+            ));
+        }
+        if kind == Some("url_citation") {
+            let (Some(url), Some(title)) = (text("url").filter(|url| !url.is_empty()), text("title")) else {
+                continue;
+            };
+            let index = |key: &str| citation.get(key).and_then(Value::as_i64);
+            let (Some(start), Some(end)) = (index("start_index"), index("end_index")) else {
+                continue;
+            };
+            let length = content.chars().count() as i64;
+            if !(0 <= start && start <= end && end <= length) {
+                continue;
+            }
+            // `text[start:end]`, in code points.
+            let byte = |at: i64| {
+                content
+                    .char_indices()
+                    .nth(at as usize)
+                    .map_or(content.len(), |(byte, _)| byte)
+            };
+            if !content[byte(start)..byte(end)].contains(url) {
+                continue;
+            }
+            annotations.push(Annotation::UrlCitation {
+                url: url.to_owned(),
+                title: title.to_owned(),
+                start_index: start as u64,
+                end_index: end as u64,
+            });
+        } else {
+            let (Some(file_id), Some(filename)) = (text("file_id").filter(|id| !id.is_empty()), text("filename"))
+            else {
+                continue;
+            };
+            // `isinstance(index, int)`: any integer, which serde_json keeps exactly.
+            let Some(index) = citation
+                .get("index")
+                .and_then(Value::as_number)
+                .filter(|number| !number.is_f64())
+            else {
+                continue;
+            };
+            annotations.push(Annotation::FileCitation {
+                file_id: file_id.to_owned(),
+                filename: filename.to_owned(),
+                index: index.clone(),
+            });
+        }
+    }
+    Ok(annotations)
+}
 
 /// `citations_fit_text`: the part has citations, and each is anchored to its whole content
 /// (`ContentCitationAnchor(start=0, end=len(content))`, a length in code points).
@@ -2431,7 +2510,7 @@ fn openai_builtin_item(
         // The other branches need arguments (`and (args := item.args_as_dict())`).
         _ if args.is_empty() => return Ok(None),
         "code_execution" => {
-            let Some(container_id) = args.remove("container_id").filter(|id| truthy(id)) else {
+            let Some(container_id) = args.remove("container_id").filter(truthy) else {
                 return Ok(None);
             };
             BuiltinItem::CodeInterpreterCall {

@@ -135,16 +135,16 @@ fn a_text_content_item_is_a_framework_frame_only_when_marked() {
     assert!(error.contains("framework frame"), "{error}");
 }
 
-/// Where pydantic-ai would send back what msgflow does not rebuild (OpenAI's URL citations as a
-/// text's annotations, Anthropic's code execution block), msgflow refuses, naming the part.
+/// Where pydantic-ai would send back what msgflow does not rebuild (a citation index written as a
+/// boolean, Anthropic's code execution block), msgflow refuses, naming the part.
 #[test]
 fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
-    // OpenAI's URL citations of a text it sends back with its item id.
+    // OpenAI's URL citation of a text it sends back with its item id, its index a boolean.
     let cited = response_from(
         "openai",
         json!({"part_kind": "text", "content": "x", "provider_name": "openai", "id": "msg_1",
         "provider_details": {"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
-            "start_index": 0, "end_index": 1}]}}),
+            "start_index": false, "end_index": 1}]}}),
     );
     let error = export(&cited, Provider::OpenAiResponses).unwrap_err();
     assert!(
@@ -248,6 +248,15 @@ fn anthropic_web_search_citations_go_back_with_a_text_they_cover() {
         turn[2].get("citations").is_none() && turn[3].get("citations").is_none(),
         "{turn}"
     );
+}
+
+/// OpenAI's URL citations whose range (in code points) still holds their URL, and its file
+/// citations, go back as the annotations of a text sent with its item id; the others are left out.
+#[test]
+fn openai_citations_go_back_as_the_annotations_of_their_text() {
+    let expected = assert_exports_as_pydantic_ai("responses-citations");
+    let annotations = &expected["openai-responses"]["request"]["input"][1]["content"][0]["annotations"];
+    assert_eq!(annotations.as_array().map(Vec::len), Some(3), "{annotations}");
 }
 
 /// A server-side call nothing answers stays when only tool results follow it.

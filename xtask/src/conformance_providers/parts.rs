@@ -207,7 +207,7 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             part
         }
         2 => {
-            let details = rng
+            let mut details = rng
                 .pick(&[
                     json!({"logprobs": []}),
                     json!({"phase": "commentary"}),
@@ -219,9 +219,18 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
                         {"type": "web_search_result_location", "url": "https://f.com", "cited_text": "z"}]}),
                     json!({"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
                         "start_index": 0, "end_index": 0}]}),
+                    json!({"citations": [{"type": "file_citation", "file_id": "file_1", "filename": "a.md", "index": 2},
+                        {"type": "file_citation", "file_id": "", "filename": "b.md", "index": 0}]}),
                 ])
                 .clone();
-            let content = text(rng);
+            let mut content = text(rng);
+            if details["citations"][0]["type"] == "url_citation" && rng.chance(60) {
+                // A link the text still holds, at its range in code points.
+                let start = content.chars().count() + 1;
+                content.push_str(" https://e.com");
+                details["citations"][0]["start_index"] = json!(start);
+                details["citations"][0]["end_index"] = json!(start + "https://e.com".len());
+            }
             let length = content.chars().count();
             let mut part = json!({"part_kind": "text", "content": content, "provider_details": details});
             if length > 0 && rng.chance(50) {
