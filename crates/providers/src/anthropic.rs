@@ -188,6 +188,27 @@ pub enum Block {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         caller: Option<Map<String, Value>>,
     },
+    /// Code execution's result (`BetaCodeExecutionToolResultBlockParam`).
+    CodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// A bash command's result (`BetaBashCodeExecutionToolResultBlockParam`).
+    BashCodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// A text editor command's result (`BetaTextEditorCodeExecutionToolResultBlockParam`).
+    TextEditorCodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
     /// An MCP tool's result, in the assistant turn (`BetaRequestMCPToolResultBlockParam`).
     McpToolResult {
         /// The id of the `mcp_tool_use` it answers.
@@ -537,6 +558,24 @@ fn native_block(native: NativeBlock) -> Block {
             content,
             caller,
         },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::CodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::CodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::BashCodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::BashCodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::TextEditorCodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::TextEditorCodeExecutionToolResult { tool_use_id, content },
         NativeBlock::McpToolResult {
             tool_use_id,
             content,
@@ -555,7 +594,10 @@ fn answered_call_id(block: &Block) -> Option<&String> {
         Block::ToolResult { tool_use_id, .. }
         | Block::WebSearchToolResult { tool_use_id, .. }
         | Block::WebFetchToolResult { tool_use_id, .. }
-        | Block::McpToolResult { tool_use_id, .. } => Some(tool_use_id),
+        | Block::McpToolResult { tool_use_id, .. }
+        | Block::CodeExecutionToolResult { tool_use_id, .. }
+        | Block::BashCodeExecutionToolResult { tool_use_id, .. }
+        | Block::TextEditorCodeExecutionToolResult { tool_use_id, .. } => Some(tool_use_id),
         _ => None,
     }
 }

@@ -190,7 +190,7 @@ pub(crate) enum NativeBlock {
     /// `server_tool_use`: a web search or fetch call.
     ServerToolUse {
         id: String,
-        /// `web_search` or `web_fetch`.
+        /// `web_search`, `web_fetch` or a code execution tool's name.
         name: &'static str,
         input: Map<String, Value>,
         /// `provider_details['anthropic_caller']` when it is an object (`add_anthropic_caller_param`).
@@ -225,6 +225,12 @@ pub(crate) enum NativeResultKind {
     WebSearch,
     /// `web_fetch_tool_result`.
     WebFetch,
+    /// `code_execution_tool_result`.
+    CodeExecution,
+    /// `bash_code_execution_tool_result`.
+    BashCodeExecution,
+    /// `text_editor_code_execution_tool_result`.
+    TextEditorCodeExecution,
 }
 
 /// How a thinking part goes back to the model (`_map_thinking_part`, `_map_response_thinking_part`).
@@ -2359,15 +2365,36 @@ impl NativeToolPart<'_> {
     }
 }
 
-/// The names `_map_native_tool_call_part` and `_map_native_tool_return_part` map as code
-/// execution (`CodeExecutionTool.kind`, the legacy result name, and Anthropic's bash and text
-/// editor variants), whose blocks msgflow does not rebuild.
-const CODE_EXECUTION_TOOLS: &[&str] = &[
-    "code_execution",
-    "code_execution_tool_result",
-    "bash_code_execution",
-    "text_editor_code_execution",
-];
+/// `get_anthropic_code_execution_tool_name`: the code execution tool a part is of, by the
+/// `anthropic_tool_name` its provider details record, its own name, or (a result's) the `type` of
+/// its content.
+fn anthropic_code_execution_tool(part: NativeToolPart<'_>, content: Option<&Value>) -> &'static str {
+    const TOOLS: [&str; 3] = ["code_execution", "bash_code_execution", "text_editor_code_execution"];
+    let details = match part {
+        NativeToolPart::Call(call) => &call.provider_details,
+        NativeToolPart::Return(result) => &result.provider_details,
+    };
+    let recorded = details
+        .get()
+        .and_then(|details| details.try_to_value().ok())
+        .and_then(|details| {
+            details
+                .get("anthropic_tool_name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+    if let Some(tool) = recorded.and_then(|name| TOOLS.into_iter().find(|tool| *tool == name)) {
+        return tool;
+    }
+    if let Some(tool) = TOOLS[1..].iter().find(|tool| **tool == part.name()) {
+        return tool;
+    }
+    match content.and_then(|content| content.get("type")).and_then(Value::as_str) {
+        Some(kind) if kind.starts_with("bash_code_execution") => "bash_code_execution",
+        Some(kind) if kind.starts_with("text_editor_code_execution") => "text_editor_code_execution",
+        _ => "code_execution",
+    }
+}
 
 /// `MCPServerTool.kind`: an MCP server's tool is `mcp_server:<server id>`.
 const MCP_SERVER: &str = "mcp_server";
@@ -2584,18 +2611,6 @@ fn anthropic_native_block(
             &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
         ))
     };
-    // A code execution result goes back only when its content is an object or a list.
-    let code_execution_block = CODE_EXECUTION_TOOLS.contains(&tool_name)
-        && match part {
-            NativeToolPart::Call(_) => true,
-            NativeToolPart::Return(result) => result
-                .content
-                .try_to_value()
-                .map_or(true, |content| content.is_object() || content.is_array()),
-        };
-    if code_execution_block {
-        return refuse("pydantic-ai sends back as a code execution block, which msgflow does not rebuild");
-    }
     let mcp_server = tool_name.strip_prefix(MCP_SERVER);
     match part {
         NativeToolPart::Call(call) => {
@@ -2611,6 +2626,9 @@ fn anthropic_native_block(
             let name = match tool_name {
                 "web_search" => "web_search",
                 "web_fetch" => "web_fetch",
+                "code_execution" | "bash_code_execution" | "text_editor_code_execution" => {
+                    anthropic_code_execution_tool(part, None)
+                }
                 // `if not map_context.advisor_active: return`: no advisor tool in the request.
                 "advisor" => return Ok(None),
                 _ => {
@@ -2666,6 +2684,25 @@ fn anthropic_native_block(
                     NativeResultKind::WebSearch
                 }
                 "web_fetch" if content.is_object() => NativeResultKind::WebFetch,
+                // `build_code_execution_tool_result_block`: the block of the tool variant, no caller.
+                "code_execution"
+                | "code_execution_tool_result"
+                | "bash_code_execution"
+                | "text_editor_code_execution"
+                    if content.is_object() || content.is_array() =>
+                {
+                    let kind = match anthropic_code_execution_tool(part, Some(&content)) {
+                        "bash_code_execution" => NativeResultKind::BashCodeExecution,
+                        "text_editor_code_execution" => NativeResultKind::TextEditorCodeExecution,
+                        _ => NativeResultKind::CodeExecution,
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::ToolResult {
+                        kind,
+                        tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                        content,
+                        caller: None,
+                    })));
+                }
                 _ => {
                     // `part.tool_name.startswith(MCPServerTool.kind) and isinstance(part.content, dict)`.
                     let Some(mut mcp_content) = mcp_server.and_then(|_| content.as_object().cloned()) else {

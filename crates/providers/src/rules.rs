@@ -588,7 +588,10 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 | Block::McpToolUse { .. }
                 | Block::WebSearchToolResult { .. }
                 | Block::WebFetchToolResult { .. }
-                | Block::McpToolResult { .. } => {}
+                | Block::McpToolResult { .. }
+                | Block::CodeExecutionToolResult { .. }
+                | Block::BashCodeExecutionToolResult { .. }
+                | Block::TextEditorCodeExecutionToolResult { .. } => {}
                 Block::Text { text, .. } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(

@@ -136,7 +136,7 @@ fn a_text_content_item_is_a_framework_frame_only_when_marked() {
 }
 
 /// Where pydantic-ai would send back what msgflow does not rebuild (a citation index written as a
-/// boolean, Anthropic's code execution block), msgflow refuses, naming the part.
+/// boolean, a tool search it may rewrite as a local exchange), msgflow refuses, naming the part.
 #[test]
 fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
     // OpenAI's URL citation of a text it sends back with its item id, its index a boolean.
@@ -152,13 +152,12 @@ fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
         "{error}"
     );
     assert!(export(&cited, Provider::Anthropic).is_ok());
-    let code = anthropic_response(
-        json!({"part_kind": "builtin-tool-call", "tool_name": "code_execution", "args": {},
+    let search = anthropic_response(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "tool_search", "args": {},
         "tool_call_id": "srv_1", "provider_name": "anthropic"}),
     );
-    let error = export(&code, Provider::Anthropic).unwrap_err().to_string();
-    assert!(error.contains("code execution block"), "{error}");
-    assert!(export(&code, Provider::OpenAiResponses).is_ok());
+    let error = export(&search, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("`tool_search`"), "{error}");
     let compaction =
         anthropic_response(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
     assert!(export(&compaction, Provider::Anthropic)
@@ -257,6 +256,23 @@ fn openai_citations_go_back_as_the_annotations_of_their_text() {
     let expected = assert_exports_as_pydantic_ai("responses-citations");
     let annotations = &expected["openai-responses"]["request"]["input"][1]["content"][0]["annotations"];
     assert_eq!(annotations.as_array().map(Vec::len), Some(3), "{annotations}");
+}
+
+/// Anthropic's code execution goes back as `server_tool_use` and the result block of its tool
+/// variant (recorded, named, or read from the result's content type); a result that is neither
+/// an object nor a list sends nothing.
+#[test]
+fn anthropic_code_execution_goes_back_as_the_block_of_its_variant() {
+    let expected = assert_exports_as_pydantic_ai("native-code-execution");
+    let turn = expected["anthropic"]["request"]["messages"][1]["content"].to_string();
+    for block in [
+        "\"code_execution_tool_result\"",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+    ] {
+        assert!(turn.contains(block), "{block}: {turn}");
+    }
+    assert!(!turn.contains("not an object"), "{turn}");
 }
 
 /// A server-side call nothing answers stays when only tool results follow it.

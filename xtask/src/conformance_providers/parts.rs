@@ -295,6 +295,9 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         "advisor",
         "web_search_tool_result",
         "file_search",
+        "bash_code_execution",
+        "text_editor_code_execution",
+        "code_execution_tool_result",
     ]);
     let provider_name = if rng.chance(30) {
         json!("google-gla")
@@ -311,6 +314,8 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
                 json!({"type": "web_fetch_result", "url": "https://e.com", "content": {"type": "document",
                     "source": {"type": "text", "media_type": "text/plain", "data": "x"}}, "retrieved_at": 1.50}),
                 json!({"content": [{"type": "text", "text": "found"}], "is_error": false}),
+                json!({"type": "bash_code_execution_result", "stdout": "ok", "stderr": "", "return_code": 0,
+                    "content": []}),
                 json!("done"),
             ])
             .clone();
@@ -334,9 +339,15 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         json!({"part_kind": "builtin-tool-call", "tool_name": name, "args": args, "tool_call_id": id,
             "provider_name": provider_name})
     };
-    if rng.chance(20) {
+    match rng.below(10) {
         // `anthropic_caller_provider_details`: a call made from within code execution.
-        part["provider_details"] = json!({"anthropic_caller": {"type": "code_execution_20250825", "tool_id": "srv_0"}});
+        0 | 1 => {
+            part["provider_details"] =
+                json!({"anthropic_caller": {"type": "code_execution_20250825", "tool_id": "srv_0"}})
+        }
+        // `anthropic_code_execution_tool_provider_details`: the code execution variant.
+        2 => part["provider_details"] = json!({"anthropic_tool_name": "bash_code_execution"}),
+        _ => {}
     }
     part
 }
