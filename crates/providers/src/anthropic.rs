@@ -145,11 +145,12 @@ pub enum Block {
         source: Source,
     },
     /// A server-side tool's call sent back in its assistant turn (`BetaServerToolUseBlockParam`,
-    /// `_map_native_tool_call_part`): a web search or a web fetch.
+    /// `_map_native_tool_call_part`): a web search, a web fetch or code execution.
     ServerToolUse {
         /// The call's id.
         id: String,
-        /// `web_search` or `web_fetch`.
+        /// `web_search`, `web_fetch`, or the code execution variant (`code_execution`,
+        /// `bash_code_execution`, `text_editor_code_execution`).
         name: String,
         /// The arguments (`args_as_dict`).
         input: Map<String, Value>,

@@ -187,7 +187,7 @@ pub(crate) enum BuiltinTool {
 /// `_map_native_tool_return_part`). Every value is as Python read it ([`python_value`]).
 #[derive(Debug, Clone)]
 pub(crate) enum NativeBlock {
-    /// `server_tool_use`: a web search or fetch call.
+    /// `server_tool_use`: a web search, web fetch or code execution call.
     ServerToolUse {
         id: String,
         /// `web_search`, `web_fetch` or a code execution tool's name.
@@ -2400,8 +2400,9 @@ fn anthropic_code_execution_tool(part: NativeToolPart<'_>, content: Option<&Valu
 const MCP_SERVER: &str = "mcp_server";
 
 /// A server-side (builtin) tool call or return: left out where the mapping does not replay it,
-/// sent back as Anthropic's block where it does (see [`anthropic_native_block`]), refused where
-/// msgflow does not rebuild what pydantic-ai sends.
+/// sent back as the provider's block or item where it does ([`anthropic_native_block`],
+/// [`openai_builtin_item`]); a tool search, which pydantic-ai may rewrite as a local exchange, and
+/// the corners pydantic-ai fails on are refused.
 ///
 /// * Anthropic (`_replays_native_tool_part`): a stateless tool's part goes back when the model takes
 ///   the response's stateless artifacts, any other only to Anthropic itself.
