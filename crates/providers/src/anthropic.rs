@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 use crate::framing;
 use crate::media::{self, File, FileKind};
 use crate::prepare::{
-    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, UserItem, UserText,
+    self, NativeBlock, NativeResultKind, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode,
+    ToolItem, UserItem, UserText,
 };
 use crate::{ExportError, Exported, Origin, PartLocation, Provider};
 
@@ -107,6 +108,10 @@ pub enum Block {
     Text {
         /// The text.
         text: String,
+        /// The web search results an assistant text cites, sent back with it (`_map_text_part`);
+        /// none elsewhere.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<WebSearchCitation>,
     },
     /// The model's own signed thinking, sent back in its assistant turn.
     Thinking {
@@ -139,6 +144,81 @@ pub enum Block {
         /// Where the document is: its bytes or text, its URL or an uploaded file.
         source: Source,
     },
+    /// A server-side tool's call sent back in its assistant turn (`BetaServerToolUseBlockParam`,
+    /// `_map_native_tool_call_part`): a web search, a web fetch or code execution.
+    ServerToolUse {
+        /// The call's id.
+        id: String,
+        /// `web_search`, `web_fetch`, or the code execution variant (`code_execution`,
+        /// `bash_code_execution`, `text_editor_code_execution`).
+        name: String,
+        /// The arguments (`args_as_dict`).
+        input: Map<String, Value>,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// A call of a tool on an MCP server, in its assistant turn (`BetaMCPToolUseBlockParam`).
+    McpToolUse {
+        /// The call's id.
+        id: String,
+        /// The server's id (what follows `mcp_server:` in the part's tool name).
+        server_name: String,
+        /// The server's tool (the call's `tool_name` argument).
+        name: String,
+        /// The tool's arguments (the call's `tool_args` argument), as recorded.
+        input: Value,
+    },
+    /// A web search's results, in the assistant turn (`BetaWebSearchToolResultBlockParam`).
+    WebSearchToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The results (or error) exactly as the response recorded them.
+        content: Value,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// A web fetch's result, in the assistant turn (`BetaWebFetchToolResultBlockParam`).
+    WebFetchToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The fetched document (or error) exactly as the response recorded it.
+        content: Value,
+        /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Map<String, Value>>,
+    },
+    /// Code execution's result (`BetaCodeExecutionToolResultBlockParam`).
+    CodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// A bash command's result (`BetaBashCodeExecutionToolResultBlockParam`).
+    BashCodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// A text editor command's result (`BetaTextEditorCodeExecutionToolResultBlockParam`).
+    TextEditorCodeExecutionToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// An MCP tool's result, in the assistant turn (`BetaRequestMCPToolResultBlockParam`).
+    McpToolResult {
+        /// The id of the `mcp_tool_use` it answers.
+        tool_use_id: String,
+        /// The recorded result's `content`.
+        content: Value,
+        /// The recorded result's `is_error`.
+        is_error: Value,
+    },
     /// A tool call's result, in a user turn.
     ToolResult {
         /// The id of the call it answers.
@@ -148,6 +228,31 @@ pub enum Block {
         /// Whether the tool failed (a `failed` or `retried` outcome).
         is_error: bool,
     },
+}
+
+/// A web search result an assistant text cites (`BetaCitationWebSearchResultLocationParam`,
+/// `map_citation_for_replay`): rebuilt from the citation Anthropic returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebSearchCitation {
+    /// Always `web_search_result_location`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchCitationType,
+    /// The result's URL.
+    pub url: String,
+    /// The result's title, `null` when it has none.
+    pub title: Option<String>,
+    /// The text cited from it.
+    pub cited_text: String,
+    /// Anthropic's encrypted pointer into the search results.
+    pub encrypted_index: String,
+}
+
+/// The `type` of a [`WebSearchCitation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebSearchCitationType {
+    /// `web_search_result_location`.
+    WebSearchResultLocation,
 }
 
 /// An image or document block's `source`.
@@ -220,6 +325,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 at,
                                 Block::Text {
                                     text: framing::system_frame(&content),
+                                    citations: Vec::new(),
                                 },
                             )),
                             // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
@@ -228,18 +334,31 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 at,
                                 Block::Text {
                                     text: framing::system_frame(&content),
+                                    citations: Vec::new(),
                                 },
                             )),
                             RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
                                 if !text.is_empty() {
-                                    blocks.push((at, Block::Text { text }));
+                                    blocks.push((
+                                        at,
+                                        Block::Text {
+                                            text,
+                                            citations: Vec::new(),
+                                        },
+                                    ));
                                 }
                             }
                             RequestItem::User(UserText::Items(items)) => {
                                 for item in items {
                                     match item {
                                         UserItem::Text(text) if text.is_empty() => {}
-                                        UserItem::Text(text) => blocks.push((at, Block::Text { text })),
+                                        UserItem::Text(text) => blocks.push((
+                                            at,
+                                            Block::Text {
+                                                text,
+                                                citations: Vec::new(),
+                                            },
+                                        )),
                                         UserItem::File(file) => blocks.push((at, file_block(&file, "user prompts")?)),
                                         // `_map_user_prompt_part` marks the block before it (or the
                                         // previous message's last block) with `cache_control`.
@@ -256,14 +375,21 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 let tool_use_id = result.id.clone();
                                 let is_error = result.outcome.is_error();
                                 let result_blocks: Vec<Block> = match prepare::into_plain_texts(result) {
-                                    prepare::Taken::Moved(texts) => {
-                                        texts.into_iter().map(|text| Block::Text { text }).collect()
-                                    }
+                                    prepare::Taken::Moved(texts) => texts
+                                        .into_iter()
+                                        .map(|text| Block::Text {
+                                            text,
+                                            citations: Vec::new(),
+                                        })
+                                        .collect(),
                                     prepare::Taken::Kept(result) => {
                                         let mut result_blocks = Vec::new();
                                         for item in prepare::content_items(&result, false) {
                                             result_blocks.push(match item {
-                                                ToolItem::Text(text) => Block::Text { text },
+                                                ToolItem::Text(text) => Block::Text {
+                                                    text,
+                                                    citations: Vec::new(),
+                                                },
                                                 ToolItem::File(file) => file_block(file, "tool returns")?,
                                             });
                                         }
@@ -294,7 +420,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                     for (at, item) in parts {
                         let block = match item {
                             ResponseItem::Text(text) if text.is_empty() => continue,
-                            ResponseItem::Text(text) => Block::Text { text },
+                            ResponseItem::Text(text) => Block::Text {
+                                text,
+                                citations: Vec::new(),
+                            },
+                            ResponseItem::CitedText { content, citations } => Block::Text {
+                                text: content,
+                                citations,
+                            },
                             ResponseItem::Thinking(Thinking::Signed {
                                 signature,
                                 redacted: true,
@@ -311,12 +444,20 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             // `_append_model_response_turns`: reasoning carried in a user turn of its
                             // own, ahead of the assistant turn.
                             ResponseItem::Thinking(Thinking::Carried(text)) => {
-                                carried.push((at, Block::Text { text }));
+                                carried.push((
+                                    at,
+                                    Block::Text {
+                                        text,
+                                        citations: Vec::new(),
+                                    },
+                                ));
                                 continue;
                             }
                             // Never prepared for this profile (`replays_own_items: false`, its own
                             // `ThinkingMode`).
-                            other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
+                            other @ (ResponseItem::ItemText { .. }
+                            | ResponseItem::Thinking(_)
+                            | ResponseItem::Builtin(_)) => {
                                 return Err(ExportError::unsupported(
                                     at,
                                     "",
@@ -324,6 +465,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 ))
                             }
                             ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
+                            ResponseItem::Native(native) => native_block(native),
                         };
                         blocks.push((at, block));
                     }
@@ -351,6 +493,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
             });
         }
     }
+    drop_unpaired_native_tool_calls(&mut messages, &mut origins);
     // `_build_system_prompt`: the hoisted system prompt, then one block per instruction part.
     let system_prompt = system_parts.join("\n\n");
     let system = match prepared.instructions {
@@ -368,6 +511,142 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         request: Request { system, messages },
         origins,
     })
+}
+
+/// A server-side tool's prepared call or result as its block (`_map_native_tool_call_part`,
+/// `_map_native_tool_return_part`).
+fn native_block(native: NativeBlock) -> Block {
+    match native {
+        NativeBlock::ServerToolUse {
+            id,
+            name,
+            input,
+            caller,
+        } => Block::ServerToolUse {
+            id,
+            name: name.to_owned(),
+            input,
+            caller,
+        },
+        NativeBlock::McpToolUse {
+            id,
+            server_name,
+            name,
+            input,
+        } => Block::McpToolUse {
+            id,
+            server_name,
+            name,
+            input,
+        },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::WebSearch,
+            tool_use_id,
+            content,
+            caller,
+        } => Block::WebSearchToolResult {
+            tool_use_id,
+            content,
+            caller,
+        },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::WebFetch,
+            tool_use_id,
+            content,
+            caller,
+        } => Block::WebFetchToolResult {
+            tool_use_id,
+            content,
+            caller,
+        },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::CodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::CodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::BashCodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::BashCodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::ToolResult {
+            kind: NativeResultKind::TextEditorCodeExecution,
+            tool_use_id,
+            content,
+            ..
+        } => Block::TextEditorCodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::McpToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => Block::McpToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        },
+    }
+}
+
+/// The id of the call a result block answers (`block.get('tool_use_id')`).
+fn answered_call_id(block: &Block) -> Option<&String> {
+    match block {
+        Block::ToolResult { tool_use_id, .. }
+        | Block::WebSearchToolResult { tool_use_id, .. }
+        | Block::WebFetchToolResult { tool_use_id, .. }
+        | Block::McpToolResult { tool_use_id, .. }
+        | Block::CodeExecutionToolResult { tool_use_id, .. }
+        | Block::BashCodeExecutionToolResult { tool_use_id, .. }
+        | Block::TextEditorCodeExecutionToolResult { tool_use_id, .. } => Some(tool_use_id),
+        _ => None,
+    }
+}
+
+/// `drop_unpaired_native_tool_calls` (`_message_passes.py`): a `server_tool_use` or `mcp_tool_use`
+/// no result block of the request answers is dropped (Anthropic rejects it), unless every turn
+/// after it is a user turn of only `tool_result` blocks; a turn left empty is dropped whole. The
+/// origins follow their blocks.
+fn drop_unpaired_native_tool_calls(messages: &mut Vec<Message>, origins: &mut Vec<Origin>) {
+    let answered: std::collections::HashSet<String> = messages
+        .iter()
+        .flat_map(|message| &message.content)
+        .filter_map(answered_call_id)
+        .cloned()
+        .collect();
+    let unpaired = |block: &Block| match block {
+        Block::ServerToolUse { id, .. } | Block::McpToolUse { id, .. } => !answered.contains(id),
+        _ => false,
+    };
+    let mut suffix_is_tool_result_only = true;
+    for index in (0..messages.len()).rev() {
+        if !suffix_is_tool_result_only && messages[index].content.iter().any(unpaired) {
+            let keep: Vec<bool> = messages[index].content.iter().map(|block| !unpaired(block)).collect();
+            let mut kept = keep.iter();
+            messages[index].content.retain(|_| *kept.next().unwrap_or(&true));
+            let origin = &mut origins[index];
+            if origin.blocks.len() == keep.len() {
+                let mut kept = keep.iter();
+                origin.blocks.retain(|_| *kept.next().unwrap_or(&true));
+                if let Some(first) = origin.blocks.first() {
+                    origin.start = *first;
+                }
+            }
+            if messages[index].content.is_empty() {
+                messages.remove(index);
+                origins.remove(index);
+                continue;
+            }
+        }
+        let message = &messages[index];
+        suffix_is_tool_result_only = suffix_is_tool_result_only
+            && message.role == Role::User
+            && !message.content.is_empty()
+            && message
+                .content
+                .iter()
+                .all(|block| matches!(block, Block::ToolResult { .. }));
+    }
 }
 
 /// `_map_file_to_content_block`: a file item of a user prompt or tool return (`context`) as its

@@ -397,7 +397,11 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         }
                         // Never prepared for this profile (`replays_own_items: false`, its own
                         // `ThinkingMode`).
-                        other @ (ResponseItem::ItemText { .. } | ResponseItem::Thinking(_)) => {
+                        other @ (ResponseItem::ItemText { .. }
+                        | ResponseItem::Thinking(_)
+                        | ResponseItem::Native(_)
+                        | ResponseItem::Builtin(_)
+                        | ResponseItem::CitedText { .. }) => {
                             return Err(ExportError::unsupported(
                                 *at,
                                 "",

@@ -13,12 +13,12 @@
 use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::media::{self, File, FileKind};
 use crate::prepare::{
-    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem, ToolResult, UserItem,
-    UserText,
+    self, BuiltinItem, BuiltinTool, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem,
+    ToolResult, UserItem, UserText,
 };
 use crate::{ExportError, Exported, Origin, Provider};
 
@@ -98,6 +98,68 @@ pub enum TypedItem {
         /// accepts.
         encrypted_content: Option<String>,
     },
+    /// A web search OpenAI ran, sent back by its id (`ResponseFunctionWebSearchParam`,
+    /// `map_web_search_call_for_replay`).
+    WebSearchCall {
+        /// The call's item id (the part's `id`, else its `tool_call_id`).
+        id: String,
+        /// The call's arguments that are not `null`.
+        action: Map<String, Value>,
+        /// `completed`, or the truthy `status` of the response's result after it.
+        status: Value,
+    },
+    /// Code OpenAI ran in a container (`ResponseCodeInterpreterToolCallParam`).
+    CodeInterpreterCall {
+        /// The call's id.
+        id: String,
+        /// The `code` argument (`null` when there is none); boxed, as is the container, so that
+        /// every item stays small.
+        code: Box<Value>,
+        /// The `container_id` argument.
+        container_id: Box<Value>,
+        /// Always `null`: the outputs are read server-side.
+        outputs: Option<Vec<Value>>,
+        /// `completed`, or the truthy `status` of the response's result after it.
+        status: Value,
+    },
+    /// A file search OpenAI ran (`ResponseFileSearchToolCallParam`).
+    FileSearchCall {
+        /// The call's item id (the part's `id`, else its `tool_call_id`).
+        id: String,
+        /// The `queries` argument (`[]` when there is none).
+        queries: Value,
+        /// `completed`, or the truthy `status` of the response's result after it.
+        status: Value,
+    },
+    /// An image OpenAI generated, resolved by its id alone (`ImageGenerationCall`).
+    ImageGenerationCall {
+        /// The call's id.
+        id: String,
+    },
+    /// The tools an MCP server listed (`McpListTools`), read server-side.
+    McpListTools {
+        /// The call's id.
+        id: String,
+        /// The server's id (what follows `mcp_server:` in the part's tool name).
+        server_label: String,
+        /// Always empty.
+        tools: Vec<Value>,
+    },
+    /// A call of an MCP server's tool (`McpCall`); its output is read server-side.
+    McpCall {
+        /// The call's id.
+        id: String,
+        /// The server's id (what follows `mcp_server:` in the part's tool name).
+        server_label: String,
+        /// The server's tool (the call's `tool_name` argument).
+        name: String,
+        /// The tool's arguments (`tool_args`) as compact JSON text.
+        arguments: String,
+        /// Always `null`.
+        error: Option<String>,
+        /// Always `null`.
+        output: Option<String>,
+    },
     /// A tool call's result.
     FunctionCallOutput {
         /// The id of the call it answers.
@@ -142,9 +204,35 @@ pub struct OutputText {
     /// Always `output_text`.
     #[serde(rename = "type")]
     pub kind: OutputTextType,
-    /// The citations replayed with it (`map_responses_citations_for_replay`); always empty, as
-    /// msgflow refuses text parts with provider details.
-    pub annotations: Vec<Value>,
+    /// The citations replayed with it (`map_responses_citations_for_replay`).
+    pub annotations: Vec<Annotation>,
+}
+
+/// A citation OpenAI returned for an output text, sent back with it (`response_output_text_param`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Annotation {
+    /// `AnnotationURLCitation`: a web page the text links, at the range (in code points) holding
+    /// the link.
+    UrlCitation {
+        /// The page's URL (never empty).
+        url: String,
+        /// The page's title.
+        title: String,
+        /// Where the link starts in the text.
+        start_index: u64,
+        /// Where the link ends in the text.
+        end_index: u64,
+    },
+    /// `AnnotationFileCitation`: a file the text cites.
+    FileCitation {
+        /// The file's id (never empty).
+        file_id: String,
+        /// The file's name.
+        filename: String,
+        /// The position of the citation in the text, as recorded.
+        index: serde_json::Number,
+    },
 }
 
 /// The `type` of an [`OutputText`].
@@ -298,7 +386,23 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 let mut reasoning_item: Option<usize> = None;
                 // `.message_item`: the response's last output message item.
                 let mut message_item: Option<usize> = None;
+                // `.code_interpreter_item`, `.web_search_item`, `.file_search_item`: the response's
+                // last call item of each tool, which a later result's status is written to.
+                let mut builtin_items: [Option<usize>; 3] = [None; 3];
                 for (at, item) in parts {
+                    if let ResponseItem::Builtin(BuiltinItem::Status { tool, status }) = item {
+                        if let Some(index) = builtin_items[tool as usize] {
+                            if let Item::Typed(
+                                TypedItem::WebSearchCall { status: sent, .. }
+                                | TypedItem::CodeInterpreterCall { status: sent, .. }
+                                | TypedItem::FileSearchCall { status: sent, .. },
+                            ) = &mut input[index]
+                            {
+                                *sent = status;
+                            }
+                        }
+                        continue;
+                    }
                     input.push(match item {
                         ResponseItem::Text(text) | ResponseItem::Thinking(Thinking::Tagged(text)) => {
                             message(Role::Assistant, text)
@@ -341,7 +445,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         }
                         // `_map_response_text_part`: the response's last output message, when it
                         // has this id, takes the text; otherwise a new one does.
-                        ResponseItem::ItemText { id, content } => {
+                        ResponseItem::ItemText {
+                            id,
+                            content,
+                            annotations,
+                        } => {
                             let same_item = message_item.filter(|&index| {
                                 matches!(&input[index], Item::Typed(TypedItem::Message { id: item_id, .. }) if *item_id == id)
                             });
@@ -366,7 +474,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 texts.push(OutputText {
                                     text: content,
                                     kind: OutputTextType::OutputText,
-                                    annotations: Vec::new(),
+                                    annotations,
                                 });
                             }
                             continue;
@@ -376,6 +484,84 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 at,
                                 "",
                                 &format!("a thinking part prepared for another provider ({other:?})"),
+                            ))
+                        }
+                        ResponseItem::Builtin(builtin) => {
+                            let completed = || Value::String("completed".to_owned());
+                            let (tool, item) = match builtin {
+                                BuiltinItem::WebSearchCall { id, action } => (
+                                    Some(BuiltinTool::WebSearch),
+                                    TypedItem::WebSearchCall {
+                                        id,
+                                        action,
+                                        status: completed(),
+                                    },
+                                ),
+                                BuiltinItem::CodeInterpreterCall { id, code, container_id } => (
+                                    Some(BuiltinTool::CodeExecution),
+                                    TypedItem::CodeInterpreterCall {
+                                        id,
+                                        code: Box::new(code),
+                                        container_id: Box::new(container_id),
+                                        outputs: None,
+                                        status: completed(),
+                                    },
+                                ),
+                                BuiltinItem::FileSearchCall { id, queries } => (
+                                    Some(BuiltinTool::FileSearch),
+                                    TypedItem::FileSearchCall {
+                                        id,
+                                        queries,
+                                        status: completed(),
+                                    },
+                                ),
+                                BuiltinItem::ImageGenerationCall { id } => (None, TypedItem::ImageGenerationCall { id }),
+                                BuiltinItem::McpListTools { id, server_label } => (
+                                    None,
+                                    TypedItem::McpListTools {
+                                        id,
+                                        server_label,
+                                        tools: Vec::new(),
+                                    },
+                                ),
+                                BuiltinItem::McpCall {
+                                    id,
+                                    server_label,
+                                    name,
+                                    arguments,
+                                } => (
+                                    None,
+                                    TypedItem::McpCall {
+                                        id,
+                                        server_label,
+                                        name,
+                                        arguments,
+                                        error: None,
+                                        output: None,
+                                    },
+                                ),
+                                // Taken above.
+                                BuiltinItem::Status { .. } => continue,
+                            };
+                            if let Some(tool) = tool {
+                                builtin_items[tool as usize] = Some(input.len());
+                            }
+                            Item::Typed(item)
+                        }
+                        // Only prepared for Anthropic (`native_tool_part`).
+                        ResponseItem::Native(other) => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                "",
+                                &format!("a server-side tool block prepared for another provider ({other:?})"),
+                            ))
+                        }
+                        // Only prepared for Anthropic (`response_item`).
+                        other @ ResponseItem::CitedText { .. } => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                "",
+                                &format!("a cited text prepared for another provider ({other:?})"),
                             ))
                         }
                         ResponseItem::ToolCall {

@@ -117,6 +117,8 @@ pub(crate) enum ResponseItem {
     ItemText {
         id: String,
         content: String,
+        /// The URL and file citations OpenAI returned for it (`map_responses_citations_for_replay`).
+        annotations: Vec<crate::openai_responses::Annotation>,
     },
     /// A thinking part, as the profile sends it back.
     Thinking(Thinking),
@@ -130,6 +132,108 @@ pub(crate) enum ResponseItem {
         /// `extra_content` vendor extension, OpenAI Responses' tool-search `namespace`.
         sent_detail: Option<Value>,
     },
+    /// A text with the web search results it cites (Anthropic only, `_map_text_part`).
+    CitedText {
+        content: String,
+        citations: Vec<crate::anthropic::WebSearchCitation>,
+    },
+    /// A server-side tool's call or result Anthropic takes back (Anthropic only).
+    Native(NativeBlock),
+    /// A server-side tool's item OpenAI Responses takes back by its id (OpenAI Responses only).
+    Builtin(BuiltinItem),
+}
+
+/// A server-side (builtin) tool part of OpenAI's own as `OpenAIResponsesModel` sends it back
+/// (`_map_stateful_native_tool_call`, `_map_response_native_tool_return_part`): the call's item,
+/// which the server resolves by its id, and nothing for a result but its status.
+#[derive(Debug, Clone)]
+pub(crate) enum BuiltinItem {
+    /// `web_search_call` (`map_web_search_call_for_replay`): the arguments that are not `None`
+    /// as its action.
+    WebSearchCall { id: String, action: Map<String, Value> },
+    /// `code_interpreter_call`: the code and the container it ran in.
+    CodeInterpreterCall {
+        id: String,
+        code: Value,
+        container_id: Value,
+    },
+    /// `file_search_call`: its queries.
+    FileSearchCall { id: String, queries: Value },
+    /// `image_generation_call`: its id alone.
+    ImageGenerationCall { id: String },
+    /// `mcp_list_tools` of the server `server_label` (its tools are read server-side).
+    McpListTools { id: String, server_label: String },
+    /// `mcp_call` of the server's tool `name`, its arguments as compact JSON (`to_json`).
+    McpCall {
+        id: String,
+        server_label: String,
+        name: String,
+        arguments: String,
+    },
+    /// A result's truthy `status`, which becomes that of the response's last call item of its tool
+    /// (`builtin_item['status'] = status`).
+    Status { tool: BuiltinTool, status: Value },
+}
+
+/// The tools whose call items a result's status is written to (`kind_to_item`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuiltinTool {
+    /// `code_execution`: the `code_interpreter_call`.
+    CodeExecution,
+    /// `web_search`: the `web_search_call`.
+    WebSearch,
+    /// `file_search`: the `file_search_call`.
+    FileSearch,
+}
+
+/// A server-side (builtin) tool part as `AnthropicModel` sends it back (`_map_native_tool_call_part`,
+/// `_map_native_tool_return_part`). Every value is as Python read it ([`python_value`]).
+#[derive(Debug, Clone)]
+pub(crate) enum NativeBlock {
+    /// `server_tool_use`: a web search, web fetch or code execution call.
+    ServerToolUse {
+        id: String,
+        /// `web_search`, `web_fetch` or a code execution tool's name.
+        name: &'static str,
+        input: Map<String, Value>,
+        /// `provider_details['anthropic_caller']` when it is an object (`add_anthropic_caller_param`).
+        caller: Option<Map<String, Value>>,
+    },
+    /// `mcp_tool_use`: a call of a tool on an MCP server.
+    McpToolUse {
+        id: String,
+        server_name: String,
+        name: String,
+        input: Value,
+    },
+    /// `web_search_tool_result` or `web_fetch_tool_result`: the result's content as recorded.
+    ToolResult {
+        kind: NativeResultKind,
+        tool_use_id: String,
+        content: Value,
+        caller: Option<Map<String, Value>>,
+    },
+    /// `mcp_tool_result`: the recorded `content` and `is_error`.
+    McpToolResult {
+        tool_use_id: String,
+        content: Value,
+        is_error: Value,
+    },
+}
+
+/// Which server-side result block a [`NativeBlock::ToolResult`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NativeResultKind {
+    /// `web_search_tool_result`.
+    WebSearch,
+    /// `web_fetch_tool_result`.
+    WebFetch,
+    /// `code_execution_tool_result`.
+    CodeExecution,
+    /// `bash_code_execution_tool_result`.
+    BashCodeExecution,
+    /// `text_editor_code_execution_tool_result`.
+    TextEditorCodeExecution,
 }
 
 /// How a thinking part goes back to the model (`_map_thinking_part`, `_map_response_thinking_part`).
@@ -1884,26 +1988,33 @@ fn response_item(
                 && replay.should_send_item_id(response, text.provider_name.get(), profile);
             let replays_citations = match profile.thinking {
                 // `_map_text_part`: web search citations of a non-empty text go back when the model
-                // takes the response's stateless artifacts, and pydantic-ai can rebuild them
-                // (`citations_fit_text`, `map_citation_for_replay`).
+                // takes the response's stateless artifacts, the part's own citations still cover
+                // the whole text (`citations_fit_text`), and pydantic-ai can rebuild them
+                // (`map_citation_for_replay`); claude-sonnet-4-5 supports web search.
                 ThinkingMode::Anthropic => {
-                    !text.content.is_empty()
+                    if !text.content.is_empty()
                         && accepts_stateless_artifact(response, text.provider_name.get(), profile.system)
-                        && citations.as_array().is_some_and(|list| !list.is_empty())
+                        && citations_fit_text(text)
+                    {
+                        let rebuilt: Vec<_> = citations
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(web_search_citation)
+                            .collect();
+                        if !rebuilt.is_empty() {
+                            return Ok(Some(ResponseItem::CitedText {
+                                content: text.content.clone(),
+                                citations: rebuilt,
+                            }));
+                        }
+                    }
+                    false
                 }
                 // `_map_response_text_part`: the URL and file citations of a text sent with its item
                 // id go back as its annotations (`map_responses_citations_for_replay`).
-                ThinkingMode::OpenAiResponses => {
-                    sends_item_id
-                        && citations.as_array().is_some_and(|list| {
-                            list.iter().any(|citation| {
-                                matches!(
-                                    citation.get("type").and_then(Value::as_str),
-                                    Some("url_citation" | "file_citation")
-                                )
-                            })
-                        })
-                }
+                // `_map_response_text_part`: rebuilt as the annotations of the text item below.
+                ThinkingMode::OpenAiResponses => false,
                 // `_map_response_text_part` (Chat): the text alone.
                 ThinkingMode::OpenAiChat => false,
             };
@@ -1919,6 +2030,8 @@ fn response_item(
             match text.id.get().filter(|id| !id.is_empty()) {
                 Some(id) if sends_item_id => Ok(Some(ResponseItem::ItemText {
                     id: id.clone(),
+                    // Citations are only replayed with the message id of the output they came from.
+                    annotations: responses_annotations(&citations, &text.content, at, path)?,
                     content: text.content.clone(),
                 })),
                 _ => Ok(Some(ResponseItem::Text(text.content.clone()))),
@@ -1984,27 +2097,12 @@ fn response_item(
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
-        ModelResponsePart::BuiltinToolCall(NativeToolCallPart {
-            tool_name,
-            tool_kind,
-            provider_name,
-            ..
-        })
-        | ModelResponsePart::BuiltinToolReturn(NativeToolReturnPart {
-            tool_name,
-            tool_kind,
-            provider_name,
-            ..
-        }) => native_tool_part(
-            response,
-            tool_name,
-            tool_kind,
-            provider_name.get(),
-            at,
-            path,
-            profile,
-            replay,
-        ),
+        ModelResponsePart::BuiltinToolCall(call) => {
+            native_tool_part(response, NativeToolPart::Call(call), at, path, profile, replay)
+        }
+        ModelResponsePart::BuiltinToolReturn(result) => {
+            native_tool_part(response, NativeToolPart::Return(result), at, path, profile, replay)
+        }
         // A response's compaction goes back, and the history before it is trimmed, only where the
         // model takes the response's stateless artifacts (`_map_compaction_part`, and OpenAI
         // Responses' `_map_response_compaction_part` only with its encrypted content); OpenAI Chat
@@ -2077,8 +2175,229 @@ fn is_typed(tool_kind: &Field<String>) -> bool {
 /// may rewrite as a local call and return.
 const TOOL_SEARCH: &str = "tool_search";
 
+/// `map_responses_citations_for_replay`: the URL citations whose range (in code points) still
+/// holds their non-empty URL, and the file citations with a non-empty file id, rebuilt from the
+/// text's `provider_details['citations']`; any other is left out. An index written as a boolean,
+/// which Python takes for an integer and the SDK writes as a boolean, is refused.
+fn responses_annotations(
+    citations: &Value,
+    content: &str,
+    at: PartLocation,
+    path: &str,
+) -> Result<Vec<crate::openai_responses::Annotation>, ExportError> {
+    use crate::openai_responses::Annotation;
+    let mut annotations = Vec::new();
+    for citation in citations.as_array().into_iter().flatten() {
+        let text = |key: &str| citation.get(key).and_then(Value::as_str);
+        let kind = text("type");
+        if !matches!(kind, Some("url_citation" | "file_citation")) {
+            continue;
+        }
+        let indices: &[&str] = if kind == Some("url_citation") {
+            &["start_index", "end_index"]
+        } else {
+            &["index"]
+        };
+        if indices
+            .iter()
+            .any(|key| citation.get(*key).is_some_and(Value::is_boolean))
+        {
+            return Err(ExportError::unsupported(
+                at,
+                &format!("{path}.provider_details.citations"),
+                "a text part with citations pydantic-ai replays, with an index written as a boolean (Python reads it as an integer)",
+            ));
+        }
+        if kind == Some("url_citation") {
+            let (Some(url), Some(title)) = (text("url").filter(|url| !url.is_empty()), text("title")) else {
+                continue;
+            };
+            let index = |key: &str| citation.get(key).and_then(Value::as_i64);
+            let (Some(start), Some(end)) = (index("start_index"), index("end_index")) else {
+                continue;
+            };
+            let length = content.chars().count() as i64;
+            if !(0 <= start && start <= end && end <= length) {
+                continue;
+            }
+            // `text[start:end]`, in code points.
+            let byte = |at: i64| {
+                content
+                    .char_indices()
+                    .nth(at as usize)
+                    .map_or(content.len(), |(byte, _)| byte)
+            };
+            if !content[byte(start)..byte(end)].contains(url) {
+                continue;
+            }
+            annotations.push(Annotation::UrlCitation {
+                url: url.to_owned(),
+                title: title.to_owned(),
+                start_index: start as u64,
+                end_index: end as u64,
+            });
+        } else {
+            let (Some(file_id), Some(filename)) = (text("file_id").filter(|id| !id.is_empty()), text("filename"))
+            else {
+                continue;
+            };
+            // `isinstance(index, int)`: any integer, which serde_json keeps exactly.
+            let Some(index) = citation
+                .get("index")
+                .and_then(Value::as_number)
+                .filter(|number| !number.is_f64())
+            else {
+                continue;
+            };
+            annotations.push(Annotation::FileCitation {
+                file_id: file_id.to_owned(),
+                filename: filename.to_owned(),
+                index: index.clone(),
+            });
+        }
+    }
+    Ok(annotations)
+}
+
+/// `citations_fit_text`: the part has citations, and each is anchored to its whole content
+/// (`ContentCitationAnchor(start=0, end=len(content))`, a length in code points).
+fn citations_fit_text(text: &msgflow_wire::TextPart) -> bool {
+    let Some(citations) = text.citations.get().filter(|citations| !citations.is_empty()) else {
+        return false;
+    };
+    let length = text.content.chars().count() as u64;
+    citations.iter().all(|citation| {
+        matches!(
+            citation.anchor.get(),
+            Some(msgflow_wire::CitationAnchor::Content(anchor))
+                if anchor.start.to_u64() == Some(0) && anchor.end.to_u64() == Some(length)
+        )
+    })
+}
+
+/// `map_citation_for_replay`: a web search citation Anthropic returned (in the text's
+/// `provider_details`), rebuilt from its string fields; `None` for any other citation.
+fn web_search_citation(citation: &Value) -> Option<crate::anthropic::WebSearchCitation> {
+    if citation.get("type").and_then(Value::as_str) != Some("web_search_result_location") {
+        return None;
+    }
+    let text = |key: &str| citation.get(key).and_then(Value::as_str).map(str::to_owned);
+    let title = match citation.get("title") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(title)) => Some(title.clone()),
+        Some(_) => return None,
+    };
+    Some(crate::anthropic::WebSearchCitation {
+        kind: crate::anthropic::WebSearchCitationType::WebSearchResultLocation,
+        url: text("url")?,
+        title,
+        cited_text: text("cited_text")?,
+        encrypted_index: text("encrypted_index")?,
+    })
+}
+
+/// A server-side tool part, call or return.
+#[derive(Clone, Copy)]
+enum NativeToolPart<'a> {
+    Call(&'a NativeToolCallPart),
+    Return(&'a NativeToolReturnPart),
+}
+
+impl NativeToolPart<'_> {
+    /// What the part is, for a refusal.
+    fn noun(self) -> &'static str {
+        match self {
+            NativeToolPart::Call(_) => "call",
+            NativeToolPart::Return(_) => "return",
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_name,
+            NativeToolPart::Return(result) => &result.tool_name,
+        }
+    }
+
+    fn tool_kind(&self) -> &Field<String> {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_kind,
+            NativeToolPart::Return(result) => &result.tool_kind,
+        }
+    }
+
+    fn provider_name(&self) -> Option<&String> {
+        match self {
+            NativeToolPart::Call(call) => call.provider_name.get(),
+            NativeToolPart::Return(result) => result.provider_name.get(),
+        }
+    }
+
+    fn tool_call_id(&self) -> &Field<String> {
+        match self {
+            NativeToolPart::Call(call) => &call.tool_call_id,
+            NativeToolPart::Return(result) => &result.tool_call_id,
+        }
+    }
+
+    /// `add_anthropic_caller_param`: `provider_details['anthropic_caller']`, re-emitted as it is
+    /// when it is an object.
+    fn anthropic_caller(&self) -> Option<Map<String, Value>> {
+        let details = match self {
+            NativeToolPart::Call(call) => &call.provider_details,
+            NativeToolPart::Return(result) => &result.provider_details,
+        };
+        match details
+            .get()?
+            .try_to_value()
+            .ok()?
+            .get_mut("anthropic_caller")
+            .map(Value::take)?
+        {
+            Value::Object(caller) => Some(redumped_map(&caller).unwrap_or(caller)),
+            _ => None,
+        }
+    }
+}
+
+/// `get_anthropic_code_execution_tool_name`: the code execution tool a part is of, by the
+/// `anthropic_tool_name` its provider details record, its own name, or (a result's) the `type` of
+/// its content.
+fn anthropic_code_execution_tool(part: NativeToolPart<'_>, content: Option<&Value>) -> &'static str {
+    const TOOLS: [&str; 3] = ["code_execution", "bash_code_execution", "text_editor_code_execution"];
+    let details = match part {
+        NativeToolPart::Call(call) => &call.provider_details,
+        NativeToolPart::Return(result) => &result.provider_details,
+    };
+    let recorded = details
+        .get()
+        .and_then(|details| details.try_to_value().ok())
+        .and_then(|details| {
+            details
+                .get("anthropic_tool_name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+    if let Some(tool) = recorded.and_then(|name| TOOLS.into_iter().find(|tool| *tool == name)) {
+        return tool;
+    }
+    if let Some(tool) = TOOLS[1..].iter().find(|tool| **tool == part.name()) {
+        return tool;
+    }
+    match content.and_then(|content| content.get("type")).and_then(Value::as_str) {
+        Some(kind) if kind.starts_with("bash_code_execution") => "bash_code_execution",
+        Some(kind) if kind.starts_with("text_editor_code_execution") => "text_editor_code_execution",
+        _ => "code_execution",
+    }
+}
+
+/// `MCPServerTool.kind`: an MCP server's tool is `mcp_server:<server id>`.
+const MCP_SERVER: &str = "mcp_server";
+
 /// A server-side (builtin) tool call or return: left out where the mapping does not replay it,
-/// refused where it does (msgflow does not reproduce the providers' server-tool blocks).
+/// sent back as the provider's block or item where it does ([`anthropic_native_block`],
+/// [`openai_builtin_item`]); a tool search, which pydantic-ai may rewrite as a local exchange, and
+/// the corners pydantic-ai fails on are refused.
 ///
 /// * Anthropic (`_replays_native_tool_part`): a stateless tool's part goes back when the model takes
 ///   the response's stateless artifacts, any other only to Anthropic itself.
@@ -2086,24 +2405,23 @@ const TOOL_SEARCH: &str = "tool_search";
 /// * OpenAI Responses (`_map_response_native_tool_call_part` and `..._return_part`): a part goes
 ///   back with its item id when it is OpenAI's own from this endpoint (`should_send_item_id`), and
 ///   a tool search also to a model taking its stateless artifacts.
-#[allow(clippy::too_many_arguments)]
 fn native_tool_part(
     response: &ModelResponse,
-    tool_name: &str,
-    tool_kind: &Field<String>,
-    provider_name: Option<&String>,
+    part: NativeToolPart<'_>,
     at: PartLocation,
     path: &str,
     profile: Profile,
     replay: Replay,
 ) -> Result<Option<ResponseItem>, ExportError> {
-    if is_typed(tool_kind) {
+    if is_typed(part.tool_kind()) {
         return Err(ExportError::unsupported(
             at,
             &format!("{path}.tool_kind"),
             "a typed server-side tool part (`tool_kind`)",
         ));
     }
+    let tool_name = part.name();
+    let provider_name = part.provider_name();
     let accepts = || accepts_stateless_artifact(response, provider_name, profile.system);
     let replayed = match profile.thinking {
         ThinkingMode::Anthropic => {
@@ -2121,14 +2439,294 @@ fn native_tool_part(
     };
     // A tool search from a model that does not keep it native is rewritten as a local exchange
     // (`_synthesize_local_response`) on the way to every model.
-    if replayed || tool_name == TOOL_SEARCH {
+    if tool_name == TOOL_SEARCH {
         return Err(ExportError::unsupported(
             at,
             path,
             &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
         ));
     }
-    Ok(None)
+    if !replayed {
+        return Ok(None);
+    }
+    match profile.thinking {
+        ThinkingMode::Anthropic => anthropic_native_block(part, at, path),
+        ThinkingMode::OpenAiResponses => openai_builtin_item(part, at, path),
+        ThinkingMode::OpenAiChat => Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
+        )),
+    }
+}
+
+/// `_map_stateful_native_tool_call` and the `should_send_item_id` branch of
+/// `_map_response_native_tool_return_part` (OpenAI Responses), for OpenAI's own part from this
+/// endpoint, with the default settings (`store` not disabled, so an image generation call goes back).
+fn openai_builtin_item(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let tool_name = part.name();
+    let refuse = |reason: &str| {
+        Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
+        ))
+    };
+    let call = match part {
+        NativeToolPart::Return(result) => {
+            let tool = match tool_name {
+                "code_execution" => BuiltinTool::CodeExecution,
+                "web_search" => BuiltinTool::WebSearch,
+                "file_search" => BuiltinTool::FileSearch,
+                // An image generation or MCP result, or any other, sends nothing.
+                _ => return Ok(None),
+            };
+            let Ok(content) = result.content.try_to_value() else {
+                return refuse("whose content serde_json cannot read");
+            };
+            let status = content.get("status").filter(|status| truthy(status)).cloned();
+            return Ok(status.map(|status| {
+                ResponseItem::Builtin(BuiltinItem::Status {
+                    tool,
+                    status: redumped(&status).unwrap_or(status),
+                })
+            }));
+        }
+        NativeToolPart::Call(call) => call,
+    };
+    let mcp_server = tool_name.strip_prefix(MCP_SERVER);
+    let known = matches!(
+        tool_name,
+        "code_execution" | "web_search" | "file_search" | "image_generation"
+    );
+    if !known && mcp_server.is_none() {
+        return Ok(None);
+    }
+    // Every branch needs the call's id (`item.tool_call_id and ...`): an empty one sends nothing,
+    // a missing one is a random id pydantic-ai makes up.
+    if call.tool_call_id.get().is_some_and(String::is_empty) {
+        return Ok(None);
+    }
+    let tool_call_id = tool_call_id(&call.tool_call_id, at, path)?;
+    if mcp_server.is_some_and(|rest| !rest.contains(':')) {
+        // `item.tool_name.split(':', 1)[1]`, read before the arguments, raises an `IndexError`.
+        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+    }
+    // `item.id or item.tool_call_id`.
+    let item_id = || {
+        call.id
+            .get()
+            .filter(|id| !id.is_empty())
+            .cloned()
+            .unwrap_or_else(|| tool_call_id.clone())
+    };
+    let Some(mut args) = args_as_dict(&call.args) else {
+        return refuse("with arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDK writes differently");
+    };
+    let python = |value: Value| redumped(&value).unwrap_or(value);
+    let item = match tool_name {
+        "image_generation" => BuiltinItem::ImageGenerationCall { id: tool_call_id },
+        // The other branches need arguments (`and (args := item.args_as_dict())`).
+        _ if args.is_empty() => return Ok(None),
+        "code_execution" => {
+            let Some(container_id) = args.remove("container_id").filter(truthy) else {
+                return Ok(None);
+            };
+            BuiltinItem::CodeInterpreterCall {
+                id: tool_call_id,
+                code: python(args.remove("code").unwrap_or(Value::Null)),
+                container_id: python(container_id),
+            }
+        }
+        "web_search" => BuiltinItem::WebSearchCall {
+            id: item_id(),
+            action: args
+                .into_iter()
+                .filter(|(_, value)| !value.is_null())
+                .map(|(key, value)| (key, python(value)))
+                .collect(),
+        },
+        "file_search" => BuiltinItem::FileSearchCall {
+            id: item_id(),
+            queries: python(args.remove("queries").unwrap_or_else(|| Value::Array(Vec::new()))),
+        },
+        _ => {
+            // Refused above without the colon.
+            let Some((_, server_label)) = mcp_server.and_then(|rest| rest.split_once(':')) else {
+                return Ok(None);
+            };
+            if server_label.is_empty() {
+                return Ok(None);
+            }
+            let server_label = server_label.to_owned();
+            match args.get("action") {
+                Some(Value::String(action)) if action == "list_tools" => BuiltinItem::McpListTools {
+                    id: tool_call_id,
+                    server_label,
+                },
+                Some(Value::String(action)) if action == "call_tool" => {
+                    let name = match args.remove("tool_name") {
+                        Some(Value::String(name)) if !name.is_empty() => name,
+                        Some(value) if truthy(&value) => return refuse("whose `tool_name` argument is not a string"),
+                        _ => return Ok(None),
+                    };
+                    let tool_args = match args.remove("tool_args") {
+                        None | Some(Value::Null) => return Ok(None),
+                        Some(value) => python(value),
+                    };
+                    BuiltinItem::McpCall {
+                        id: tool_call_id,
+                        server_label,
+                        name,
+                        arguments: serde_json::to_string(&tool_args).expect("a serde_json::Value always serialises"),
+                    }
+                }
+                _ => return Ok(None),
+            }
+        }
+    };
+    Ok(Some(ResponseItem::Builtin(item)))
+}
+
+/// `_map_native_tool_call_part` and `_map_native_tool_return_part` (Anthropic), for a part
+/// `_replays_native_tool_part` sends back, without native tools in the request (so no advisor).
+fn anthropic_native_block(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let tool_name = part.name();
+    let refuse = |reason: &str| {
+        Err(ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
+        ))
+    };
+    let mcp_server = tool_name.strip_prefix(MCP_SERVER);
+    match part {
+        NativeToolPart::Call(call) => {
+            let input = || {
+                args_as_dict(&call.args).ok_or_else(|| {
+                    ExportError::unsupported(
+                        at,
+                        &format!("{path}.args"),
+                        "tool arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDKs write differently",
+                    )
+                })
+            };
+            let name = match tool_name {
+                "web_search" => "web_search",
+                "web_fetch" => "web_fetch",
+                "code_execution" | "bash_code_execution" | "text_editor_code_execution" => {
+                    anthropic_code_execution_tool(part, None)
+                }
+                // `if not map_context.advisor_active: return`: no advisor tool in the request.
+                "advisor" => return Ok(None),
+                _ => {
+                    if mcp_server.is_some_and(|rest| !rest.contains(':')) {
+                        // `part.tool_name.split(':', 1)[1]` raises an `IndexError`.
+                        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+                    }
+                    let server_id = mcp_server.and_then(|rest| rest.split_once(':')).map(|(_, id)| id);
+                    // The `mcp_tool_use` block of a call whose arguments name the server's tool
+                    // (`tool_name`) and hold its arguments (`tool_args`); any other call sends nothing.
+                    let Some(server_name) = server_id.filter(|id| !id.is_empty()) else {
+                        return Ok(None);
+                    };
+                    let mut args = input()?;
+                    let name = match args.remove("tool_name") {
+                        Some(Value::String(name)) if !name.is_empty() => name,
+                        Some(value) if truthy(&value) => {
+                            return refuse("whose `tool_name` argument is not a string");
+                        }
+                        _ => return Ok(None),
+                    };
+                    let tool_args = match args.remove("tool_args") {
+                        None | Some(Value::Null) => return Ok(None),
+                        Some(value) => redumped(&value).unwrap_or(value),
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::McpToolUse {
+                        id: tool_call_id(&call.tool_call_id, at, path)?,
+                        server_name: server_name.to_owned(),
+                        name,
+                        input: tool_args,
+                    })));
+                }
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ServerToolUse {
+                id: tool_call_id(part.tool_call_id(), at, path)?,
+                name,
+                input: input()?,
+                caller: part.anthropic_caller(),
+            })))
+        }
+        NativeToolPart::Return(result) => {
+            let content = match result.content.try_to_value() {
+                Ok(content) => redumped(&content).unwrap_or(content),
+                Err(_) => return refuse("whose content serde_json cannot read"),
+            };
+            // An object with a file `kind` may load as a file item (`_RecordsContentFiles`), which
+            // the SDK would then write as its own type, not as recorded.
+            if holds_file_item(&content) {
+                return refuse("holding an object with a file `kind`, which pydantic-ai may load as a file");
+            }
+            let kind = match tool_name {
+                "web_search" | "web_search_tool_result" if content.is_object() || content.is_array() => {
+                    NativeResultKind::WebSearch
+                }
+                "web_fetch" if content.is_object() => NativeResultKind::WebFetch,
+                // `build_code_execution_tool_result_block`: the block of the tool variant, no caller.
+                "code_execution"
+                | "code_execution_tool_result"
+                | "bash_code_execution"
+                | "text_editor_code_execution"
+                    if content.is_object() || content.is_array() =>
+                {
+                    let kind = match anthropic_code_execution_tool(part, Some(&content)) {
+                        "bash_code_execution" => NativeResultKind::BashCodeExecution,
+                        "text_editor_code_execution" => NativeResultKind::TextEditorCodeExecution,
+                        _ => NativeResultKind::CodeExecution,
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::ToolResult {
+                        kind,
+                        tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                        content,
+                        caller: None,
+                    })));
+                }
+                _ => {
+                    // `part.tool_name.startswith(MCPServerTool.kind) and isinstance(part.content, dict)`.
+                    let Some(mut mcp_content) = mcp_server.and_then(|_| content.as_object().cloned()) else {
+                        // Any other result, and one whose content is not of its block's shape,
+                        // sends nothing.
+                        return Ok(None);
+                    };
+                    // `mcp_content['content']` and `['is_error']`: a `KeyError` without them.
+                    let (Some(content), Some(is_error)) =
+                        (mcp_content.remove("content"), mcp_content.remove("is_error"))
+                    else {
+                        return refuse("without the `content` and `is_error` pydantic-ai reads (it fails)");
+                    };
+                    return Ok(Some(ResponseItem::Native(NativeBlock::McpToolResult {
+                        tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                        content,
+                        is_error,
+                    })));
+                }
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ToolResult {
+                kind,
+                tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                content,
+                caller: part.anthropic_caller(),
+            })))
+        }
+    }
 }
 
 /// What a response's parts may replay of the provider's server-side state (OpenAI Responses'

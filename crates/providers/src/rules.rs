@@ -578,11 +578,21 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 Block::Document {
                     source: AnthropicSource::Base64 { data, media_type },
                 } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &block_text]),
+                // Server-side tool blocks answer each other within the assistant turn (and
+                // pydantic-ai drops a call left unanswered): no rule of the client tools applies.
                 Block::Thinking { .. }
                 | Block::RedactedThinking { .. }
                 | Block::Image { .. }
-                | Block::Document { .. } => {}
-                Block::Text { text } => {
+                | Block::Document { .. }
+                | Block::ServerToolUse { .. }
+                | Block::McpToolUse { .. }
+                | Block::WebSearchToolResult { .. }
+                | Block::WebFetchToolResult { .. }
+                | Block::McpToolResult { .. }
+                | Block::CodeExecutionToolResult { .. }
+                | Block::BashCodeExecutionToolResult { .. }
+                | Block::TextEditorCodeExecutionToolResult { .. } => {}
+                Block::Text { text, .. } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/whitespace-only-text"),
@@ -957,7 +967,18 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                     media.contents(contents, at, &mut violations);
                 }
             }
-            Item::Typed(TypedItem::Reasoning { .. } | TypedItem::Message { .. }) => {}
+            // Server-side tool items are resolved by their ids on OpenAI's side: no client-tool
+            // pairing applies.
+            Item::Typed(
+                TypedItem::Reasoning { .. }
+                | TypedItem::Message { .. }
+                | TypedItem::WebSearchCall { .. }
+                | TypedItem::CodeInterpreterCall { .. }
+                | TypedItem::FileSearchCall { .. }
+                | TypedItem::ImageGenerationCall { .. }
+                | TypedItem::McpListTools { .. }
+                | TypedItem::McpCall { .. },
+            ) => {}
         }
     }
     for (call_id, at) in &calls {

@@ -143,42 +143,173 @@ fn a_text_content_item_is_a_framework_frame_only_when_marked() {
     assert!(error.contains("framework frame"), "{error}");
 }
 
-/// Where pydantic-ai would send back what msgflow does not rebuild (Anthropic's web search
-/// citations, a server-side tool's block), msgflow refuses, naming the part.
+/// Where pydantic-ai would send back what msgflow does not rebuild (a citation index written as a
+/// boolean, a tool search it may rewrite as a local exchange), msgflow refuses, naming the part.
 #[test]
-fn replayed_citations_and_server_tool_blocks_are_refused() {
-    let history = |part: Value| {
-        let value = json!([
-            {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
-            {"kind": "response", "parts": [part], "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}
-        ]);
-        msgflow_wire::from_str(&value.to_string()).unwrap()
-    };
-    let cited = history(
-        json!({"part_kind": "text", "content": "x", "provider_name": "anthropic",
-        "provider_details": {"citations": [{"type": "web_search_result_location"}]}}),
+fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
+    // OpenAI's URL citation of a text it sends back with its item id, its index a boolean.
+    let cited = response_from(
+        "openai",
+        json!({"part_kind": "text", "content": "x", "provider_name": "openai", "id": "msg_1",
+        "provider_details": {"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
+            "start_index": false, "end_index": 1}]}}),
     );
-    let error = export(&cited, Provider::Anthropic).unwrap_err();
+    let error = export(&cited, Provider::OpenAiResponses).unwrap_err();
     assert!(
         matches!(&error, ExportError::Unsupported { message: 1, part: 0, path, .. } if path.ends_with("provider_details.citations")),
         "{error}"
     );
-    assert!(export(&cited, Provider::OpenAiChat).is_ok());
-    let search = history(
-        json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {},
+    assert!(export(&cited, Provider::Anthropic).is_ok());
+    let search = anthropic_response(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "tool_search", "args": {},
         "tool_call_id": "srv_1", "provider_name": "anthropic"}),
     );
-    assert!(export(&search, Provider::Anthropic)
-        .unwrap_err()
-        .to_string()
-        .contains("server-side tool part"));
-    assert!(export(&search, Provider::OpenAiResponses).is_ok());
-    let compaction = history(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
+    let error = export(&search, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("`tool_search`"), "{error}");
+    let compaction =
+        anthropic_response(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
     assert!(export(&compaction, Provider::Anthropic)
         .unwrap_err()
         .to_string()
         .contains("a compaction"));
     assert!(export(&compaction, Provider::OpenAiChat).is_ok());
+}
+
+/// A user prompt, then an Anthropic response of `part` alone.
+fn anthropic_response(part: Value) -> Vec<msgflow_wire::ModelMessage> {
+    response_from("anthropic", part)
+}
+
+/// A user prompt, then a response of `part` alone from `provider_name`.
+fn response_from(provider_name: &str, part: Value) -> Vec<msgflow_wire::ModelMessage> {
+    let value = json!([
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "q", "timestamp": "2025-01-01T00:00:00Z"}]},
+        {"kind": "response", "parts": [part], "provider_name": provider_name, "timestamp": "2025-01-01T00:00:00Z"}
+    ]);
+    msgflow_wire::from_str(&value.to_string()).unwrap()
+}
+
+/// Anthropic's own web search, web fetch and MCP parts go back to it as `server_tool_use`,
+/// `mcp_tool_use` and their result blocks (with the caller of a call made from code execution);
+/// an advisor call, a tool no mapping knows and a result of the wrong shape send nothing, and a
+/// call nothing answers is dropped before the user turn after it. OpenAI leaves them all out.
+#[test]
+fn anthropic_server_tool_parts_go_back_as_its_blocks() {
+    let expected = assert_exports_as_pydantic_ai("native-anthropic");
+    let anthropic = expected["anthropic"]["request"].to_string();
+    for block in [
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "caller",
+    ] {
+        assert!(anthropic.contains(block), "{block}: {anthropic}");
+    }
+    assert!(!anthropic.contains("srv_7"), "{anthropic}");
+    assert!(!expected["openai-responses"]["request"].to_string().contains("srv_"));
+}
+
+/// OpenAI's own server-side tool parts go back to OpenAI Responses as the items its server resolves
+/// by id (a result's status written to its call's item); a call without what its item needs, a
+/// web fetch and the results send nothing. Anthropic and OpenAI Chat leave them out.
+#[test]
+fn openai_server_tool_parts_go_back_to_openai_responses_as_its_items() {
+    let expected = assert_exports_as_pydantic_ai("native-openai");
+    let responses = expected["openai-responses"]["request"].to_string();
+    for item in [
+        "web_search_call",
+        "code_interpreter_call",
+        "file_search_call",
+        "image_generation_call",
+        "mcp_list_tools",
+        "mcp_call",
+        "\"failed\"",
+    ] {
+        assert!(responses.contains(item), "{item}: {responses}");
+    }
+    for left_out in ["ci_2", "mcp_3", "wf_1"] {
+        assert!(!responses.contains(left_out), "{left_out}: {responses}");
+    }
+    assert!(!expected["anthropic"]["request"].to_string().contains("_call"));
+}
+
+/// Anthropic's web search citations go back with their text when the part's own citations cover
+/// it whole (in code points), rebuilt from their string fields; a text cited in part, or with no
+/// range, goes without them.
+#[test]
+fn anthropic_web_search_citations_go_back_with_a_text_they_cover() {
+    let expected = assert_exports_as_pydantic_ai("cited-text");
+    let turn = &expected["anthropic"]["request"]["messages"][1]["content"];
+    assert_eq!(turn[0]["citations"].as_array().map(Vec::len), Some(2), "{turn}");
+    assert_eq!(turn[1]["citations"].as_array().map(Vec::len), Some(1), "{turn}");
+    assert!(
+        turn[2].get("citations").is_none() && turn[3].get("citations").is_none(),
+        "{turn}"
+    );
+}
+
+/// OpenAI's URL citations whose range (in code points) still holds their URL, and its file
+/// citations, go back as the annotations of a text sent with its item id; the others are left out.
+#[test]
+fn openai_citations_go_back_as_the_annotations_of_their_text() {
+    let expected = assert_exports_as_pydantic_ai("responses-citations");
+    let annotations = &expected["openai-responses"]["request"]["input"][1]["content"][0]["annotations"];
+    assert_eq!(annotations.as_array().map(Vec::len), Some(3), "{annotations}");
+}
+
+/// Anthropic's code execution goes back as `server_tool_use` and the result block of its tool
+/// variant (recorded, named, or read from the result's content type); a result that is neither
+/// an object nor a list sends nothing.
+#[test]
+fn anthropic_code_execution_goes_back_as_the_block_of_its_variant() {
+    let expected = assert_exports_as_pydantic_ai("native-code-execution");
+    let turn = expected["anthropic"]["request"]["messages"][1]["content"].to_string();
+    for block in [
+        "\"code_execution_tool_result\"",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+    ] {
+        assert!(turn.contains(block), "{block}: {turn}");
+    }
+    assert!(!turn.contains("not an object"), "{turn}");
+}
+
+/// A server-side call nothing answers stays when only tool results follow it.
+#[test]
+fn an_unpaired_server_call_stays_when_only_tool_results_follow() {
+    let expected = assert_exports_as_pydantic_ai("native-unpaired-last");
+    assert!(expected["anthropic"]["request"].to_string().contains("server_tool_use"));
+}
+
+/// The MCP corners pydantic-ai fails on are refused: a tool named `mcp_server` without a server id
+/// (its call), and an Anthropic result without the `content` and `is_error` it reads.
+#[test]
+fn mcp_parts_pydantic_ai_fails_on_are_refused() {
+    let unnamed = anthropic_response(
+        json!({"part_kind": "builtin-tool-call", "tool_name": "mcp_server", "args": {"tool_name": "t", "tool_args": {}},
+        "tool_call_id": "srv_1", "provider_name": "anthropic"}),
+    );
+    let error = export(&unnamed, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("without a server id"), "{error}");
+    let partial = anthropic_response(
+        json!({"part_kind": "builtin-tool-return", "tool_name": "mcp_server:docs", "content": {"content": []},
+        "tool_call_id": "srv_1", "provider_name": "anthropic", "timestamp": "2025-01-01T00:00:00Z"}),
+    );
+    let error = export(&partial, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("`is_error`"), "{error}");
+    assert!(export(&partial, Provider::OpenAiChat).is_ok());
+    // OpenAI Responses reads the server id before the arguments: an MCP call without arguments
+    // fails too (found by the live check).
+    let bare = response_from(
+        "openai",
+        json!({"part_kind": "builtin-tool-call", "tool_name": "mcp_server", "args": {},
+        "tool_call_id": "mcp_1", "provider_name": "openai"}),
+    );
+    let error = export(&bare, Provider::OpenAiResponses).unwrap_err().to_string();
+    assert!(error.contains("without a server id"), "{error}");
+    assert!(export(&bare, Provider::Anthropic).is_ok());
 }
 
 /// Harness feedback after a request-scoped prompt in the first request is in the request's

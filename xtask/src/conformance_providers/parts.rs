@@ -188,7 +188,6 @@ pub(super) fn context_prompt(rng: &mut Rng) -> Value {
 
 /// A response part `prepare_messages` or the mappings rewrite or leave out.
 pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
-    let provider = || json!("google-gla");
     match rng.below(7) {
         6 => {
             // A compaction of the provider's own (sent back, and refused) or another's (left out).
@@ -208,18 +207,43 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             part
         }
         2 => {
-            let details = rng
+            let mut details = rng
                 .pick(&[
                     json!({"logprobs": []}),
                     json!({"phase": "commentary"}),
                     json!({"citations": []}),
                     json!({"citations": [{"type": "web_search_result_location", "url": "https://e.com", "title": "e",
                         "cited_text": "x", "encrypted_index": "abc"}]}),
+                    json!({"citations": [{"type": "web_search_result_location", "url": "https://e.com", "title": null,
+                        "cited_text": "x", "encrypted_index": "abc"}, {"type": "char_location", "cited_text": "y"},
+                        {"type": "web_search_result_location", "url": "https://f.com", "cited_text": "z"}]}),
                     json!({"citations": [{"type": "url_citation", "url": "https://e.com", "title": "e",
                         "start_index": 0, "end_index": 0}]}),
+                    json!({"citations": [{"type": "file_citation", "file_id": "file_1", "filename": "a.md", "index": 2},
+                        {"type": "file_citation", "file_id": "", "filename": "b.md", "index": 0}]}),
                 ])
                 .clone();
-            let mut part = json!({"part_kind": "text", "content": text(rng), "provider_details": details});
+            let mut content = text(rng);
+            if details["citations"][0]["type"] == "url_citation" && rng.chance(60) {
+                // A link the text still holds, at its range in code points.
+                let start = content.chars().count() + 1;
+                content.push_str(" https://e.com");
+                details["citations"][0]["start_index"] = json!(start);
+                details["citations"][0]["end_index"] = json!(start + "https://e.com".len());
+            }
+            let length = content.chars().count();
+            let mut part = json!({"part_kind": "text", "content": content, "provider_details": details});
+            if length > 0 && rng.chance(50) {
+                // The part's own citations, anchored to the whole text (`citations_fit_text`), to a part
+                // of it, or to nothing.
+                let source = json!({"kind": "web", "url": "https://e.com", "title": "e"});
+                let anchor = match rng.below(4) {
+                    0 if length > 1 => json!({"kind": "content", "start": 0, "end": length - 1}),
+                    1 => Value::Null,
+                    _ => json!({"kind": "content", "start": 0, "end": length}),
+                };
+                part["citations"] = json!([{"sources": [source], "anchor": anchor}]);
+            }
             let name = *rng.pick(&["openai", "anthropic", "google-gla"]);
             part["provider_name"] = json!(name);
             if rng.chance(40) {
@@ -228,34 +252,7 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             }
             part
         }
-        3 | 4 => {
-            *next_id += 1;
-            let id = format!("srv_{next_id}");
-            let name = *rng.pick(&[
-                "web_search",
-                "code_execution",
-                "image_generation",
-                "web_fetch",
-                "mcp_server:docs",
-            ]);
-            let provider_name = if rng.chance(70) {
-                provider()
-            } else {
-                json!(*rng.pick(&["anthropic", "openai"]))
-            };
-            let kind = if rng.chance(50) {
-                "builtin-tool-call"
-            } else {
-                "builtin-tool-return"
-            };
-            if kind == "builtin-tool-call" {
-                json!({"part_kind": kind, "tool_name": name, "args": {"query": text(rng)}, "tool_call_id": id,
-                    "provider_name": provider_name})
-            } else {
-                json!({"part_kind": kind, "tool_name": name, "content": {"status": "completed"}, "tool_call_id": id,
-                    "provider_name": provider_name, "timestamp": STAMP})
-            }
-        }
+        3 | 4 => native_tool_part(rng, next_id),
         _ => {
             *next_id += 1;
             let mut part = json!({"part_kind": "tool-call", "tool_name": "lint", "args": {},
@@ -274,4 +271,83 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             part
         }
     }
+}
+
+/// A server-side tool call or return of every tool name the mappings tell apart (web search and
+/// fetch, code execution, file search, MCP with and without its server's tool or action, the
+/// advisor, one no mapping knows, whose arguments are those of any of them), of this response's provider or another, with the content shapes Anthropic's blocks
+/// take and others. A return often answers the last call made (its id), so that Anthropic's
+/// unpaired calls are sometimes paired.
+fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
+    let answers_last_call = *next_id > 0 && rng.chance(50);
+    if !answers_last_call {
+        *next_id += 1;
+    }
+    let id = format!("srv_{next_id}");
+    let name = *rng.pick(&[
+        "web_search",
+        "web_search",
+        "web_fetch",
+        "code_execution",
+        "image_generation",
+        "mcp_server:docs",
+        "mcp_server",
+        "advisor",
+        "web_search_tool_result",
+        "file_search",
+        "bash_code_execution",
+        "text_editor_code_execution",
+        "code_execution_tool_result",
+    ]);
+    let provider_name = if rng.chance(30) {
+        json!("google-gla")
+    } else {
+        json!(*rng.pick(&["anthropic", "openai"]))
+    };
+    let mut part = if answers_last_call || rng.chance(40) {
+        let content = rng
+            .pick(&[
+                json!({"status": "completed"}),
+                json!({"status": "failed", "sources": []}),
+                json!([{"type": "web_search_result", "url": "https://e.com", "title": "e",
+                    "encrypted_content": "enc", "page_age": null}]),
+                json!({"type": "web_fetch_result", "url": "https://e.com", "content": {"type": "document",
+                    "source": {"type": "text", "media_type": "text/plain", "data": "x"}}, "retrieved_at": 1.50}),
+                json!({"content": [{"type": "text", "text": "found"}], "is_error": false}),
+                json!({"type": "bash_code_execution_result", "stdout": "ok", "stderr": "", "return_code": 0,
+                    "content": []}),
+                json!("done"),
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-return", "tool_name": name, "content": content, "tool_call_id": id,
+            "provider_name": provider_name, "timestamp": STAMP})
+    } else {
+        let query = text(rng);
+        let args = rng
+            .pick(&[
+                json!({"query": query}),
+                json!({"tool_name": "lookup", "tool_args": {"q": query}}),
+                json!({"tool_name": "lookup"}),
+                json!({"action": "call_tool", "tool_name": "lookup", "tool_args": {"q": query, "n": 1.50}}),
+                json!({"action": "list_tools"}),
+                json!({"container_id": "cntr_1", "code": "print(1)"}),
+                json!({"queries": [query], "type": "search", "sources": null}),
+                json!("{\"url\": \"https://e.com\"}"),
+                Value::Null,
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-call", "tool_name": name, "args": args, "tool_call_id": id,
+            "provider_name": provider_name})
+    };
+    match rng.below(10) {
+        // `anthropic_caller_provider_details`: a call made from within code execution.
+        0 | 1 => {
+            part["provider_details"] =
+                json!({"anthropic_caller": {"type": "code_execution_20250825", "tool_id": "srv_0"}})
+        }
+        // `anthropic_code_execution_tool_provider_details`: the code execution variant.
+        2 => part["provider_details"] = json!({"anthropic_tool_name": "bash_code_execution"}),
+        _ => {}
+    }
+    part
 }
