@@ -239,6 +239,33 @@ struct InstructionId {
     loaded_block_of: Option<String>,
 }
 
+/// The instruction blocks of a baseline (message `index`, part `part_index`) that have an id
+/// pydantic-ai reads, with it.
+fn identified_blocks(
+    baseline: &msgflow_wire::InstructionBaselinePart,
+    index: usize,
+    part_index: usize,
+) -> Result<Vec<(InstructionId, &msgflow_wire::InstructionPart)>, ExportError> {
+    let at = PartLocation {
+        message: index,
+        part: part_index,
+    };
+    let mut blocks = Vec::new();
+    for (block_index, block) in baseline.instructions.iter().enumerate() {
+        let InstructionBlock::Instruction(part) = block else {
+            continue;
+        };
+        let Some(raw) = part.id.get() else {
+            continue;
+        };
+        let path = format!("$[{index}].parts[{part_index}].instructions[{block_index}].id");
+        if let Some(id) = instruction_id(raw, at, &path)? {
+            blocks.push((id, part));
+        }
+    }
+    Ok(blocks)
+}
+
 /// `_deserialize_instruction_id`: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`,
 /// `capability:<id>[:<name>]`; any other string (a newer version's namespace) and `null` load as
 /// `None`. The object form the validation schema also takes is refused.
@@ -281,21 +308,8 @@ impl InstructionValues {
     fn at(window: Option<(usize, usize, &msgflow_wire::InstructionBaselinePart)>) -> Result<Self, ExportError> {
         let mut values = HashMap::new();
         if let Some((index, part_index, baseline)) = window {
-            for (block_index, block) in baseline.instructions.iter().enumerate() {
-                let InstructionBlock::Instruction(part) = block else {
-                    continue;
-                };
-                let Some(raw) = part.id.get() else {
-                    continue;
-                };
-                let at = PartLocation {
-                    message: index,
-                    part: part_index,
-                };
-                let path = format!("$[{index}].parts[{part_index}].instructions[{block_index}].id");
-                if let Some(id) = instruction_id(raw, at, &path)? {
-                    values.insert(id, Some(part.content.clone()).filter(|content| !content.is_empty()));
-                }
+            for (id, part) in identified_blocks(baseline, index, part_index)? {
+                values.insert(id, Some(part.content.clone()).filter(|content| !content.is_empty()));
             }
         }
         Ok(InstructionValues(values))
@@ -335,19 +349,8 @@ impl LoadedInstructionValues {
         index: usize,
         part_index: usize,
     ) -> Result<(), ExportError> {
-        for (block_index, block) in baseline.instructions.iter().enumerate() {
-            let InstructionBlock::Instruction(part) = block else {
-                continue;
-            };
-            let Some(raw) = part.id.get() else {
-                continue;
-            };
-            let at = PartLocation {
-                message: index,
-                part: part_index,
-            };
-            let path = format!("$[{index}].parts[{part_index}].instructions[{block_index}].id");
-            if let Some(capability_id) = instruction_id(raw, at, &path)?.and_then(|id| id.loaded_block_of) {
+        for (id, _) in identified_blocks(baseline, index, part_index)? {
+            if let Some(capability_id) = id.loaded_block_of {
                 self.values.remove(&capability_id);
                 self.changed.retain(|changed| *changed != capability_id);
             }

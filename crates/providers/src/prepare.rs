@@ -2304,6 +2304,15 @@ enum NativeToolPart<'a> {
 }
 
 impl NativeToolPart<'_> {
+    /// The refusal of this part for `reason` (``a server-side tool part (`web_search` call) ...``).
+    fn refusal(self, at: PartLocation, path: &str, reason: &str) -> ExportError {
+        ExportError::unsupported(
+            at,
+            path,
+            &format!("a server-side tool part (`{}` {}) {reason}", self.name(), self.noun()),
+        )
+    }
+
     /// What the part is, for a refusal.
     fn noun(self) -> &'static str {
         match self {
@@ -2469,13 +2478,7 @@ fn openai_builtin_item(
     path: &str,
 ) -> Result<Option<ResponseItem>, ExportError> {
     let tool_name = part.name();
-    let refuse = |reason: &str| {
-        Err(ExportError::unsupported(
-            at,
-            path,
-            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
-        ))
-    };
+    let refuse = |reason: &str| Err(part.refusal(at, path, reason));
     let call = match part {
         NativeToolPart::Return(result) => {
             let tool = match tool_name {
@@ -2600,13 +2603,7 @@ fn anthropic_native_block(
     path: &str,
 ) -> Result<Option<ResponseItem>, ExportError> {
     let tool_name = part.name();
-    let refuse = |reason: &str| {
-        Err(ExportError::unsupported(
-            at,
-            path,
-            &format!("a server-side tool part (`{tool_name}` {}) {reason}", part.noun()),
-        ))
-    };
+    let refuse = |reason: &str| Err(part.refusal(at, path, reason));
     let mcp_server = tool_name.strip_prefix(MCP_SERVER);
     match part {
         NativeToolPart::Call(call) => {
