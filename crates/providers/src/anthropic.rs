@@ -31,6 +31,7 @@ const PROFILE: Profile = Profile {
     notes_precede_tool_results: false,
     adds_tools: false,
     relocates_tool_files: false,
+    args_as_text: false,
     supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
 
@@ -464,7 +465,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                     &format!("a part prepared for another provider ({other:?})"),
                                 ))
                             }
-                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse { id, name, input: args },
+                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
+                                id,
+                                name,
+                                input: args.into_object(),
+                            },
                             ResponseItem::Native(native) => native_block(native),
                         };
                         blocks.push((at, block));

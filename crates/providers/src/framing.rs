@@ -54,6 +54,13 @@ const SYSTEM_TAG: &str = "system";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Undecided;
 
+/// Whether the text of a value, `json` read and written again, may hold a lookalike: it holds
+/// one of the bytes [`lookalike_tags`] looks at, or a `\u` escape that may spell one.
+pub(crate) fn json_may_hold_lookalike(json: &str) -> bool {
+    let bytes = json.as_bytes();
+    memchr::memchr3(b'<', b'&', 0xEF, bytes).is_some() || memchr::memmem::find(bytes, b"\\u").is_some()
+}
+
 /// `lookalike_tags(text)`: the system-voice tags and data frames the lookalikes in `text` open or
 /// close, in order of first appearance, a `_diff` form folded into its tag
 /// (`pyai:context_diff` is `pyai:context`).

@@ -25,6 +25,7 @@
 
 pub mod anthropic;
 mod difflib;
+mod dumped;
 mod framing;
 mod instructions;
 mod media;

@@ -32,6 +32,7 @@ const PROFILE: Profile = Profile {
     // `_relocates_tool_files`: a tool's files go in a user message of their own, framed.
     adds_tools: false,
     relocates_tool_files: true,
+    args_as_text: true,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
@@ -420,7 +421,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                 kind: FunctionType::Function,
                                 function: FunctionCall {
                                     name: name.clone(),
-                                    arguments: prepare::object_text(args),
+                                    arguments: args.to_text(),
                                 },
                                 extra_content: sent_detail.clone().map(Box::new),
                             });

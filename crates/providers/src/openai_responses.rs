@@ -33,6 +33,7 @@ const PROFILE: Profile = Profile {
     // `tool_addition_mode = 'with_definitions'`: a tool-availability delta stays in the request.
     adds_tools: true,
     relocates_tool_files: false,
+    args_as_text: true,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
@@ -572,7 +573,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             sent_detail,
                         } => Item::Typed(TypedItem::FunctionCall {
                             name,
-                            arguments: prepare::object_text(&args),
+                            arguments: args.into_text(),
                             call_id: id,
                             id: item_id,
                             namespace: sent_detail,

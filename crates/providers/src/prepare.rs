@@ -8,7 +8,7 @@
 //! msgflow exports a subset of what pydantic-ai can send (see [`crate::Unsupported`]); everything
 //! outside it is refused with its location instead of being guessed at.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
 
 use msgflow_wire::{
     Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState, NativeToolCallPart,
@@ -17,6 +17,7 @@ use msgflow_wire::{
 };
 use serde_json::{Map, Value};
 
+use crate::dumped;
 use crate::framing::{self, NoteContext, Source, Undecided};
 use crate::instructions;
 use crate::media::{File, FileKind};
@@ -74,7 +75,7 @@ pub(crate) struct ToolResult {
     pub id: String,
     /// The tool's name, which a lookalike note quotes.
     pub tool_name: String,
-    pub content: Value,
+    pub content: ToolContent,
     pub outcome: Outcome,
     /// The file items pydantic-ai reads in `content` (`files`): the content itself, or items of a
     /// content list, each with its index in the list (0 for the content itself).
@@ -82,6 +83,69 @@ pub(crate) struct ToolResult {
     /// On a profile that relocates tool files: the lookalikes of the result's text files, which get
     /// a note of their own worded "following" (`_tool_lookalike_notes` with `relocated`).
     pub file_lookalikes: Vec<&'static str>,
+}
+
+/// A tool result's content.
+#[derive(Debug, Clone)]
+pub(crate) enum ToolContent {
+    /// The content as Python reads it.
+    Read(Value),
+    /// An object or a non-empty list of a result that is no error, holding no `kind` key (so no
+    /// file item), in the form pydantic-ai dumps it in ([`dumped::is_dumped_form`]): its JSON
+    /// text as written, which is what the renderings write for it. Tool output is most of a
+    /// history, and reading it into a `Value` to write the same text again was most of an export.
+    Dumped(String),
+}
+
+impl ToolContent {
+    /// The content of a `tool-return` part that is no error, unread where it is in dumped form.
+    fn of_success(written: &str) -> Option<ToolContent> {
+        let container = written.starts_with('{') || (written.starts_with('[') && written != "[]");
+        (container
+            && memchr::memmem::find(written.as_bytes(), b"\"kind\"").is_none()
+            && dumped::is_dumped_form(written))
+        .then(|| ToolContent::Dumped(written.to_owned()))
+    }
+
+    /// The content as Python reads it: a dumped content is read here, for the renderings of
+    /// errors and files, which never meet one.
+    pub(crate) fn value(&self) -> Cow<'_, Value> {
+        match self {
+            ToolContent::Read(value) => Cow::Borrowed(value),
+            ToolContent::Dumped(text) => Cow::Owned(serde_json::from_str(text).unwrap_or_default()),
+        }
+    }
+
+    pub(crate) fn is_array(&self) -> bool {
+        match self {
+            ToolContent::Read(value) => value.is_array(),
+            ToolContent::Dumped(text) => text.starts_with('['),
+        }
+    }
+
+    /// `content_items(mode='str')` of a content without files: a list's items' texts, or the
+    /// one text of anything else.
+    fn item_texts(&self) -> Vec<String> {
+        match self {
+            ToolContent::Read(Value::Array(items)) => items.iter().map(json_text).collect(),
+            ToolContent::Read(other) => vec![json_text(other)],
+            ToolContent::Dumped(text) if text.starts_with('[') => dumped_item_texts(text),
+            ToolContent::Dumped(text) => vec![text.clone()],
+        }
+    }
+}
+
+/// The texts of a dumped list's items: a string's own text, any other item's JSON text.
+fn dumped_item_texts(list: &str) -> Vec<String> {
+    dumped::list_items(list)
+        .map(|item| {
+            if item.starts_with('"') {
+                serde_json::from_str(item).unwrap_or_else(|_| item.to_owned())
+            } else {
+                item.to_owned()
+            }
+        })
+        .collect()
 }
 
 /// An item of a tool result's `content_items(mode='str')`: a text, or a file.
@@ -125,7 +189,7 @@ pub(crate) enum ResponseItem {
     ToolCall {
         id: String,
         name: String,
-        args: Map<String, Value>,
+        args: ToolArgs,
         /// The call's item id, sent back to this same provider (OpenAI Responses only).
         item_id: Option<String>,
         /// The provider detail the mapping sends back with the call: OpenAI Chat's
@@ -351,6 +415,9 @@ pub(crate) struct Profile {
     /// `supported_document_media_types`: the known document types the model reads; a tool's file
     /// of another known type is replaced by a note (`unsupported_file_input`).
     pub supported_documents: &'static [&'static str],
+    /// Whether the mapping sends a call's arguments as JSON text (`args_as_json_str`, OpenAI's
+    /// `arguments`) rather than as an object (Anthropic's `input`).
+    pub args_as_text: bool,
 }
 
 /// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
@@ -464,8 +531,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         });
                         continue;
                     }
-                    path.clear();
-                    let _ = write!(path, "$[{message_index}].parts[{origin}]");
+                    set_part_path(&mut path, message_index, origin);
                     if let ModelRequestPart::SystemPrompt(system) = part {
                         if matches!(system.scope.get(), Some(SystemPromptScope::Request)) {
                             // A request-scoped prompt ends the standing prompt
@@ -655,8 +721,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         message: message_index,
                         part: part_index,
                     };
-                    path.clear();
-                    let _ = write!(path, "$[{message_index}].parts[{part_index}]");
+                    set_part_path(&mut path, message_index, part_index);
                     if let Some(item) = response_item(response, part, at, &path, profile, replay)? {
                         items.push((at, item));
                     }
@@ -1047,6 +1112,18 @@ fn sourced(source: Source, found: Vec<&'static str>) -> Lookalikes {
     }
 }
 
+/// Makes `path` the JSON path of a part, `$[message].parts[part]`. Written for every part, though
+/// read only in an error: `write!` costs several times as much.
+fn set_part_path(path: &mut String, message: usize, part: usize) {
+    let mut digits = itoa::Buffer::new();
+    path.clear();
+    path.push_str("$[");
+    path.push_str(digits.format(message));
+    path.push_str("].parts[");
+    path.push_str(digits.format(part));
+    path.push(']');
+}
+
 /// `_order_tool_results_by_call`: in a request right after a response, the results answering
 /// that response's calls are put in the order of the calls (the first call with an id decides),
 /// in the positions results already held; every other part keeps its place, and results
@@ -1064,12 +1141,26 @@ fn order_tool_results_by_call(previous: &[(PartLocation, ResponseItem)], items: 
         RequestItem::ToolReturn(result) => call_order.iter().position(|id| *id == result.id),
         _ => None,
     };
-    let slots: Vec<usize> = (0..items.len())
-        .filter(|&index| rank(&items[index].1).is_some())
+    let ranked: Vec<(usize, usize)> = (0..items.len())
+        .filter_map(|index| rank(&items[index].1).map(|rank| (index, rank)))
         .collect();
-    let mut answers: Vec<(PartLocation, RequestItem)> = slots.iter().map(|&index| items[index].clone()).collect();
-    answers.sort_by_key(|(_, item)| rank(item));
-    for (slot, answer) in slots.into_iter().zip(answers) {
+    // Nearly always already in order.
+    if ranked.windows(2).all(|pair| pair[0].1 <= pair[1].1) {
+        return;
+    }
+    // Moved out, sorted (stably) and moved back, not copied.
+    let mut answers: Vec<(usize, (PartLocation, RequestItem))> = ranked
+        .iter()
+        .map(|&(index, rank)| {
+            let at = items[index].0;
+            (
+                rank,
+                std::mem::replace(&mut items[index], (at, RequestItem::ToolAvailability)),
+            )
+        })
+        .collect();
+    answers.sort_by_key(|(rank, _)| *rank);
+    for ((slot, _), (_, answer)) in ranked.into_iter().zip(answers) {
         items[slot] = answer;
     }
 }
@@ -1196,16 +1287,27 @@ fn request_item(
                     ))
                 }
             };
-            let content_path = format!("{path}.content");
-            let content = ret
-                .content
-                .try_to_value()
-                .map_err(|_| ExportError::unsupported(at, &content_path, "tool output that is not plain JSON"))?;
+            let content_path = [path, ".content"].concat();
+            let dumped = (!outcome.is_error())
+                .then(|| ToolContent::of_success(ret.content.get()))
+                .flatten();
             let ToolFiles {
                 content,
                 files,
                 lookalike_texts,
-            } = tool_files(content, at, &content_path, profile)?;
+            } = match dumped {
+                Some(content) => ToolFiles {
+                    content,
+                    files: Vec::new(),
+                    lookalike_texts: None,
+                },
+                None => {
+                    let content = ret.content.try_to_value().map_err(|_| {
+                        ExportError::unsupported(at, &content_path, "tool output that is not plain JSON")
+                    })?;
+                    tool_files(content, at, &content_path, profile)?
+                }
+            };
             let mut result = ToolResult {
                 id,
                 tool_name: ret.tool_name.clone(),
@@ -1220,6 +1322,8 @@ fn request_item(
             // (`_tool_result_lookalike_tags`).
             let texts = match lookalike_texts {
                 Some(texts) => texts,
+                // Written again, the content holds no lookalike it does not hold as written.
+                None if !framing::json_may_hold_lookalike(ret.content.get()) => Vec::new(),
                 None => content_items_unwrapped(&result)
                     .into_iter()
                     .map(|text| (text, false))
@@ -1244,7 +1348,7 @@ fn request_item(
         // fences in `<pyai:validation_errors>` or `<pyai:retry_feedback>`: not exported.)
         ModelRequestPart::RetryPrompt(retry) if retry.tool_name.get().is_some() => {
             let id = tool_call_id(&retry.tool_call_id, at, path)?;
-            let content_path = format!("{path}.content");
+            let content_path = [path, ".content"].concat();
             let content = match retry.content.try_to_value() {
                 Ok(Value::String(text)) => Value::String(text),
                 Ok(Value::Array(details)) => dump_error_details(details).ok_or_else(|| {
@@ -1261,7 +1365,7 @@ fn request_item(
             let result = ToolResult {
                 id,
                 tool_name: retry.tool_name.get().cloned().unwrap_or_default(),
-                content,
+                content: ToolContent::Read(content),
                 outcome: Outcome::Retried,
                 // The details are no `ToolReturnContent` pydantic-ai reads files from.
                 files: Vec::new(),
@@ -1670,7 +1774,7 @@ fn retry_feedback(
     path: &str,
     profile: Profile,
 ) -> Result<(RequestItem, Lookalikes), ExportError> {
-    let content_path = format!("{path}.content");
+    let content_path = [path, ".content"].concat();
     // `_retry_feedback_text`: a message as is, error details as their JSON.
     let text = match content.try_to_value() {
         Ok(Value::String(text)) => text,
@@ -1903,7 +2007,7 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
         }
     }
     Ok(ToolFiles {
-        content,
+        content: ToolContent::Read(content),
         files,
         lookalike_texts,
     })
@@ -1912,7 +2016,7 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
 /// A tool result's content as the mapping reads it, its files, and (when it held files) the texts
 /// its lookalikes are read in.
 struct ToolFiles {
-    content: Value,
+    content: ToolContent,
     files: Vec<(usize, File)>,
     /// Each text, and whether it is a file's.
     lookalike_texts: Option<Vec<(String, bool)>>,
@@ -2085,7 +2189,7 @@ fn response_item(
             Ok(Some(ResponseItem::ToolCall {
                 id,
                 name: call.tool_name.clone(),
-                args: args_as_dict(&call.args).ok_or_else(|| {
+                args: tool_args(&call.args, profile).ok_or_else(|| {
                     ExportError::unsupported(
                         at,
                         &format!("{path}.args"),
@@ -2910,6 +3014,55 @@ fn tool_call_id(id: &Field<String>, at: PartLocation, path: &str) -> Result<Stri
     }
 }
 
+/// A call's arguments as the profile's mapping sends them: the object of `args_as_dict`, or its
+/// text (`args_as_json_str`). Arguments already in the form pydantic-ai dumps them in are that
+/// text as written: read and written again, they would come out the same.
+fn tool_args(args: &Field<RawJson>, profile: Profile) -> Option<ToolArgs> {
+    if !profile.args_as_text {
+        return args_as_dict(args).map(ToolArgs::Object);
+    }
+    match args.get() {
+        Some(raw) if raw.is_object() && dumped::is_dumped_form(raw.get()) => Some(ToolArgs::Text(raw.get().to_owned())),
+        _ => args_as_dict(args).map(|map| ToolArgs::Text(object_text(&map))),
+    }
+}
+
+/// A call's arguments, as its mapping sends them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ToolArgs {
+    /// `args_as_dict`: Anthropic's `input`.
+    Object(Map<String, Value>),
+    /// `args_as_json_str`, the compact JSON text of that object: the OpenAI mappings' `arguments`.
+    Text(String),
+}
+
+impl ToolArgs {
+    /// The arguments as an object.
+    pub(crate) fn into_object(self) -> Map<String, Value> {
+        match self {
+            ToolArgs::Object(map) => map,
+            // The text of an object: it reads back as one.
+            ToolArgs::Text(text) => serde_json::from_str(&text).unwrap_or_default(),
+        }
+    }
+
+    /// The arguments as compact JSON text.
+    pub(crate) fn into_text(self) -> String {
+        match self {
+            ToolArgs::Object(map) => object_text(&map),
+            ToolArgs::Text(text) => text,
+        }
+    }
+
+    /// [`ToolArgs::into_text`] of arguments that stay where they are.
+    pub(crate) fn to_text(&self) -> String {
+        match self {
+            ToolArgs::Object(map) => object_text(map),
+            ToolArgs::Text(text) => text.clone(),
+        }
+    }
+}
+
 /// `BaseToolCallPart.args_as_dict` (messages.py): no args or empty args are `{}`, an object is
 /// itself, a JSON string is parsed, and anything that is not a JSON object becomes
 /// `{"INVALID_JSON": <raw args>}`. `None` for an object holding `NaN` or `Infinity` (as written or
@@ -2960,8 +3113,11 @@ pub(crate) fn object_text(map: &Map<String, Value>) -> String {
 pub(crate) fn json_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        other => serde_json::to_string(&redumped(other).unwrap_or_else(|| other.clone()))
-            .expect("a serde_json::Value always serialises"),
+        other => match redumped(other) {
+            Some(redumped) => serde_json::to_string(&redumped),
+            None => serde_json::to_string(other),
+        }
+        .expect("a serde_json::Value always serialises"),
     }
 }
 
@@ -3028,7 +3184,8 @@ pub(crate) fn content_items(result: &ToolResult, wrap_if_error: bool) -> Vec<Too
             .collect();
     }
     // `_serialize_content_items`: files as they are, other items as their text.
-    let items = match &result.content {
+    let content = result.content.value();
+    let items = match &*content {
         Value::Array(items) => items.as_slice(),
         other => std::slice::from_ref(other),
     };
@@ -3058,8 +3215,10 @@ pub(crate) fn into_plain_texts(result: ToolResult) -> Taken<Vec<String>> {
         return Taken::Kept(result);
     }
     Taken::Moved(match result.content {
-        Value::Array(items) => items.into_iter().map(into_json_text).collect(),
-        other => vec![into_json_text(other)],
+        ToolContent::Read(Value::Array(items)) => items.into_iter().map(into_json_text).collect(),
+        ToolContent::Read(other) => vec![into_json_text(other)],
+        ToolContent::Dumped(text) if text.starts_with('[') => dumped_item_texts(&text),
+        ToolContent::Dumped(text) => vec![text],
     })
 }
 
@@ -3079,20 +3238,21 @@ pub(crate) fn into_response_str(result: ToolResult) -> Taken<String> {
     }
     Taken::Moved(match result.content {
         // `_unwrap_data`: an empty list is no data.
-        Value::Null => String::new(),
-        Value::Array(items) if items.is_empty() => String::new(),
-        other => into_json_text(other),
+        ToolContent::Read(Value::Null) => String::new(),
+        ToolContent::Read(Value::Array(items)) if items.is_empty() => String::new(),
+        ToolContent::Read(other) => into_json_text(other),
+        // An object or a list of items: its JSON text.
+        ToolContent::Dumped(text) => text,
     })
 }
 
 /// `content_items(mode='str', wrap_if_error=False)` of a result without files.
 fn content_items_unwrapped(result: &ToolResult) -> Vec<String> {
-    match &result.content {
-        // A retry's validation errors are one JSON array the model is shown whole.
-        Value::Array(_) if result.outcome == Outcome::Retried => vec![model_response_str(result, false)],
-        Value::Array(items) => items.iter().map(json_text).collect(),
-        other => vec![json_text(other)],
+    // A retry's validation errors are one JSON array the model is shown whole.
+    if result.outcome == Outcome::Retried && result.content.is_array() {
+        return vec![model_response_str(result, false)];
     }
+    result.content.item_texts()
 }
 
 /// `model_response_str(wrap_if_error=...)`: the one text OpenAI sends for a tool result.
@@ -3144,7 +3304,7 @@ pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
             ToolItem::File(file) => Value::String(reference(file)),
         })
         .collect();
-    match (&result.content, texts.as_slice()) {
+    match (&*result.content.value(), texts.as_slice()) {
         (Value::Array(_), _) => json_text(&Value::Array(texts)),
         (_, [Value::String(text)]) => text.clone(),
         _ => json_text(&Value::Array(texts)),
@@ -3187,13 +3347,14 @@ fn holds_file_item(value: &Value) -> bool {
 /// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped
 /// when the content was not a list or when files were taken out of it.
 fn unwrap_data(result: &ToolResult) -> Value {
+    let content = result.content.value();
     if result.files.is_empty() {
-        return match &result.content {
+        return match content.into_owned() {
             Value::Array(items) if items.is_empty() => Value::Null,
-            other => other.clone(),
+            content => content,
         };
     }
-    let Value::Array(items) = &result.content else {
+    let Value::Array(items) = &*content else {
         // The content is the file itself.
         return Value::Null;
     };
