@@ -315,7 +315,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         let (role, items): (Role, Vec<(PartLocation, Block)>) =
             match message {
                 Prepared::Request(parts) => {
-                    let mut blocks = Vec::new();
+                    let mut blocks = Vec::with_capacity(parts.len());
                     for (at, item) in parts {
                         match item {
                             RequestItem::SystemPrompt { content } => system_parts.push(content),
@@ -417,7 +417,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 }
                 Prepared::Response(parts) => {
                     let mut carried = Vec::new();
-                    let mut blocks = Vec::new();
+                    let mut blocks = Vec::with_capacity(parts.len());
                     for (at, item) in parts {
                         let block = match item {
                             ResponseItem::Text(text) if text.is_empty() => continue,

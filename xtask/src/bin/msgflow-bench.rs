@@ -91,6 +91,10 @@ enum Operation {
     /// `msgflow_providers::anthropic::export` of the parsed history: the typed request a Rust
     /// program hands to its HTTP client (pydantic-ai's mapping builds the SDK's dicts).
     ExportAnthropic,
+    /// `export-anthropic` with the CPU caches emptied before each run (see `trim-chars4-cold`):
+    /// warm, the 10k-message history's request stays in the cache between runs, the 100k one's
+    /// cannot.
+    ExportAnthropicCold,
     /// `msgflow_providers::openai_chat::export`.
     ExportOpenaiChat,
     /// `msgflow_providers::openai_responses::export`.
@@ -120,6 +124,7 @@ impl Operation {
                 | Operation::RepairCold
                 | Operation::CanonicalRoundtripCold
                 | Operation::TrimChars4Cold
+                | Operation::ExportAnthropicCold
         )
     }
 }
@@ -259,7 +264,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
             }
             Output::Parts(manager.into_parts(), events)
         }
-        Operation::ExportAnthropic => request(msgflow_providers::anthropic::export(parsed)?.request),
+        Operation::ExportAnthropic | Operation::ExportAnthropicCold => request(msgflow_providers::anthropic::export(parsed)?.request),
         Operation::ExportOpenaiChat => request(msgflow_providers::openai_chat::export(parsed)?.request),
         Operation::ExportOpenaiResponses => request(msgflow_providers::openai_responses::export(parsed)?.request),
         Operation::CheckProviderAnthropic => {
