@@ -355,11 +355,10 @@ const MEDIA_REFUSALS: &[&str] = &[
     "a text-content item with pydantic-ai's own metadata",
 ];
 /// msgflow's refusals, in the `parts-` histories, of what pydantic-ai rebuilds from data msgflow
-/// does not reproduce: citations it replays, server-side tool blocks and compactions it sends back.
+/// does not reproduce: citations it replays and server-side tool blocks.
 const PARTS_REFUSALS: &[&str] = &[
     "a text part with citations pydantic-ai replays",
     "a server-side tool part",
-    "a compaction pydantic-ai sends back",
 ];
 /// msgflow's refusal of a cache point for Anthropic.
 const ANTHROPIC_CACHE_POINT: &str = "a cache point";
@@ -732,6 +731,15 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
                 for _ in 0..rng.below(3) {
                     let at = rng.below(parts.len() + 1);
                     parts.insert(at, parts::response_part(rng, &mut next_id));
+                }
+                if rng.chance(15) {
+                    // A compaction opening the response, or alone in it (what a provider's
+                    // compaction returns).
+                    parts.insert(0, parts::compaction(rng, &mut next_id));
+                    if rng.chance(60) {
+                        parts.truncate(1);
+                        open.clear();
+                    }
                 }
             }
             let mut response = json!({"kind": "response", "parts": parts, "model_name": "m", "timestamp": STAMP});

@@ -220,6 +220,19 @@ pub enum Block {
         /// The recorded result's `is_error`.
         is_error: Value,
     },
+    /// A compaction the model made, sent back in its assistant turn (`BetaCompactionBlockParam`,
+    /// `_map_compaction_part`).
+    Compaction {
+        /// The readable summary (`null` when the part has none).
+        content: Option<String>,
+        /// `provider_details['encrypted_content']`, when not `null`; boxed, as is the signature,
+        /// so that every block stays small.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<Box<Value>>,
+        /// `provider_details['signature']` (on-demand compaction), when not `null`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<Box<Value>>,
+    },
     /// A tool call's result, in a user turn.
     ToolResult {
         /// The id of the call it answers.
@@ -471,6 +484,14 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 input: args.into_object(),
                             },
                             ResponseItem::Native(native) => native_block(native),
+                            ResponseItem::Compaction(compaction) => {
+                                let sent = |value: Option<Value>| value.filter(|value| !value.is_null()).map(Box::new);
+                                Block::Compaction {
+                                    content: compaction.content,
+                                    encrypted_content: sent(compaction.encrypted_content),
+                                    signature: sent(compaction.signature),
+                                }
+                            }
                         };
                         blocks.push((at, block));
                     }

@@ -402,6 +402,7 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                         | ResponseItem::Thinking(_)
                         | ResponseItem::Native(_)
                         | ResponseItem::Builtin(_)
+                        | ResponseItem::Compaction(_)
                         | ResponseItem::CitedText { .. }) => {
                             return Err(ExportError::unsupported(
                                 *at,

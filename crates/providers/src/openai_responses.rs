@@ -161,6 +161,14 @@ pub enum TypedItem {
         /// Always `null`.
         output: Option<String>,
     },
+    /// A compaction OpenAI made, sent back with its encrypted content (`ResponseCompactionItemParamParam`,
+    /// `_map_response_compaction_part`).
+    Compaction {
+        /// The part's `id` (`null` when it has none).
+        id: Option<String>,
+        /// `provider_details['encrypted_content']` as recorded; boxed so that every item stays small.
+        encrypted_content: Box<Value>,
+    },
     /// A tool call's result.
     FunctionCallOutput {
         /// The id of the call it answers.
@@ -565,6 +573,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                 &format!("a cited text prepared for another provider ({other:?})"),
                             ))
                         }
+                        // Prepared only with its encrypted content (`_map_response_compaction_part`).
+                        ResponseItem::Compaction(compaction) => Item::Typed(TypedItem::Compaction {
+                            id: compaction.id,
+                            encrypted_content: Box::new(compaction.encrypted_content.unwrap_or_default()),
+                        }),
                         ResponseItem::ToolCall {
                             id,
                             name,

@@ -2,8 +2,10 @@
 //! exports, reduced to a small intermediate form the three mappings read.
 //!
 //! Mirrors `pydantic_ai/models/__init__.py` (2.68.0): `prepare_messages` (`_tool_results_first`, the
-//! instruction fallback `_instruction_parts_of`) and `pydantic_ai/messages.py`'s rendering of tool
-//! calls and returns (`args_as_dict`, `args_as_json_str`, `content_items`, `model_response_str`).
+//! instruction fallback `_instruction_parts_of`), the trim before a compaction the mapping sends
+//! (`_trim_messages_before_compaction`, `_standing_prompt_request`) and `pydantic_ai/messages.py`'s
+//! rendering of tool calls and returns (`args_as_dict`, `args_as_json_str`, `content_items`,
+//! `model_response_str`).
 //!
 //! msgflow exports a subset of what pydantic-ai can send (see [`crate::Unsupported`]); everything
 //! outside it is refused with its location instead of being guessed at.
@@ -205,6 +207,28 @@ pub(crate) enum ResponseItem {
     Native(NativeBlock),
     /// A server-side tool's item OpenAI Responses takes back by its id (OpenAI Responses only).
     Builtin(BuiltinItem),
+    /// A response's compaction the model sends back (Anthropic's `compaction` block, OpenAI
+    /// Responses' `compaction` item).
+    Compaction(Compaction),
+}
+
+/// A response's compaction as `_map_compaction_part` (Anthropic) and `_map_response_compaction_part`
+/// (OpenAI Responses) send it back; every value is as Python read it ([`redumped`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Compaction {
+    /// The part's `id` (OpenAI Responses' item id).
+    pub id: Option<String>,
+    /// The summary (Anthropic's readable one).
+    pub content: Option<String>,
+    /// `provider_details['encrypted_content']` when the key is there (its value may be `null`).
+    pub encrypted_content: Option<Value>,
+    /// `provider_details['signature']` (Anthropic's on-demand compaction).
+    pub signature: Option<Value>,
+    /// `_compaction_part_is_wire_boundary`: the history before it is trimmed.
+    pub boundary: bool,
+    /// `provider_details[STANDING_PROMPT_PLANTED_KEY]` is truthy: pydantic-ai's own compact call made
+    /// it, with the standing prompt planted in the window it replaced.
+    pub planted: bool,
 }
 
 /// A server-side (builtin) tool part of OpenAI's own as `OpenAIResponsesModel` sends it back
@@ -465,9 +489,13 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // A part's JSON path, for the errors: written into one buffer, not allocated per part.
     let mut path = String::new();
     let mut contexts = Contexts::default();
-    // The last two requests sent: where each is, its instructions, and whether it holds only
-    // tool results (and notes).
-    let mut recent: [Option<SentRequest<'_>>; 2] = [None, None];
+    // The requests sent, for the instruction fallback (read again on the history the trim before a
+    // compaction leaves).
+    let mut requests: Vec<SentRequest<'_>> = Vec::new();
+    // How many leading items of the first request sent are its standing prompt as
+    // `_standing_system_prompt_count` counts it on the prepared request, which
+    // `_standing_prompt_request` keeps when a compaction trims the history.
+    let mut standing_items = 0;
     let mut scoped = RequestScoped::of(history, &sent, profile);
     // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`: its first request is
     // the history's, sent or not.
@@ -683,6 +711,20 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     };
                     items[head..].sort_by_key(|(_, item)| !matches!(item, RequestItem::ToolReturn(_)));
                 }
+                if first_request_index.is_none() {
+                    // Read with a kept tool-availability delta still in place (it is not a system
+                    // prompt) and before the request-scoped prompts join the last request (their
+                    // scope ends the count); a note is a `SystemPromptPart` (`_FrameworkNote`) where
+                    // the profile has inline system prompts, a `<system>` user block otherwise.
+                    standing_items = items
+                        .iter()
+                        .take_while(|(_, item)| match item {
+                            RequestItem::SystemPrompt { .. } => true,
+                            RequestItem::Note { .. } => profile.inline_system_prompts,
+                            _ => false,
+                        })
+                        .count();
+                }
                 if holds_tool_availability {
                     // Sends nothing: `_announce_tool_availability_delta_messages` drops it (no served
                     // deferred tool to announce), or the Responses mapping has no tool to add.
@@ -706,10 +748,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // A tool-availability delta stays in the request where the mapping reads it
                 // (`adds_tools`), and is no tool result there.
                 let kept_delta = profile.adds_tools && holds_tool_availability;
-                recent = [
-                    Some((message_index, request.instructions.get(), messages.len(), kept_delta)),
-                    recent[0],
-                ];
+                requests.push((message_index, request.instructions.get(), messages.len(), kept_delta));
                 messages.push(Prepared::Request(items));
             }
             ModelMessage::Response(response) => {
@@ -730,25 +769,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             }
         }
     }
-    // `_instruction_parts_of`'s fallback for a history without request parameters, read on the
-    // prepared requests: the last one's instructions, or, when that one holds only tool results
-    // (and notes pydantic-ai added, `_is_framework_added`), the one's before it. The last
-    // request's items are read once, here.
-    let only_results = |prepared: usize, kept_delta: bool| {
-        !kept_delta
-            && matches!(&messages[prepared], Prepared::Request(items) if items
-                .iter()
-                .all(|(_, item)| matches!(item, RequestItem::ToolReturn(_) | RequestItem::Note { .. })))
-    };
-    let instructions = match recent {
-        [Some((index, Some(text), _, _)), _] => Some((index, text.clone())),
-        [Some((_, None, prepared, kept_delta)), Some((index, Some(text), _, _))]
-            if only_results(prepared, kept_delta) =>
-        {
-            Some((index, text.clone()))
-        }
-        _ => None,
-    };
+    let instructions = instruction_fallback(&messages, &requests);
     // `_announce_in_standing_prompt` (`'when_needed'`): without inline system prompts, a history
     // with a note gets the announcement ahead of the first request's standing system prompt, when
     // there is a system prompt or instructions for it to join (every note is a mid-conversation
@@ -760,9 +781,102 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 .map_or(PartLocation { message: 0, part: 0 }, |(at, _)| *at);
             let content = framing::lookalike_note_announcement(false);
             items.insert(0, (at, RequestItem::SystemPrompt { content }));
+            standing_items += 1;
+        }
+    }
+    // The mappings trim the prepared history before the latest compaction they send
+    // (`Model._trim_before_compaction`, called first in Anthropic's `_map_message` and OpenAI
+    // Responses' `_map_messages`); the instruction fallback then reads what is left.
+    if profile.thinking != ThinkingMode::OpenAiChat {
+        if let Some(trimmed) = trim_before_compaction(&mut messages, &requests, standing_items, profile) {
+            requests = trimmed;
+            return Ok(PreparedHistory {
+                instructions: instruction_fallback(&messages, &requests),
+                messages,
+            });
         }
     }
     Ok(PreparedHistory { messages, instructions })
+}
+
+/// `_instruction_parts_of`'s fallback for a history without request parameters, read on the
+/// prepared requests: the last one's instructions, or, when that one holds only tool results
+/// (and notes pydantic-ai added, `_is_framework_added`), the one's before it.
+fn instruction_fallback(messages: &[Prepared], requests: &[SentRequest<'_>]) -> Option<(usize, String)> {
+    let only_results = |prepared: usize, kept_delta: bool| {
+        !kept_delta
+            && matches!(&messages[prepared], Prepared::Request(items) if items
+                .iter()
+                .all(|(_, item)| matches!(item, RequestItem::ToolReturn(_) | RequestItem::Note { .. })))
+    };
+    match requests {
+        [.., (index, Some(text), _, _)] => Some((*index, (*text).clone())),
+        [.., (index, Some(text), _, _), (_, None, prepared, kept_delta)] if only_results(*prepared, *kept_delta) => {
+            Some((*index, (*text).clone()))
+        }
+        _ => None,
+    }
+}
+
+/// `_trim_messages_before_compaction`: drops the prepared history before the latest compaction
+/// the mapping sends that is a wire boundary, and the response's parts before it, keeping the
+/// standing prompt as a request of its own (`_standing_prompt_request`: the first request's
+/// standing items, and the instructions of the latest request before the boundary holding any).
+/// OpenAI Responses passes `standing_prompt_retained=True` (`compaction_retains_standing_prompt`
+/// is not set, but its `_map_messages` defaults it), honored for a compaction pydantic-ai's own
+/// compact call stamped (`STANDING_PROMPT_PLANTED_KEY`): its standing items are not sent again.
+/// Returns the requests left, or `None` when there is no boundary.
+fn trim_before_compaction<'a>(
+    messages: &mut Vec<Prepared>,
+    requests: &[SentRequest<'a>],
+    standing_items: usize,
+    profile: Profile,
+) -> Option<Vec<SentRequest<'a>>> {
+    let (message_index, item_index, planted) = messages.iter().enumerate().rev().find_map(|(index, message)| {
+        let Prepared::Response(items) = message else {
+            return None;
+        };
+        items
+            .iter()
+            .rposition(|(_, item)| matches!(item, ResponseItem::Compaction(c) if c.boundary))
+            .map(|item| {
+                let planted = matches!(&items[item].1, ResponseItem::Compaction(c) if c.planted);
+                (index, item, planted)
+            })
+    })?;
+    let retained = profile.thinking == ThinkingMode::OpenAiResponses && planted;
+    let mut tail = messages.split_off(message_index);
+    if let Some(Prepared::Response(items)) = tail.first_mut() {
+        items.drain(..item_index);
+    }
+    let first_request = messages
+        .iter()
+        .position(|message| matches!(message, Prepared::Request(_)));
+    let opening = match first_request.map(|index| &mut messages[index]) {
+        Some(Prepared::Request(items)) if !retained => items.drain(..standing_items.min(items.len())).collect(),
+        _ => Vec::new(),
+    };
+    let instructions = requests
+        .iter()
+        .rev()
+        .find(|(_, instructions, prepared, _)| *prepared < message_index && instructions.is_some());
+    let mut kept = Vec::with_capacity(requests.len());
+    messages.clear();
+    if !opening.is_empty() || instructions.is_some() {
+        let (index, instructions) =
+            instructions.map_or((0, None), |(index, instructions, _, _)| (*index, *instructions));
+        kept.push((index, instructions, 0, false));
+        messages.push(Prepared::Request(opening));
+    }
+    let shift = message_index - messages.len();
+    kept.extend(
+        requests
+            .iter()
+            .filter(|(_, _, prepared, _)| *prepared > message_index)
+            .map(|&(index, instructions, prepared, kept_delta)| (index, instructions, prepared - shift, kept_delta)),
+    );
+    messages.append(&mut tail);
+    Some(kept)
 }
 
 /// A request sent, for the instruction fallback: where it is in the history, its instructions,
@@ -2207,33 +2321,7 @@ fn response_item(
         ModelResponsePart::BuiltinToolReturn(result) => {
             native_tool_part(response, NativeToolPart::Return(result), at, path, profile, replay)
         }
-        // A response's compaction goes back, and the history before it is trimmed, only where the
-        // model takes the response's stateless artifacts (`_map_compaction_part`, and OpenAI
-        // Responses' `_map_response_compaction_part` only with its encrypted content); OpenAI Chat
-        // sends none back. msgflow refuses the ones sent and leaves the others out as pydantic-ai does.
-        ModelResponsePart::Compaction(compaction) => {
-            let accepts = accepts_stateless_artifact(response, compaction.provider_name.get(), profile.system);
-            let sent = match profile.thinking {
-                ThinkingMode::Anthropic => accepts,
-                ThinkingMode::OpenAiChat => false,
-                ThinkingMode::OpenAiResponses => {
-                    accepts
-                        && compaction
-                            .provider_details
-                            .get()
-                            .and_then(|details| details.try_to_value().ok())
-                            .is_some_and(|details| details.get("encrypted_content").is_some())
-                }
-            };
-            if sent {
-                return Err(ExportError::unsupported(
-                    at,
-                    path,
-                    "a compaction pydantic-ai sends back to this provider (trimming the history before it)",
-                ));
-            }
-            Ok(None)
-        }
+        ModelResponsePart::Compaction(compaction) => compaction_item(response, compaction, at, path, profile),
         // A file the model generated: not sent back by any of the three mappings (`_map_model_response`:
         // `case FilePart(): pass`).
         ModelResponsePart::File(_) => Ok(None),
@@ -2250,6 +2338,64 @@ fn response_item(
             &format!("a `{}` part", other.tag().unwrap_or_default()),
         )),
     }
+}
+
+/// `STANDING_PROMPT_PLANTED_KEY` (messages.py): stamped on a compaction pydantic-ai's own compact
+/// call made, whose window held the standing prompt.
+const STANDING_PROMPT_PLANTED_KEY: &str = "pydantic_ai_standing_prompt_planted";
+
+/// A response's compaction as the model sends it back, or `None` where it is left out: Anthropic's
+/// `_map_compaction_part` sends every one whose stateless artifacts it takes, OpenAI Responses'
+/// `_map_response_compaction_part` only one with `encrypted_content` too, OpenAI Chat none. Whether
+/// it trims the history before it is `_compaction_part_is_wire_boundary` with the model's
+/// `compaction_requires_encrypted_content` (only OpenAI Responses'): encrypted content, or else
+/// (Anthropic) a non-empty summary.
+fn compaction_item(
+    response: &ModelResponse,
+    compaction: &msgflow_wire::CompactionPart,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<Option<ResponseItem>, ExportError> {
+    if profile.thinking == ThinkingMode::OpenAiChat
+        || !accepts_stateless_artifact(response, compaction.provider_name.get(), profile.system)
+    {
+        return Ok(None);
+    }
+    let details = match compaction.provider_details.get().map(RawJson::try_to_value) {
+        None => Map::new(),
+        Some(Ok(Value::Object(details))) => details,
+        Some(Ok(details)) if !truthy(&details) => Map::new(),
+        _ => {
+            return Err(ExportError::unsupported(
+                at,
+                &format!("{path}.provider_details"),
+                "a compaction whose provider details are not an object",
+            ))
+        }
+    };
+    // As Python holds each value once read (`redumped`: floats as `float` writes them).
+    let read = |key: &str| {
+        details
+            .get(key)
+            .map(|value| redumped(value).unwrap_or_else(|| value.clone()))
+    };
+    let encrypted_content = read("encrypted_content");
+    let content = compaction.content.get().cloned();
+    let requires_encrypted_content = profile.thinking == ThinkingMode::OpenAiResponses;
+    if requires_encrypted_content && encrypted_content.is_none() {
+        return Ok(None);
+    }
+    let boundary =
+        encrypted_content.is_some() || (!requires_encrypted_content && content.as_ref().is_some_and(|c| !c.is_empty()));
+    Ok(Some(ResponseItem::Compaction(Compaction {
+        id: compaction.id.get().cloned(),
+        content,
+        encrypted_content,
+        signature: read("signature"),
+        boundary,
+        planted: details.get(STANDING_PROMPT_PLANTED_KEY).is_some_and(truthy),
+    })))
 }
 
 /// `_STATELESS_NATIVE_TOOL_KINDS` (Anthropic): the server-side tools whose results carry their

@@ -591,7 +591,8 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 | Block::McpToolResult { .. }
                 | Block::CodeExecutionToolResult { .. }
                 | Block::BashCodeExecutionToolResult { .. }
-                | Block::TextEditorCodeExecutionToolResult { .. } => {}
+                | Block::TextEditorCodeExecutionToolResult { .. }
+                | Block::Compaction { .. } => {}
                 Block::Text { text, .. } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
@@ -977,7 +978,8 @@ fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, Ex
                 | TypedItem::FileSearchCall { .. }
                 | TypedItem::ImageGenerationCall { .. }
                 | TypedItem::McpListTools { .. }
-                | TypedItem::McpCall { .. },
+                | TypedItem::McpCall { .. }
+                | TypedItem::Compaction { .. },
             ) => {}
         }
     }

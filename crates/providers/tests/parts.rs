@@ -166,13 +166,61 @@ fn replayed_citations_and_unrebuilt_server_tool_blocks_are_refused() {
     );
     let error = export(&search, Provider::Anthropic).unwrap_err().to_string();
     assert!(error.contains("`tool_search`"), "{error}");
-    let compaction =
-        anthropic_response(json!({"part_kind": "compaction", "content": "s", "provider_name": "anthropic"}));
-    assert!(export(&compaction, Provider::Anthropic)
-        .unwrap_err()
-        .to_string()
-        .contains("a compaction"));
-    assert!(export(&compaction, Provider::OpenAiChat).is_ok());
+}
+
+/// Anthropic sends back its own compaction and trims the history before the latest one with a
+/// summary (`_trim_messages_before_compaction`): the standing prompt stays in `system`, the
+/// response's parts before the compaction go, and a later compaction with no summary (no
+/// boundary) is sent too, with its signature.
+#[test]
+fn an_anthropic_compaction_trims_the_history_before_it() {
+    let expected = assert_exports_as_pydantic_ai("compaction-trim-anthropic");
+    let messages = &expected["anthropic"]["request"]["messages"];
+    assert_eq!(
+        messages[0]["content"][0],
+        json!({"content": "We linted twice.", "type": "compaction"})
+    );
+    assert_eq!(messages[2]["content"][0]["signature"], "sig_2");
+    // No encrypted content: OpenAI Responses sends none of them and trims nothing.
+    assert_eq!(expected["openai-responses"]["request"]["input"][2]["content"], "Start");
+}
+
+/// Encrypted content makes a compaction a boundary even when it is `null` (and is then not sent);
+/// the instructions come from the request the trim keeps for the last request of tool results.
+#[test]
+fn a_null_encrypted_content_still_trims_and_the_instructions_are_recovered() {
+    let expected = assert_exports_as_pydantic_ai("compaction-trim-null-encrypted");
+    let request = &expected["anthropic"]["request"];
+    assert_eq!(
+        request["messages"][0]["content"][0],
+        json!({"content": null, "type": "compaction"})
+    );
+    assert_eq!(request["system"][1]["text"], "Rules.");
+}
+
+/// OpenAI Responses sends back a compaction with encrypted content and trims before it; one its
+/// own compact call stamped retains the standing prompt, which is then not sent again, unlike an
+/// unstamped one's (the standing prompt ending at a tool-availability delta).
+#[test]
+fn an_openai_compaction_trims_and_a_planted_one_keeps_the_standing_prompt_out() {
+    let expected = assert_exports_as_pydantic_ai("compaction-trim-planted");
+    let request = &expected["openai-responses"]["request"];
+    assert_eq!(
+        request["input"][0],
+        json!({"id": "cmp_2", "encrypted_content": "enc_2", "type": "compaction"})
+    );
+    assert_eq!(request["instructions"], "Newer rules.");
+    let expected = assert_exports_as_pydantic_ai("compaction-trim-unplanted");
+    let input = &expected["openai-responses"]["request"]["input"];
+    assert_eq!(
+        (&input[1]["content"], &input[2]["type"]),
+        (&json!("Also standing."), &json!("compaction"))
+    );
+    // Anthropic trims at the later compaction, whose summary makes it a boundary for it.
+    assert_eq!(
+        expected["anthropic"]["request"]["messages"][0]["content"][0]["content"],
+        "Summary two."
+    );
 }
 
 /// A user prompt, then an Anthropic response of `part` alone.

@@ -6,8 +6,8 @@
 //! withdrawn, opened empty) and request-scoped ones (answered and current), structured-content
 //! items, texts with provider details, server-side tool calls and returns of every provider, and
 //! tool parts of a kind pydantic-ai has no typed part for, compactions (a request's summary, a
-//! response's compaction of every provider), and instruction state: baselines (append-mode blocks,
-//! digests, empty ones) and changes (replacements with and without the hash of the text they
+//! response's compaction of every provider, sent back with the trim before it or left out), and
+//! instruction state: baselines (append-mode blocks, digests, empty ones) and changes (replacements with and without the hash of the text they
 //! replace, withdrawals, empty replacements, ids of every namespace, a loaded capability's block,
 //! a newer version's namespace, none), whose windows the compactions and baselines end.
 
@@ -186,18 +186,48 @@ pub(super) fn context_prompt(rng: &mut Rng) -> Value {
     json!({"part_kind": "system-prompt", "content": content, "context_id": id, "timestamp": STAMP})
 }
 
+/// A response's compaction of the provider's own or another's, with or without a summary, encrypted
+/// content (sometimes `null`), a signature, an id and the standing-prompt stamp of pydantic-ai's own
+/// compact call: sent back (trimming the history before it) or left out. Named `azure` it is the
+/// model's own only by the response's canonical system.
+pub(super) fn compaction(rng: &mut Rng, next_id: &mut usize) -> Value {
+    let content = match rng.below(5) {
+        0 => Value::Null,
+        1 => json!(""),
+        _ => json!(text(rng)),
+    };
+    let mut part = json!({"part_kind": "compaction", "content": content,
+        "provider_name": *rng.pick(&["anthropic", "openai", "google-gla", "anthropic", "openai", "azure"])});
+    if rng.chance(60) {
+        *next_id += 1;
+        let mut details = serde_json::Map::new();
+        if rng.chance(75) {
+            let encrypted = if rng.chance(10) {
+                Value::Null
+            } else {
+                json!(format!("enc_{next_id}"))
+            };
+            details.insert("encrypted_content".into(), encrypted);
+        }
+        if rng.chance(30) {
+            details.insert("signature".into(), json!(format!("sig_{next_id}")));
+        }
+        if rng.chance(40) {
+            details.insert("pydantic_ai_standing_prompt_planted".into(), json!(rng.chance(80)));
+        }
+        part["provider_details"] = Value::Object(details);
+    }
+    if rng.chance(50) {
+        *next_id += 1;
+        part["id"] = json!(format!("cmp_{next_id}"));
+    }
+    part
+}
+
 /// A response part `prepare_messages` or the mappings rewrite or leave out.
 pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
-    match rng.below(7) {
-        6 => {
-            // A compaction of the provider's own (sent back, and refused) or another's (left out).
-            let mut part = json!({"part_kind": "compaction", "content": text(rng),
-                "provider_name": *rng.pick(&["anthropic", "openai", "google-gla"])});
-            if rng.chance(50) {
-                part["provider_details"] = json!({"encrypted_content": "enc_1"});
-            }
-            part
-        }
+    match rng.below(8) {
+        6 | 7 => compaction(rng, next_id),
         0 | 1 => {
             let mut part = json!({"part_kind": "speech", "speaker": "assistant"});
             part["transcript"] = if rng.chance(20) { Value::Null } else { json!(text(rng)) };
