@@ -184,7 +184,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                             *thinking.entry(label).or_default() += 1;
                         }
                         if name.starts_with("media-") {
-                            *media_equal.entry(provider.name()).or_default() += 1;
+                            *media_equal.entry(label).or_default() += 1;
                         }
                         if name.starts_with("parts-") {
                             *parts_equal.entry(label).or_default() += 1;
@@ -219,7 +219,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)))
                         || (parts_case && PARTS_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
-                        *media_both_refused.entry(provider.name()).or_default() += 1;
+                        *media_both_refused.entry(label).or_default() += 1;
                     }
                     if own_subset && !allowed {
                         failures.push(format!(

@@ -134,6 +134,16 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         repair: "not fixed: msgflow does not split documents; send fewer pages (split the PDF, or leave older ones out with `msgflow trim`) yourself",
         fixable: false,
     },
+    Rule {
+        id: "anthropic/request-too-large",
+        requirement: "the request is at most 32 MB (33,554,432 bytes of JSON); reported at the message that holds the most of it",
+        provider_error: "413 request_too_large: Request exceeds the maximum allowed number of bytes. (The request is {} bytes of JSON, before its model and settings.)",
+        // "Messages API: 32 MB"; a larger request gets a 413 `request_too_large` error before it is
+        // processed (API overview, "Request size limits"; Errors, "HTTP errors").
+        documentation: "https://docs.anthropic.com/en/api/overview#request-size-limits",
+        repair: "not fixed: msgflow does not leave conversation out on its own; trim the history (`msgflow trim`) or move its large files out (`msgflow media extract`) yourself",
+        fixable: false,
+    },
 ];
 
 /// OpenAI Chat Completions rules (https://platform.openai.com/docs/guides/function-calling and
@@ -370,6 +380,8 @@ mod limits {
     pub const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
     /// Gemini's inline data per request, measured on the base64 text the request carries.
     pub const GEMINI_MAX_INLINE_BASE64: usize = 100 * 1024 * 1024;
+    /// Anthropic's Messages API request size.
+    pub const ANTHROPIC_MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
     /// Anthropic's PDF pages per request (a model with a 200k-token window).
     pub const ANTHROPIC_MAX_PDF_PAGES: usize = 100;
     /// OpenAI's images per request.
@@ -616,7 +628,51 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
         }
     }
     pdf_pages.finish(&mut violations);
+    check_anthropic_request_size(&exported, &mut violations);
     Ok(violations)
+}
+
+/// `anthropic/request-too-large`: the request's JSON, without the model and settings a client
+/// adds (a few dozen bytes), counted as it is written, not built.
+fn check_anthropic_request_size(exported: &crate::Exported<anthropic::Request>, violations: &mut Vec<Violation>) {
+    let size = json_size(&exported.request);
+    if size <= limits::ANTHROPIC_MAX_REQUEST_BYTES {
+        return;
+    }
+    let largest = exported
+        .request
+        .messages
+        .iter()
+        .enumerate()
+        .max_by_key(|(index, message)| (json_size(message), std::cmp::Reverse(*index)))
+        .map(|(index, _)| index);
+    // A system prompt alone can pass the limit: the request is then reported at its start.
+    let at = largest.map_or(PartLocation { message: 0, part: 0 }, |index| {
+        exported.origins[index].start
+    });
+    violations.push(Violation::new(
+        rule(Provider::Anthropic, "anthropic/request-too-large"),
+        at,
+        &[&size.to_string()],
+    ));
+}
+
+/// The length of `value`'s compact JSON.
+fn json_size(value: &impl Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing to a counter cannot fail, and the request types always serialise.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// The media rules of one Anthropic image sent as bytes: its type, its size, its dimensions

@@ -3,8 +3,8 @@
 //! rejected one and its provider repair are pinned by insta; the fix passes the check.
 //!
 //! A rejected history too large to commit (`gemini/inline-data-too-large`: over 100 MB of inline
-//! data; OpenAI's 50 MB of images and 32 MB of files) is built here from its `fixed.json`, by
-//! growing its first binary item past the limit ([`GROWN`]).
+//! data; OpenAI's 50 MB of images and 32 MB of files; Anthropic's 32 MB request) is built here
+//! from its `fixed.json`, by growing its first binary item past the limit ([`GROWN`]).
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,8 @@ const GROWN: &[(&str, usize)] = &[
     // A `data:image/png;base64,` URI of 52,428,802 characters: past OpenAI's 50 MB of images.
     ("openai-chat-images-too-large", 39_321_584),
     ("openai-responses-images-too-large", 39_321_584),
+    // A PDF whose base64 alone is Anthropic's 32 MB: the rest of the request passes it.
+    ("anthropic-request-too-large", 25_165_824),
     // One byte past OpenAI's 32 MB of files.
     ("openai-chat-files-too-large", 33_554_433),
     ("openai-responses-files-too-large", 33_554_433),

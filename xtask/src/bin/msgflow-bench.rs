@@ -264,7 +264,9 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
             }
             Output::Parts(manager.into_parts(), events)
         }
-        Operation::ExportAnthropic | Operation::ExportAnthropicCold => request(msgflow_providers::anthropic::export(parsed)?.request),
+        Operation::ExportAnthropic | Operation::ExportAnthropicCold => {
+            request(msgflow_providers::anthropic::export(parsed)?.request)
+        }
         Operation::ExportOpenaiChat => request(msgflow_providers::openai_chat::export(parsed)?.request),
         Operation::ExportOpenaiResponses => request(msgflow_providers::openai_responses::export(parsed)?.request),
         Operation::CheckProviderAnthropic => {
