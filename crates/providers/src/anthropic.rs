@@ -634,6 +634,14 @@ fn answered_call_id(block: &Block) -> Option<&String> {
 /// after it is a user turn of only `tool_result` blocks; a turn left empty is dropped whole. The
 /// origins follow their blocks.
 fn drop_unpaired_native_tool_calls(messages: &mut Vec<Message>, origins: &mut Vec<Origin>) {
+    // Nearly every history has no server-side call: no set of every result's id is built for it.
+    let calls_server_tools = messages
+        .iter()
+        .flat_map(|message| &message.content)
+        .any(|block| matches!(block, Block::ServerToolUse { .. } | Block::McpToolUse { .. }));
+    if !calls_server_tools {
+        return;
+    }
     let answered: std::collections::HashSet<String> = messages
         .iter()
         .flat_map(|message| &message.content)
