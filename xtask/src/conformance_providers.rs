@@ -9,8 +9,9 @@
 //! * pydantic-ai refuses: msgflow must refuse too (never export what pydantic-ai would not send).
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
 //!   reason; the seeded histories contain none of those parts, so every one of them must export,
-//!   but for the one narrow refusal of their text (a `<` or `&` next to non-ASCII characters
-//!   pydantic-ai's NFKC folding could make a lookalike of) and, in the `frames-` histories, for
+//!   but for the one narrow refusal of their text (a `<` or `&` in text holding a character
+//!   Unicode 14 does not assign, which msgflow cannot fold as Python 3.11 does) and, in the
+//!   `frames-` histories, for
 //!   Anthropic, a standing system prompt in a first request that follows a response and holds tool
 //!   results (which pydantic-ai rewraps after moving the results ahead of it).
 //!
@@ -340,8 +341,8 @@ impl Rng {
     }
 }
 
-/// What msgflow's refusal of a text it cannot read as pydantic-ai's NFKC folding would says.
-const UNDECIDED_LOOKALIKE: &str = "Unicode 14 NFKC";
+/// What msgflow's refusal of a text whose lookalikes it cannot read as pydantic-ai does says.
+const UNDECIDED_LOOKALIKE: &str = "text msgflow cannot read as pydantic-ai's framing-tag lookalike check does";
 /// msgflow's refusal, for Anthropic, of a standing system prompt in a first request that comes
 /// after a response and holds tool results (pydantic-ai moves the results ahead of it, then wraps
 /// what sits at the standing prompt's positions).
@@ -422,23 +423,49 @@ const LOOKALIKES: &[&str] = &[
     "\u{ff06}lt;system>",
 ];
 
-/// Lookalikes only NFKC folding reads (a zero-width space, a fullwidth letter or `>`, a
-/// combining mark, a no-break space, which is whitespace to it), and a `<` right before such a
-/// character: msgflow refuses them.
-const UNDECIDABLE: &[&str] = &[
+/// Lookalikes only `_comparable`'s folding reads (a zero-width space or joiner, a fullwidth letter,
+/// `>`, `:` or entity, a combining mark, Python's non-ASCII whitespace, Cyrillic, Greek and
+/// small-capital look-alike letters, the letters `re.IGNORECASE` matches to ASCII), and texts
+/// folding changes into no lookalike (a combining mark composing with a tag's letter or its `>`):
+/// msgflow folds the text as pydantic-ai does.
+const FOLDED: &[&str] = &[
     "<\u{200b}system>",
+    "<sys\u{200d}tem>",
     "<\u{ff53}ystem>",
     "\u{ff1c}system\u{ff1e}",
     "<system>\u{338}",
     "<system\u{a0}",
     "< \u{301}",
+    "<s\u{301}ystem>",
+    "<system\u{301}>",
+    "<\u{2028}system>",
+    "<\u{3000}system>",
+    "<\u{1680}/system>",
+    "<\u{85}system>",
+    "<\u{455}ystem>",
+    "<\u{a731}\u{28f}\u{a731}\u{1d1b}\u{1d07}\u{1d0d}>",
+    "</pyai\u{ff1a}tool_result>",
+    "\u{ff06}\u{ff03}\u{ff16}\u{ff10};system>",
+    "&#x3C;\u{455}ystem&#X3e;",
+    "<system> \u{131}",
+    "<\u{fb01}le>",
+];
+
+/// A possible lookalike next to a character Unicode 14 does not assign, and tags spelled with a
+/// dotted or dotless `i`: msgflow refuses the text.
+const UNDECIDABLE: &[&str] = &[
+    "<sys\u{378}tem>",
+    "<pya\u{131}:context>",
+    "<pya\u{130}:context>",
+    "<assistant_th\u{131}nking \u{2713}",
 ];
 
 fn text(rng: &mut Rng) -> String {
     let words = rng.below(5);
     let mut out: Vec<&str> = (0..words)
         .map(|_| match rng.below(100) {
-            0 => *rng.pick(UNDECIDABLE),
+            0 if rng.chance(3) => *rng.pick(UNDECIDABLE),
+            0 => *rng.pick(FOLDED),
             1..=5 => *rng.pick(LOOKALIKES),
             _ => *rng.pick(WORDS),
         })

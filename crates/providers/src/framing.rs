@@ -11,13 +11,15 @@
 //! without any of `_COULD_FOLD_TO_A_TAG` can hold no lookalike, and ASCII text is read exactly as
 //! pydantic-ai reads it (its own fast path: HTML entities for `<` and `>` decoded, no Unicode
 //! normalisation). Non-ASCII text holding a `<` or `&` is folded by pydantic-ai with Unicode 14's
-//! NFKC, format characters dropped and confusable letters mapped to Latin, which msgflow does not
-//! carry: there every possible tag opener is read on the ASCII text that follows it, up to the
-//! first non-ASCII character. When that character is one NFKC and the rest leave as it is, and
-//! that can match no part of a tag ([`inert`], generated from pydantic-ai's own tables and
-//! Python's Unicode 14 data), it ends the tag there; otherwise, when the tag reaches it (or, for a
-//! combining character, the ASCII character it may compose with), the answer is [`Undecided`]
-//! (the export refuses that text rather than guess).
+//! NFKC, format characters dropped and confusable letters mapped to Latin. msgflow first reads
+//! every possible tag opener on the ASCII text that follows it, up to the first non-ASCII
+//! character: when that character is one NFKC and the rest leave as it is, and that can match no
+//! part of a tag ([`inert`], generated from pydantic-ai's own tables and Python's Unicode 14
+//! data), it ends the tag there. When a tag reaches any other character (or, for a combining
+//! character, the ASCII character it may compose with), the whole text is folded as
+//! `_comparable` folds it ([`comparable`]) and read again. [`Undecided`] is left for text holding
+//! a character Unicode 14 does not assign and for tags spelled with `ı` or `İ` (the export
+//! refuses that text rather than guess).
 
 mod inert;
 
@@ -64,7 +66,36 @@ pub(crate) fn json_may_hold_lookalike(json: &str) -> bool {
 /// `lookalike_tags(text)`: the system-voice tags and data frames the lookalikes in `text` open or
 /// close, in order of first appearance, a `_diff` form folded into its tag
 /// (`pyai:context_diff` is `pyai:context`).
+///
+/// Read as written where the characters after each possible opener decide it, and otherwise on
+/// the whole text folded as `_comparable` folds it ([`comparable`]); [`Undecided`] only for text
+/// holding a character Unicode 14 does not assign.
 pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided> {
+    match lookalike_tags_as_written(text) {
+        Err(Undecided) => {
+            let folded = comparable(text)?;
+            // `re.IGNORECASE` matches `ı` and `İ` to `i`, and pydantic-ai then names the tag by
+            // the text it matched, lowercased (`pyaı:context`): a tag they are part of is
+            // undecided. Read both as `i` and as nothing, the tags are the same when they are in
+            // none.
+            let tags = lookalike_tags_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "i"))?;
+            if folded.contains(DOTTED_OR_DOTLESS_I)
+                && lookalike_tags_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "\u{1}"))? != tags
+            {
+                return Err(Undecided);
+            }
+            Ok(tags)
+        }
+        decided => decided,
+    }
+}
+
+/// The letters `re.IGNORECASE` matches to an ASCII `i` and NFKC keeps, which [`comparable`] leaves
+/// as they are.
+const DOTTED_OR_DOTLESS_I: [char; 2] = ['\u{130}', '\u{131}'];
+
+/// [`lookalike_tags`] read on the text as it is, up to the first character only folding decides.
+fn lookalike_tags_as_written(text: &str) -> Result<Vec<&'static str>, Undecided> {
     // `_comparable`: text without a character that folds to `<` or `&` is read as it is, and holds
     // no `<`. Those characters are `<`, `&`, or start with the byte 0xEF in UTF-8: only those
     // bytes are looked at (source code and shell output are long and full of `<` and `&`).
@@ -117,6 +148,125 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
         }
     }
     Ok(tags)
+}
+
+/// `_comparable(text)` for non-ASCII text, in ASCII that the pattern reads the same way: HTML
+/// entities for `<` and `>` decoded, NFKC, `_FORMAT_CHARACTERS` dropped, `_CONFUSABLES` mapped to
+/// Latin, entities decoded again; then each character `re.IGNORECASE` matches to an ASCII letter
+/// is that letter (but [`DOTTED_OR_DOTLESS_I`], left for the caller), Python's other whitespace a
+/// space, and every other non-ASCII character a control character no part of a tag matches.
+///
+/// Unicode keeps the NFKC of an assigned character the same in every later version, but a
+/// character assigned after 14 may fold otherwise in unicode-normalization's tables than in
+/// Python 3.11's: such text is [`Undecided`].
+fn comparable(text: &str) -> Result<String, Undecided> {
+    use unicode_normalization::UnicodeNormalization as _;
+    if text.chars().any(|ch| !ch.is_ascii() && !in_table(&inert::ASSIGNED, ch)) {
+        return Err(Undecided);
+    }
+    let decoded = decode_entities(&decode_entities(text, ENTITY_OPENER), ENTITY_CLOSER);
+    let folded: String = decoded
+        .nfkc()
+        .filter(|&ch| ch.is_ascii() || !in_table(&inert::FORMAT, ch))
+        .map(|ch| paired(&inert::CONFUSABLES, ch).map_or(ch, char::from))
+        .collect();
+    let decoded = decode_entities(&decode_entities(&folded, ENTITY_OPENER), ENTITY_CLOSER);
+    Ok(decoded
+        .chars()
+        .map(|ch| match ch {
+            ch if ch.is_ascii() => ch,
+            ch if in_table(&inert::SPACE, ch) => ' ',
+            ch if DOTTED_OR_DOTLESS_I.contains(&ch) => ch,
+            ch => paired(&inert::ASCII_LETTER, ch).map_or(NOT_A_TAG_CHARACTER, char::from),
+        })
+        .collect())
+}
+
+/// What [`comparable`] writes for a non-ASCII character the pattern matches to nothing.
+const NOT_A_TAG_CHARACTER: char = '\u{1}';
+
+/// The ASCII byte `table` pairs `ch` with, for a table of (code point, byte) in order.
+fn paired(table: &[(u32, u8)], ch: char) -> Option<u8> {
+    let code = u32::from(ch);
+    table
+        .binary_search_by_key(&code, |&(point, _)| point)
+        .ok()
+        .map(|index| table[index].1)
+}
+
+/// An entity `&(?:{name}|#0*{decimal}(?![0-9])|#x0*{hex}(?![0-9a-f]));?` (ignoring case) and the
+/// character it decodes to.
+struct Entity {
+    name: &'static [u8; 2],
+    decimal: &'static [u8; 2],
+    hex: &'static [u8; 2],
+    decoded: char,
+}
+
+/// `_ENTITY_OPENER`.
+const ENTITY_OPENER: Entity = Entity {
+    name: b"lt",
+    decimal: b"60",
+    hex: b"3c",
+    decoded: '<',
+};
+
+/// `_ENTITY_CLOSER`.
+const ENTITY_CLOSER: Entity = Entity {
+    name: b"gt",
+    decimal: b"62",
+    hex: b"3e",
+    decoded: '>',
+};
+
+/// `entity.sub(decoded, text)`: every occurrence replaced, left to right.
+fn decode_entities(text: &str, entity: Entity) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = String::with_capacity(text.len());
+    let mut copied = 0;
+    for at in memchr::memchr_iter(b'&', bytes) {
+        if at < copied {
+            continue;
+        }
+        if let Some(end) = entity_length(&bytes[at + 1..], &entity) {
+            decoded.push_str(&text[copied..at]);
+            decoded.push(entity.decoded);
+            copied = at + 1 + end;
+        }
+    }
+    decoded.push_str(&text[copied..]);
+    decoded
+}
+
+/// The length of `entity` (after its `&`) at the start of `bytes`, with its optional `;`.
+fn entity_length(bytes: &[u8], entity: &Entity) -> Option<usize> {
+    let is = |index: usize, expected: u8| {
+        bytes
+            .get(index)
+            .is_some_and(|byte| byte.eq_ignore_ascii_case(&expected))
+    };
+    let end = if is(0, entity.name[0]) && is(1, entity.name[1]) {
+        2
+    } else if bytes.first() == Some(&b'#') {
+        let hexadecimal = is(1, b'x');
+        let (digits, is_digit): (&[u8; 2], fn(&u8) -> bool) = if hexadecimal {
+            (entity.hex, u8::is_ascii_hexdigit)
+        } else {
+            (entity.decimal, u8::is_ascii_digit)
+        };
+        let mut at = 1 + usize::from(hexadecimal);
+        // `0*`, then the two digits, neither of which is `0`: no backtracking is needed.
+        while bytes.get(at) == Some(&b'0') {
+            at += 1;
+        }
+        if !(is(at, digits[0]) && is(at + 1, digits[1])) || bytes.get(at + 2).is_some_and(is_digit) {
+            return None;
+        }
+        at + 2
+    } else {
+        return None;
+    };
+    Some(end + usize::from(bytes.get(end) == Some(&b';')))
 }
 
 /// What follows the ASCII text after a possible tag opener.
@@ -700,19 +850,43 @@ mod tests {
         assert_eq!(lookalike_tags("<system日本"), Ok(vec![]));
         assert_eq!(lookalike_tags("<system 日本"), Ok(vec!["system"]));
         assert_eq!(lookalike_tags("&lt日本"), Ok(vec![]));
-        // A no-break space is whitespace, and `ſ` matches `s` ignoring case.
-        assert_eq!(lookalike_tags("<system\u{a0}"), Err(Undecided));
-        assert_eq!(lookalike_tags("<\u{17f}ystem>"), Err(Undecided));
-        // A fullwidth letter, a zero-width space and a combining mark may all change what NFKC reads.
-        assert_eq!(lookalike_tags("<\u{ff53}ystem>"), Err(Undecided));
-        assert_eq!(lookalike_tags("<\u{200b}system>"), Err(Undecided));
-        assert_eq!(lookalike_tags("<system>\u{338}"), Err(Undecided));
-        assert_eq!(lookalike_tags("a&lt\u{ff1b}system"), Err(Undecided));
-        assert_eq!(lookalike_tags("&lt;system&gt;\u{338}"), Err(Undecided));
-        // A fullwidth comma or colon changes nothing before it: only a tag that reaches it is
-        // undecided.
+        // A fullwidth comma or colon changes nothing before it.
         assert_eq!(lookalike_tags("x<y，A&B："), Ok(vec![]));
-        assert_eq!(lookalike_tags("<system："), Err(Undecided));
+    }
+
+    /// What pydantic-ai 2.68.0's `lookalike_tags` gives for each (Python 3.11).
+    #[test]
+    fn text_only_folding_decides_is_read_folded() {
+        for (text, tags) in [
+            // A no-break space and U+2028 are whitespace; `ſ` is `s`; a fullwidth letter, a
+            // zero-width space, a Cyrillic `ѕ` and a fullwidth entity fold to the tag.
+            ("<system\u{a0}", vec!["system"]),
+            ("<\u{17f}ystem>", vec!["system"]),
+            ("<\u{ff53}ystem>", vec!["system"]),
+            ("<\u{200b}system>", vec!["system"]),
+            ("<\u{2028}system>", vec!["system"]),
+            ("<\u{455}ystem>", vec!["system"]),
+            ("\u{ff06}\u{ff03}\u{ff16}\u{ff10};system>", vec!["system"]),
+            // `>` and U+0338 are `≯`, `s` and U+0301 `ś`; a fullwidth `；` or `：` ends the name.
+            ("<system>\u{338}", vec![]),
+            ("&lt;system&gt;\u{338}", vec![]),
+            ("<s\u{301}ystem>", vec![]),
+            ("a&lt\u{ff1b}system", vec![]),
+            ("<system\u{ff1a}", vec![]),
+        ] {
+            assert_eq!(lookalike_tags(text), Ok(tags), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn what_folding_cannot_tell_is_undecided() {
+        // pydantic-ai names these tags `pyaı:context` and `assistant_thınking`.
+        assert_eq!(lookalike_tags("<pya\u{131}:context>"), Err(Undecided));
+        assert_eq!(lookalike_tags("<assistant_th\u{131}nking \u{2713}"), Err(Undecided));
+        // A dotless `i` in no tag changes nothing.
+        assert_eq!(lookalike_tags("<system> \u{131}"), Ok(vec!["system"]));
+        // U+0378 is not assigned in Unicode 14.
+        assert_eq!(lookalike_tags("<sys\u{378}tem>"), Err(Undecided));
     }
 
     #[test]

@@ -1033,7 +1033,7 @@ fn undecided(at: PartLocation, path: &str) -> ExportError {
     ExportError::unsupported(
         at,
         path,
-        "text where a `<` or `&` next to non-ASCII characters might be a framing-tag lookalike (pydantic-ai folds such text with Unicode 14 NFKC before looking, which msgflow does not reproduce)",
+        "text msgflow cannot read as pydantic-ai's framing-tag lookalike check does: a `<` or `&` with a character Unicode 14 does not assign (Python 3.11's NFKC may fold it otherwise than msgflow's later tables), or a tag spelled with a dotted or dotless `i` (which pydantic-ai names as written)",
     )
 }
 

@@ -1,5 +1,8 @@
 """Writes crates/providers/src/framing/inert.rs: the non-ASCII characters pydantic-ai's lookalike check reads as
-themselves (`INERT`), and those NFKC changes nothing before (`BOUNDARY`), for msgflow's `framing::lookalike_tags`.
+themselves (`INERT`), and those NFKC changes nothing before (`BOUNDARY`), for msgflow's `framing::lookalike_tags`;
+and, for the text those cannot decide (`framing::comparable`), the characters Unicode 14 assigns, the format
+characters `_comparable` drops, Python's non-ASCII whitespace, the characters `re.IGNORECASE` matches to an ASCII
+letter, and `_CONFUSABLES`.
 
 pydantic-ai 2.68.0's `_comparable` folds non-ASCII text holding a `<` or `&` with NFKC, drops `_FORMAT_CHARACTERS`
 and maps `_CONFUSABLES` to Latin before matching `_lookalike_pattern` (ignoring case). A character is listed when,
@@ -90,6 +93,18 @@ def main():
 
     inert = ranges_of(is_inert)
     boundary = ranges_of(is_boundary)
+    # For `framing::comparable`, which reads text the two tables cannot decide as `_comparable` does.
+    assigned = ranges_of(lambda char: unicodedata.category(char) not in ('Cn', 'Cs'))
+    formats = ranges_of(lambda char: _framing._FORMAT_CHARACTERS.match(char) is not None)
+    spaces = ranges_of(lambda char: re.match(r'\s', char) is not None)
+    # The non-ASCII characters `re.IGNORECASE` matches to an ASCII letter, with that letter.
+    letters = [
+        (cp, letter)
+        for cp in range(0x80, LAST + 1)
+        for letter in 'abcdefghijklmnopqrstuvwxyz'
+        if re.fullmatch(letter, chr(cp), re.IGNORECASE)
+    ]
+    confusables = sorted((cp, ord(to)) for cp, to in _framing._CONFUSABLES.items())
     assert all(any(a <= start and end <= b for a, b in boundary) for start, end in inert), 'an inert non-boundary'
     lines = [
         '//! Written by `generate_inert.py` (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0): do not edit.',
@@ -105,6 +120,21 @@ def main():
         lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
         lines += ['];', '']
         print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
+    for name, doc, ranges in (
+        ('ASSIGNED', 'The non-ASCII characters Unicode 14 assigns (NFKC of them is the same in any later version).', assigned),
+        ('FORMAT', '`_FORMAT_CHARACTERS`, which `_comparable` drops after NFKC.', formats),
+        ('SPACE', "The non-ASCII characters Python's `\\s` matches.", spaces),
+    ):
+        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u32); {len(ranges)}] = [']
+        lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
+        lines += ['];', '']
+    for name, doc, pairs in (
+        ('ASCII_LETTER', 'The non-ASCII characters `re.IGNORECASE` matches to an ASCII letter, and that letter.', letters),
+        ('CONFUSABLES', '`_CONFUSABLES`: a look-alike letter and the Latin letter `_comparable` maps it to.', confusables),
+    ):
+        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u8); {len(pairs)}] = [']
+        lines += [f"    (0x{cp:04X}, b'{chr(to) if isinstance(to, int) else to}')," for cp, to in pairs]
+        lines += ['];', '']
     target = Path(__file__).resolve().parent / 'inert.rs'
     text = '\n'.join(lines)
     if '--check' in sys.argv[1:]:
