@@ -21,6 +21,8 @@
 //! a character Unicode 14 does not assign and for tags spelled with `ı` or `İ` (the export
 //! refuses that text rather than guess).
 
+// Written by a script, whose output `cargo xtask conformance` compares byte for byte.
+#[rustfmt::skip]
 mod inert;
 
 /// `_COULD_FOLD_TO_A_TAG`: the characters NFKC folds to a `<` or a `&`. Text without any of them

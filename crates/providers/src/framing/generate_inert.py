@@ -115,12 +115,6 @@ def main():
     for name, doc, ranges in (
         ('INERT', "The non-ASCII characters pydantic-ai's lookalike check reads as themselves, after any text.", inert),
         ('BOUNDARY', 'The non-ASCII characters NFKC changes nothing before.', boundary),
-    ):
-        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u32); {len(ranges)}] = [']
-        lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
-        lines += ['];', '']
-        print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
-    for name, doc, ranges in (
         ('ASSIGNED', 'The non-ASCII characters Unicode 14 assigns (NFKC of them is the same in any later version).', assigned),
         ('FORMAT', '`_FORMAT_CHARACTERS`, which `_comparable` drops after NFKC.', formats),
         ('SPACE', "The non-ASCII characters Python's `\\s` matches.", spaces),
@@ -128,6 +122,7 @@ def main():
         lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u32); {len(ranges)}] = [']
         lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
         lines += ['];', '']
+        print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
     for name, doc, pairs in (
         ('ASCII_LETTER', 'The non-ASCII characters `re.IGNORECASE` matches to an ASCII letter, and that letter.', letters),
         ('CONFUSABLES', '`_CONFUSABLES`: a look-alike letter and the Latin letter `_comparable` maps it to.', confusables),

@@ -2438,7 +2438,12 @@ pub(super) const SPACE: [(u32, u32); 8] = [
 ];
 
 /// The non-ASCII characters `re.IGNORECASE` matches to an ASCII letter, and that letter.
-pub(super) const ASCII_LETTER: [(u32, u8); 4] = [(0x0130, b'i'), (0x0131, b'i'), (0x017F, b's'), (0x212A, b'k')];
+pub(super) const ASCII_LETTER: [(u32, u8); 4] = [
+    (0x0130, b'i'),
+    (0x0131, b'i'),
+    (0x017F, b's'),
+    (0x212A, b'k'),
+];
 
 /// `_CONFUSABLES`: a look-alike letter and the Latin letter `_comparable` maps it to.
 pub(super) const CONFUSABLES: [(u32, u8); 66] = [
