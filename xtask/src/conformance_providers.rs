@@ -147,7 +147,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut media_equal = BTreeMap::<&str, usize>::new();
     let mut media_both_refused = BTreeMap::<&str, usize>::new();
     let mut parts_equal = BTreeMap::<&str, usize>::new();
-    let mut outside = BTreeMap::<String, usize>::new();
+    // Each reason's refusals, and how many of them pydantic-ai refuses too.
+    let mut outside = BTreeMap::<String, (usize, usize)>::new();
     let mut failures = Vec::new();
     // Each provider with its default profile, and OpenAI Chat with each thinking mode msgflow
     // offers (`python/providers_oracle.py` builds a model per mode with the same names).
@@ -227,10 +228,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                             "{name} / {label}: msgflow refuses a case of its own subset: {what}"
                         ));
                     }
+                    let counts = outside.entry(reason_key(&what)).or_default();
+                    counts.0 += 1;
                     if answer.is_none() {
                         both_refused += 1;
+                        counts.1 += 1;
                     }
-                    *outside.entry(reason_key(&what)).or_default() += 1;
                 }
                 (Err(error), _) => failures.push(format!("{name} / {label}: {error}")),
             }
@@ -254,9 +257,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let parts = parts_equal.get(provider).copied().unwrap_or_default();
         println!("    histories with rewritten parts: {parts} equal of {PARTS_COUNT}");
     }
-    println!("  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too):");
-    for (what, count) in &outside {
-        println!("    {count:>5}  {what}");
+    println!(
+        "  refused by msgflow as outside its export (of which pydantic-ai refuses {both_refused} too; \
+         each reason's count, then how many pydantic-ai sends):"
+    );
+    for (what, (count, both)) in &outside {
+        println!("    {count:>5} {:>5}  {what}", count - both);
     }
     if failures.is_empty() {
         return Ok(());

@@ -5,7 +5,9 @@
 //! 1. **Bases.** Valid histories written by pydantic-ai (`conformance.py gen-histories`) and by
 //!    msgflow (`msgflow_wire::arbitrary`, pydantic flavour), both drawn from the run's seed.
 //! 2. **Mutations.** [`crate::mutate`] lists every single-point edit of each base that the schema
-//!    suggests; at least [`MUTATIONS`] are drawn, evenly over the bases.
+//!    suggests; at least [`MUTATIONS`] are drawn, evenly over the bases. The mutated histories
+//!    msgflow reads are also joined, as written, into [`LONG_HISTORIES`] histories of over 2,048
+//!    messages, which the verdict walks in parallel chunks.
 //! 3. **msgflow's side**, in process: parse, verdict (loadable, reasons with type and loc), and
 //!    for every history it parses the `fmt` output (`to_vec` of the parse), written beside the
 //!    input, and whether it has the input's JSON value.
@@ -71,6 +73,11 @@ enum Origin {
     RealWorld {
         name: String,
     },
+    /// Mutated histories joined into one long enough for the verdict's parallel walk (which
+    /// checks a history of [`LONG_MESSAGES`] messages or more in chunks).
+    Long {
+        messages: usize,
+    },
     /// The one-message reduction of a disagreement, for its fixture.
     Reduced {
         fixture: String,
@@ -83,6 +90,7 @@ impl Origin {
         match self {
             Origin::Mutation { mutation, .. } => mutation.key(),
             Origin::RealWorld { name } => format!("realworld {name}"),
+            Origin::Long { .. } => "long history".to_owned(),
             Origin::Reduced { fixture } => format!("reduced {fixture}"),
         }
     }
@@ -91,6 +99,7 @@ impl Origin {
         match self {
             Origin::Mutation { base, mutation, .. } => format!("{} (base {base})", mutation.describe()),
             Origin::RealWorld { name } => format!("real-world history {name}"),
+            Origin::Long { messages } => format!("{messages} messages of mutated histories joined"),
             Origin::Reduced { fixture } => format!("one-message reduction of fixture {fixture}"),
         }
     }
@@ -197,14 +206,21 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
             bases.len()
         );
     }
+    let long = long_inputs(&dir, &cases)?;
+    let long_count = long.len();
+    for (text, messages) in long {
+        let id = format!("long-{}", cases.len());
+        cases.push(judge_msgflow(&dir, id, text, Origin::Long { messages })?);
+    }
     for (name, text) in realworld_inputs()? {
         let id = format!("realworld-{}", cases.len());
         cases.push(judge_msgflow(&dir, id, text, Origin::RealWorld { name })?);
     }
     println!(
-        "{mutations} mutations drawn from {candidate_total} candidates over {} base histories, plus {} real-world histories",
+        "{mutations} mutations drawn from {candidate_total} candidates over {} base histories, plus {long_count} of them \
+         joined into long histories and {} real-world histories",
         bases.len(),
-        cases.len() - mutations
+        cases.len() - mutations - long_count
     );
 
     let oracle = judge_pydantic(python, &dir, &cases)?;
@@ -251,6 +267,58 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
         cases.len(),
         report_path.display()
     )
+}
+
+/// The message count from which the verdict walks a history in parallel chunks
+/// (`msgflow_wire::verdict`), and how many long histories are checked.
+const LONG_MESSAGES: usize = 1024;
+const LONG_HISTORIES: usize = 3;
+
+/// The mutated histories msgflow reads, in order, joined as written into [`LONG_HISTORIES`] histories of at
+/// least [`LONG_MESSAGES`] messages each (their texts spliced, so every mutation stays as it was
+/// written); with each one's message count.
+fn long_inputs(dir: &Path, cases: &[Case]) -> Result<Vec<(String, usize)>> {
+    let mut joined = Vec::new();
+    let (mut text, mut messages) = (String::from("["), 0usize);
+    for case in cases {
+        if joined.len() == LONG_HISTORIES {
+            break;
+        }
+        // One history msgflow cannot read would leave nothing of the joined one to compare.
+        if case.msgflow.parse_error.is_some() {
+            continue;
+        }
+        let input =
+            std::fs::read_to_string(dir.join(&case.input)).with_context(|| format!("reading {}", case.input))?;
+        let input = input.trim();
+        // A mutation of the list itself (no longer an array, or empty) cannot be spliced.
+        let Some(inner) = input.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) else {
+            continue;
+        };
+        let Ok(items) = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(input) else {
+            continue;
+        };
+        if items.is_empty() {
+            continue;
+        }
+        if messages > 0 {
+            text.push(',');
+        }
+        text.push_str(inner);
+        messages += items.len();
+        if messages >= LONG_MESSAGES * 2 {
+            text.push(']');
+            joined.push((std::mem::replace(&mut text, String::from("[")), messages));
+            messages = 0;
+        }
+    }
+    if joined.len() < LONG_HISTORIES {
+        bail!(
+            "the mutations make only {} long histories (need {LONG_HISTORIES})",
+            joined.len()
+        );
+    }
+    Ok(joined)
 }
 
 /// The fixture names (or `*` classes) listed in `tests/fixtures/verdict/OPEN.txt`:
@@ -444,7 +512,7 @@ fn compare(dir: &Path, cases: &[Case], oracle: &BTreeMap<String, OracleRow>) -> 
             disagreements.push(Disagreement {
                 reduced: match &case.origin {
                     Origin::Mutation { reduced, .. } => reduced.clone(),
-                    Origin::RealWorld { .. } | Origin::Reduced { .. } => None,
+                    Origin::RealWorld { .. } | Origin::Long { .. } | Origin::Reduced { .. } => None,
                 },
                 kind,
                 group: case.origin.group(),
