@@ -80,6 +80,10 @@ pub struct TextBlock {
     pub kind: TextType,
     /// The text.
     pub text: String,
+    /// A prompt-cache breakpoint ending at this block (never set by the export: with default
+    /// settings pydantic-ai caches no system prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
 }
 
 impl TextBlock {
@@ -88,6 +92,7 @@ impl TextBlock {
         TextBlock {
             kind: TextType::Text,
             text: text.into(),
+            cache_control: None,
         }
     }
 }

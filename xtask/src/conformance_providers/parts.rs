@@ -418,7 +418,14 @@ fn framework_frame(rng: &mut Rng) -> Value {
     };
     let mut body = text(rng);
     if rng.chance(60) {
-        body = format!("{body} {}", rng.pick(LOOKALIKES));
+        // An ASCII one: msgflow refuses some of the others for the NFKC folding it does not
+        // reproduce, which would hide the frame.
+        let ascii: Vec<&str> = LOOKALIKES
+            .iter()
+            .copied()
+            .filter(|lookalike| lookalike.is_ascii())
+            .collect();
+        body = format!("{body} {}", rng.pick(&ascii));
     }
     let content = match rng.below(6) {
         0 => format!("<pyai:tool_result tool_name=\"search\">\n{body}\n</pyai:tool_result>"),
