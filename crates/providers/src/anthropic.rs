@@ -756,8 +756,25 @@ fn drop_unpaired_native_tool_calls(messages: &mut Vec<Message>, origins: &mut Ve
     for index in (0..messages.len()).rev() {
         if !suffix_is_tool_result_only && messages[index].content.iter().any(unpaired) {
             let keep: Vec<bool> = messages[index].content.iter().map(|block| !unpaired(block)).collect();
-            let mut kept = keep.iter();
-            messages[index].content.retain(|_| *kept.next().unwrap_or(&true));
+            let content = std::mem::take(&mut messages[index].content);
+            let mut kept = Vec::with_capacity(content.len());
+            for (mut block, keep) in content.into_iter().zip(&keep) {
+                if *keep {
+                    kept.push(block);
+                } else if let Some(Some(cache_control)) = block.cache_control_mut().map(|control| *control) {
+                    // `keep_cache_boundary_before`: a dropped call's cache boundary moves to the
+                    // nearest block before it that takes one (its own message's kept blocks, then
+                    // the messages before); with none, it goes with the call.
+                    let before = messages[..index]
+                        .iter_mut()
+                        .rev()
+                        .flat_map(|message| message.content.iter_mut().rev());
+                    if let Some(carrier) = kept.iter_mut().rev().chain(before).find_map(Block::cache_control_mut) {
+                        *carrier = Some(cache_control);
+                    }
+                }
+            }
+            messages[index].content = kept;
             let origin = &mut origins[index];
             if origin.blocks.len() == keep.len() {
                 let mut kept = keep.iter();

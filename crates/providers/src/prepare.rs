@@ -918,10 +918,18 @@ fn note_lookalike_frames(
     };
     // `genuine_change`: the request carries the application's own mid-conversation system prompt,
     // and no lookalike in it is the user's.
+    // `_leading_system_prompt_count` counts the system prompts the first request opens with, the
+    // ones a request-scoped prompt (since left out) kept from the standing prompt, and so wrapped,
+    // included.
     let leading = if first_request {
         authored
             .iter()
-            .take_while(|part| matches!(part.item, RequestItem::SystemPrompt { .. }))
+            .take_while(|part| {
+                matches!(
+                    part.item,
+                    RequestItem::SystemPrompt { .. } | RequestItem::WrappedSystemPrompt { .. }
+                )
+            })
             .count()
     } else {
         0

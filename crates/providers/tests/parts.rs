@@ -161,6 +161,12 @@ fn framework_frames_go_as_text_with_their_bodys_author_noted() {
     let expected = assert_exports_as_pydantic_ai("framework-frame-only");
     let chat = &expected["openai-chat"]["request"]["messages"];
     assert!(chat.to_string().contains("looks like an application frame"), "{chat}");
+    // The system prompts opening the first request are no change of the application's, even
+    // where Anthropic gets them as `<system>` blocks (the standing prompt ended at a request-scoped
+    // prompt since left out).
+    let expected = assert_exports_as_pydantic_ai("framework-frame-after-scoped");
+    let anthropic = expected["anthropic"]["request"]["messages"][0].to_string();
+    assert!(!anthropic.contains("The other <system> block"), "{anthropic}");
 }
 
 /// Anthropic's cache points set `cache_control` on the block before them (or the message
@@ -172,6 +178,13 @@ fn anthropic_cache_points_mark_the_block_before_them() {
     let messages = expected["anthropic"]["request"]["messages"].to_string();
     assert_eq!(messages.matches("cache_control").count(), 4, "{messages}");
     assert!(!expected["openai-chat"].to_string().contains("cache"));
+    // On a server-side call that is then dropped, the mark moves to the block before that takes
+    // one (past the thinking block), or goes with the call.
+    let expected = assert_exports_as_pydantic_ai("cache-point-dropped-call");
+    let assistant = &expected["anthropic"]["request"]["messages"][1]["content"];
+    assert_eq!(assistant[0]["cache_control"]["ttl"], "1h", "{assistant}");
+    let expected = assert_exports_as_pydantic_ai("cache-point-dropped-call-alone");
+    assert!(!expected["anthropic"].to_string().contains("cache_control"));
 }
 
 /// A cache point with no block before it, or after a block that takes no `cache_control`, is
