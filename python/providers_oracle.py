@@ -3,7 +3,9 @@
 For each history and provider this runs the model's own ``prepare_messages`` and then its private message mapping,
 called the way pydantic-ai's own tests call it, on a model built with a dummy API key (nothing is ever sent):
 
-* ``anthropic``: ``AnthropicModel('claude-sonnet-4-5')._map_message`` -> ``{"system": ..., "messages": [...]}``
+* ``anthropic``: ``AnthropicModel('claude-sonnet-4-5')._map_message`` -> ``{"system": ..., "messages": [...]}``, with
+  the cache points settled as ``_prepare_messages_create`` then does (``_limit_cache_points``,
+  ``raise_earlier_breakpoint_ttls``)
 * ``openai-chat``: ``OpenAIChatModel('gpt-4o')._map_messages`` -> ``{"messages": [...]}``
 * ``openai-responses``: ``OpenAIResponsesModel('gpt-5')._map_messages`` -> ``{"instructions": ..., "input": [...]}``
 
@@ -32,6 +34,7 @@ import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is i
 
 from pydantic_ai.models import ModelRequestParameters  # noqa: E402
 from pydantic_ai.models.anthropic import AnthropicModel  # noqa: E402
+from pydantic_ai.models.anthropic._cache_control import raise_earlier_breakpoint_ttls  # noqa: E402
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel  # noqa: E402
 from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
 from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
@@ -108,6 +111,11 @@ async def export(name: str, model, history: list) -> dict:
     prepared = model.prepare_messages(history, params)
     if provider == "anthropic":
         system, messages = await model._map_message(prepared, params, settings)  # noqa: SLF001 - the oracle
+        # What `_prepare_messages_create` does to the mapped messages with default settings (no automatic caching,
+        # no cached instructions or tool definitions): at most 4 cache points, the oldest stripped, and each kept one's
+        # ttl raised to the longest after it.
+        model._limit_cache_points(system, messages, [], automatic_caching=False)  # noqa: SLF001
+        raise_earlier_breakpoint_ttls(system, messages, [], None)
         return {"system": system, "messages": messages}
     if provider == "openai-chat":
         messages = await model._map_messages(prepared, params, model_settings=settings)  # noqa: SLF001

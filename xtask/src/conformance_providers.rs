@@ -13,7 +13,9 @@
 //!   Unicode 14 does not assign, which msgflow cannot fold as Python 3.11 does) and, in the
 //!   `frames-` histories, for
 //!   Anthropic, a standing system prompt in a first request that follows a response and holds tool
-//!   results (which pydantic-ai rewraps after moving the results ahead of it).
+//!   results (which pydantic-ai rewraps after moving the results ahead of it), and, where
+//!   pydantic-ai refuses it too, an Anthropic cache point with no block before it or after a block
+//!   that takes no `cache_control`.
 //!
 //! The seeded texts hold code, HTML and shell text with `<` and `&`, and framing-tag lookalikes
 //! (`<pyai:context>`, `</system>`, entity-encoded and fullwidth ones, ...), so the lookalike notes
@@ -215,8 +217,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
                         || ((name.starts_with("frames-") || media_case || parts_case)
                             && provider == Provider::Anthropic
-                            && (what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE)
-                                || what.starts_with(ANTHROPIC_CACHE_POINT)))
+                            && what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE))
+                        || (answer.is_none()
+                            && ANTHROPIC_CACHE_POINT_REFUSALS
+                                .iter()
+                                .any(|refusal| what.starts_with(refusal)))
                         || (media_case && answer.is_none())
                         || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)))
                         || (parts_case && PARTS_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
@@ -355,20 +360,21 @@ const UNDECIDED_LOOKALIKE: &str = "text msgflow cannot read as pydantic-ai's fra
 const ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE: &str =
     "a system prompt after the conversation started (a first request after a response";
 /// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: file items
-/// nested in tool output (which pydantic-ai re-serialises), and framework frames (text-content
-/// items with pydantic-ai's own metadata).
-const MEDIA_REFUSALS: &[&str] = &[
-    "tool output holding a file item inside",
-    "a text-content item with pydantic-ai's own metadata",
-];
+/// nested in tool output (which pydantic-ai re-serialises).
+const MEDIA_REFUSALS: &[&str] = &["tool output holding a file item inside"];
 /// msgflow's refusals, in the `parts-` histories, of what pydantic-ai rebuilds from data msgflow
 /// does not reproduce: citations it replays and server-side tool blocks.
 const PARTS_REFUSALS: &[&str] = &[
     "a text part with citations pydantic-ai replays",
     "a server-side tool part",
 ];
-/// msgflow's refusal of a cache point for Anthropic.
-const ANTHROPIC_CACHE_POINT: &str = "a cache point";
+/// msgflow's refusals of a cache point Anthropic's mapping cannot place, which pydantic-ai refuses
+/// too (`add_cache_control_param`): with no block before it, or after a block taking no
+/// `cache_control`.
+const ANTHROPIC_CACHE_POINT_REFUSALS: &[&str] = &[
+    "a cache point with no block before it",
+    "a cache point after a block that takes no `cache_control`",
+];
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
 const LOOKALIKE_NOTE_MARK: &str = " is unaffected.";
 

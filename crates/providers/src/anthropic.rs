@@ -81,6 +81,10 @@ pub struct TextBlock {
     pub kind: TextType,
     /// The text.
     pub text: String,
+    /// A prompt-cache breakpoint ending at this block (never set by the export: with default
+    /// settings pydantic-ai caches no system prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
 }
 
 impl TextBlock {
@@ -89,6 +93,7 @@ impl TextBlock {
         TextBlock {
             kind: TextType::Text,
             text: text.into(),
+            cache_control: None,
         }
     }
 }
@@ -113,6 +118,9 @@ pub enum Block {
         /// none elsewhere.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         citations: Vec<WebSearchCitation>,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// The model's own signed thinking, sent back in its assistant turn.
     Thinking {
@@ -134,16 +142,25 @@ pub enum Block {
         name: String,
         /// The arguments, always an object (`args_as_dict`).
         input: Map<String, Value>,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// An image, in a user turn (`BetaImageBlockParam`).
     Image {
         /// Where the image is: its bytes, its URL or an uploaded file.
         source: Source,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// A document (a PDF or plain text), in a user turn (`BetaRequestDocumentBlockParam`).
     Document {
         /// Where the document is: its bytes or text, its URL or an uploaded file.
         source: Source,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// A server-side tool's call sent back in its assistant turn (`BetaServerToolUseBlockParam`,
     /// `_map_native_tool_call_part`): a web search, a web fetch or code execution.
@@ -158,6 +175,9 @@ pub enum Block {
         /// Who made the call when it was not the model directly (`add_anthropic_caller_param`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         caller: Option<Map<String, Value>>,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// A call of a tool on an MCP server, in its assistant turn (`BetaMCPToolUseBlockParam`).
     McpToolUse {
@@ -219,6 +239,9 @@ pub enum Block {
         content: Value,
         /// The recorded result's `is_error`.
         is_error: Value,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// A compaction the model made, sent back in its assistant turn (`BetaCompactionBlockParam`,
     /// `_map_compaction_part`).
@@ -241,7 +264,75 @@ pub enum Block {
         content: ToolResultContent,
         /// Whether the tool failed (a `failed` or `retried` outcome).
         is_error: bool,
+        /// A prompt-cache breakpoint ending at this block (a `CachePoint` after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
+}
+
+/// A block's `cache_control` (`BetaCacheControlEphemeralParam`, `_build_cache_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheControl {
+    /// Always `ephemeral`.
+    #[serde(rename = "type")]
+    pub kind: CacheControlType,
+    /// How long the cached prefix lives.
+    pub ttl: CacheTtl,
+}
+
+/// The `type` of a [`CacheControl`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheControlType {
+    /// `ephemeral`.
+    Ephemeral,
+}
+
+/// A [`CacheControl`]'s time-to-live (`CachePoint.ttl`); a longer one sorts after a shorter one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CacheTtl {
+    /// `5m`, the default.
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// `1h`.
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheControl {
+    /// An ephemeral breakpoint living `ttl`.
+    pub fn ephemeral(ttl: CacheTtl) -> Self {
+        CacheControl {
+            kind: CacheControlType::Ephemeral,
+            ttl,
+        }
+    }
+}
+
+impl Block {
+    /// A text block without citations or `cache_control`.
+    pub fn text(text: impl Into<String>) -> Self {
+        Block::Text {
+            text: text.into(),
+            citations: Vec::new(),
+            cache_control: None,
+        }
+    }
+
+    /// The block's `cache_control`, for the types that take one (`ANTHROPIC_CACHEABLE_PARAM_TYPES`;
+    /// `None` for the others).
+    pub fn cache_control_mut(&mut self) -> Option<&mut Option<CacheControl>> {
+        match self {
+            Block::Text { cache_control, .. }
+            | Block::ToolUse { cache_control, .. }
+            | Block::ServerToolUse { cache_control, .. }
+            | Block::Image { cache_control, .. }
+            | Block::Document { cache_control, .. }
+            | Block::ToolResult { cache_control, .. }
+            | Block::McpToolResult { cache_control, .. } => Some(cache_control),
+            _ => None,
+        }
+    }
 }
 
 /// A web search result an assistant text cites (`BetaCitationWebSearchResultLocationParam`,
@@ -325,189 +416,163 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
     // The prepared items are moved into the blocks: each text is copied once, from the history
     // (freeing the copies of a big history inside the export is what made it slow).
     for message in prepared.messages {
-        let (role, items): (Role, Vec<(PartLocation, Block)>) =
-            match message {
-                Prepared::Request(parts) => {
-                    let mut blocks = Vec::with_capacity(parts.len());
-                    for (at, item) in parts {
-                        match item {
-                            RequestItem::SystemPrompt { content } => system_parts.push(content),
-                            // Taken out by `prepare`.
-                            RequestItem::ToolAvailability => {}
-                            // `_wrap_non_leading_system_prompts`: `system_frame(content)`, a user block.
-                            RequestItem::WrappedSystemPrompt { content } => blocks.push((
-                                at,
-                                Block::Text {
-                                    text: framing::system_frame(&content),
-                                    citations: Vec::new(),
-                                },
-                            )),
-                            // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
-                            // prompt, sent as a `<system>` block in the user turn.
-                            RequestItem::Note { content } => blocks.push((
-                                at,
-                                Block::Text {
-                                    text: framing::system_frame(&content),
-                                    citations: Vec::new(),
-                                },
-                            )),
-                            RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
-                                if !text.is_empty() {
-                                    blocks.push((
-                                        at,
-                                        Block::Text {
-                                            text,
-                                            citations: Vec::new(),
-                                        },
-                                    ));
-                                }
-                            }
-                            RequestItem::User(UserText::Items(items)) => {
-                                for item in items {
-                                    match item {
-                                        UserItem::Text(text) if text.is_empty() => {}
-                                        UserItem::Text(text) => blocks.push((
-                                            at,
-                                            Block::Text {
-                                                text,
-                                                citations: Vec::new(),
-                                            },
-                                        )),
-                                        UserItem::File(file) => blocks.push((at, file_block(&file, "user prompts")?)),
-                                        // `_map_user_prompt_part` marks the block before it (or the
-                                        // previous message's last block) with `cache_control`.
-                                        UserItem::CachePoint { at, path } => return Err(ExportError::unsupported(
-                                            at,
-                                            &path,
-                                            "a cache point (pydantic-ai sets `cache_control` on the block before it)",
-                                        )),
-                                    }
-                                }
-                            }
-                            RequestItem::ToolReturn(result) => {
-                                // `_map_tool_return_part`: texts as text blocks, files as their blocks.
-                                let tool_use_id = result.id.clone();
-                                let is_error = result.outcome.is_error();
-                                let result_blocks: Vec<Block> = match prepare::into_plain_texts(result) {
-                                    prepare::Taken::Moved(texts) => texts
-                                        .into_iter()
-                                        .map(|text| Block::Text {
-                                            text,
-                                            citations: Vec::new(),
-                                        })
-                                        .collect(),
-                                    prepare::Taken::Kept(result) => {
-                                        let mut result_blocks = Vec::new();
-                                        for item in prepare::content_items(&result, false) {
-                                            result_blocks.push(match item {
-                                                ToolItem::Text(text) => Block::Text {
-                                                    text,
-                                                    citations: Vec::new(),
-                                                },
-                                                ToolItem::File(file) => file_block(file, "tool returns")?,
-                                            });
-                                        }
-                                        result_blocks
-                                    }
-                                };
-                                let content = if result_blocks.is_empty() {
-                                    ToolResultContent::Text(String::new())
-                                } else {
-                                    ToolResultContent::Blocks(result_blocks)
-                                };
-                                blocks.push((
-                                    at,
-                                    Block::ToolResult {
-                                        tool_use_id,
-                                        content,
-                                        is_error,
-                                    },
-                                ));
+        let (role, items): (Role, Vec<(PartLocation, Block)>) = match message {
+            Prepared::Request(parts) => {
+                let mut blocks = Vec::with_capacity(parts.len());
+                for (at, item) in parts {
+                    match item {
+                        RequestItem::SystemPrompt { content } => system_parts.push(content),
+                        // Taken out by `prepare`.
+                        RequestItem::ToolAvailability => {}
+                        // `_wrap_non_leading_system_prompts`: `system_frame(content)`, a user block.
+                        RequestItem::WrappedSystemPrompt { content } => {
+                            blocks.push((at, Block::text(framing::system_frame(&content))))
+                        }
+                        // `_wrap_non_leading_system_prompts`: a note is a mid-conversation system
+                        // prompt, sent as a `<system>` block in the user turn.
+                        RequestItem::Note { content } => {
+                            blocks.push((at, Block::text(framing::system_frame(&content))))
+                        }
+                        RequestItem::User(UserText::Text(text)) | RequestItem::Feedback(text) => {
+                            if !text.is_empty() {
+                                blocks.push((at, Block::text(text)));
                             }
                         }
-                    }
-                    (Role::User, blocks)
-                }
-                Prepared::Response(parts) => {
-                    let mut carried = Vec::new();
-                    let mut blocks = Vec::with_capacity(parts.len());
-                    for (at, item) in parts {
-                        let block = match item {
-                            ResponseItem::Text(text) if text.is_empty() => continue,
-                            ResponseItem::Text(text) => Block::Text {
-                                text,
-                                citations: Vec::new(),
-                            },
-                            ResponseItem::CitedText { content, citations } => Block::Text {
-                                text: content,
-                                citations,
-                            },
-                            ResponseItem::Thinking(Thinking::Signed {
-                                signature,
-                                redacted: true,
-                                ..
-                            }) => Block::RedactedThinking { data: signature },
-                            ResponseItem::Thinking(Thinking::Signed {
-                                content,
-                                signature,
-                                redacted: false,
-                            }) => Block::Thinking {
-                                thinking: content,
-                                signature,
-                            },
-                            // `_append_model_response_turns`: reasoning carried in a user turn of its
-                            // own, ahead of the assistant turn.
-                            ResponseItem::Thinking(Thinking::Carried(text)) => {
-                                carried.push((
-                                    at,
-                                    Block::Text {
-                                        text,
-                                        citations: Vec::new(),
-                                    },
-                                ));
-                                continue;
-                            }
-                            // Never prepared for this profile (`replays_own_items: false`, its own
-                            // `ThinkingMode`).
-                            other @ (ResponseItem::ItemText { .. }
-                            | ResponseItem::Thinking(_)
-                            | ResponseItem::Builtin(_)) => {
-                                return Err(ExportError::unsupported(
-                                    at,
-                                    "",
-                                    &format!("a part prepared for another provider ({other:?})"),
-                                ))
-                            }
-                            ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
-                                id,
-                                name,
-                                input: args.into_object(),
-                            },
-                            ResponseItem::Native(native) => native_block(native),
-                            ResponseItem::Compaction(compaction) => {
-                                let sent = |value: Option<Value>| value.filter(|value| !value.is_null()).map(Box::new);
-                                Block::Compaction {
-                                    content: compaction.content,
-                                    encrypted_content: sent(compaction.encrypted_content),
-                                    signature: sent(compaction.signature),
+                        RequestItem::User(UserText::Items(items)) => {
+                            for item in items {
+                                match item {
+                                    UserItem::Text(text) if text.is_empty() => {}
+                                    UserItem::Text(text) => blocks.push((at, Block::text(text))),
+                                    UserItem::File(file) => blocks.push((at, file_block(&file, "user prompts")?)),
+                                    // `_map_user_prompt_part`: `cache_control` on the block
+                                    // before it in this request, or on the last block of the
+                                    // message before (`last_message_content`).
+                                    UserItem::CachePoint { at, path, one_hour } => {
+                                        let last = match blocks.last_mut() {
+                                            Some((_, block)) => Some(block),
+                                            None => messages
+                                                .last_mut()
+                                                .and_then(|message: &mut Message| message.content.last_mut()),
+                                        };
+                                        let ttl = if one_hour {
+                                            CacheTtl::OneHour
+                                        } else {
+                                            CacheTtl::FiveMinutes
+                                        };
+                                        mark_cache_point(last, ttl, at, &path)?;
+                                    }
                                 }
                             }
-                        };
-                        blocks.push((at, block));
+                        }
+                        RequestItem::ToolReturn(result) => {
+                            // `_map_tool_return_part`: texts as text blocks, files as their blocks.
+                            let tool_use_id = result.id.clone();
+                            let is_error = result.outcome.is_error();
+                            let result_blocks: Vec<Block> = match prepare::into_plain_texts(result) {
+                                prepare::Taken::Moved(texts) => texts.into_iter().map(Block::text).collect(),
+                                prepare::Taken::Kept(result) => {
+                                    let mut result_blocks = Vec::new();
+                                    for item in prepare::content_items(&result, false) {
+                                        result_blocks.push(match item {
+                                            ToolItem::Text(text) => Block::text(text),
+                                            ToolItem::File(file) => file_block(file, "tool returns")?,
+                                        });
+                                    }
+                                    result_blocks
+                                }
+                            };
+                            let content = if result_blocks.is_empty() {
+                                ToolResultContent::Text(String::new())
+                            } else {
+                                ToolResultContent::Blocks(result_blocks)
+                            };
+                            blocks.push((
+                                at,
+                                Block::ToolResult {
+                                    tool_use_id,
+                                    content,
+                                    is_error,
+                                    cache_control: None,
+                                },
+                            ));
+                        }
                     }
-                    if let Some((start, _)) = carried.first() {
-                        origins.push(Origin {
-                            start: *start,
-                            blocks: carried.iter().map(|(at, _)| *at).collect(),
-                        });
-                        messages.push(Message {
-                            role: Role::User,
-                            content: carried.into_iter().map(|(_, block)| block).collect(),
-                        });
-                    }
-                    (Role::Assistant, blocks)
                 }
-            };
+                (Role::User, blocks)
+            }
+            Prepared::Response(parts) => {
+                let mut carried = Vec::new();
+                let mut blocks = Vec::with_capacity(parts.len());
+                for (at, item) in parts {
+                    let block = match item {
+                        ResponseItem::Text(text) if text.is_empty() => continue,
+                        ResponseItem::Text(text) => Block::text(text),
+                        ResponseItem::CitedText { content, citations } => Block::Text {
+                            text: content,
+                            citations,
+                            cache_control: None,
+                        },
+                        ResponseItem::Thinking(Thinking::Signed {
+                            signature,
+                            redacted: true,
+                            ..
+                        }) => Block::RedactedThinking { data: signature },
+                        ResponseItem::Thinking(Thinking::Signed {
+                            content,
+                            signature,
+                            redacted: false,
+                        }) => Block::Thinking {
+                            thinking: content,
+                            signature,
+                        },
+                        // `_append_model_response_turns`: reasoning carried in a user turn of its
+                        // own, ahead of the assistant turn.
+                        ResponseItem::Thinking(Thinking::Carried(text)) => {
+                            carried.push((at, Block::text(text)));
+                            continue;
+                        }
+                        // Never prepared for this profile (`replays_own_items: false`, its own
+                        // `ThinkingMode`).
+                        other @ (ResponseItem::ItemText { .. }
+                        | ResponseItem::Thinking(_)
+                        | ResponseItem::Builtin(_)) => {
+                            return Err(ExportError::unsupported(
+                                at,
+                                "",
+                                &format!("a part prepared for another provider ({other:?})"),
+                            ))
+                        }
+                        ResponseItem::ToolCall { id, name, args, .. } => Block::ToolUse {
+                            id,
+                            name,
+                            input: args.into_object(),
+                            cache_control: None,
+                        },
+                        ResponseItem::Native(native) => native_block(native),
+                        ResponseItem::Compaction(compaction) => {
+                            let sent = |value: Option<Value>| value.filter(|value| !value.is_null()).map(Box::new);
+                            Block::Compaction {
+                                content: compaction.content,
+                                encrypted_content: sent(compaction.encrypted_content),
+                                signature: sent(compaction.signature),
+                            }
+                        }
+                    };
+                    blocks.push((at, block));
+                }
+                if let Some((start, _)) = carried.first() {
+                    origins.push(Origin {
+                        start: *start,
+                        blocks: carried.iter().map(|(at, _)| *at).collect(),
+                    });
+                    messages.push(Message {
+                        role: Role::User,
+                        content: carried.into_iter().map(|(_, block)| block).collect(),
+                    });
+                }
+                (Role::Assistant, blocks)
+            }
+        };
         if let Some((start, _)) = items.first() {
             origins.push(Origin {
                 start: *start,
@@ -520,6 +585,7 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
         }
     }
     drop_unpaired_native_tool_calls(&mut messages, &mut origins);
+    settle_cache_points(&mut messages);
     // `_build_system_prompt`: the hoisted system prompt, then one block per instruction part.
     let system_prompt = system_parts.join("\n\n");
     let system = match prepared.instructions {
@@ -553,6 +619,7 @@ fn native_block(native: NativeBlock) -> Block {
             name: name.to_owned(),
             input,
             caller,
+            cache_control: None,
         },
         NativeBlock::McpToolUse {
             id,
@@ -611,7 +678,70 @@ fn native_block(native: NativeBlock) -> Block {
             tool_use_id,
             content,
             is_error,
+            cache_control: None,
         },
+    }
+}
+
+/// `add_cache_control_param`: a cache point's `cache_control` on `block`, which pydantic-ai refuses
+/// to place when there is none (a cache point opening the conversation) or it is of a type that
+/// takes none (`ANTHROPIC_CACHEABLE_PARAM_TYPES`). A second cache point on the block replaces the
+/// first's.
+fn mark_cache_point(block: Option<&mut Block>, ttl: CacheTtl, at: PartLocation, path: &str) -> Result<(), ExportError> {
+    let Some(block) = block else {
+        return Err(ExportError::unsupported(at, path, CACHE_POINT_FIRST));
+    };
+    match block.cache_control_mut() {
+        Some(cache_control) => {
+            *cache_control = Some(CacheControl::ephemeral(ttl));
+            Ok(())
+        }
+        None => Err(ExportError::unsupported(
+            at,
+            path,
+            &format!(
+                "{CACHE_POINT_UNCACHEABLE}, a `{}` block (pydantic-ai: `Cache control not supported for param type`)",
+                block_type(block)
+            ),
+        )),
+    }
+}
+
+/// pydantic-ai's refusal of a cache point with no block before it (`add_cache_control_param`).
+const CACHE_POINT_FIRST: &str =
+    "a cache point with no block before it (pydantic-ai: `CachePoint cannot be the first content in a user message`)";
+/// pydantic-ai's refusal of a cache point after a block that takes no `cache_control`.
+const CACHE_POINT_UNCACHEABLE: &str = "a cache point after a block that takes no `cache_control`";
+
+/// A block's `type`, as it is sent.
+fn block_type(block: &Block) -> String {
+    serde_json::to_value(block)
+        .ok()
+        .and_then(|value| value["type"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// `_limit_cache_points` (Anthropic takes 4 breakpoints a request: the newest message ones are
+/// kept, the older ones lose their `cache_control`; no system prompt or tool definition has one
+/// with default settings) and `raise_earlier_breakpoint_ttls` (each kept breakpoint's ttl raised
+/// to the longest of those after it, as Anthropic requires).
+fn settle_cache_points(messages: &mut [Message]) {
+    const MAX_POINTS: usize = 4;
+    let mut kept = 0;
+    let mut longest = CacheTtl::FiveMinutes;
+    let blocks = messages
+        .iter_mut()
+        .rev()
+        .flat_map(|message| message.content.iter_mut().rev());
+    for cache_control in blocks.filter_map(Block::cache_control_mut) {
+        let Some(control) = cache_control else { continue };
+        if kept == MAX_POINTS {
+            *cache_control = None;
+            continue;
+        }
+        kept += 1;
+        longest = longest.max(control.ttl);
+        control.ttl = longest;
     }
 }
 
@@ -656,8 +786,25 @@ fn drop_unpaired_native_tool_calls(messages: &mut Vec<Message>, origins: &mut Ve
     for index in (0..messages.len()).rev() {
         if !suffix_is_tool_result_only && messages[index].content.iter().any(unpaired) {
             let keep: Vec<bool> = messages[index].content.iter().map(|block| !unpaired(block)).collect();
-            let mut kept = keep.iter();
-            messages[index].content.retain(|_| *kept.next().unwrap_or(&true));
+            let content = std::mem::take(&mut messages[index].content);
+            let mut kept = Vec::with_capacity(content.len());
+            for (mut block, keep) in content.into_iter().zip(&keep) {
+                if *keep {
+                    kept.push(block);
+                } else if let Some(Some(cache_control)) = block.cache_control_mut().map(|control| *control) {
+                    // `keep_cache_boundary_before`: a dropped call's cache boundary moves to the
+                    // nearest block before it that takes one (its own message's kept blocks, then
+                    // the messages before); with none, it goes with the call.
+                    let before = messages[..index]
+                        .iter_mut()
+                        .rev()
+                        .flat_map(|message| message.content.iter_mut().rev());
+                    if let Some(carrier) = kept.iter_mut().rev().chain(before).find_map(Block::cache_control_mut) {
+                        *carrier = Some(cache_control);
+                    }
+                }
+            }
+            messages[index].content = kept;
             let origin = &mut origins[index];
             if origin.blocks.len() == keep.len() {
                 let mut kept = keep.iter();
@@ -701,6 +848,7 @@ fn file_block(file: &File, context: &str) -> Result<Block, ExportError> {
             source: Source::Url {
                 url: file.url_to_send()?,
             },
+            cache_control: None,
         }),
         // `_map_document_url`: a PDF's URL; a text document's text, which pydantic-ai downloads.
         FileKind::Url {
@@ -711,6 +859,7 @@ fn file_block(file: &File, context: &str) -> Result<Block, ExportError> {
                 source: Source::Url {
                     url: file.url_to_send()?,
                 },
+                cache_control: None,
             }),
             "text/plain" => Err(file.refuse_download("Anthropic takes a text document's text, not its URL")),
             other => Err(file.refuse_as(&format!("Unsupported document media type: {other}"))),
@@ -727,10 +876,12 @@ fn file_block(file: &File, context: &str) -> Result<Block, ExportError> {
             if media_type.starts_with("image/") {
                 Ok(Block::Image {
                     source: Source::File { file_id },
+                    cache_control: None,
                 })
             } else if media_type.starts_with("text/") || media_type.starts_with("application/") {
                 Ok(Block::Document {
                     source: Source::File { file_id },
+                    cache_control: None,
                 })
             } else {
                 Err(file.refuse_as(&format!(
@@ -749,6 +900,7 @@ fn binary_block(file: &File, data: &[u8], media_type: &str) -> Result<Block, Exp
                 data: media::base64(data),
                 media_type: media_type.to_owned(),
             },
+            cache_control: None,
         });
     }
     match media_type {
@@ -757,6 +909,7 @@ fn binary_block(file: &File, data: &[u8], media_type: &str) -> Result<Block, Exp
                 data: media::base64(data),
                 media_type: media_type.to_owned(),
             },
+            cache_control: None,
         }),
         // `data.decode('utf-8')`, which raises on bytes that are not UTF-8.
         "text/plain" => match std::str::from_utf8(data) {
@@ -765,6 +918,7 @@ fn binary_block(file: &File, data: &[u8], media_type: &str) -> Result<Block, Exp
                     data: text.to_owned(),
                     media_type: media_type.to_owned(),
                 },
+                cache_control: None,
             }),
             Err(_) => {
                 Err(file.refuse("a `text/plain` binary content that is not UTF-8 (pydantic-ai fails to decode it)"))

@@ -783,9 +783,60 @@ fn html_escape(text: &str) -> String {
     escaped
 }
 
+/// Python's `\s` (`str.isspace`) on any character: Unicode's white space and U+001C..U+001F.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `framework_frame_body`'s `_OWN_TAGS.sub('', text)`: `text` without a tag opening it (after
+/// white space, `\A\s*<[^<>]*>`) and a closing tag ending it (before white space,
+/// `</[^<>]*>\s*\Z`), the body a frame's author wrote.
+pub(crate) fn without_own_tags(text: &str) -> &str {
+    let mut start = 0;
+    let opened = text.trim_start_matches(is_py_space);
+    if let Some(rest) = opened.strip_prefix('<') {
+        if let Some(close) = rest.find(['<', '>']).filter(|&at| rest.as_bytes()[at] == b'>') {
+            start = text.len() - rest.len() + close + 1;
+        }
+    }
+    let body = &text[start..];
+    let ended = body.trim_end_matches(is_py_space);
+    // The closing tag is the last `<` of what is left before its final `>`, followed by `/`, with
+    // no `>` between.
+    if let Some(inner) = ended.strip_suffix('>') {
+        if let Some(open) = inner.rfind(['<', '>']).filter(|&at| inner.as_bytes()[at] == b'<') {
+            if inner[open + 1..].starts_with('/') {
+                return &body[..open];
+            }
+        }
+    }
+    body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `_OWN_TAGS.sub('', text)`, as Python 3.11 gives it for each.
+    #[test]
+    fn a_frames_own_tags_are_its_first_opening_and_last_closing_tag() {
+        for (text, body) in [
+            ("<a>b</a>", "b"),
+            ("  <system>x</system>\n", "x"),
+            ("</system> <system>", " <system>"),
+            ("<a>", ""),
+            ("x</a>", "x"),
+            ("<a <b>c</b>", "<a <b>c"),
+            ("<a>c</b> d", "c</b> d"),
+            ("\u{1c}<a>c</a>\u{3000}", "c"),
+            ("a <b> c", "a <b> c"),
+            ("<a>x</a>y</b>", "x</a>y"),
+            ("</>", ""),
+            ("<>x", "x"),
+        ] {
+            assert_eq!(without_own_tags(text), body, "{text:?}");
+        }
+    }
 
     #[test]
     fn plain_angle_brackets_and_ampersands_are_no_lookalike() {

@@ -13,9 +13,9 @@
 use std::borrow::Cow;
 
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState, NativeToolCallPart,
-    NativeToolReturnPart, RawJson, RetryCause, Speaker, SpeechPart, SystemPromptScope, ThinkingPart, ToolReturnOutcome,
-    UserContent, UserPromptContent,
+    CachePointTtl, Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState,
+    NativeToolCallPart, NativeToolReturnPart, RawJson, RetryCause, Speaker, SpeechPart, SystemPromptScope,
+    ThinkingPart, ToolReturnOutcome, UserContent, UserPromptContent,
 };
 use serde_json::{Map, Value};
 
@@ -67,8 +67,13 @@ pub(crate) enum UserItem {
     Text(String),
     /// A file or media item (`BinaryContent`, a URL item, `UploadedFile`).
     File(File),
-    /// A `CachePoint`, which OpenAI's models without prompt-cache breakpoints leave out.
-    CachePoint { at: PartLocation, path: String },
+    /// A `CachePoint`, which OpenAI's models without prompt-cache breakpoints leave out, and
+    /// Anthropic's marks on the block before it. `one_hour` is its `ttl` of `1h` (`5m` otherwise).
+    CachePoint {
+        at: PartLocation,
+        path: String,
+        one_hour: bool,
+    },
 }
 
 /// A `tool-return` part with what its rendering needs.
@@ -556,6 +561,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             at,
                             item: RequestItem::ToolAvailability,
                             sources: Vec::new(),
+                            frame: false,
                         });
                         continue;
                     }
@@ -602,7 +608,13 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         }
                         _ => request_item(part, standing, in_standing_run, at, &path, profile)?,
                     };
-                    items.push(Authored { at, item, sources });
+                    let frame = holds_framework_frame(part);
+                    items.push(Authored {
+                        at,
+                        item,
+                        sources,
+                        frame,
+                    });
                 }
                 if after_response {
                     let has_results = items
@@ -1045,13 +1057,16 @@ struct Authored {
     at: PartLocation,
     item: RequestItem,
     sources: Lookalikes,
+    /// A user prompt holding a framework frame (`_is_user_channel_frame`).
+    frame: bool,
 }
 
 /// What a part of a noted request is, for placing the announcement.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Part,
-    /// A part that is a frame on the user channel (retry feedback): the announcement goes with
+    /// A part that is a frame on the user channel (retry feedback, a compaction's summary, a user
+    /// prompt holding a framework frame): the announcement goes with
     /// it as with a note, but it is no note (`_system_prompts_before_notes` does not move past it).
     Frame,
     Note,
@@ -1082,10 +1097,18 @@ fn note_lookalike_frames(
     };
     // `genuine_change`: the request carries the application's own mid-conversation system prompt,
     // and no lookalike in it is the user's.
+    // `_leading_system_prompt_count` counts the system prompts the first request opens with, the
+    // ones a request-scoped prompt (since left out) kept from the standing prompt, and so wrapped,
+    // included.
     let leading = if first_request {
         authored
             .iter()
-            .take_while(|part| matches!(part.item, RequestItem::SystemPrompt { .. }))
+            .take_while(|part| {
+                matches!(
+                    part.item,
+                    RequestItem::SystemPrompt { .. } | RequestItem::WrappedSystemPrompt { .. }
+                )
+            })
             .count()
     } else {
         0
@@ -1102,7 +1125,13 @@ fn note_lookalike_frames(
     let genuine_change = has_genuine && !user_lookalike;
     let mut parts: Vec<(PartLocation, RequestItem, Slot)> = Vec::with_capacity(authored.len());
     let mut tool_notes = Vec::new();
-    for Authored { at, item, sources } in authored {
+    for Authored {
+        at,
+        item,
+        sources,
+        frame,
+    } in authored
+    {
         let note = |source: Source, tags: &[&'static str], preceding: bool, result: Option<&ToolResult>| {
             let context = NoteContext {
                 source,
@@ -1142,7 +1171,7 @@ fn note_lookalike_frames(
             .map(|(source, tags)| (at, note(*source, tags, after, None), Slot::Note))
             .collect();
         // `_is_user_channel_frame`.
-        let slot = if matches!(item, RequestItem::Feedback(_)) {
+        let slot = if frame || matches!(item, RequestItem::Feedback(_)) {
             Slot::Frame
         } else {
             Slot::Part
@@ -1316,6 +1345,7 @@ fn request_item(
                 // files, each source getting its own note.
                 let mut found = Vec::new();
                 let mut in_files = Vec::new();
+                let mut frames = Vec::new();
                 for (item_index, item) in items.iter().enumerate() {
                     let item_path = format!("{path}.content[{item_index}]");
                     match item {
@@ -1324,13 +1354,13 @@ fn request_item(
                             contents.push(UserItem::Text(text.clone()));
                         }
                         // `str() | TextContent()`: its text, like a string's (`_text_of`), unless it
-                        // is a frame a capability wrote (`is_framework_frame`, marked in its metadata's
-                        // `__pydantic_ai__` namespace), whose body pydantic-ai checks apart.
+                        // is a frame a capability wrote (`is_framework_frame`), whose body is checked
+                        // apart, after the files.
                         UserContent::TextContent(text) => {
-                            if is_framework_frame(&text.metadata) {
-                                return Err(framework_frame(at, &item_path));
+                            match framework_frame(&text.metadata) {
+                                None => add_lookalikes(&mut found, &text.content, at, &item_path)?,
+                                Some(author) => frames.push((author, &text.content, item_path)),
                             }
-                            add_lookalikes(&mut found, &text.content, at, &item_path)?;
                             contents.push(UserItem::Text(text.content.clone()));
                         }
                         // `StructuredContent` is a `TextContent`: models without structured input are
@@ -1345,13 +1375,31 @@ fn request_item(
                                     "a structured-content item without its rendered `content` (pydantic-ai renders its value again)",
                                 ));
                             };
-                            if is_framework_frame(&structured.metadata) {
-                                return Err(framework_frame(at, &item_path));
+                            match framework_frame(&structured.metadata) {
+                                None => add_lookalikes(&mut found, content, at, &item_path)?,
+                                Some(author) => frames.push((author, content, item_path)),
                             }
-                            add_lookalikes(&mut found, content, at, &item_path)?;
                             contents.push(UserItem::Text(content.clone()));
                         }
-                        UserContent::CachePoint(_) => contents.push(UserItem::CachePoint { at, path: item_path }),
+                        UserContent::CachePoint(point) => {
+                            let one_hour = match point.ttl.get() {
+                                None | Some(CachePointTtl::V5m) => false,
+                                Some(CachePointTtl::V1h) => true,
+                                // `Literal['5m', '1h']`: pydantic-ai does not load the history.
+                                Some(CachePointTtl::Unknown(ttl)) => {
+                                    return Err(ExportError::unsupported(
+                                        at,
+                                        &format!("{item_path}.ttl"),
+                                        &format!("a cache point with the ttl `{ttl}`"),
+                                    ))
+                                }
+                            };
+                            contents.push(UserItem::CachePoint {
+                                at,
+                                path: item_path,
+                                one_hour,
+                            });
+                        }
                         other => match File::read(other, at, &item_path)? {
                             Some(file) => {
                                 // `_text_file_content`: a text-like binary file is read as UTF-8
@@ -1376,6 +1424,27 @@ fn request_item(
                 }
                 let mut sources = sourced(Source::User, found);
                 sources.extend(sourced(Source::File, in_files));
+                // `_lookalike_texts`: then each frame's body, without the frame's own tags, as its
+                // author's (`framework_frame_body`); a frame naming no known author is the
+                // framework's own and is not read. Each author's tags join that author's note.
+                for (author, content, item_path) in frames {
+                    let Some(author) = author else { continue };
+                    let mut tags = Vec::new();
+                    add_lookalikes(&mut tags, framing::without_own_tags(content), at, &item_path)?;
+                    if tags.is_empty() {
+                        continue;
+                    }
+                    match sources.iter_mut().find(|(source, _)| *source == author) {
+                        Some((_, known)) => {
+                            for tag in tags {
+                                if !known.contains(&tag) {
+                                    known.push(tag);
+                                }
+                            }
+                        }
+                        None => sources.push((author, tags)),
+                    }
+                }
                 Ok((RequestItem::User(UserText::Items(contents)), sources))
             }
         },
@@ -1701,22 +1770,41 @@ impl Contexts {
 }
 
 /// `is_framework_frame`: a text item whose metadata's `__pydantic_ai__` namespace marks it as a
-/// frame a capability wrote (`framework_frame: true`, `framework_frame_text`). Other metadata, in
-/// that namespace too, leaves it a text like any other.
-fn is_framework_frame(metadata: &Field<RawJson>) -> bool {
-    metadata
-        .get()
-        .and_then(|raw| raw.try_to_value().ok())
-        .is_some_and(|value| value["__pydantic_ai__"]["framework_frame"] == Value::Bool(true))
+/// frame a capability wrote (`framework_frame: true`, `framework_frame_text`), with the author of
+/// its body (`framework_frame_body`: `framework_frame_author`, when it is one of pydantic-ai's
+/// `LookalikeSource`s). `None` for a text like any other (other metadata, in that namespace too).
+fn framework_frame(metadata: &Field<RawJson>) -> Option<Option<Source>> {
+    let value = metadata.get()?.try_to_value().ok()?;
+    let namespace = value.get("__pydantic_ai__")?.as_object()?;
+    if namespace.get("framework_frame") != Some(&Value::Bool(true)) {
+        return None;
+    }
+    let author = match namespace.get("framework_frame_author").and_then(Value::as_str) {
+        Some("user") => Some(Source::User),
+        Some("tool") => Some(Source::Tool),
+        Some("file") => Some(Source::File),
+        Some("summary") => Some(Source::Summary),
+        Some("retry") => Some(Source::Retry),
+        Some("thinking") => Some(Source::Thinking),
+        _ => None,
+    };
+    Some(author)
 }
 
-/// The refusal of a framework frame, whose body pydantic-ai checks apart.
-fn framework_frame(at: PartLocation, item_path: &str) -> ExportError {
-    ExportError::unsupported(
-        at,
-        &format!("{item_path}.metadata"),
-        "a text-content item with pydantic-ai's own metadata (a framework frame)",
-    )
+/// `_is_user_channel_frame`: a user prompt holding a frame a capability wrote is a frame on the
+/// user channel, which the announcement of the notes goes with.
+fn holds_framework_frame(part: &ModelRequestPart) -> bool {
+    let ModelRequestPart::UserPrompt(user) = part else {
+        return false;
+    };
+    let UserPromptContent::Items(items) = &user.content else {
+        return false;
+    };
+    items.iter().any(|item| match item {
+        UserContent::TextContent(text) => framework_frame(&text.metadata).is_some(),
+        UserContent::StructuredContent(structured) => framework_frame(&structured.metadata).is_some(),
+        _ => false,
+    })
 }
 
 /// Whether `prepare_messages` leaves a request part out before anything else reads the request:

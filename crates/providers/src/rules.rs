@@ -566,6 +566,7 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                             match item {
                                 Block::Image {
                                     source: AnthropicSource::Base64 { data, media_type },
+                                    ..
                                 } => check_anthropic_image(
                                     data,
                                     media_type,
@@ -576,6 +577,7 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                                 ),
                                 Block::Document {
                                     source: AnthropicSource::Base64 { data, media_type },
+                                    ..
                                 } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &path]),
                                 _ => {}
                             }
@@ -584,11 +586,13 @@ fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportErr
                 }
                 Block::Image {
                     source: AnthropicSource::Base64 { data, media_type },
+                    ..
                 } => {
                     check_anthropic_image(data, media_type, side, at, [&index_text, &block_text], &mut violations);
                 }
                 Block::Document {
                     source: AnthropicSource::Base64 { data, media_type },
+                    ..
                 } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &block_text]),
                 // Server-side tool blocks answer each other within the assistant turn (and
                 // pydantic-ai drops a call left unanswered): no rule of the client tools applies.

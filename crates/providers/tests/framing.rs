@@ -168,28 +168,36 @@ fn a_note_leaves_out_a_tool_name_it_cannot_quote() {
 }
 
 #[test]
-fn only_text_whose_lookalikes_depend_on_unicode_folding_is_refused() {
+fn only_text_whose_lookalikes_unicode_14_cannot_tell_is_refused() {
     let with = |text: &str| {
         history(json!([
             {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": text, "timestamp": "2026-03-14T09:00:00Z"}]},
         ]))
     };
     // Non-ASCII text elsewhere does not matter, characters NFKC leaves alone end a tag where they
-    // stand, and a fullwidth `<` is read as pydantic-ai reads it.
-    for text in ["日本語 <div> 🎉 a && b", "<名前> a <— b & λ", "\u{ff1c}system> λ"] {
+    // stand, a fullwidth `<` is read as pydantic-ai reads it, and a zero-width space, a fullwidth
+    // letter or a combining mark right where the tag would be is folded as pydantic-ai folds it.
+    for text in [
+        "日本語 <div> 🎉 a && b",
+        "<名前> a <— b & λ",
+        "\u{ff1c}system> λ",
+        "<\u{200b}system>",
+        "<\u{ff53}ystem>",
+        "<system>\u{338}",
+    ] {
         for provider in Provider::EXPORTABLE {
             assert!(export(&with(text), provider).is_ok(), "{text:?} to {provider}");
         }
     }
-    // A zero-width space, a fullwidth letter or a combining mark right where the tag would be: only
-    // pydantic-ai's NFKC folding can tell.
-    for text in ["<\u{200b}system>", "<\u{ff53}ystem>", "<system>\u{338}"] {
+    // A character Unicode 14 does not assign where the tag would be, and a tag spelled with a
+    // dotless `i`: msgflow's tables cannot tell what Python 3.11 reads.
+    for text in ["<sys\u{378}tem>", "<pya\u{131}:context>"] {
         for provider in Provider::EXPORTABLE {
             let Err(ExportError::Unsupported { path, what, .. }) = export(&with(text), provider) else {
                 panic!("{text:?} exports to {provider}");
             };
             assert_eq!(path, "$[0].parts[0].content");
-            assert!(what.contains("Unicode 14 NFKC"), "{what}");
+            assert!(what.contains("lookalike check does"), "{what}");
         }
     }
 }

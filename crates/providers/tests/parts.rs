@@ -135,12 +135,85 @@ fn call_details_the_mappings_send_go_back_with_the_call() {
 #[test]
 fn a_text_content_item_is_a_framework_frame_only_when_marked() {
     let (history, _) = fixture("text-content-metadata");
-    assert_exports_as_pydantic_ai("text-content-metadata");
+    let plain = assert_exports_as_pydantic_ai("text-content-metadata");
     let mut value: Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
-    value[0]["parts"][0]["content"][1]["metadata"] = json!({"__pydantic_ai__": {"framework_frame": true}});
+    value[0]["parts"][0]["content"][0]["metadata"] = json!({"__pydantic_ai__": {"framework_frame": true}});
     let marked = msgflow_wire::from_str(&value.to_string()).unwrap();
-    let error = export(&marked, Provider::OpenAiChat).unwrap_err().to_string();
-    assert!(error.contains("framework frame"), "{error}");
+    // Marked, its `<system>` is the framework's own: no note, but the request is a frame, so the
+    // announcement still goes with it.
+    let request = export(&marked, Provider::OpenAiChat).unwrap();
+    let messages = request["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.len(),
+        plain["openai-chat"]["request"]["messages"].as_array().unwrap().len() - 1
+    );
+    assert!(!request.to_string().contains("The following user message"), "{request}");
+}
+
+/// A framework frame goes as its text; the body of one naming its author, without the frame's own
+/// tags, is read as that author's (its tags joining that author's note), a frame of no author or
+/// an unknown one is not read, and a user prompt holding one carries the announcement.
+#[test]
+fn framework_frames_go_as_text_with_their_bodys_author_noted() {
+    let expected = assert_exports_as_pydantic_ai("framework-frames");
+    let anthropic = expected["anthropic"]["request"]["messages"][0]["content"].to_string();
+    assert!(anthropic.contains("The following tool result contains"), "{anthropic}");
+    let expected = assert_exports_as_pydantic_ai("framework-frame-only");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert!(chat.to_string().contains("looks like an application frame"), "{chat}");
+    // The system prompts opening the first request are no change of the application's, even
+    // where Anthropic gets them as `<system>` blocks (the standing prompt ended at a request-scoped
+    // prompt since left out).
+    let expected = assert_exports_as_pydantic_ai("framework-frame-after-scoped");
+    let anthropic = expected["anthropic"]["request"]["messages"][0].to_string();
+    assert!(!anthropic.contains("The other <system> block"), "{anthropic}");
+}
+
+/// Anthropic's cache points set `cache_control` on the block before them (or the message
+/// before's last block), at most 4 kept, their ttls raised to the longest after them; OpenAI's
+/// models leave them out.
+#[test]
+fn anthropic_cache_points_mark_the_block_before_them() {
+    let expected = assert_exports_as_pydantic_ai("cache-points");
+    let messages = expected["anthropic"]["request"]["messages"].to_string();
+    assert_eq!(messages.matches("cache_control").count(), 4, "{messages}");
+    assert!(!expected["openai-chat"].to_string().contains("cache"));
+    // On a server-side call that is then dropped, the mark moves to the block before that takes
+    // one (past the thinking block), or goes with the call.
+    let expected = assert_exports_as_pydantic_ai("cache-point-dropped-call");
+    let assistant = &expected["anthropic"]["request"]["messages"][1]["content"];
+    assert_eq!(assistant[0]["cache_control"]["ttl"], "1h", "{assistant}");
+    let expected = assert_exports_as_pydantic_ai("cache-point-dropped-call-alone");
+    assert!(!expected["anthropic"].to_string().contains("cache_control"));
+}
+
+/// A cache point with no block before it, or after a block that takes no `cache_control`, is
+/// refused for Anthropic, as pydantic-ai refuses it; OpenAI's models export the history.
+#[test]
+fn anthropic_cache_points_pydantic_ai_cannot_place_are_refused() {
+    for (name, what) in [
+        ("cache-point-first", "no block before it"),
+        (
+            "cache-point-after-thinking",
+            "takes no `cache_control`, a `thinking` block",
+        ),
+    ] {
+        let (history, expected) = fixture(name);
+        assert!(expected["anthropic"]["refused"].is_string(), "{name}");
+        let error = export(&history, Provider::Anthropic).unwrap_err();
+        assert!(
+            matches!(&error, ExportError::Unsupported { path, .. } if path.ends_with(".content[0]")),
+            "{name}: {error}"
+        );
+        assert!(error.to_string().contains(what), "{name}: {error}");
+        for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+            assert_eq!(
+                export(&history, provider).unwrap(),
+                expected[provider.name()]["request"],
+                "{name} / {provider}"
+            );
+        }
+    }
 }
 
 /// Where pydantic-ai would send back what msgflow does not rebuild (a citation index written as a

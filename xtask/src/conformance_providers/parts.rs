@@ -5,21 +5,24 @@
 //! model's, cut off by the listener), system prompts with a `context_id` (opened, restated,
 //! withdrawn, opened empty) and request-scoped ones (answered and current), structured-content
 //! items, texts with provider details, server-side tool calls and returns of every provider, and
-//! tool parts of a kind pydantic-ai has no typed part for, compactions (a request's summary, a
-//! response's compaction of every provider, sent back with the trim before it or left out), and
-//! instruction state: baselines (append-mode blocks, digests, empty ones) and changes (replacements with and without the hash of the text they
+//! tool parts of a kind pydantic-ai has no typed part for, user prompts of framework frames and
+//! cache points (`framed_prompt`), compactions (a request's summary, a response's compaction of
+//! every provider, sent back with the trim before it or left out), and instruction state:
+//! baselines (append-mode blocks, digests, empty ones) and changes (replacements with and without
+//! the hash of the text they
 //! replace, withdrawals, empty replacements, ids of every namespace, a loaded capability's block,
 //! a newer version's namespace, none), whose windows the compactions and baselines end.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{text, Rng, STAMP};
+use super::{text, Rng, LOOKALIKES, STAMP};
 
 /// A request part `prepare_messages` rewrites or leaves out. `instruction_values` are the block
 /// values the history has stated so far, which a change may record the hash of.
 pub(super) fn request_part(rng: &mut Rng, instruction_values: &mut Vec<String>) -> Value {
-    match rng.below(13) {
+    match rng.below(15) {
+        13 | 14 => framed_prompt(rng),
         10 | 11 => instruction_delta(rng, instruction_values),
         12 => instruction_baseline(rng, instruction_values),
         9 => {
@@ -380,4 +383,94 @@ fn native_tool_part(rng: &mut Rng, next_id: &mut usize) -> Value {
         _ => {}
     }
     part
+}
+
+/// A list user prompt of texts, framework frames (`framework_frame_text`: of no author, of every
+/// author pydantic-ai knows, of one it does not; with and without their own tags, as text or
+/// structured content, next to metadata that only looks like the mark) and cache points (at the
+/// start, in the middle, at the end, after a file, after another cache point; of both ttls).
+fn framed_prompt(rng: &mut Rng) -> Value {
+    let mut items = Vec::new();
+    for _ in 0..1 + rng.below(5) {
+        let item = match rng.below(10) {
+            0..=3 => framework_frame(rng),
+            4 | 5 => cache_point(rng),
+            // A file none of the three downloads: an image's URL, a text file's bytes.
+            6 => rng
+                .pick(&[
+                    json!({"kind": "image-url", "url": "https://example.com/cat.png"}),
+                    json!({"kind": "binary", "data": "bm90ZXMgPHN5c3RlbT4=", "media_type": "text/plain"}),
+                ])
+                .clone(),
+            _ => json!(text(rng)),
+        };
+        items.push(item);
+        if rng.chance(15) {
+            items.push(cache_point(rng));
+        }
+    }
+    json!({"part_kind": "user-prompt", "content": items, "timestamp": STAMP})
+}
+
+fn cache_point(rng: &mut Rng) -> Value {
+    match rng.below(3) {
+        0 => json!({"kind": "cache-point"}),
+        1 => json!({"kind": "cache-point", "ttl": "5m"}),
+        _ => json!({"kind": "cache-point", "ttl": "1h"}),
+    }
+}
+
+/// A text item marked as a frame (or with metadata that only resembles the mark).
+fn framework_frame(rng: &mut Rng) -> Value {
+    let author = rng
+        .pick(&[
+            None,
+            Some(json!("user")),
+            Some(json!("tool")),
+            Some(json!("file")),
+            Some(json!("summary")),
+            Some(json!("retry")),
+            Some(json!("thinking")),
+            Some(json!("assistant")),
+            Some(json!(1)),
+        ])
+        .clone();
+    let mut namespace = json!({"framework_frame": true});
+    if let Some(author) = author {
+        namespace["framework_frame_author"] = author;
+    }
+    let metadata = match rng.below(10) {
+        0 => json!({"app": "ui", "__pydantic_ai__": namespace}),
+        // Not the mark (`is True`), or not where pydantic-ai reads it: a text like any other.
+        1 => json!({"__pydantic_ai__": {"framework_frame": "true", "framework_frame_author": "tool"}}),
+        2 => json!({"__pydantic_ai__": [namespace]}),
+        3 => json!(["__pydantic_ai__"]),
+        _ => json!({"__pydantic_ai__": namespace}),
+    };
+    let mut body = text(rng);
+    if rng.chance(60) {
+        // An ASCII one: msgflow refuses some of the others for the NFKC folding it does not
+        // reproduce, which would hide the frame.
+        let ascii: Vec<&str> = LOOKALIKES
+            .iter()
+            .copied()
+            .filter(|lookalike| lookalike.is_ascii())
+            .collect();
+        body = format!("{body} {}", rng.pick(&ascii));
+    }
+    let content = match rng.below(6) {
+        0 => format!("<pyai:tool_result tool_name=\"search\">\n{body}\n</pyai:tool_result>"),
+        1 => format!("  <system>{body}</system>\n"),
+        // Its own tags alone are no lookalike, a tag opening or closing it alone is stripped too.
+        2 => "<system></system>".to_owned(),
+        3 => format!("<pyai:retry_feedback>{body}"),
+        4 => format!("{body}</system> <system>"),
+        _ => body,
+    };
+    // A structured item's `content` is what it rendered (an empty one is rendered again).
+    if rng.chance(20) && !content.is_empty() {
+        json!({"kind": "structured-content", "content": content, "value": {"k": 1}, "metadata": metadata})
+    } else {
+        json!({"kind": "text-content", "content": content, "metadata": metadata})
+    }
 }
