@@ -10,11 +10,8 @@
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
 //!   reason; the seeded histories contain none of those parts, so every one of them must export,
 //!   but for the one narrow refusal of their text (a `<` or `&` in text holding a character
-//!   Unicode 14 does not assign, which msgflow cannot fold as Python 3.11 does) and, in the
-//!   `frames-` histories, for
-//!   Anthropic, a standing system prompt in a first request that follows a response and holds tool
-//!   results (which pydantic-ai rewraps after moving the results ahead of it), and, where
-//!   pydantic-ai refuses it too, an Anthropic cache point with no block before it or after a block
+//!   Unicode 14 does not assign, which msgflow cannot fold as Python 3.11 does, or a tag spelled
+//!   with a dotted or dotless `i`) and, where pydantic-ai refuses it too, an Anthropic cache point with no block before it or after a block
 //!   that takes no `cache_control`.
 //!
 //! The seeded texts hold code, HTML and shell text with `<` and `&`, and framing-tag lookalikes
@@ -215,9 +212,6 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     // would download the file, or refuses the item), but for the narrow refusals
                     // of the other seeded histories and Anthropic's cache points.
                     let allowed = what.contains(UNDECIDED_LOOKALIKE)
-                        || ((name.starts_with("frames-") || media_case || parts_case)
-                            && provider == Provider::Anthropic
-                            && what.starts_with(ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE))
                         || (answer.is_none()
                             && ANTHROPIC_CACHE_POINT_REFUSALS
                                 .iter()
@@ -354,11 +348,6 @@ impl Rng {
 
 /// What msgflow's refusal of a text whose lookalikes it cannot read as pydantic-ai does says.
 const UNDECIDED_LOOKALIKE: &str = "text msgflow cannot read as pydantic-ai's framing-tag lookalike check does";
-/// msgflow's refusal, for Anthropic, of a standing system prompt in a first request that comes
-/// after a response and holds tool results (pydantic-ai moves the results ahead of it, then wraps
-/// what sits at the standing prompt's positions).
-const ANTHROPIC_FIRST_REQUEST_AFTER_RESPONSE: &str =
-    "a system prompt after the conversation started (a first request after a response";
 /// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: file items
 /// nested in tool output (which pydantic-ai re-serialises).
 const MEDIA_REFUSALS: &[&str] = &["tool output holding a file item inside"];

@@ -617,27 +617,21 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     });
                 }
                 if after_response {
-                    let has_results = items
-                        .iter()
-                        .any(|authored| matches!(authored.item, RequestItem::ToolReturn(_)));
-                    if first_request && has_results && !profile.inline_system_prompts {
-                        // `_wrap_non_leading_system_prompts` counts the standing prompt before the
-                        // tool results move ahead of it, then wraps what sits at its positions
-                        // after the move: the standing prompt is no longer lifted as written.
-                        if let Some(standing) = items
-                            .iter()
-                            .find(|authored| matches!(authored.item, RequestItem::SystemPrompt { .. }))
-                        {
-                            return Err(ExportError::unsupported(
-                                standing.at,
-                                &format!("$[{message_index}].parts[{}]", standing.at.part),
-                                "a system prompt after the conversation started (a first request after a response, ahead of its tool results, which pydantic-ai moves behind them and wraps in `<system>` framing for this provider)",
-                            ));
-                        }
-                    }
                     // `_tool_results_first`: in every request after a response, the tool results go
                     // ahead of the other parts, each group in its order (a stable sort).
                     items.sort_by_key(|authored| !matches!(authored.item, RequestItem::ToolReturn(_)));
+                    if first_request && !profile.inline_system_prompts {
+                        // `_wrap_non_leading_system_prompts` counts the standing prompt before the
+                        // tool results move ahead of it, then wraps the system prompts at or past
+                        // that count after the move: a standing prompt the results pushed back is
+                        // sent as a `<system>` block, not lifted into the system prompt.
+                        for authored in items.iter_mut().skip(standing_count) {
+                            if let RequestItem::SystemPrompt { content } = &mut authored.item {
+                                let content = std::mem::take(content);
+                                authored.item = RequestItem::WrappedSystemPrompt { content };
+                            }
+                        }
+                    }
                 }
                 // `_announce_in_standing_prompt`'s `needed`: a mid-conversation system prompt too.
                 noted |= items

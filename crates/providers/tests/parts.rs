@@ -631,3 +631,16 @@ fn instruction_ids_and_diff_lengths_are_read_as_pydantic_ai_reads_them() {
     );
     assert!(chat.contains("<pyai:context id=\\\"run:x\\\">"), "{chat}");
 }
+
+/// A first request after a response: `_wrap_non_leading_system_prompts` counts two standing
+/// prompts before `_tool_results_first` moves the result ahead of them, so after the move the
+/// first stays the system prompt and the second, pushed past the count, is a `<system>` block.
+#[test]
+fn a_standing_prompt_the_tool_results_push_back_is_wrapped() {
+    let expected = assert_exports_as_pydantic_ai("standing-prompt-behind-results");
+    let anthropic = &expected["anthropic"]["request"];
+    assert!(anthropic["system"].as_str().unwrap().ends_with("Standing."));
+    let blocks = &anthropic["messages"][1]["content"];
+    assert_eq!(blocks[0]["type"], "tool_result");
+    assert_eq!(blocks[1]["text"], "<system>Also standing.</system>");
+}
