@@ -529,6 +529,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // by `_convert_speech_parts` states none: an opening without content opens nothing).
                 let mut rendered = None;
                 let mut holds_request_scoped = false;
+                // Where the request's first request-scoped prompt was written: it ends the count of
+                // the standing prompt wherever it goes later.
+                let mut first_scoped_part = None;
                 let mut holds_tool_availability = false;
                 let mut items = Vec::with_capacity(request.parts.len());
                 for (part_index, part) in request.parts.iter().enumerate() {
@@ -581,6 +584,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             leading_system = false;
                             noted = true;
                             holds_request_scoped = true;
+                            first_scoped_part.get_or_insert(at.part);
                             if message_index >= scoped.current_start {
                                 let content = match context {
                                     Some(Context::Rendered(content)) => content,
@@ -698,18 +702,20 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 let announces_tools = !profile.adds_tools && holds_tool_availability;
                 if announces_tools {
                     // `_announce_tool_availability_delta_messages` sorts the request's parts after
-                    // the standing prompt (of the first request, counted with the deltas in place)
-                    // with the tool results first.
+                    // the standing prompt (of the first request, counted with the deltas in place,
+                    // and the request-scoped prompts, which end it, not yet moved) with the tool
+                    // results first.
                     let head = if first_request {
                         items
                             .iter()
-                            .take_while(|(_, item)| {
-                                matches!(
-                                    item,
-                                    RequestItem::SystemPrompt { .. }
-                                        | RequestItem::Note { .. }
-                                        | RequestItem::WrappedSystemPrompt { .. }
-                                )
+                            .take_while(|(at, item)| {
+                                at.part < first_scoped_part.unwrap_or(usize::MAX)
+                                    && matches!(
+                                        item,
+                                        RequestItem::SystemPrompt { .. }
+                                            | RequestItem::Note { .. }
+                                            | RequestItem::WrappedSystemPrompt { .. }
+                                    )
                             })
                             .count()
                     } else {

@@ -644,3 +644,15 @@ fn a_standing_prompt_the_tool_results_push_back_is_wrapped() {
     assert_eq!(blocks[0]["type"], "tool_result");
     assert_eq!(blocks[1]["text"], "<system>Also standing.</system>");
 }
+
+/// A tool-availability delta's request, the history's first, opened by a request-scoped prompt:
+/// that prompt ends the standing prompt before it moves to the tail, so
+/// `_announce_tool_availability_delta_messages` sorts the tool result ahead of the conversation
+/// prompt after it (found by the live check on an arbitrary history).
+#[test]
+fn a_request_scoped_prompt_ends_the_standing_prompt_the_delta_sort_keeps() {
+    let expected = assert_exports_as_pydantic_ai("delta-after-request-scoped-prompt");
+    let blocks = &expected["anthropic"]["request"]["messages"][0]["content"];
+    assert_eq!(blocks[0]["type"], "tool_result");
+    assert_eq!(blocks[1]["text"], "<system>Be careful.</system>");
+}
