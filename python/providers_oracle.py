@@ -19,7 +19,9 @@ Usage (one process for a whole batch):
 
 Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}``; each output line is
 ``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, and for OpenAI
-Chat with each profile setting msgflow offers as an option (``openai-chat+thinking=<mode>``), in input order.
+Chat with each profile setting msgflow offers as an option (``openai-chat+thinking=<mode>``), and for Anthropic with
+the reasoning it cannot take back as its own written in the reply (``anthropic+thinking=assistant-turn``), in input
+order.
 """
 
 from __future__ import annotations
@@ -86,6 +88,13 @@ def build_models() -> dict:
         models[f"openai-chat+thinking={mode}"] = OpenAIChatModel(
             "gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY), profile=profile
         )
+    # Reasoning Anthropic cannot take back as its own, written in the reply (`--anthropic-thinking
+    # assistant-turn`) rather than carried in a user turn.
+    models["anthropic+thinking=assistant-turn"] = AnthropicModel(
+        "claude-sonnet-4-5",
+        provider=AnthropicProvider(api_key=DUMMY_KEY),
+        profile={"mimics_assistant_message_formatting": False},
+    )
     return models
 
 

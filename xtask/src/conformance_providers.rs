@@ -46,6 +46,9 @@ const ARBITRARY_COUNT: usize = 300;
 /// The OpenAI Chat thinking modes compared besides the default (`'auto'`), as
 /// `--openai-chat-thinking` spells them.
 const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
+/// Where Anthropic puts reasoning it cannot take back as its own, compared besides the default
+/// (`user-turn`), as `--anthropic-thinking` spells it.
+const ANTHROPIC_THINKING_PLACES: [&str; 1] = ["assistant-turn"];
 /// Mismatches shown in detail.
 const SHOWN: usize = 12;
 
@@ -158,8 +161,16 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     for mode in CHAT_THINKING_MODES {
         let options = ExportOptions {
             openai_chat_thinking: mode.parse().map_err(|err: String| anyhow::anyhow!(err))?,
+            ..ExportOptions::default()
         };
         targets.push((format!("openai-chat+thinking={mode}"), Provider::OpenAiChat, options));
+    }
+    for place in ANTHROPIC_THINKING_PLACES {
+        let options = ExportOptions {
+            anthropic_thinking: place.parse().map_err(|err: String| anyhow::anyhow!(err))?,
+            ..ExportOptions::default()
+        };
+        targets.push((format!("anthropic+thinking={place}"), Provider::Anthropic, options));
     }
     for ((name, history_value), answer) in cases.iter().zip(&oracle) {
         let history = msgflow_wire::from_str(&history_value.to_string())

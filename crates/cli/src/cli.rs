@@ -320,6 +320,12 @@ pub struct ProfileArgs {
     /// others as <think> text), tags, field:NAME (every part in the field NAME) or off.
     #[arg(long, value_name = "MODE", value_parser = crate::commands::parse_chat_thinking)]
     pub openai_chat_thinking: Option<msgflow_providers::openai_chat::ChatThinking>,
+    /// Where Anthropic gets reasoning it cannot take back as the model's own thinking block
+    /// (unsigned, or another provider's; the profile's `mimics_assistant_message_formatting`):
+    /// user-turn (claude-sonnet-4-5's default: an <assistant_thinking> frame in a user turn ahead
+    /// of the reply) or assistant-turn (<thinking> text in the reply itself).
+    #[arg(long, value_name = "WHERE", value_parser = crate::commands::parse_anthropic_thinking)]
+    pub anthropic_thinking: Option<msgflow_providers::anthropic::ReplayedThinking>,
 }
 
 /// `msgflow repair`.

@@ -136,3 +136,46 @@ fn export_and_check_take_the_openai_chat_thinking_mode_of_the_profile() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
     }
 }
+
+#[test]
+fn export_and_check_take_where_anthropic_puts_reasoning_it_cannot_take_back() {
+    let fixture = root().join("tests/fixtures/providers/thinking-other-providers.json");
+    let export = |place: &str| {
+        let output = msgflow()
+            .args(["export", "--to", "anthropic", "--anthropic-thinking", place])
+            .arg(&fixture)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{place}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert!(export("user-turn").contains("<assistant_thinking>"));
+    let in_reply = export("assistant-turn");
+    assert!(!in_reply.contains("<assistant_thinking>") && in_reply.contains("<thinking>"));
+    msgflow()
+        .args([
+            "check",
+            "--provider",
+            "anthropic",
+            "--anthropic-thinking",
+            "assistant-turn",
+        ])
+        .arg(&fixture)
+        .assert()
+        .code(0);
+    // For another provider, or a place that is none of the two, it is a usage error.
+    for args in [
+        [
+            "export",
+            "--to",
+            "openai-chat",
+            "--anthropic-thinking",
+            "assistant-turn",
+        ],
+        ["export", "--to", "anthropic", "--anthropic-thinking", "reply"],
+    ] {
+        let output = msgflow().args(args).arg(&fixture).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
+    }
+}

@@ -32,8 +32,42 @@ const PROFILE: Profile = Profile {
     adds_tools: false,
     relocates_tool_files: false,
     args_as_text: false,
+    carries_foreign_thinking: true,
     supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
+
+/// Where Anthropic's mapping puts reasoning it cannot send back as the model's own thinking block
+/// (unsigned, or from another provider): the profile's `mimics_assistant_message_formatting`
+/// (`render_replayed_thinking`). `claude-sonnet-4-5` carries it into a user turn.
+///
+/// ```
+/// use msgflow_providers::anthropic::ReplayedThinking;
+/// assert_eq!("assistant-turn".parse(), Ok(ReplayedThinking::AssistantTurn));
+/// assert_eq!(ReplayedThinking::default(), ReplayedThinking::UserTurn);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReplayedThinking {
+    /// `mimics_assistant_message_formatting=True` (the default): an `<assistant_thinking>` frame in
+    /// a user turn ahead of the assistant turn, with a note for a lookalike in it.
+    #[default]
+    UserTurn,
+    /// `mimics_assistant_message_formatting=False`: the reasoning in `<thinking>` tags, as text of
+    /// the assistant turn it was produced in.
+    AssistantTurn,
+}
+
+impl std::str::FromStr for ReplayedThinking {
+    type Err = String;
+
+    /// `user-turn` or `assistant-turn`, as `msgflow export --anthropic-thinking` spells them.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "user-turn" => Ok(ReplayedThinking::UserTurn),
+            "assistant-turn" => Ok(ReplayedThinking::AssistantTurn),
+            other => Err(format!("`{other}` is not `user-turn` or `assistant-turn`")),
+        }
+    }
+}
 
 /// The `system` and `messages` of a Messages API request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -403,11 +437,21 @@ pub enum ToolResultContent {
 
 /// The request `AnthropicModel` would send for `history`.
 pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    export_inner(history).map_err(|error| error.for_provider(Provider::Anthropic))
+    export_with(history, ReplayedThinking::default())
 }
 
-fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, PROFILE)?;
+/// [`export`] for a profile that puts reasoning it cannot send back as its own where `replayed`
+/// says.
+pub fn export_with(history: &[ModelMessage], replayed: ReplayedThinking) -> Result<Exported<Request>, ExportError> {
+    let profile = Profile {
+        carries_foreign_thinking: replayed == ReplayedThinking::UserTurn,
+        ..PROFILE
+    };
+    export_inner(history, profile).map_err(|error| error.for_provider(Provider::Anthropic))
+}
+
+fn export_inner(history: &[ModelMessage], profile: Profile) -> Result<Exported<Request>, ExportError> {
+    let prepared = prepare::prepare(history, profile)?;
     let mut system_parts = Vec::new();
     // At most one message per prepared message (a message of the role before joins it): sized up
     // front, not grown and copied.
@@ -531,6 +575,8 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                             carried.push((at, Block::text(text)));
                             continue;
                         }
+                        // Without `mimics_assistant_message_formatting`: tagged text of this turn.
+                        ResponseItem::Thinking(Thinking::Tagged(text)) => Block::text(text),
                         // Never prepared for this profile (`replays_own_items: false`, its own
                         // `ThinkingMode`).
                         other @ (ResponseItem::ItemText { .. }

@@ -199,6 +199,9 @@ impl ExportError {
 pub struct ExportOptions {
     /// How OpenAI Chat sends thinking back (`openai_chat_send_back_thinking_parts`).
     pub openai_chat_thinking: openai_chat::ChatThinking,
+    /// Where Anthropic puts reasoning it cannot send back as the model's own thinking block
+    /// (`mimics_assistant_message_formatting`).
+    pub anthropic_thinking: anthropic::ReplayedThinking,
 }
 
 /// The request for `provider` as a JSON value (what `msgflow export --to` prints).
@@ -218,7 +221,9 @@ pub fn export_with(
         serde_json::to_value(request).expect("the request types always serialise")
     }
     match provider {
-        Provider::Anthropic => anthropic::export(history).map(|exported| to_value(&exported.request)),
+        Provider::Anthropic => {
+            anthropic::export_with(history, options.anthropic_thinking).map(|exported| to_value(&exported.request))
+        }
         Provider::OpenAiChat => {
             openai_chat::export_with(history, &options.openai_chat_thinking).map(|exported| to_value(&exported.request))
         }

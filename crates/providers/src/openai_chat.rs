@@ -33,6 +33,7 @@ const PROFILE: Profile = Profile {
     adds_tools: false,
     relocates_tool_files: true,
     args_as_text: true,
+    carries_foreign_thinking: false,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 

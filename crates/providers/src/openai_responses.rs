@@ -34,6 +34,7 @@ const PROFILE: Profile = Profile {
     adds_tools: true,
     relocates_tool_files: false,
     args_as_text: true,
+    carries_foreign_thinking: false,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 

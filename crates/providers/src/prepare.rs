@@ -378,6 +378,8 @@ pub(crate) enum ThinkingMode {
 
 /// `DEFAULT_THINKING_TAGS` (profiles/__init__.py), the thinking tags of both OpenAI profiles.
 const DEFAULT_THINKING_TAGS: (&str, &str) = ("<think>", "</think>");
+/// The `thinking_tags` of Anthropic's profile (`anthropic_model_profile`).
+const ANTHROPIC_THINKING_TAGS: (&str, &str) = ("<thinking>", "</thinking>");
 
 /// One message of the prepared history, each item with the history position it came from.
 #[derive(Debug, Clone)]
@@ -447,6 +449,10 @@ pub(crate) struct Profile {
     /// Whether the mapping sends a call's arguments as JSON text (`args_as_json_str`, OpenAI's
     /// `arguments`) rather than as an object (Anthropic's `input`).
     pub args_as_text: bool,
+    /// `mimics_assistant_message_formatting` (Anthropic's `ThinkingMode`): reasoning the model cannot
+    /// take as its own thinking block is carried in a user turn as an `<assistant_thinking>` frame,
+    /// rather than written in the assistant turn in the profile's thinking tags.
+    pub carries_foreign_thinking: bool,
 }
 
 /// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
@@ -959,6 +965,7 @@ fn carried_thinking(
 /// signed thinking.
 fn carries_thinking_in_user_turn(response: &ModelResponse, thinking: &ThinkingPart, profile: Profile) -> bool {
     profile.thinking == ThinkingMode::Anthropic
+        && profile.carries_foreign_thinking
         && !thinking.content.is_empty()
         && !(signature(thinking).is_some()
             && accepts_stateless_artifact(response, thinking.provider_name.get(), profile.system))
@@ -3180,7 +3187,11 @@ fn thinking_item(
                 redacted: matches!(id.map(String::as_str), Some("redacted_thinking" | "redacted_content")),
             },
             _ if content.is_empty() => return Ok(None),
-            _ => Thinking::Carried(framing::assistant_thinking_frame(content)),
+            _ if profile.carries_foreign_thinking => Thinking::Carried(framing::assistant_thinking_frame(content)),
+            _ => {
+                let (start, end) = ANTHROPIC_THINKING_TAGS;
+                Thinking::Tagged(format!("{start}\n{content}\n{end}"))
+            }
         },
         // `_map_response_thinking_part` with `'auto'`: reasoning from a field of this same provider
         // (`_auto_thinking_field`: an id other than `content`) goes back in that field, the rest

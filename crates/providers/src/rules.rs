@@ -462,7 +462,7 @@ pub fn check_with(
     options: &ExportOptions,
 ) -> Result<Vec<Violation>, ExportError> {
     let mut violations = match provider {
-        Provider::Anthropic => check_anthropic(history)?,
+        Provider::Anthropic => check_anthropic(history, options)?,
         Provider::OpenAiChat => check_openai_chat(history, options)?,
         Provider::OpenAiResponses => check_openai_responses(history)?,
         Provider::Gemini => check_gemini(history),
@@ -471,8 +471,8 @@ pub fn check_with(
     Ok(violations)
 }
 
-fn check_anthropic(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
-    let exported = anthropic::export(history)?;
+fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
+    let exported = anthropic::export_with(history, options.anthropic_thinking)?;
     let messages = &exported.request.messages;
     let provider = Provider::Anthropic;
     let mut violations = Vec::new();

@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use msgflow_providers::anthropic::ReplayedThinking;
 use msgflow_providers::openai_chat::ChatThinking;
 use msgflow_providers::{export, export_with, ExportError, ExportOptions, Provider};
 use serde_json::{json, Value};
@@ -245,20 +246,24 @@ fn a_gpt_5_session_goes_back_to_gpt_5_with_its_item_ids_only_from_its_own_endpoi
 /// profile setting merged over gpt-4o's).
 const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
 
+/// The thinking fixtures, whose expected requests hold every profile the oracle builds.
+const THINKING_FIXTURES: [&str; 5] = [
+    "anthropic-signed",
+    "codex-reasoning",
+    "openai-chat-field",
+    "openai-responses-own",
+    "other-providers",
+];
+
 #[test]
 fn every_openai_chat_thinking_mode_exports_what_pydantic_ai_sends_with_that_profile() {
-    for name in [
-        "anthropic-signed",
-        "codex-reasoning",
-        "openai-chat-field",
-        "openai-responses-own",
-        "other-providers",
-    ] {
+    for name in THINKING_FIXTURES {
         let history = fixture(name);
         let expected = expected(name);
         for mode in CHAT_THINKING_MODES {
             let options = ExportOptions {
                 openai_chat_thinking: mode.parse().unwrap(),
+                ..ExportOptions::default()
             };
             let actual = export_with(&history, Provider::OpenAiChat, &options)
                 .unwrap_or_else(|error| panic!("{name} / {mode}: {error}"));
@@ -275,6 +280,7 @@ fn in_field_mode_every_thinking_part_goes_in_the_field_and_later_tool_calls_get_
     let export = |mode: &str| {
         let options = ExportOptions {
             openai_chat_thinking: mode.parse().unwrap(),
+            ..ExportOptions::default()
         };
         export_with(&history, Provider::OpenAiChat, &options).unwrap()
     };
@@ -301,6 +307,7 @@ fn a_thinking_field_named_like_a_message_key_is_refused() {
     // Built directly, the variant is refused at the part it would be sent for.
     let options = ExportOptions {
         openai_chat_thinking: ChatThinking::Field("role".into()),
+        ..ExportOptions::default()
     };
     let error = export_with(&fixture("openai-chat-field"), Provider::OpenAiChat, &options).unwrap_err();
     assert!(
@@ -314,4 +321,28 @@ fn a_thinking_field_named_like_a_message_key_is_refused() {
         ),
         "{error:?}"
     );
+}
+
+/// With `mimics_assistant_message_formatting` off, reasoning Anthropic cannot take back as its own
+/// goes in the reply as `<thinking>` text instead of a user turn ahead of it; equal to what
+/// pydantic-ai sends with that profile on every thinking fixture.
+#[test]
+fn reasoning_anthropic_cannot_take_back_goes_in_the_reply_with_assistant_turn() {
+    let options = ExportOptions {
+        anthropic_thinking: ReplayedThinking::AssistantTurn,
+        ..ExportOptions::default()
+    };
+    for name in THINKING_FIXTURES {
+        let actual = export_with(&fixture(name), Provider::Anthropic, &options).unwrap();
+        assert_eq!(
+            actual,
+            expected(name)["anthropic+thinking=assistant-turn"]["request"],
+            "{name}"
+        );
+    }
+    let in_reply = export_with(&fixture("other-providers"), Provider::Anthropic, &options).unwrap();
+    let carried = export(&fixture("other-providers"), Provider::Anthropic).unwrap();
+    assert!(!in_reply.to_string().contains("<assistant_thinking>"));
+    assert!(in_reply.to_string().contains("<thinking>\\n"));
+    assert!(carried.to_string().contains("<assistant_thinking>"));
 }

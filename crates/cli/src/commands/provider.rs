@@ -20,8 +20,12 @@ pub(crate) fn parse_chat_thinking(mode: &str) -> Result<msgflow_providers::opena
     mode.parse()
 }
 
-/// The export options of `--openai-chat-thinking`, refused for a provider it does not apply to
-/// (rather than ignored).
+pub(crate) fn parse_anthropic_thinking(place: &str) -> Result<msgflow_providers::anthropic::ReplayedThinking, String> {
+    place.parse()
+}
+
+/// The export options of `--openai-chat-thinking` and `--anthropic-thinking`, each refused for a
+/// provider it does not apply to (rather than ignored).
 pub(crate) fn export_options(
     provider: Option<Provider>,
     profile: &crate::cli::ProfileArgs,
@@ -35,6 +39,15 @@ pub(crate) fn export_options(
             ));
         }
         options.openai_chat_thinking = thinking.clone();
+    }
+    if let Some(replayed) = profile.anthropic_thinking {
+        if provider != Some(Provider::Anthropic) {
+            return Err(crate::outcome::usage_error(
+                "--anthropic-thinking applies to the anthropic provider only",
+                None,
+            ));
+        }
+        options.anthropic_thinking = replayed;
     }
     Ok(options)
 }
