@@ -77,16 +77,16 @@ pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided>
         Err(Undecided) => {
             let folded = comparable(text)?;
             // `re.IGNORECASE` matches `ı` and `İ` to `i`, and pydantic-ai then names the tag by
-            // the text it matched, lowercased (`pyaı:context`): a tag they are part of is
-            // undecided. Read both as `i` and as nothing, the tags are the same when they are in
-            // none.
-            let tags = lookalike_tags_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "i"))?;
+            // the text it matched, lowercased (`pyaı:context`, another tag than `pyai:context`):
+            // a tag they are part of is undecided. Read both as `i` and as nothing, every
+            // lookalike is found at the same place when they are in none.
+            let found = lookalikes_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "i"))?;
             if folded.contains(DOTTED_OR_DOTLESS_I)
-                && lookalike_tags_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "\u{1}"))? != tags
+                && lookalikes_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "\u{1}"))? != found
             {
                 return Err(Undecided);
             }
-            Ok(tags)
+            Ok(first_appearances(found))
         }
         decided => decided,
     }
@@ -98,11 +98,28 @@ const DOTTED_OR_DOTLESS_I: [char; 2] = ['\u{130}', '\u{131}'];
 
 /// [`lookalike_tags`] read on the text as it is, up to the first character only folding decides.
 fn lookalike_tags_as_written(text: &str) -> Result<Vec<&'static str>, Undecided> {
+    lookalikes_as_written(text).map(first_appearances)
+}
+
+/// Each lookalike's tag, once, in order of first appearance.
+fn first_appearances(found: Vec<(usize, &'static str)>) -> Vec<&'static str> {
+    let mut tags: Vec<&'static str> = Vec::new();
+    for (_, tag) in found {
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    tags
+}
+
+/// Every lookalike in `text` read as it is (up to the first character only folding decides), with
+/// where its opener is.
+fn lookalikes_as_written(text: &str) -> Result<Vec<(usize, &'static str)>, Undecided> {
     // `_comparable`: text without a character that folds to `<` or `&` is read as it is, and holds
     // no `<`. Those characters are `<`, `&`, or start with the byte 0xEF in UTF-8: only those
     // bytes are looked at (source code and shell output are long and full of `<` and `&`).
     let bytes = text.as_bytes();
-    let mut tags: Vec<&'static str> = Vec::new();
+    let mut found = Vec::new();
     // The first non-ASCII byte at or after the current position (`bytes.len()` when none).
     let mut next_non_ascii = 0;
     let mut stop = Stop::Text;
@@ -139,17 +156,11 @@ fn lookalike_tags_as_written(text: &str) -> Result<Vec<&'static str>, Undecided>
             bytes: &bytes[start..end],
             stop,
         };
-        match lookalike_at(run, entity) {
-            Ok(Some(tag)) => {
-                if !tags.contains(&tag) {
-                    tags.push(tag);
-                }
-            }
-            Ok(None) => {}
-            Err(Undecided) => return Err(Undecided),
+        if let Some(tag) = lookalike_at(run, entity)? {
+            found.push((position, tag));
         }
     }
-    Ok(tags)
+    Ok(found)
 }
 
 /// `_comparable(text)` for non-ASCII text, in ASCII that the pattern reads the same way: HTML
@@ -936,8 +947,10 @@ mod tests {
         // pydantic-ai names these tags `pyaı:context` and `assistant_thınking`.
         assert_eq!(lookalike_tags("<pya\u{131}:context>"), Err(Undecided));
         assert_eq!(lookalike_tags("<assistant_th\u{131}nking \u{2713}"), Err(Undecided));
-        // A dotless `i` in no tag changes nothing.
+        // A dotless `i` in no tag changes nothing; a dotted one spelling a tag the text also holds
+        // in ASCII is another tag to pydantic-ai (`pyai̇:context`).
         assert_eq!(lookalike_tags("<system> \u{131}"), Ok(vec!["system"]));
+        assert_eq!(lookalike_tags("<pyai:context> <pya\u{130}:context>"), Err(Undecided));
         // U+0378 is not assigned in Unicode 14.
         assert_eq!(lookalike_tags("<sys\u{378}tem>"), Err(Undecided));
     }
