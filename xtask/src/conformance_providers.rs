@@ -474,18 +474,92 @@ const UNDECIDABLE: &[&str] = &[
 
 fn text(rng: &mut Rng) -> String {
     let words = rng.below(5);
-    let mut out: Vec<&str> = (0..words)
+    let mut out: Vec<String> = (0..words)
         .map(|_| match rng.below(100) {
-            0 if rng.chance(3) => *rng.pick(UNDECIDABLE),
-            0 => *rng.pick(FOLDED),
-            1..=5 => *rng.pick(LOOKALIKES),
-            _ => *rng.pick(WORDS),
+            0 if rng.chance(3) => (*rng.pick(UNDECIDABLE)).to_owned(),
+            0 => (*rng.pick(FOLDED)).to_owned(),
+            1 => spliced_lookalike(rng),
+            2..=5 => (*rng.pick(LOOKALIKES)).to_owned(),
+            _ => (*rng.pick(WORDS)).to_owned(),
         })
         .collect();
     if rng.chance(10) {
-        out.push(" ");
+        out.push(" ".to_owned());
     }
     out.join(" ")
+}
+
+/// Code points around which `_comparable` and `_lookalike_pattern` decide: combining marks (which
+/// compose or reorder), fullwidth and compatibility forms, ligatures, format characters,
+/// whitespace of every kind, look-alike and case-folding letters, Hangul jamo, CJK, emoji,
+/// private use and unassigned code points, as inclusive ranges.
+const SPLICED: &[(u32, u32)] = &[
+    (0x0300, 0x036F),
+    (0x0590, 0x05FF),
+    (0x1AB0, 0x1AFF),
+    (0x20D0, 0x20FF),
+    (0xFF01, 0xFF5E),
+    (0xFE50, 0xFE6B),
+    (0xFB00, 0xFB06),
+    (0x2100, 0x214F),
+    (0x2460, 0x24FF),
+    (0x1D400, 0x1D7FF),
+    (0x00A0, 0x00FF),
+    (0x2000, 0x206F),
+    (0x3000, 0x3003),
+    (0x0080, 0x009F),
+    (0x0370, 0x03FF),
+    (0x0400, 0x04FF),
+    (0x1D00, 0x1DBF),
+    (0xA720, 0xA7FF),
+    (0x0130, 0x0131),
+    (0x017F, 0x017F),
+    (0x212A, 0x212B),
+    (0x1100, 0x11FF),
+    (0xAC00, 0xAC10),
+    (0x4E00, 0x4E10),
+    (0x1F600, 0x1F64F),
+    (0xE000, 0xE010),
+    (0x0378, 0x0379),
+    (0xE0000, 0xE007F),
+];
+
+/// A possible lookalike with code points of [`SPLICED`] put in it at random places: an opener (or
+/// an entity or fullwidth one), a tag name, a closer, each maybe broken or completed by what is
+/// spliced in. Both sides must find the same lookalikes in it, or msgflow must refuse it.
+fn spliced_lookalike(rng: &mut Rng) -> String {
+    let opener = *rng.pick(&[
+        "<",
+        "</",
+        "< /",
+        "&lt;",
+        "&#60;",
+        "&#x3C;",
+        "\u{ff1c}",
+        "\u{fe64}",
+        "&",
+        "\u{ff06}lt;",
+    ]);
+    let name = *rng.pick(&[
+        "system",
+        "pyai:context",
+        "pyai:context_diff",
+        "assistant_thinking",
+        "pyai:tool_result",
+        "sys",
+        "pyai",
+    ]);
+    let closer = *rng.pick(&[">", "/>", " ", "", "&gt;", "\u{ff1e}", ">x"]);
+    let mut chars: Vec<char> = format!("{opener}{name}{closer}").chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let (start, end) = *rng.pick(SPLICED);
+        let code = start + rng.below((end - start + 1) as usize) as u32;
+        // Surrogates and the like are no `char`: a space instead.
+        let ch = char::from_u32(code).unwrap_or(' ');
+        let at = rng.below(chars.len() + 1);
+        chars.insert(at, ch);
+    }
+    chars.into_iter().collect()
 }
 
 fn tool_content(rng: &mut Rng) -> Value {

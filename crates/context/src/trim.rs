@@ -9,7 +9,6 @@
 //! bytes are the same. A history that fits is returned as it is, which makes trimming idempotent.
 
 use std::borrow::Cow;
-use std::io;
 
 use msgflow_sanitize::Turns;
 use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
@@ -234,20 +233,7 @@ impl Counted {
 
 /// The bytes a message takes in pydantic-ai's compact JSON.
 pub fn message_bytes(message: &ModelMessage) -> usize {
-    struct Count(usize);
-    impl io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing to a counter cannot fail; a value serde cannot write would fail the real write too.
-    let _ = serde_json::to_writer(&mut count, message);
-    count.0
+    msgflow_wire::compact_json_len(message)
 }
 
 /// The system prompts and instructions of the history's first request, to keep.

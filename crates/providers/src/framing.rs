@@ -207,8 +207,8 @@ fn paired(table: &[(u32, u8)], ch: char) -> Option<u8> {
         .map(|index| table[index].1)
 }
 
-/// An entity `&(?:{name}|#0*{decimal}(?![0-9])|#x0*{hex}(?![0-9a-f]));?` (ignoring case) and the
-/// character it decodes to.
+/// The entity of `_ENTITY_OPENER` or `_ENTITY_CLOSER`: its name, decimal and hexadecimal digits,
+/// and the character it decodes to.
 struct Entity {
     name: &'static [u8; 2],
     decimal: &'static [u8; 2],
@@ -232,7 +232,8 @@ const ENTITY_CLOSER: Entity = Entity {
     decoded: '>',
 };
 
-/// `entity.sub(decoded, text)`: every occurrence replaced, left to right.
+/// `entity.sub(decoded, text)`: every occurrence replaced, left to right, each found by
+/// [`entity_end`] on the whole rest of the text (which nothing stops: no [`Undecided`]).
 fn decode_entities(text: &str, entity: Entity) -> String {
     let bytes = text.as_bytes();
     let mut decoded = String::with_capacity(text.len());
@@ -241,45 +242,19 @@ fn decode_entities(text: &str, entity: Entity) -> String {
         if at < copied {
             continue;
         }
-        if let Some(end) = entity_length(&bytes[at + 1..], &entity) {
+        let rest = Run {
+            bytes: &bytes[at + 1..],
+            stop: Stop::Text,
+        };
+        if let Ok(Some(end)) = entity_end(rest, 0, &entity) {
             decoded.push_str(&text[copied..at]);
             decoded.push(entity.decoded);
-            copied = at + 1 + end;
+            // The entity's optional `;` goes with it.
+            copied = at + 1 + end + usize::from(rest.bytes.get(end) == Some(&b';'));
         }
     }
     decoded.push_str(&text[copied..]);
     decoded
-}
-
-/// The length of `entity` (after its `&`) at the start of `bytes`, with its optional `;`.
-fn entity_length(bytes: &[u8], entity: &Entity) -> Option<usize> {
-    let is = |index: usize, expected: u8| {
-        bytes
-            .get(index)
-            .is_some_and(|byte| byte.eq_ignore_ascii_case(&expected))
-    };
-    let end = if is(0, entity.name[0]) && is(1, entity.name[1]) {
-        2
-    } else if bytes.first() == Some(&b'#') {
-        let hexadecimal = is(1, b'x');
-        let (digits, is_digit): (&[u8; 2], fn(&u8) -> bool) = if hexadecimal {
-            (entity.hex, u8::is_ascii_hexdigit)
-        } else {
-            (entity.decimal, u8::is_ascii_digit)
-        };
-        let mut at = 1 + usize::from(hexadecimal);
-        // `0*`, then the two digits, neither of which is `0`: no backtracking is needed.
-        while bytes.get(at) == Some(&b'0') {
-            at += 1;
-        }
-        if !(is(at, digits[0]) && is(at + 1, digits[1])) || bytes.get(at + 2).is_some_and(is_digit) {
-            return None;
-        }
-        at + 2
-    } else {
-        return None;
-    };
-    Some(end + usize::from(bytes.get(end) == Some(&b';')))
 }
 
 /// What follows the ASCII text after a possible tag opener.
@@ -360,7 +335,7 @@ fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<&'static str>, Unde
     let mut index = 0;
     if entity {
         // `_ENTITY_OPENER`: `&lt`, `&#60` or `&#x3c`, then an optional `;`, is a `<`.
-        let Some(end) = entity_end(run, 0, b"lt", b"60", b"3c")? else {
+        let Some(end) = entity_end(run, 0, &ENTITY_OPENER)? else {
             return Ok(None);
         };
         index = if run.at(end)? == Some(b';') { end + 1 } else { end };
@@ -414,7 +389,7 @@ fn delimits(run: Run<'_>, index: usize) -> Result<bool, Undecided> {
     Ok(match run.at(index)? {
         None => true,
         Some(byte) if is_space(byte) || byte == b'/' || byte == b'>' => true,
-        Some(b'&') => match entity_end(run, index + 1, b"gt", b"62", b"3e")? {
+        Some(b'&') => match entity_end(run, index + 1, &ENTITY_CLOSER)? {
             // pydantic-ai decodes the entity, and its `;`, before NFKC, which may then compose
             // the `>` with what follows (`>` and U+0338 are `≯`): that must be known.
             Some(end) => {
@@ -430,13 +405,8 @@ fn delimits(run: Run<'_>, index: usize) -> Result<bool, Undecided> {
 /// Where the entity after an `&` at `index - 1` ends (before an optional `;`), for the entity
 /// `&(?:{name}|#0*{decimal}(?![0-9])|#x0*{hex}(?![0-9a-f]))`, ignoring case
 /// (`_ENTITY_OPENER`, `_ENTITY_CLOSER`).
-fn entity_end(
-    run: Run<'_>,
-    index: usize,
-    name: &[u8; 2],
-    decimal: &[u8; 2],
-    hex: &[u8; 2],
-) -> Result<Option<usize>, Undecided> {
+fn entity_end(run: Run<'_>, index: usize, entity: &Entity) -> Result<Option<usize>, Undecided> {
+    let Entity { name, decimal, hex, .. } = *entity;
     if run.is(index, name[0])? {
         return Ok(run.is(index + 1, name[1])?.then_some(index + 2));
     }

@@ -639,7 +639,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
 /// `anthropic/request-too-large`: the request's JSON, without the model and settings a client
 /// adds (a few dozen bytes), counted as it is written, not built.
 fn check_anthropic_request_size(exported: &crate::Exported<anthropic::Request>, violations: &mut Vec<Violation>) {
-    let size = json_size(&exported.request);
+    let size = msgflow_wire::compact_json_len(&exported.request);
     if size <= limits::ANTHROPIC_MAX_REQUEST_BYTES {
         return;
     }
@@ -648,7 +648,7 @@ fn check_anthropic_request_size(exported: &crate::Exported<anthropic::Request>, 
         .messages
         .iter()
         .enumerate()
-        .max_by_key(|(index, message)| (json_size(message), std::cmp::Reverse(*index)))
+        .max_by_key(|(index, message)| (msgflow_wire::compact_json_len(message), std::cmp::Reverse(*index)))
         .map(|(index, _)| index);
     // A system prompt alone can pass the limit: the request is then reported at its start.
     let at = largest.map_or(PartLocation { message: 0, part: 0 }, |index| {
@@ -659,24 +659,6 @@ fn check_anthropic_request_size(exported: &crate::Exported<anthropic::Request>, 
         at,
         &[&size.to_string()],
     ));
-}
-
-/// The length of `value`'s compact JSON.
-fn json_size(value: &impl Serialize) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail, and the request types always serialise.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
 }
 
 /// The media rules of one Anthropic image sent as bytes: its type, its size, its dimensions

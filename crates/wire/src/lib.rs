@@ -378,6 +378,29 @@ pub fn to_writer<W: Write>(writer: W, messages: &[ModelMessage]) -> Result<(), W
     Ok(())
 }
 
+/// The length in bytes of `value`'s compact JSON (a message's, a provider request's), counted as
+/// it is written, without keeping the text.
+///
+/// ```
+/// assert_eq!(msgflow_wire::compact_json_len(&serde_json::json!({"a": [1, 2]})), 11);
+/// ```
+pub fn compact_json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail; a value serde cannot write would fail the real write too.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
