@@ -9,10 +9,8 @@
 //! * pydantic-ai refuses: msgflow must refuse too (never export what pydantic-ai would not send).
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
 //!   reason; the seeded histories contain none of those parts, so every one of them must export,
-//!   but for the one narrow refusal of their text (a `<` or `&` in text holding a character
-//!   Unicode 14 does not assign, which msgflow cannot fold as Python 3.11 does, or a tag spelled
-//!   with a dotted or dotless `i`) and, where pydantic-ai refuses it too, an Anthropic cache point with no block before it or after a block
-//!   that takes no `cache_control`.
+//!   but, where pydantic-ai refuses it too, an Anthropic cache point with no block before it or
+//!   after a block that takes no `cache_control`.
 //!
 //! The seeded texts hold code, HTML and shell text with `<` and `&`, and framing-tag lookalikes
 //! (`<pyai:context>`, `</system>`, entity-encoded and fullwidth ones, ...), so the lookalike notes
@@ -222,11 +220,10 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     // A media history msgflow refuses must be one pydantic-ai refuses too (it
                     // would download the file, or refuses the item), but for the narrow refusals
                     // of the other seeded histories and Anthropic's cache points.
-                    let allowed = what.contains(UNDECIDED_LOOKALIKE)
-                        || (answer.is_none()
-                            && ANTHROPIC_CACHE_POINT_REFUSALS
-                                .iter()
-                                .any(|refusal| what.starts_with(refusal)))
+                    let allowed = (answer.is_none()
+                        && ANTHROPIC_CACHE_POINT_REFUSALS
+                            .iter()
+                            .any(|refusal| what.starts_with(refusal)))
                         || (media_case && answer.is_none())
                         || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)))
                         || (parts_case && PARTS_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
@@ -357,8 +354,6 @@ impl Rng {
     }
 }
 
-/// What msgflow's refusal of a text whose lookalikes it cannot read as pydantic-ai does says.
-const UNDECIDED_LOOKALIKE: &str = "text msgflow cannot read as pydantic-ai's framing-tag lookalike check does";
 /// msgflow's refusals, in the media histories, of what it leaves to pydantic-ai: file items
 /// nested in tool output (which pydantic-ai re-serialises).
 const MEDIA_REFUSALS: &[&str] = &["tool output holding a file item inside"];
@@ -463,20 +458,27 @@ const FOLDED: &[&str] = &[
     "<\u{fb01}le>",
 ];
 
-/// A possible lookalike next to a character Unicode 14 does not assign, and tags spelled with a
-/// dotted or dotless `i`: msgflow refuses the text.
-const UNDECIDABLE: &[&str] = &[
+/// A possible lookalike next to a character Unicode 14 does not assign (which Python 3.11's NFKC
+/// leaves as it is), and tags spelled with a dotted or dotless `i` (which pydantic-ai names as
+/// written).
+const UNASSIGNED_OR_DOTTED_I: &[&str] = &[
     "<sys\u{378}tem>",
     "<pya\u{131}:context>",
     "<pya\u{130}:context>",
     "<assistant_th\u{131}nking \u{2713}",
+    "<Pya\u{131} : Context_d\u{131}ff>",
+    "</pyai:val\u{130}dation_errors>",
+    "&lt;pya\u{131}:retry_feedback&gt;",
+    "<system\u{378}",
+    "<\u{1f7d9}system>",
+    "<system>\u{378}\u{338}",
 ];
 
 fn text(rng: &mut Rng) -> String {
     let words = rng.below(5);
     let mut out: Vec<String> = (0..words)
         .map(|_| match rng.below(100) {
-            0 if rng.chance(3) => (*rng.pick(UNDECIDABLE)).to_owned(),
+            0 if rng.chance(3) => (*rng.pick(UNASSIGNED_OR_DOTTED_I)).to_owned(),
             0 => (*rng.pick(FOLDED)).to_owned(),
             1 => spliced_lookalike(rng),
             2..=5 => (*rng.pick(LOOKALIKES)).to_owned(),

@@ -17,9 +17,10 @@
 //! part of a tag ([`inert`], generated from pydantic-ai's own tables and Python's Unicode 14
 //! data), it ends the tag there. When a tag reaches any other character (or, for a combining
 //! character, the ASCII character it may compose with), the whole text is folded as
-//! `_comparable` folds it ([`comparable`]) and read again. [`Undecided`] is left for text holding
-//! a character Unicode 14 does not assign and for tags spelled with `ı` or `İ` (the export
-//! refuses that text rather than guess).
+//! `_comparable` folds it ([`comparable`]) and read again, where a tag spelled with `ı` or `İ`
+//! is named as pydantic-ai names it ([`Tag`]).
+
+use std::borrow::Cow;
 
 // Written by a script, whose output `cargo xtask conformance` compares byte for byte.
 #[rustfmt::skip]
@@ -54,9 +55,15 @@ const NOTED_DATA_TAGS: [&str; 5] = [
 /// `SYSTEM_TAG`.
 const SYSTEM_TAG: &str = "system";
 
-/// A text whose lookalikes depend on how Unicode 14's NFKC folds its non-ASCII characters.
+/// A text whose lookalikes only the whole text folded as `_comparable` folds it can tell (a
+/// signal inside this module: [`lookalike_tags`] then reads the folded text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Undecided;
+struct Undecided;
+
+/// A tag a lookalike opens or closes, as `lookalike_tags` names it: one of [`LOOKALIKE_NAMES`]
+/// (its `_diff` form folded in), or, when it is spelled with a dotted or dotless `i`, the text
+/// pydantic-ai matched, lowercased as Python lowercases it (`pyaı:context`, `pyai̇:context`).
+pub(crate) type Tag = Cow<'static, str>;
 
 /// Whether the text of a value, `json` read and written again, may hold a lookalike: it holds
 /// one of the bytes [`lookalike_tags`] looks at, or a `\u` escape that may spell one.
@@ -70,41 +77,14 @@ pub(crate) fn json_may_hold_lookalike(json: &str) -> bool {
 /// (`pyai:context_diff` is `pyai:context`).
 ///
 /// Read as written where the characters after each possible opener decide it, and otherwise on
-/// the whole text folded as `_comparable` folds it ([`comparable`]); [`Undecided`] only for text
-/// holding a character Unicode 14 does not assign.
-pub(crate) fn lookalike_tags(text: &str) -> Result<Vec<&'static str>, Undecided> {
-    match lookalike_tags_as_written(text) {
-        Err(Undecided) => {
-            let folded = comparable(text)?;
-            // `re.IGNORECASE` matches `ı` and `İ` to `i`, and pydantic-ai then names the tag by
-            // the text it matched, lowercased (`pyaı:context`, another tag than `pyai:context`):
-            // a tag they are part of is undecided. Read both as `i` and as nothing, every
-            // lookalike is found at the same place when they are in none.
-            let found = lookalikes_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "i"))?;
-            if folded.contains(DOTTED_OR_DOTLESS_I)
-                && lookalikes_as_written(&folded.replace(DOTTED_OR_DOTLESS_I, "\u{1}"))? != found
-            {
-                return Err(Undecided);
-            }
-            Ok(first_appearances(found))
-        }
-        decided => decided,
-    }
-}
-
-/// The letters `re.IGNORECASE` matches to an ASCII `i` and NFKC keeps, which [`comparable`] leaves
-/// as they are.
-const DOTTED_OR_DOTLESS_I: [char; 2] = ['\u{130}', '\u{131}'];
-
-/// [`lookalike_tags`] read on the text as it is, up to the first character only folding decides.
-fn lookalike_tags_as_written(text: &str) -> Result<Vec<&'static str>, Undecided> {
-    lookalikes_as_written(text).map(first_appearances)
-}
-
-/// Each lookalike's tag, once, in order of first appearance.
-fn first_appearances(found: Vec<(usize, &'static str)>) -> Vec<&'static str> {
-    let mut tags: Vec<&'static str> = Vec::new();
-    for (_, tag) in found {
+/// the whole text folded as `_comparable` folds it ([`comparable`]).
+pub(crate) fn lookalike_tags(text: &str) -> Vec<Tag> {
+    let found = match lookalikes_as_written(text) {
+        Ok(found) => found,
+        Err(Undecided) => lookalikes_folded(&comparable(text)),
+    };
+    let mut tags: Vec<Tag> = Vec::new();
+    for tag in found {
         if !tags.contains(&tag) {
             tags.push(tag);
         }
@@ -112,9 +92,9 @@ fn first_appearances(found: Vec<(usize, &'static str)>) -> Vec<&'static str> {
     tags
 }
 
-/// Every lookalike in `text` read as it is (up to the first character only folding decides), with
-/// where its opener is.
-fn lookalikes_as_written(text: &str) -> Result<Vec<(usize, &'static str)>, Undecided> {
+/// Every lookalike in `text` read as it is (up to the first character only folding decides), in
+/// order.
+fn lookalikes_as_written(text: &str) -> Result<Vec<Tag>, Undecided> {
     // `_comparable`: text without a character that folds to `<` or `&` is read as it is, and holds
     // no `<`. Those characters are `<`, `&`, or start with the byte 0xEF in UTF-8: only those
     // bytes are looked at (source code and shell output are long and full of `<` and `&`).
@@ -157,46 +137,79 @@ fn lookalikes_as_written(text: &str) -> Result<Vec<(usize, &'static str)>, Undec
             stop,
         };
         if let Some(tag) = lookalike_at(run, entity)? {
-            found.push((position, tag));
+            found.push(tag);
         }
     }
     Ok(found)
 }
 
-/// `_comparable(text)` for non-ASCII text, in ASCII that the pattern reads the same way: HTML
+/// Every lookalike in text [`comparable`] folded, in order: only a `<` opens one there, as
+/// folding decoded every entity.
+fn lookalikes_folded(folded: &[u8]) -> Vec<Tag> {
+    memchr::memchr_iter(b'<', folded)
+        .filter_map(|position| {
+            let run = Run {
+                bytes: &folded[position + 1..],
+                stop: Stop::Text,
+            };
+            // Nothing in folded text is undecided: it ends where the text ends.
+            lookalike_at(run, false).ok().flatten()
+        })
+        .collect()
+}
+
+/// `_comparable(text)` for non-ASCII text, in bytes that the pattern reads the same way: HTML
 /// entities for `<` and `>` decoded, NFKC, `_FORMAT_CHARACTERS` dropped, `_CONFUSABLES` mapped to
 /// Latin, entities decoded again; then each character `re.IGNORECASE` matches to an ASCII letter
-/// is that letter (but [`DOTTED_OR_DOTLESS_I`], left for the caller), Python's other whitespace a
-/// space, and every other non-ASCII character a control character no part of a tag matches.
+/// is that letter (but `ı` and `İ`, which NFKC keeps and the tag's name then spells: they are
+/// [`DOTLESS_I`] and [`DOTTED_I`]), Python's other whitespace a space, and every other non-ASCII
+/// character a control character no part of a tag matches.
 ///
-/// Unicode keeps the NFKC of an assigned character the same in every later version, but a
-/// character assigned after 14 may fold otherwise in unicode-normalization's tables than in
-/// Python 3.11's: such text is [`Undecided`].
-fn comparable(text: &str) -> Result<String, Undecided> {
+/// Python 3.11 normalises with Unicode 14, unicode-normalization with a later version. Unicode
+/// keeps the NFKC of an assigned character the same in every later version; a character
+/// Unicode 14 does not assign is, to Python, a starter that decomposes to nothing and composes
+/// with nothing, so it splits the text into runs NFKC folds on their own, and stays as it is.
+fn comparable(text: &str) -> Vec<u8> {
     use unicode_normalization::UnicodeNormalization as _;
-    if text.chars().any(|ch| !ch.is_ascii() && !in_table(&inert::ASSIGNED, ch)) {
-        return Err(Undecided);
-    }
     let decoded = decode_entities(&decode_entities(text, ENTITY_OPENER), ENTITY_CLOSER);
-    let folded: String = decoded
-        .nfkc()
+    let mut normalized = String::with_capacity(decoded.len());
+    let mut run_start = 0;
+    for (at, ch) in decoded.char_indices() {
+        if !ch.is_ascii() && !in_table(&inert::ASSIGNED, ch) {
+            normalized.extend(decoded[run_start..at].nfkc());
+            normalized.push(ch);
+            run_start = at + ch.len_utf8();
+        }
+    }
+    normalized.extend(decoded[run_start..].nfkc());
+    let folded: String = normalized
+        .chars()
         .filter(|&ch| ch.is_ascii() || !in_table(&inert::FORMAT, ch))
         .map(|ch| paired(&inert::CONFUSABLES, ch).map_or(ch, char::from))
         .collect();
     let decoded = decode_entities(&decode_entities(&folded, ENTITY_OPENER), ENTITY_CLOSER);
-    Ok(decoded
+    decoded
         .chars()
         .map(|ch| match ch {
-            ch if ch.is_ascii() => ch,
-            ch if in_table(&inert::SPACE, ch) => ' ',
-            ch if DOTTED_OR_DOTLESS_I.contains(&ch) => ch,
-            ch => paired(&inert::ASCII_LETTER, ch).map_or(NOT_A_TAG_CHARACTER, char::from),
+            ch if ch.is_ascii() => ch as u8,
+            ch if in_table(&inert::SPACE, ch) => b' ',
+            '\u{131}' => DOTLESS_I,
+            '\u{130}' => DOTTED_I,
+            ch => paired(&inert::ASCII_LETTER, ch).unwrap_or(NOT_A_TAG_CHARACTER),
         })
-        .collect())
+        .collect()
 }
 
 /// What [`comparable`] writes for a non-ASCII character the pattern matches to nothing.
-const NOT_A_TAG_CHARACTER: char = '\u{1}';
+const NOT_A_TAG_CHARACTER: u8 = 0x01;
+
+/// What [`comparable`] writes for `ı` (U+0131), which `re.IGNORECASE` matches to `i` and
+/// `str.lower` keeps: a byte no UTF-8 text starts a character with.
+const DOTLESS_I: u8 = 0x80;
+
+/// What [`comparable`] writes for `İ` (U+0130), which `re.IGNORECASE` matches to `i` and
+/// `str.lower` makes `i` and a combining dot above.
+const DOTTED_I: u8 = 0x81;
 
 /// The ASCII byte `table` pairs `ch` with, for a table of (code point, byte) in order.
 fn paired(table: &[(u32, u8)], ch: char) -> Option<u8> {
@@ -311,9 +324,12 @@ impl Run<'_> {
         }
     }
 
-    /// Whether the byte at `index` is `expected`, in any ASCII case.
+    /// Whether the byte at `index` is `expected` as `re.IGNORECASE` matches it: in any ASCII case,
+    /// and for an `i`, [`DOTLESS_I`] or [`DOTTED_I`] too (which only folded text holds).
     fn is(self, index: usize, expected: u8) -> Result<bool, Undecided> {
-        Ok(self.at(index)?.is_some_and(|byte| byte.eq_ignore_ascii_case(&expected)))
+        Ok(self.at(index)?.is_some_and(|byte| {
+            byte.eq_ignore_ascii_case(&expected) || (expected == b'i' && matches!(byte, DOTLESS_I | DOTTED_I))
+        }))
     }
 
     /// The index after the whitespace (`\s*`) at `index`.
@@ -331,7 +347,7 @@ fn is_space(byte: u8) -> bool {
 }
 
 /// The lookalike opened by the `<` (or, with `entity`, the `&`) just before `run`.
-fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<&'static str>, Undecided> {
+fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<Tag>, Undecided> {
     let mut index = 0;
     if entity {
         // `_ENTITY_OPENER`: `&lt`, `&#60` or `&#x3c`, then an optional `;`, is a `<`.
@@ -358,13 +374,36 @@ fn lookalike_at(run: Run<'_>, entity: bool) -> Result<Option<&'static str>, Unde
     for name in LOOKALIKE_NAMES {
         if let Some(end) = name_end(run, index, name)? {
             if delimits(run, end)? {
-                // `''.join(name.lower().split()).removesuffix('_diff')`.
-                return Ok(Some(name.strip_suffix("_diff").unwrap_or(name)));
+                return Ok(Some(tag_named(name, &run.bytes[index..end])));
             }
         }
     }
     Ok(None)
 }
+
+/// `''.join(matched.lower().split()).removesuffix('_diff')`: the tag of a lookalike whose name
+/// `matched` spells `name`.
+fn tag_named(name: &'static str, matched: &[u8]) -> Tag {
+    if !matched.iter().any(|&byte| matches!(byte, DOTLESS_I | DOTTED_I)) {
+        return Cow::Borrowed(name.strip_suffix(DIFF_SUFFIX).unwrap_or(name));
+    }
+    let mut tag = String::with_capacity(matched.len() + 2);
+    for &byte in matched {
+        match byte {
+            DOTLESS_I => tag.push('\u{131}'),
+            DOTTED_I => tag.push_str("i\u{307}"),
+            byte if is_space(byte) => {}
+            byte => tag.push(char::from(byte.to_ascii_lowercase())),
+        }
+    }
+    if tag.ends_with(DIFF_SUFFIX) {
+        tag.truncate(tag.len() - DIFF_SUFFIX.len());
+    }
+    Cow::Owned(tag)
+}
+
+/// `_DIFF_SUFFIX`.
+const DIFF_SUFFIX: &str = "_diff";
 
 /// Where `name` ends when it is spelled at `index` (any case, whitespace around its `:`).
 fn name_end(run: Run<'_>, mut index: usize, name: &str) -> Result<Option<usize>, Undecided> {
@@ -490,11 +529,12 @@ pub(crate) struct NoteContext<'a> {
 
 /// `lookalike_frame_note`: the note, in the application's voice, next to an item whose text opens
 /// or closes `tags` (as [`lookalike_tags`] found them).
-pub(crate) fn lookalike_frame_note(context: NoteContext<'_>, tags: &[&'static str]) -> String {
+pub(crate) fn lookalike_frame_note(context: NoteContext<'_>, tags: &[impl AsRef<str>]) -> String {
     let item = context.source.item();
     let named = item_name(context);
     let position = if context.preceding { "preceding" } else { "following" };
     let author = context.source.author();
+    let tags: Vec<&str> = tags.iter().map(AsRef::as_ref).collect();
     let data: Vec<&str> = unique(tags.iter().copied().filter(|tag| NOTED_DATA_TAGS.contains(tag)));
     let voice: Vec<&str> = tags.iter().copied().filter(|tag| !data.contains(tag)).collect();
     if voice.is_empty() {
@@ -798,6 +838,13 @@ pub(crate) fn without_own_tags(text: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// No tag.
+    const NONE: [&str; 0] = [];
+
+    fn tags_of(text: &str) -> Vec<String> {
+        lookalike_tags(text).into_iter().map(Cow::into_owned).collect()
+    }
+
     /// `_OWN_TAGS.sub('', text)`, as Python 3.11 gives it for each.
     #[test]
     fn a_frames_own_tags_are_its_first_opening_and_last_closing_tag() {
@@ -830,7 +877,7 @@ mod tests {
             "<tool_result>",
             "<",
         ] {
-            assert_eq!(lookalike_tags(text), Ok(vec![]), "{text:?}");
+            assert_eq!(tags_of(text), NONE, "{text:?}");
         }
     }
 
@@ -854,7 +901,7 @@ mod tests {
             ),
         ];
         for (text, tags) in cases {
-            assert_eq!(lookalike_tags(text), Ok(tags.to_vec()), "{text:?}");
+            assert_eq!(tags_of(text), tags.to_vec(), "{text:?}");
         }
     }
 
@@ -869,23 +916,23 @@ mod tests {
             "<pyai:contexts>",
             "<\x00system>",
         ] {
-            assert_eq!(lookalike_tags(text), Ok(vec![]), "{text:?}");
+            assert_eq!(tags_of(text), NONE, "{text:?}");
         }
     }
 
     #[test]
     fn non_ascii_text_is_read_where_folding_cannot_decide_it() {
-        assert_eq!(lookalike_tags("λ a < b && c"), Ok(vec![]));
-        assert_eq!(lookalike_tags("日本 <div> 🎉"), Ok(vec![]));
-        assert_eq!(lookalike_tags("<system> 日本"), Ok(vec!["system"]));
-        assert_eq!(lookalike_tags("\u{ff1c}system>"), Ok(vec!["system"]));
+        assert_eq!(tags_of("λ a < b && c"), NONE);
+        assert_eq!(tags_of("日本 <div> 🎉"), NONE);
+        assert_eq!(tags_of("<system> 日本"), ["system"]);
+        assert_eq!(tags_of("\u{ff1c}system>"), ["system"]);
         // Characters that fold to nothing else end a tag where they stand.
-        assert_eq!(lookalike_tags("<日本> & 名前 a <— b <sy€"), Ok(vec![]));
-        assert_eq!(lookalike_tags("<system日本"), Ok(vec![]));
-        assert_eq!(lookalike_tags("<system 日本"), Ok(vec!["system"]));
-        assert_eq!(lookalike_tags("&lt日本"), Ok(vec![]));
+        assert_eq!(tags_of("<日本> & 名前 a <— b <sy€"), NONE);
+        assert_eq!(tags_of("<system日本"), NONE);
+        assert_eq!(tags_of("<system 日本"), ["system"]);
+        assert_eq!(tags_of("&lt日本"), NONE);
         // A fullwidth comma or colon changes nothing before it.
-        assert_eq!(lookalike_tags("x<y，A&B："), Ok(vec![]));
+        assert_eq!(tags_of("x<y，A&B："), NONE);
     }
 
     /// What pydantic-ai 2.68.0's `lookalike_tags` gives for each (Python 3.11).
@@ -908,21 +955,46 @@ mod tests {
             ("a&lt\u{ff1b}system", vec![]),
             ("<system\u{ff1a}", vec![]),
         ] {
-            assert_eq!(lookalike_tags(text), Ok(tags), "{text:?}");
+            assert_eq!(tags_of(text), tags, "{text:?}");
         }
     }
 
+    /// What pydantic-ai 2.68.0's `lookalike_tags` gives for each (Python 3.11).
     #[test]
-    fn what_folding_cannot_tell_is_undecided() {
-        // pydantic-ai names these tags `pyaı:context` and `assistant_thınking`.
-        assert_eq!(lookalike_tags("<pya\u{131}:context>"), Err(Undecided));
-        assert_eq!(lookalike_tags("<assistant_th\u{131}nking \u{2713}"), Err(Undecided));
-        // A dotless `i` in no tag changes nothing; a dotted one spelling a tag the text also holds
-        // in ASCII is another tag to pydantic-ai (`pyai̇:context`).
-        assert_eq!(lookalike_tags("<system> \u{131}"), Ok(vec!["system"]));
-        assert_eq!(lookalike_tags("<pyai:context> <pya\u{130}:context>"), Err(Undecided));
-        // U+0378 is not assigned in Unicode 14.
-        assert_eq!(lookalike_tags("<sys\u{378}tem>"), Err(Undecided));
+    fn a_tag_spelled_with_a_dotted_or_dotless_i_is_named_as_written() {
+        assert_eq!(tags_of("<pya\u{131}:context>"), ["pya\u{131}:context"]);
+        assert_eq!(
+            tags_of("</Assistant_th\u{131}nking \u{2713}"),
+            ["assistant_th\u{131}nking"]
+        );
+        assert_eq!(tags_of("<system> \u{131}"), ["system"]);
+        // `İ` lowercases to `i` and a combining dot; the name loses its whitespace, and `_diff`
+        // only when it is spelled in ASCII.
+        assert_eq!(
+            tags_of("<pyai:context> <pya\u{130}:context> <Pya\u{131} : Context_d\u{131}ff> <pya\u{131}:context_DIFF>"),
+            [
+                "pyai:context",
+                "pyai\u{307}:context",
+                "pya\u{131}:context_d\u{131}ff",
+                "pya\u{131}:context"
+            ]
+        );
+        assert_eq!(tags_of("<\u{130}"), NONE);
+    }
+
+    /// What pydantic-ai 2.68.0's `lookalike_tags` gives for each (Python 3.11, Unicode 14).
+    #[test]
+    fn a_character_unicode_14_does_not_assign_is_kept_and_splits_the_folding() {
+        // U+0378 is not assigned in Unicode 14; U+1F7D9 and U+0890 are assigned later, the second
+        // a format character pydantic-ai's table (Unicode 17) drops.
+        assert_eq!(tags_of("<sys\u{378}tem>"), NONE);
+        assert_eq!(tags_of("<system\u{378}"), NONE);
+        assert_eq!(tags_of("<system \u{378}"), ["system"]);
+        assert_eq!(tags_of("<\u{1f7d9}system> \u{ff1c}system>"), ["system"]);
+        assert_eq!(tags_of("<sys\u{890}tem>"), ["system"]);
+        // NFKC composes nothing across it: `>` and U+0338 stay apart.
+        assert_eq!(tags_of("<system>\u{378}\u{338}"), ["system"]);
+        assert_eq!(tags_of("<system>\u{338}\u{378}"), NONE);
     }
 
     #[test]

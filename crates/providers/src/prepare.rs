@@ -20,7 +20,7 @@ use msgflow_wire::{
 use serde_json::{Map, Value};
 
 use crate::dumped;
-use crate::framing::{self, NoteContext, Source, Undecided};
+use crate::framing::{self, NoteContext, Source, Tag};
 use crate::instructions;
 use crate::media::{File, FileKind};
 use crate::{ExportError, PartLocation};
@@ -89,7 +89,7 @@ pub(crate) struct ToolResult {
     pub files: Vec<(usize, File)>,
     /// On a profile that relocates tool files: the lookalikes of the result's text files, which get
     /// a note of their own worded "following" (`_tool_lookalike_notes` with `relocated`).
-    pub file_lookalikes: Vec<&'static str>,
+    pub file_lookalikes: Vec<Tag>,
 }
 
 /// A tool result's content.
@@ -684,7 +684,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     at: earlier[0].at,
                     tags: earlier
                         .iter()
-                        .flat_map(|carried| carried.tags.iter().copied())
+                        .flat_map(|carried| carried.tags.iter().cloned())
                         .collect(),
                 });
                 let follows_turn = false; // `_system_entries_follow_user_turn` with a system role
@@ -905,7 +905,7 @@ type SentRequest<'a> = (usize, Option<&'a String>, usize, bool);
 /// lookalike tags of all of them, in order.
 struct CarriedThinking {
     at: PartLocation,
-    tags: Vec<&'static str>,
+    tags: Vec<Tag>,
 }
 
 /// `_carried_thinking` for every message: for a response whose thinking this model replays in a
@@ -951,9 +951,8 @@ fn carried_thinking(
             };
             let entry = found.get_or_insert(CarriedThinking { at, tags: Vec::new() });
             // `lookalike_tags(part.content)` of every carried part, concatenated.
-            let tags = framing::lookalike_tags(&thinking.content)
-                .map_err(|Undecided| undecided(at, &format!("$[{message_index}].parts[{part_index}].content")))?;
-            entry.tags.extend(tags);
+            // `lookalike_tags(part.content)` of every carried part, concatenated.
+            entry.tags.extend(framing::lookalike_tags(&thinking.content));
         }
         carried.push(found);
     }
@@ -1048,16 +1047,8 @@ pub(crate) fn tagged_thinking(content: &str) -> String {
     format!("{start}\n{content}\n{end}")
 }
 
-fn undecided(at: PartLocation, path: &str) -> ExportError {
-    ExportError::unsupported(
-        at,
-        path,
-        "text msgflow cannot read as pydantic-ai's framing-tag lookalike check does: a `<` or `&` with a character Unicode 14 does not assign (Python 3.11's NFKC may fold it otherwise than msgflow's later tables), or a tag spelled with a dotted or dotless `i` (which pydantic-ai names as written)",
-    )
-}
-
 /// `_lookalike_sources`: who wrote a part's text that resembles a frame, with the tags it opens.
-type Lookalikes = Vec<(Source, Vec<&'static str>)>;
+type Lookalikes = Vec<(Source, Vec<Tag>)>;
 
 /// A request part as stored, with the lookalikes in its text (`_lookalike_sources`).
 struct Authored {
@@ -1139,7 +1130,7 @@ fn note_lookalike_frames(
         frame,
     } in authored
     {
-        let note = |source: Source, tags: &[&'static str], preceding: bool, result: Option<&ToolResult>| {
+        let note = |source: Source, tags: &[Tag], preceding: bool, result: Option<&ToolResult>| {
             let context = NoteContext {
                 source,
                 preceding,
@@ -1244,17 +1235,15 @@ fn note_lookalike_frames(
 }
 
 /// `_lookalike_sources` for one text: adds the tags its lookalikes open to `found`.
-fn add_lookalikes(found: &mut Vec<&'static str>, text: &str, at: PartLocation, path: &str) -> Result<(), ExportError> {
-    let tags = framing::lookalike_tags(text).map_err(|Undecided| undecided(at, path))?;
-    for tag in tags {
+fn add_lookalikes(found: &mut Vec<Tag>, text: &str) {
+    for tag in framing::lookalike_tags(text) {
         if !found.contains(&tag) {
             found.push(tag);
         }
     }
-    Ok(())
 }
 
-fn sourced(source: Source, found: Vec<&'static str>) -> Lookalikes {
+fn sourced(source: Source, found: Vec<Tag>) -> Lookalikes {
     if found.is_empty() {
         Vec::new()
     } else {
@@ -1340,7 +1329,7 @@ fn request_item(
         ModelRequestPart::UserPrompt(user) => match &user.content {
             UserPromptContent::Text(text) => {
                 let mut found = Vec::new();
-                add_lookalikes(&mut found, text, at, &format!("{path}.content"))?;
+                add_lookalikes(&mut found, text);
                 Ok((
                     RequestItem::User(UserText::Text(text.clone())),
                     sourced(Source::User, found),
@@ -1357,7 +1346,7 @@ fn request_item(
                     let item_path = format!("{path}.content[{item_index}]");
                     match item {
                         UserContent::Text(text) => {
-                            add_lookalikes(&mut found, text, at, &item_path)?;
+                            add_lookalikes(&mut found, text);
                             contents.push(UserItem::Text(text.clone()));
                         }
                         // `str() | TextContent()`: its text, like a string's (`_text_of`), unless it
@@ -1365,8 +1354,8 @@ fn request_item(
                         // apart, after the files.
                         UserContent::TextContent(text) => {
                             match framework_frame(&text.metadata) {
-                                None => add_lookalikes(&mut found, &text.content, at, &item_path)?,
-                                Some(author) => frames.push((author, &text.content, item_path)),
+                                None => add_lookalikes(&mut found, &text.content),
+                                Some(author) => frames.push((author, &text.content)),
                             }
                             contents.push(UserItem::Text(text.content.clone()));
                         }
@@ -1383,8 +1372,8 @@ fn request_item(
                                 ));
                             };
                             match framework_frame(&structured.metadata) {
-                                None => add_lookalikes(&mut found, content, at, &item_path)?,
-                                Some(author) => frames.push((author, content, item_path)),
+                                None => add_lookalikes(&mut found, content),
+                                Some(author) => frames.push((author, content)),
                             }
                             contents.push(UserItem::Text(content.clone()));
                         }
@@ -1414,7 +1403,7 @@ fn request_item(
                                 if let FileKind::Binary { data, media_type, .. } = &file.kind {
                                     if msgflow_media::is_text_like_media_type(media_type) {
                                         let text = String::from_utf8_lossy(data);
-                                        add_lookalikes(&mut in_files, &text, at, &format!("{item_path}.data"))?;
+                                        add_lookalikes(&mut in_files, &text);
                                     }
                                 }
                                 contents.push(UserItem::File(file));
@@ -1434,10 +1423,10 @@ fn request_item(
                 // `_lookalike_texts`: then each frame's body, without the frame's own tags, as its
                 // author's (`framework_frame_body`); a frame naming no known author is the
                 // framework's own and is not read. Each author's tags join that author's note.
-                for (author, content, item_path) in frames {
+                for (author, content) in frames {
                     let Some(author) = author else { continue };
                     let mut tags = Vec::new();
-                    add_lookalikes(&mut tags, framing::without_own_tags(content), at, &item_path)?;
+                    add_lookalikes(&mut tags, framing::without_own_tags(content));
                     if tags.is_empty() {
                         continue;
                     }
@@ -1527,7 +1516,7 @@ fn request_item(
                 } else {
                     &mut found
                 };
-                add_lookalikes(into, &text, at, &content_path)?;
+                add_lookalikes(into, &text);
             }
             result.file_lookalikes = in_files;
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
@@ -1563,7 +1552,7 @@ fn request_item(
             };
             let mut found = Vec::new();
             for text in content_items_unwrapped(&result) {
-                add_lookalikes(&mut found, &text, at, &content_path)?;
+                add_lookalikes(&mut found, &text);
             }
             Ok((RequestItem::ToolReturn(result), sourced(Source::Tool, found)))
         }
@@ -1598,7 +1587,7 @@ fn request_item(
         ModelRequestPart::Compaction(compaction) => {
             let content = compaction.content.get().map_or("", String::as_str);
             let mut found = Vec::new();
-            add_lookalikes(&mut found, content, at, &format!("{path}.content"))?;
+            add_lookalikes(&mut found, content);
             Ok((
                 RequestItem::Feedback(framing::conversation_summary(content)),
                 sourced(Source::Summary, found),
@@ -1610,7 +1599,7 @@ fn request_item(
         ModelRequestPart::Speech(speech) if speech.speaker == Speaker::User => {
             let transcript = speech.transcript.get().cloned().unwrap_or_default();
             let mut found = Vec::new();
-            add_lookalikes(&mut found, &transcript, at, &format!("{path}.transcript"))?;
+            add_lookalikes(&mut found, &transcript);
             Ok((
                 RequestItem::User(UserText::Text(transcript)),
                 sourced(Source::User, found),
@@ -2013,7 +2002,7 @@ fn retry_feedback(
         return Ok((item, Vec::new()));
     }
     let mut found = Vec::new();
-    add_lookalikes(&mut found, &text, at, &content_path)?;
+    add_lookalikes(&mut found, &text);
     let tag = if cause == FeedbackCause::ValidationError {
         framing::VALIDATION_ERRORS_TAG
     } else {

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use msgflow_providers::{export, ExportError, Provider};
+use msgflow_providers::{export, Provider};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Vec<msgflow_wire::ModelMessage> {
@@ -168,7 +168,29 @@ fn a_note_leaves_out_a_tool_name_it_cannot_quote() {
 }
 
 #[test]
-fn only_text_whose_lookalikes_unicode_14_cannot_tell_is_refused() {
+fn a_tag_spelled_with_a_dotted_or_dotless_i_is_named_as_pydantic_ai_names_it() {
+    let exported = exports(&fixture("named-as-written"));
+    insta::assert_snapshot!("named-as-written", serde_json::to_string_pretty(&exported).unwrap());
+    let anthropic = &exported["anthropic"];
+    let user_note = anthropic["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        user_note.contains("contains a <pya\u{131}:context> or <pya\u{131}:context_diff> element written by the user"),
+        "{user_note}"
+    );
+    // `<sys\u{378}tem>` is no `<system>` tag: the user's note names only the one tag.
+    assert!(!user_note.contains("a <system> tag"), "{user_note}");
+    // The tool's `İ` lowercases to `i` and a combining dot: another tag than `pyai:context`.
+    let tool_note = anthropic["messages"][2]["content"].as_array().unwrap().last().unwrap()["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        tool_note.contains("<pyai:context> and <pyai:context_diff> elements and <pyai\u{307}:context> and"),
+        "{tool_note}"
+    );
+}
+
+#[test]
+fn text_folding_reads_as_python_does_exports() {
     let with = |text: &str| {
         history(json!([
             {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": text, "timestamp": "2026-03-14T09:00:00Z"}]},
@@ -189,15 +211,16 @@ fn only_text_whose_lookalikes_unicode_14_cannot_tell_is_refused() {
             assert!(export(&with(text), provider).is_ok(), "{text:?} to {provider}");
         }
     }
-    // A character Unicode 14 does not assign where the tag would be, and a tag spelled with a
-    // dotless `i`: msgflow's tables cannot tell what Python 3.11 reads.
-    for text in ["<sys\u{378}tem>", "<pya\u{131}:context>"] {
-        for provider in Provider::EXPORTABLE {
-            let Err(ExportError::Unsupported { path, what, .. }) = export(&with(text), provider) else {
-                panic!("{text:?} exports to {provider}");
-            };
-            assert_eq!(path, "$[0].parts[0].content");
-            assert!(what.contains("lookalike check does"), "{what}");
-        }
+    // A character Unicode 14 does not assign where the tag would be is no tag; a tag spelled with
+    // a dotless `i` is one, named as written (pydantic-ai 2.68.0 on Python 3.11).
+    for provider in Provider::EXPORTABLE {
+        let request = serde_json::to_string(&export(&with("<sys\u{378}tem>"), provider).unwrap()).unwrap();
+        assert!(!request.contains("written to look like"), "{provider}: {request}");
+        let request = serde_json::to_string(&export(&with("<pya\u{131}:context>"), provider).unwrap()).unwrap();
+        assert!(
+            request
+                .contains("contains a <pya\u{131}:context> or <pya\u{131}:context_diff> element written by the user"),
+            "{provider}: {request}"
+        );
     }
 }
