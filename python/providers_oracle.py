@@ -17,7 +17,8 @@ Usage (one process for a whole batch):
 
     python providers_oracle.py --cases FILE.jsonl --out FILE.jsonl
 
-Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}``; each output line is
+Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}``, with ``"history_text"`` where the
+history is spelled otherwise than pydantic-ai writes it (loaded from that text); each output line is
 ``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, and for OpenAI
 Chat with each profile setting msgflow offers as an option (``openai-chat+thinking=<mode>``), and for Anthropic with
 the reasoning it cannot take back as its own written in the reply (``anthropic+thinking=assistant-turn``), in input
@@ -135,11 +136,16 @@ async def export(name: str, model, history: list) -> dict:
     return {"instructions": instructions, "input": items}
 
 
-async def run_case(models: dict, history_value) -> dict:
+async def run_case(models: dict, history_value, history_text: str | None = None) -> dict:
+    """Every model's request for a history: the JSON value, or, where the case spells it otherwise than pydantic-ai
+    writes it (`history_text`), that text as pydantic-ai loads a file (`validate_json`)."""
     out = {}
     for provider, model in models.items():
         try:
-            history = oracle_common.ADAPTER.validate_python(history_value)
+            if history_text is not None:
+                history = oracle_common.ADAPTER.validate_json(history_text)
+            else:
+                history = oracle_common.ADAPTER.validate_python(history_value)
         except Exception as exc:  # noqa: BLE001 - an invalid history is data for the report
             out[provider] = {"invalid": f"{type(exc).__name__}: {exc}"}
             continue
@@ -159,7 +165,7 @@ async def main_async(cases_path: str, out_path: str) -> int:
             if not line.strip():
                 continue
             case = json.loads(line)
-            result = await run_case(models, case["history"])
+            result = await run_case(models, case["history"], case.get("history_text"))
             result["name"] = case["name"]
             out.write(json.dumps(result, ensure_ascii=False, default=str))
             out.write("\n")
