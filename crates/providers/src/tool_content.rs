@@ -48,7 +48,7 @@ impl FileRecord {
 }
 
 /// The `kind` tags of `MultiModalContent`, the arm of `ToolReturnContent` that rebuilds file items.
-pub(crate) const FILE_KINDS: [&str; 6] = [
+const FILE_KINDS: [&str; 6] = [
     "image-url",
     "audio-url",
     "document-url",
@@ -78,7 +78,7 @@ const UPLOADED_FILE_KEYS: [&str; 6] = [
 ];
 
 /// The file kind an object claims, when it claims one of [`FILE_KINDS`].
-pub(crate) fn claimed_file_kind(map: &Map<String, Value>) -> Option<&str> {
+fn claimed_file_kind(map: &Map<String, Value>) -> Option<&str> {
     map.get("kind")
         .and_then(Value::as_str)
         .filter(|kind| FILE_KINDS.contains(kind))
@@ -107,27 +107,32 @@ pub(crate) fn holds_file_item(value: &Value) -> bool {
 /// itself is read as data (a mapping or a list whose values are `ToolReturnContent`). `Err` names
 /// what msgflow cannot decide exactly.
 pub(crate) fn rebuild_nested_files(value: &mut Value, record: &FileRecord) -> Result<(), &'static str> {
-    match value {
-        Value::Object(map) => map.values_mut().try_for_each(|item| rebuild_files(item, record)),
-        Value::Array(items) => items.iter_mut().try_for_each(|item| rebuild_files(item, record)),
-        _ => Ok(()),
-    }
-}
-
-/// `ToolReturnContent` of one value: an object that loads as a file item becomes its dump (and
-/// nothing inside it is read again: its `vendor_metadata` is `dict[str, Any]`); anything else has
-/// its values read the same way.
-fn rebuild_files(value: &mut Value, record: &FileRecord) -> Result<(), &'static str> {
     if !holds_file_item(value) {
         return Ok(());
     }
-    if let Value::Object(map) = value {
-        if let Some(dump) = file_item_dump(map, record)? {
-            *map = dump;
-            return Ok(());
+    rebuild_within(value, record)
+}
+
+/// The values of a mapping or a list, each read as `ToolReturnContent`. The recursion is bounded:
+/// serde_json reads no value nested more than 128 deep.
+fn rebuild_within(value: &mut Value, record: &FileRecord) -> Result<(), &'static str> {
+    let items: Box<dyn Iterator<Item = &mut Value>> = match value {
+        Value::Object(map) => Box::new(map.values_mut()),
+        Value::Array(items) => Box::new(items.iter_mut()),
+        _ => return Ok(()),
+    };
+    for item in items {
+        // An object that loads as a file item becomes its dump, and nothing inside it is read
+        // again (its `vendor_metadata` is `dict[str, Any]`); anything else has its values read.
+        if let Value::Object(map) = item {
+            if let Some(dump) = file_item_dump(map, record)? {
+                *map = dump;
+                continue;
+            }
         }
+        rebuild_within(item, record)?;
     }
-    rebuild_nested_files(value, record)
+    Ok(())
 }
 
 /// The dump of `map` when it loads as a file item (`MultiModalContent` with `_RequireUrlMediaType`'s
