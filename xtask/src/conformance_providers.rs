@@ -757,10 +757,17 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
                     } else {
                         tool_content(rng)
                     };
-                    parts.push(
-                        json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,
-                        "content": content, "outcome": outcome, "timestamp": STAMP}),
-                    );
+                    let mut part = json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id,
+                        "content": content, "outcome": outcome, "timestamp": STAMP});
+                    // Nested file items come with the part's `content_file_digests` record (or none).
+                    if part["content"].get(media::NESTED_RECORD_KEY).is_some() {
+                        let mut nested = part["content"].take();
+                        part["content"] = nested[media::NESTED_RECORD_KEY].take();
+                        if let Some(record) = nested.get_mut("content_file_digests") {
+                            part["content_file_digests"] = record.take();
+                        }
+                    }
+                    parts.push(part);
                 }
             }
             if rng.chance(5) {

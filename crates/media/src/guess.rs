@@ -234,6 +234,22 @@ pub fn url_item_media_type(kind: UrlKind, explicit: Option<&str>, url: &str) -> 
     }
 }
 
+/// `urlparse(url).scheme` (lowercased, `""` for none), or `None` where Python's `urlparse` raises
+/// `ValueError` (unbalanced brackets in the netloc, ...). pydantic-ai reads it to tell whether a file
+/// item of a tool result saved without a file record may load as a file (`_check_file_provenance`).
+///
+/// ```
+/// use msgflow_media::url_scheme;
+///
+/// assert_eq!(url_scheme("HTTPS://example.com/a.png").as_deref(), Some("https"));
+/// assert_eq!(url_scheme("gs://bucket/a.pdf").as_deref(), Some("gs"));
+/// assert_eq!(url_scheme("noscheme.png").as_deref(), Some(""));
+/// assert_eq!(url_scheme("http://[::1/x"), None);
+/// ```
+pub fn url_scheme(url: &str) -> Option<String> {
+    url_parse(url).ok().map(|parsed| parsed.scheme)
+}
+
 /// Why pydantic-ai cannot compute an `UploadedFile`'s media type: Python's `urlparse(file_id)` raises
 /// `ValueError`, so the property (and a dump of the item) raises too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

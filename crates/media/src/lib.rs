@@ -78,7 +78,7 @@ pub use format::{
 };
 pub use guess::{
     guess_media_type, infer_url_media_type, is_youtube_url, media_type_from_path, uploaded_file_item_media_type,
-    uploaded_file_media_type, url_item_media_type, UnparsableFileId, UrlKind, OCTET_STREAM,
+    uploaded_file_media_type, url_item_media_type, url_scheme, UnparsableFileId, UrlKind, OCTET_STREAM,
 };
 pub use header::{gif_frames, image_dimensions, pdf_pages, wav_seconds};
 pub use identifier::{effective_identifier, identifier_for_bytes, identifier_for_file_id, identifier_for_url};

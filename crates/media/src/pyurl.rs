@@ -19,6 +19,8 @@ pub(crate) enum UrlSplitError {
 /// The pieces of `urlparse(url)` the media rules read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ParsedUrl {
+    /// The scheme, lowercased (`''` when the URL has none).
+    pub(crate) scheme: String,
     pub(crate) netloc: String,
     /// The path, with `;params` split off when the scheme uses params (as `urlparse`, not `urlsplit`, does).
     pub(crate) path: String,
@@ -108,6 +110,7 @@ pub(crate) fn url_parse(url: &str) -> Result<ParsedUrl, UrlSplitError> {
         rest
     };
     Ok(ParsedUrl {
+        scheme,
         netloc: netloc.to_owned(),
         path: path.to_owned(),
     })
@@ -280,6 +283,7 @@ mod tests {
     #[test]
     fn url_parse_matches_cpython() {
         let parsed = url_parse("https://User:pw@WWW.YouTube.com:443/watch;p?v=1#t").unwrap();
+        assert_eq!(parsed.scheme, "https");
         assert_eq!(hostname(&parsed.netloc).as_deref(), Some("www.youtube.com"));
         assert_eq!(parsed.path, "/watch");
         let parsed = url_parse("http://[FE80::1%ZoNe]:80/x").unwrap();

@@ -23,6 +23,7 @@ use crate::dumped;
 use crate::framing::{self, NoteContext, Source, Tag};
 use crate::instructions;
 use crate::media::{File, FileKind};
+use crate::tool_content::{self, holds_file_item, FileRecord};
 use crate::{ExportError, PartLocation};
 
 /// A request part as the mappings see it, after `prepare_messages`.
@@ -1484,7 +1485,9 @@ fn request_item(
                     let content = ret.content.try_to_value().map_err(|_| {
                         ExportError::unsupported(at, &content_path, "tool output that is not plain JSON")
                     })?;
-                    tool_files(content, at, &content_path, profile)?
+                    let record = FileRecord::of(&ret.content_file_digests)
+                        .map_err(|why| ExportError::unsupported(at, &format!("{path}.content_file_digests"), why))?;
+                    tool_files(content, &record, at, &content_path, profile)?
                 }
             };
             let mut result = ToolResult {
@@ -2099,29 +2102,31 @@ fn python_eq(left: &Value, right: &Value) -> bool {
     }
 }
 
-/// The keys a `BinaryContent` dump has.
-const BINARY_KEYS: [&str; 5] = ["data", "media_type", "vendor_metadata", "kind", "identifier"];
-
 /// The files of a tool result (`_split_content`): pydantic-ai validates tool output as
-/// `ToolReturnContent`, in which an object with a `kind` key, the content itself or an item of a
-/// content list, may become a file item. msgflow reads `BinaryContent` images (not text-like ones
-/// such as SVG) and PDFs (no
-/// provenance gate applies to binary items), and leaves every other such object to pydantic-ai:
-/// URL and uploaded-file items load as files only when `content_file_digests` records them, and
-/// a file a model cannot read is replaced by a note (`_replace_unsupported_tool_return_files`).
+/// `ToolReturnContent`, which rebuilds every object that loads as a file item, at any depth
+/// ([`tool_content`]); the content itself, or an item of a content list, that does is a file, and
+/// any other is data, whose text holds the dumps of the items rebuilt inside it. msgflow sends
+/// `BinaryContent` images (not text-like ones such as SVG) and PDFs as files (no provenance gate
+/// applies to binary items), and leaves URL and uploaded-file items that load as files to
+/// pydantic-ai (they load only when `content_file_digests` records them, or an `http(s)` URL of a
+/// result saved without a record); a file a model cannot read is replaced by a note
+/// (`_replace_unsupported_tool_return_files`).
 ///
 /// Returns the content as the mapping reads it, with each audio or video file replaced by
 /// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
 /// audio or video files), and its files.
-fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile) -> Result<ToolFiles, ExportError> {
+fn tool_files(
+    mut content: Value,
+    record: &FileRecord,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<ToolFiles, ExportError> {
     let mut notes = Vec::new();
     // Each file item's text for `_lookalike_texts`: a text file's, decoded (`_text_file_content`,
     // `errors='replace'`); none for other files.
     let mut file_texts: Vec<(usize, Option<String>)> = Vec::new();
-    let (candidates, listed) = match &content {
-        Value::Array(items) => (items.as_slice(), true),
-        other => (std::slice::from_ref(other), false),
-    };
+    let listed = content.is_array();
     // The JSON path of an item, made only for an item that is (or holds) a file.
     let path_of = |index: usize| {
         if listed {
@@ -2130,33 +2135,50 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
             path.to_owned()
         }
     };
+    // `ToolReturnContent` of the content or each item of a content list: a file item becomes its
+    // dump (so that it is read below in the form pydantic-ai holds it), data has the file items
+    // inside it rebuilt.
+    let mut is_file = Vec::new();
+    {
+        let candidates = match &mut content {
+            Value::Array(items) => items.as_mut_slice(),
+            other => std::slice::from_mut(other),
+        };
+        for (index, value) in candidates.iter_mut().enumerate() {
+            let refuse = |why: &str| ExportError::unsupported(at, &path_of(index), why);
+            let dump = match value {
+                Value::Object(map) => tool_content::file_item_dump(map, record).map_err(refuse)?,
+                _ => None,
+            };
+            is_file.push(dump.is_some());
+            match dump {
+                Some(dump) => *value = Value::Object(dump),
+                None => tool_content::rebuild_nested_files(value, record).map_err(refuse)?,
+            }
+        }
+    }
+    let candidates = match &content {
+        Value::Array(items) => items.as_slice(),
+        other => std::slice::from_ref(other),
+    };
     let mut files = Vec::new();
     for (index, value) in candidates.iter().enumerate() {
-        let Some(map) = value.as_object().filter(|map| map.contains_key("kind")) else {
-            // Deeper in the content, pydantic-ai rebuilds a file item too and sends it re-dumped
-            // (its `identifier` computed, its keys in its own order) in the item's text.
-            if holds_file_item(value) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &path_of(index),
-                    "tool output holding a file item inside an object or a nested list (pydantic-ai rebuilds it and re-serialises it)",
-                ));
-            }
+        if !is_file[index] {
             continue;
-        };
+        }
+        let Some(map) = value.as_object() else { continue };
         let item_path = path_of(index);
         let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
-        let is_binary = map.get("kind").and_then(Value::as_str) == Some("binary")
-            && map.keys().all(|key| BINARY_KEYS.contains(&key.as_str()));
-        if !is_binary {
+        // The item is in its dump form: a binary one reads as the user-content item it is.
+        if map.get("kind").and_then(Value::as_str) != Some("binary") {
             return Err(refuse(
-                "tool output holding an object with a `kind` key other than binary content (pydantic-ai may read it as a file item)",
+                "tool output holding a URL or uploaded-file item that loads as a file (its digest recorded, or an http(s) URL of a result saved without a record), which pydantic-ai sends as a file",
             ));
         }
         let item: UserContent = serde_json::from_str(&value.to_string())
-            .map_err(|_| refuse("tool output holding binary content pydantic-ai may not read as a file"))?;
+            .map_err(|_| refuse("tool output holding binary content msgflow cannot read back"))?;
         let Some(file) = File::read(&item, at, &item_path)? else {
-            return Err(refuse("tool output holding an object with a `kind` key"));
+            return Err(refuse("tool output holding binary content msgflow cannot read back"));
         };
         let media_type = file.media_type()?;
         let text_like = msgflow_media::is_text_like_media_type(media_type);
@@ -2182,7 +2204,8 @@ fn tool_files(mut content: Value, at: PartLocation, path: &str, profile: Profile
         }
         files.push((index, file));
     }
-    // `_lookalike_texts` of the content as written, when it holds files: each item's text, a file's
+    // `_lookalike_texts` of the content as loaded (before the notes replace files), when it holds
+    // files: each item's text, a file's
     // own text in its place.
     let lookalike_texts = (!file_texts.is_empty()).then(|| {
         let items = match &content {
@@ -3543,39 +3566,6 @@ pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
         (_, [Value::String(text)]) => text.clone(),
         _ => json_text(&Value::Array(texts)),
     }
-}
-
-/// The `kind` tags of `MultiModalContent`, the file items `ToolReturnContent` rebuilds at any depth.
-const FILE_KINDS: [&str; 6] = [
-    "image-url",
-    "audio-url",
-    "document-url",
-    "video-url",
-    "binary",
-    "uploaded-file",
-];
-
-/// Whether `value` holds an object with a file item's `kind` anywhere, walked without recursion
-/// (tool output can be deeply nested) and without allocating but for the stack.
-fn holds_file_item(value: &Value) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if map
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .is_some_and(|kind| FILE_KINDS.contains(&kind))
-                {
-                    return true;
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// `_unwrap_data`: the content without its files; no data is `null`, and a single item is unwrapped

@@ -656,3 +656,112 @@ fn a_request_scoped_prompt_ends_the_standing_prompt_the_delta_sort_keeps() {
     assert_eq!(blocks[0]["type"], "tool_result");
     assert_eq!(blocks[1]["text"], "<system>Be careful.</system>");
 }
+
+/// The text of the tool result answering `call_1` in the OpenAI Responses request.
+fn responses_tool_output(expected: &Value) -> String {
+    let input = expected["openai-responses"]["request"]["input"].as_array().unwrap();
+    let output = input
+        .iter()
+        .find(|item| item["type"] == "function_call_output")
+        .map(|item| item["output"].clone())
+        .unwrap();
+    output.as_str().map_or_else(|| output.to_string(), str::to_owned)
+}
+
+/// A binary item nested in an object is rebuilt (`ToolReturnContent`) and written in the output's
+/// text as pydantic-ai dumps it: its keys in the dataclass's order, the key it does not declare
+/// (with the lookalike in it) dropped, its data as URL-safe padded base64, its identifier computed.
+#[test]
+fn a_binary_item_nested_in_an_object_is_sent_as_its_dump() {
+    let expected = assert_exports_as_pydantic_ai("tool-file-nested-in-object");
+    let output = responses_tool_output(&expected);
+    assert!(
+        output.starts_with(r#"{"shots":[{"data":"iVBORw0KGgo"#)
+            && output.contains(r#"42mNk-M9Q"#)
+            && output.contains(r#"ErkJggg==","media_type":"image/png","vendor_metadata":null"#),
+        "{output}"
+    );
+    assert!(
+        output.contains(r#""kind":"binary","identifier":"4a5eb7"}],"n":1}"#),
+        "{output}"
+    );
+    assert!(!output.contains("label"), "{output}");
+}
+
+/// In a nested list the item is data too, next to a file of the content list itself, which Chat
+/// relocates to a user message and the others send as a file.
+#[test]
+fn a_binary_item_in_a_nested_list_is_data_next_to_a_top_level_file() {
+    let expected = assert_exports_as_pydantic_ai("tool-file-nested-list");
+    let chat = expected["openai-chat"]["request"]["messages"].to_string();
+    assert!(chat.contains("See file 4a5eb7."), "{chat}");
+    assert!(chat.contains(r#"[{\\\"data\\\":"#), "{chat}");
+}
+
+/// URL and uploaded-file items load as files only as the result's record says: recorded ones are
+/// rebuilt (the URL item keeps its `force_download`), and under an empty record they stay as written.
+#[test]
+fn nested_url_items_are_rebuilt_only_when_recorded() {
+    let recorded = responses_tool_output(&assert_exports_as_pydantic_ai("tool-file-nested-url-recorded"));
+    assert!(
+        recorded.contains(r#""upload":{"file_id":"file-abc123","provider_name":"openai","vendor_metadata":null,"kind":"uploaded-file","media_type":"application/octet-stream","identifier":"3a1a6c"}"#),
+        "{recorded}"
+    );
+    assert!(
+        recorded.contains(r#""other":{"kind":"image-url","url":"https://e.com/b.png","media_type":null}"#),
+        "{recorded}"
+    );
+    let unrecorded = responses_tool_output(&assert_exports_as_pydantic_ai("tool-file-nested-url-not-recorded"));
+    assert!(
+        unrecorded.contains(r#""upload":{"kind":"uploaded-file","file_id":"file-abc123","provider_name":"openai"}"#),
+        "{unrecorded}"
+    );
+}
+
+/// A result saved before records existed rebuilds an `http(s)` URL item with a `media_type` key
+/// (resetting `force_download`, dropping other keys) and nothing else.
+#[test]
+fn a_result_without_a_record_rebuilds_only_http_url_items() {
+    let output = responses_tool_output(&assert_exports_as_pydantic_ai("tool-file-nested-url-unrecorded"));
+    assert!(
+        output.starts_with(r#"[{"a":{"url":"HTTPS://example.com/report.pdf","force_download":false,"vendor_metadata":null,"kind":"document-url","media_type":"application/pdf","identifier":"edfb27"}}"#),
+        "{output}"
+    );
+    assert!(
+        output.contains(r#"{"b":{"kind":"image-url","url":"gs://bucket/a.png""#),
+        "{output}"
+    );
+}
+
+/// A failed result's text holds the dumps; binary content whose data does not decode stays a
+/// mapping, and the lookalike in it gets its note.
+#[test]
+fn undecodable_binary_content_stays_data_with_its_lookalike() {
+    let expected = assert_exports_as_pydantic_ai("tool-file-nested-failed");
+    let anthropic = expected["anthropic"]["request"]["messages"].to_string();
+    assert!(
+        anthropic.contains(r#"\"bad\":{\"kind\":\"binary\",\"data\":\"YR==\""#),
+        "{anthropic}"
+    );
+    assert!(
+        anthropic.contains("contains text written to look like instructions"),
+        "{anthropic}"
+    );
+}
+
+/// A `content_file_digests` list holding anything but strings is a history pydantic-ai does not
+/// load: refused at the record.
+#[test]
+fn a_record_holding_other_than_strings_is_refused() {
+    let history = msgflow_wire::from_str(
+        r#"[{"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"fetch","tool_call_id":"call_1","content":{"a":{"kind":"image-url","url":"https://e.com/a.png","media_type":null}},"content_file_digests":[1]}]}]"#,
+    )
+    .unwrap();
+    for provider in Provider::EXPORTABLE {
+        let error = export(&history, provider).unwrap_err();
+        assert!(
+            matches!(&error, ExportError::Unsupported { path, .. } if path == "$[0].parts[0].content_file_digests"),
+            "{provider}: {error}"
+        );
+    }
+}

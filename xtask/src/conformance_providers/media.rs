@@ -214,7 +214,8 @@ pub(super) fn media_prompt(rng: &mut Rng) -> Value {
 }
 
 /// Tool output with file items: binary images and PDFs (which msgflow exports), sometimes other
-/// binary files (which it leaves to pydantic-ai), alone or in a list with text and data.
+/// binary files (which it leaves to pydantic-ai), alone or in a list with text and data, or file
+/// items nested in an object or a nested list (which pydantic-ai rebuilds and writes in the text).
 pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
     fn binary(rng: &mut Rng) -> Value {
         let media_type = if rng.chance(85) {
@@ -242,7 +243,7 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(10) {
+    match rng.below(12) {
         // A text file, often with a lookalike: pydantic-ai reads it for lookalikes with the tool's text.
         8 | 9 => {
             let media_type = *rng.pick(&["text/plain", "text/plain", "text/csv", "text/markdown", "image/svg+xml"]);
@@ -260,13 +261,141 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
             let bytes: Vec<u8> = (0..1000 + rng.below(2000)).map(|_| rng.next() as u8).collect();
             json!(["recorded", {"kind": "binary", "data": Base64Data::from_bytes(&bytes).as_str(), "media_type": "audio/wav"}])
         }
-        // Nested: pydantic-ai rebuilds it and re-serialises it in the output's text; msgflow refuses.
-        6 => json!({"shots": [binary(rng)], "n": 1}),
+        // Nested: pydantic-ai rebuilds it and re-serialises it in the output's text.
+        6 | 10 | 11 => {
+            let binary = binary(rng);
+            nested_file_content(rng, binary)
+        }
         0 => binary(rng),
         1 => json!([binary(rng)]),
         2 => json!([binary(rng), binary(rng)]),
         3 => json!([text(rng), binary(rng), {"rows": 3}]),
         4 => json!([binary(rng), text(rng)]),
         _ => json!(["see the screenshot", binary(rng), text(rng), [1, 2]]),
+    }
+}
+
+/// A file-shaped object to nest in tool output: the `binary` item given, a URL item or an uploaded
+/// file in pydantic-ai's dump form or in a shorter form (without `media_type`, with `null` or `""`,
+/// `force_download`, an identifier, a key no dump writes), binary content with bad base64 or a key
+/// of its own, or an object that only borrows a file `kind`.
+fn nested_file_item(rng: &mut Rng, binary: Value) -> Value {
+    match rng.below(12) {
+        0..=2 => binary,
+        3..=6 => {
+            let kind = *rng.pick(&["image-url", "image-url", "document-url", "audio-url", "video-url"]);
+            let url = *rng.pick(URLS);
+            if rng.chance(40) {
+                // A dump of a URL item pydantic-ai built: every key, computed media type and identifier.
+                let mut item = json!({"url": url, "force_download": rng.chance(20), "vendor_metadata": null,
+                    "kind": kind, "media_type": null, "identifier": msgflow_media::identifier_for_url(url)});
+                if let Some(kind) = msgflow_media::UrlKind::from_kind_tag(kind) {
+                    item["media_type"] = json!(msgflow_media::infer_url_media_type(kind, url));
+                }
+                if rng.chance(20) {
+                    item["vendor_metadata"] = json!({"detail": "high"});
+                }
+                return item;
+            }
+            let mut item = json!({"kind": kind, "url": url});
+            match rng.below(5) {
+                0 => {}
+                1 => item["media_type"] = json!(null),
+                2 => item["media_type"] = json!(""),
+                _ => item["media_type"] = json!(*rng.pick(URL_MEDIA_TYPES)),
+            }
+            match rng.below(6) {
+                0 => item["force_download"] = json!(true),
+                1 => item["force_download"] = json!("allow-local"),
+                _ => {}
+            }
+            if rng.chance(15) {
+                item["identifier"] = json!("doc-1");
+            }
+            if rng.chance(10) {
+                item["label"] = json!("not a dump key");
+            }
+            item
+        }
+        7 | 8 => {
+            let mut item = json!({"kind": "uploaded-file", "file_id": *rng.pick(FILE_IDS),
+                "provider_name": *rng.pick(UPLOAD_PROVIDERS)});
+            if rng.chance(40) {
+                item["media_type"] = json!(*rng.pick(&["image/png", "application/pdf", ""]));
+            }
+            if rng.chance(30) {
+                item["vendor_metadata"] = json!(null);
+            }
+            item
+        }
+        9 => json!({"kind": "binary", "data": *rng.pick(&["!!", "YR==", "iVBO\nRw0KGgo="]), "media_type": "image/png"}),
+        10 => {
+            let mut item = binary;
+            item["label"] = json!("a key BinaryContent does not declare");
+            item
+        }
+        _ => {
+            json!({"kind": *rng.pick(&["binary", "image-url", "text-content", "cache-point", "other"]), "label": "foo"})
+        }
+    }
+}
+
+/// Tool output holding file-shaped objects inside an object or a nested list, with the
+/// `content_file_digests` record to write next to it: the digests of some of the URL and
+/// uploaded-file objects (as a result pydantic-ai saved records them), sometimes of none, a digest of
+/// nothing in the content, no record at all (a result saved before records existed) or one that is
+/// no list.
+pub(super) fn nested_file_content(rng: &mut Rng, binary: Value) -> Value {
+    let first = nested_file_item(rng, binary.clone());
+    let content = match rng.below(6) {
+        0 => json!({"shots": [first], "n": 1}),
+        1 => json!([[first], text(rng)]),
+        2 => json!([text(rng), {"result": {"file": first, "ok": true}}]),
+        3 => json!({"kind": "report", "attachment": first}),
+        4 => {
+            let second = nested_file_item(rng, binary);
+            json!({"files": [first, second], "count": 2})
+        }
+        _ => json!({"a": {"b": [[first]]}}),
+    };
+    let mut digests = Vec::new();
+    collect_file_shaped(&content, &mut |item| {
+        if rng.chance(70) {
+            digests.push(Value::String(msgflow_media::file_item_digest(item)));
+        }
+    });
+    let record = match rng.below(10) {
+        0..=4 => Some(Value::Array(digests)),
+        5 => Some(json!([])),
+        6 => Some(json!([
+            "0000000000000000000000000000000000000000000000000000000000000000"
+        ])),
+        7 => Some(json!("not a list")),
+        _ => None,
+    };
+    match record {
+        Some(record) => json!({NESTED_RECORD_KEY: content, "content_file_digests": record}),
+        None => json!({NESTED_RECORD_KEY: content}),
+    }
+}
+
+/// The key under which [`nested_file_content`] hands its content and record to the history
+/// builder, which writes them as the part's `content` and `content_file_digests`.
+pub(super) const NESTED_RECORD_KEY: &str = "$msgflow-nested-content";
+
+/// Calls `found` with every URL or uploaded-file object in `value`.
+fn collect_file_shaped(value: &Value, found: &mut dyn FnMut(&Value)) {
+    match value {
+        Value::Object(map) => {
+            if matches!(
+                map.get("kind").and_then(Value::as_str),
+                Some("image-url" | "audio-url" | "video-url" | "document-url" | "uploaded-file")
+            ) {
+                found(value);
+            }
+            map.values().for_each(|item| collect_file_shaped(item, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_file_shaped(item, found)),
+        _ => {}
     }
 }
