@@ -500,6 +500,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     let sent = Sent::of(history, speech, profile);
     // A part's JSON path, for the errors: written into one buffer, not allocated per part.
     let mut path = String::new();
+    // Refusals of parts pydantic-ai fails on only when it maps them, in history order.
+    let mut when_mapped: Vec<ExportError> = Vec::new();
     let mut contexts = Contexts::default();
     // The requests sent, for the instruction fallback (read again on the history the trim before a
     // compaction leaves).
@@ -780,7 +782,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         part: part_index,
                     };
                     set_part_path(&mut path, message_index, part_index);
-                    if let Some(item) = response_item(response, part, at, &path, profile, replay)? {
+                    if let Some(item) = response_item(response, part, at, &path, profile, replay, &mut when_mapped)? {
                         items.push((at, item));
                     }
                 }
@@ -807,13 +809,23 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // (`Model._trim_before_compaction`, called first in Anthropic's `_map_message` and OpenAI
     // Responses' `_map_messages`); the instruction fallback then reads what is left.
     if profile.thinking != ThinkingMode::OpenAiChat {
-        if let Some(trimmed) = trim_before_compaction(&mut messages, &requests, standing_items, profile) {
+        if let Some((trimmed, boundary)) = trim_before_compaction(&mut messages, &requests, standing_items, profile) {
+            // What the trim dropped is never mapped, nor refused.
+            if let Some(refusal) = when_mapped
+                .into_iter()
+                .find(|refusal| refusal.location().is_some_and(|at| at > boundary))
+            {
+                return Err(refusal);
+            }
             requests = trimmed;
             return Ok(PreparedHistory {
                 instructions: instruction_fallback(&messages, &requests),
                 messages,
             });
         }
+    }
+    if let Some(refusal) = when_mapped.into_iter().next() {
+        return Err(refusal);
     }
     Ok(PreparedHistory { messages, instructions })
 }
@@ -844,25 +856,27 @@ fn instruction_fallback(messages: &[Prepared], requests: &[SentRequest<'_>]) -> 
 /// OpenAI Responses passes `standing_prompt_retained=True` (`compaction_retains_standing_prompt`
 /// is not set, but its `_map_messages` defaults it), honored for a compaction pydantic-ai's own
 /// compact call stamped (`STANDING_PROMPT_PLANTED_KEY`): its standing items are not sent again.
-/// Returns the requests left, or `None` when there is no boundary.
+/// Returns the requests left and where the boundary is in the history, or `None` when there is
+/// no boundary.
 fn trim_before_compaction<'a>(
     messages: &mut Vec<Prepared>,
     requests: &[SentRequest<'a>],
     standing_items: usize,
     profile: Profile,
-) -> Option<Vec<SentRequest<'a>>> {
-    let (message_index, item_index, planted) = messages.iter().enumerate().rev().find_map(|(index, message)| {
-        let Prepared::Response(items) = message else {
-            return None;
-        };
-        items
-            .iter()
-            .rposition(|(_, item)| matches!(item, ResponseItem::Compaction(c) if c.boundary))
-            .map(|item| {
-                let planted = matches!(&items[item].1, ResponseItem::Compaction(c) if c.planted);
-                (index, item, planted)
-            })
-    })?;
+) -> Option<(Vec<SentRequest<'a>>, PartLocation)> {
+    let (message_index, item_index, planted, boundary) =
+        messages.iter().enumerate().rev().find_map(|(index, message)| {
+            let Prepared::Response(items) = message else {
+                return None;
+            };
+            items
+                .iter()
+                .rposition(|(_, item)| matches!(item, ResponseItem::Compaction(c) if c.boundary))
+                .map(|item| {
+                    let planted = matches!(&items[item].1, ResponseItem::Compaction(c) if c.planted);
+                    (index, item, planted, items[item].0)
+                })
+        })?;
     let retained = profile.thinking == ThinkingMode::OpenAiResponses && planted;
     let mut tail = messages.split_off(message_index);
     if let Some(Prepared::Response(items)) = tail.first_mut() {
@@ -895,7 +909,7 @@ fn trim_before_compaction<'a>(
             .map(|&(index, instructions, prepared, kept_delta)| (index, instructions, prepared - shift, kept_delta)),
     );
     messages.append(&mut tail);
-    Some(kept)
+    Some((kept, boundary))
 }
 
 /// A request sent, for the instruction fallback: where it is in the history, its instructions,
@@ -2297,6 +2311,7 @@ fn response_item(
     path: &str,
     profile: Profile,
     replay: Replay,
+    when_mapped: &mut Vec<ExportError>,
 ) -> Result<Option<ResponseItem>, ExportError> {
     match part {
         ModelResponsePart::Text(text) => {
@@ -2422,12 +2437,24 @@ fn response_item(
             }))
         }
         ModelResponsePart::Thinking(thinking) => thinking_item(response, thinking, at, path, profile, replay),
-        ModelResponsePart::BuiltinToolCall(call) => {
-            native_tool_part(response, NativeToolPart::Call(call), at, path, profile, replay)
-        }
-        ModelResponsePart::BuiltinToolReturn(result) => {
-            native_tool_part(response, NativeToolPart::Return(result), at, path, profile, replay)
-        }
+        ModelResponsePart::BuiltinToolCall(call) => native_tool_part(
+            response,
+            NativeToolPart::Call(call),
+            at,
+            path,
+            profile,
+            replay,
+            when_mapped,
+        ),
+        ModelResponsePart::BuiltinToolReturn(result) => native_tool_part(
+            response,
+            NativeToolPart::Return(result),
+            at,
+            path,
+            profile,
+            replay,
+            when_mapped,
+        ),
         ModelResponsePart::Compaction(compaction) => compaction_item(response, compaction, at, path, profile),
         // A file the model generated: not sent back by any of the three mappings (`_map_model_response`:
         // `case FilePart(): pass`).
@@ -2778,6 +2805,7 @@ fn native_tool_part(
     path: &str,
     profile: Profile,
     replay: Replay,
+    when_mapped: &mut Vec<ExportError>,
 ) -> Result<Option<ResponseItem>, ExportError> {
     if is_typed(part.tool_kind()) {
         return Err(ExportError::unsupported(
@@ -2815,7 +2843,7 @@ fn native_tool_part(
     if !replayed {
         return Ok(None);
     }
-    match profile.thinking {
+    let mapped = match profile.thinking {
         ThinkingMode::Anthropic => anthropic_native_block(part, at, path),
         ThinkingMode::OpenAiResponses => openai_builtin_item(part, at, path),
         ThinkingMode::OpenAiChat => Err(ExportError::unsupported(
@@ -2823,7 +2851,14 @@ fn native_tool_part(
             path,
             &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
         )),
-    }
+    };
+    // pydantic-ai fails on such a part in the mapping (`_map_native_tool_call_part`,
+    // `_map_response_native_tool_call_part`, ...), which a part the trim before a compaction
+    // drops never reaches: the refusal waits for the trim ([`PreparedHistory`]'s caller).
+    mapped.or_else(|refusal| {
+        when_mapped.push(refusal);
+        Ok(None)
+    })
 }
 
 /// `_map_stateful_native_tool_call` and the `should_send_item_id` branch of
