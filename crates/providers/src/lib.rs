@@ -34,6 +34,7 @@ pub mod openai_responses;
 mod prepare;
 mod repair;
 pub mod rules;
+mod typed;
 
 use std::fmt;
 use std::str::FromStr;
