@@ -546,8 +546,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // by `_convert_speech_parts` states none: an opening without content opens nothing).
                 let mut rendered = None;
                 let mut holds_request_scoped = false;
-                // Where the request's first request-scoped prompt was written: it ends the count of
-                // the standing prompt wherever it goes later.
+                // Where the request's first current request-scoped prompt was written: it ends the
+                // count of the standing prompt `_announce_tool_availability_delta_messages` makes
+                // wherever it goes later. An answered one is dropped before that count
+                // (`_drop_superseded_request_scoped_prompts`), so it ends nothing there.
                 let mut first_scoped_part = None;
                 let mut holds_tool_availability = false;
                 let mut items = Vec::with_capacity(request.parts.len());
@@ -601,8 +603,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             leading_system = false;
                             noted = true;
                             holds_request_scoped = true;
-                            first_scoped_part.get_or_insert(at.part);
                             if message_index >= scoped.current_start {
+                                first_scoped_part.get_or_insert(at.part);
                                 let content = match context {
                                     Some(Context::Rendered(content)) => content,
                                     _ => system.content.clone(),

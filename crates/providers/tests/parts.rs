@@ -760,3 +760,19 @@ fn request_scoped_prompts_join_a_tool_search_result_after_the_last_request() {
     assert_eq!(chat[3]["tool_calls"][0]["function"]["name"], "search_tools");
     assert_eq!(chat[5]["content"], "Only now.");
 }
+
+/// An answered request-scoped prompt is dropped before `_announce_tool_availability_delta_messages`
+/// counts the standing prompt it keeps in front, so the system prompt after it stays ahead of the
+/// tool result the sort moves (found by the live check).
+#[test]
+fn an_answered_request_scoped_prompt_ends_no_standing_prompt_for_the_delta_sort() {
+    let expected = assert_exports_as_pydantic_ai("delta-after-answered-request-scoped-prompt");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(
+        (&chat[1]["content"], &chat[2]["role"]),
+        (&json!("Also standing."), &json!("tool"))
+    );
+    let blocks = &expected["anthropic"]["request"]["messages"][0]["content"];
+    assert_eq!(blocks[0]["text"], "<system>Also standing.</system>");
+    assert_eq!(blocks[1]["type"], "tool_result");
+}
