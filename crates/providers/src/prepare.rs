@@ -830,8 +830,14 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                         messages.push(Prepared::Request(vec![(at, RequestItem::ToolReturn(result))]));
                         continue;
                     }
-                    buffered += 1;
-                    if let Some(item) = response_item(response, part, at, &path, profile, replay)? {
+                    let item = response_item(response, part, at, &path, profile, replay)?;
+                    // A part that renders nothing still makes a response of the parts around a
+                    // result, but for the model's speech without a transcript, which
+                    // `_convert_speech_parts` has taken out before.
+                    if item.is_some() || !matches!(part, ModelResponsePart::Speech(_)) {
+                        buffered += 1;
+                    }
+                    if let Some(item) = item {
                         items.push((at, item));
                     }
                 }

@@ -776,3 +776,13 @@ fn an_answered_request_scoped_prompt_ends_no_standing_prompt_for_the_delta_sort(
     assert_eq!(blocks[0]["text"], "<system>Also standing.</system>");
     assert_eq!(blocks[1]["type"], "tool_result");
 }
+
+/// The model's speech without a transcript is taken out before a tool search is translated, so
+/// it leaves no response ahead of the result's request; the speech with one is the response after.
+#[test]
+fn speech_without_a_transcript_makes_no_response_around_a_tool_search_result() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-speech");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(chat[1]["tool_calls"][0]["function"]["name"], "search_tools");
+    assert_eq!(chat[3]["content"], "Found it.");
+}
