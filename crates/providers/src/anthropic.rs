@@ -197,12 +197,13 @@ pub enum Block {
         cache_control: Option<CacheControl>,
     },
     /// A server-side tool's call sent back in its assistant turn (`BetaServerToolUseBlockParam`,
-    /// `_map_native_tool_call_part`): a web search, a web fetch or code execution.
+    /// `_map_native_tool_call_part`): a web search, a web fetch, code execution or a tool search.
     ServerToolUse {
         /// The call's id.
         id: String,
-        /// `web_search`, `web_fetch`, or the code execution variant (`code_execution`,
-        /// `bash_code_execution`, `text_editor_code_execution`).
+        /// `web_search`, `web_fetch`, the code execution variant (`code_execution`,
+        /// `bash_code_execution`, `text_editor_code_execution`) or the tool search variant
+        /// (`tool_search_tool_bm25`, `tool_search_tool_regex`).
         name: String,
         /// The arguments (`args_as_dict`).
         input: Map<String, Value>,
@@ -263,6 +264,15 @@ pub enum Block {
         /// The id of the `server_tool_use` it answers.
         tool_use_id: String,
         /// The result exactly as the response recorded it.
+        content: Value,
+    },
+    /// A tool search's result, in the assistant turn (`BetaToolSearchToolResultBlockParam`,
+    /// `build_tool_search_replay_block`).
+    ToolSearchToolResult {
+        /// The id of the `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The search result (`tool_search_tool_search_result`, its `tool_references`) or the
+        /// recorded error (`tool_search_tool_result_error`, its `error_code`).
         content: Value,
     },
     /// An MCP tool's result, in the assistant turn (`BetaRequestMCPToolResultBlockParam`).
@@ -716,6 +726,7 @@ fn native_block(native: NativeBlock) -> Block {
             content,
             ..
         } => Block::TextEditorCodeExecutionToolResult { tool_use_id, content },
+        NativeBlock::ToolSearchResult { tool_use_id, content } => Block::ToolSearchToolResult { tool_use_id, content },
         NativeBlock::McpToolResult {
             tool_use_id,
             content,
@@ -798,6 +809,7 @@ fn answered_call_id(block: &Block) -> Option<&String> {
         | Block::WebSearchToolResult { tool_use_id, .. }
         | Block::WebFetchToolResult { tool_use_id, .. }
         | Block::McpToolResult { tool_use_id, .. }
+        | Block::ToolSearchToolResult { tool_use_id, .. }
         | Block::CodeExecutionToolResult { tool_use_id, .. }
         | Block::BashCodeExecutionToolResult { tool_use_id, .. }
         | Block::TextEditorCodeExecutionToolResult { tool_use_id, .. } => Some(tool_use_id),

@@ -7,7 +7,8 @@
 //! place, rendered by `InstructionDeltaPart.render` as the `<pyai:context>` element of its block
 //! (a `<pyai:context_diff>` when that is shorter and the change says which text it replaces), or
 //! the block's withdrawal; changes from before the window are left out. A change to a loaded
-//! capability's block (`capability:<id>`, loaded by a `CapabilityLoadDeltaPart`) is rendered
+//! capability's block (`capability:<id>`, loaded by a `CapabilityLoadDeltaPart` or a
+//! `load_capability` exchange) is rendered
 //! until the compaction that ends the load, whatever the window (`LoadedInstructionValues`).
 //!
 //! msgflow exports without request parameters (`prefix=None`), so the requests' `instructions`
@@ -27,7 +28,7 @@ use msgflow_wire::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::{difflib, framing, ExportError, PartLocation};
+use crate::{difflib, framing, typed, ExportError, PartLocation};
 
 /// A history after `_project_instruction_state`.
 pub(crate) struct Projection {
@@ -58,9 +59,21 @@ pub(crate) fn project(history: &[ModelMessage], inline_system: bool) -> Result<O
     for (index, message) in history.iter().enumerate() {
         let request = match message {
             ModelMessage::Response(response) => {
-                // `loaded.observe` of a response's parts changes nothing msgflow exports: only a
-                // `load_capability` exchange loads from a response, and its typed
-                // `LoadCapabilityCallPart` is refused.
+                // `loaded.observe` of a response's parts: a `LoadCapabilityCallPart` records the
+                // capability its arguments name (`LoadExchanges.observe`), which its return loads.
+                for (part_index, part) in response.parts.iter().enumerate() {
+                    if let ModelResponsePart::ToolCall(call) = part {
+                        let typed_load = typed::call_route(&call.tool_kind, &call.extra, true)
+                            == Ok(typed::Route::Typed(typed::TypedKind::CapabilityLoad));
+                        if typed_load && (index, part_index) >= loads_start {
+                            if let (Some(id), Some(capability_id)) =
+                                (call.tool_call_id.get(), typed::capability_id(&call.args))
+                            {
+                                loaded.calls.insert(id.clone(), capability_id);
+                            }
+                        }
+                    }
+                }
                 messages.push(message.clone());
                 origins.push((0..response.parts.len()).collect());
                 continue;
@@ -112,8 +125,24 @@ pub(crate) fn project(history: &[ModelMessage], inline_system: bool) -> Result<O
                 }
                 other => {
                     if in_loads_window {
-                        if let ModelRequestPart::CapabilityLoadDelta(load) = other {
-                            loaded.load(load.loaded.get().map_or(&[][..], Vec::as_slice));
+                        match other {
+                            ModelRequestPart::CapabilityLoadDelta(load) => {
+                                loaded.load(load.loaded.get().map_or(&[][..], Vec::as_slice));
+                            }
+                            // `LoadExchanges.observe`: a `LoadCapabilityReturnPart` loads the
+                            // capability its call named (a failed load is a base part, loading
+                            // nothing). The instructions it may carry seed the block's value, which
+                            // no change is rendered against (`apply`: only a change's own value is).
+                            ModelRequestPart::ToolReturn(ret)
+                                if typed::return_route(&ret.tool_kind, &ret.outcome, true)
+                                    == typed::Route::Typed(typed::TypedKind::CapabilityLoad) =>
+                            {
+                                let capability_id = ret.tool_call_id.get().and_then(|id| loaded.calls.get(id)).cloned();
+                                if let Some(capability_id) = capability_id {
+                                    loaded.load(&[capability_id]);
+                                }
+                            }
+                            _ => {}
                         }
                     }
                     parts.push(other.clone());
@@ -322,10 +351,12 @@ impl InstructionValues {
 }
 
 /// `LoadedInstructionValues` over the parts msgflow exports: capabilities are loaded by a
-/// `CapabilityLoadDeltaPart` (a `load_capability` exchange, `LoadCapabilityCallPart` and
-/// `LoadCapabilityReturnPart`, is a typed tool part msgflow refuses).
+/// `CapabilityLoadDeltaPart` or a `load_capability` exchange (`LoadCapabilityCallPart` and its
+/// `LoadCapabilityReturnPart`, `LoadExchanges`).
 #[derive(Default)]
 struct LoadedInstructionValues {
+    /// `LoadExchanges._calls`: each `load_capability` call's id and the capability it names.
+    calls: HashMap<String, String>,
     /// Each loaded capability's block text as last delivered (`values`).
     values: HashMap<String, Option<String>>,
     /// The capabilities whose value a change delivered rather than their load (`_changed`).

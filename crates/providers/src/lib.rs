@@ -35,6 +35,7 @@ mod prepare;
 mod repair;
 pub mod rules;
 mod tool_content;
+mod typed;
 
 use std::fmt;
 use std::str::FromStr;

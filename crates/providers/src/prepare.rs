@@ -24,6 +24,7 @@ use crate::framing::{self, NoteContext, Source, Tag};
 use crate::instructions;
 use crate::media::{File, FileKind};
 use crate::tool_content::{self, holds_file_item, FileRecord};
+use crate::typed;
 use crate::{ExportError, PartLocation};
 
 /// A request part as the mappings see it, after `prepare_messages`.
@@ -307,6 +308,9 @@ pub(crate) enum NativeBlock {
         content: Value,
         caller: Option<Map<String, Value>>,
     },
+    /// `tool_search_tool_result` (`build_tool_search_replay_block`): an error of the recorded
+    /// `error_code`, or a search result of the references the request can take.
+    ToolSearchResult { tool_use_id: String, content: Value },
     /// `mcp_tool_result`: the recorded `content` and `is_error`.
     McpToolResult {
         tool_use_id: String,
@@ -514,6 +518,13 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`: its first request is
     // the history's, sent or not.
     let mut history_first_request = None;
+    // Whether a tool-search result became a request of its own ahead of the history's first request,
+    // and the last one made after the history's last request, with where it is in `messages`
+    // (`_synthesize_local_response`).
+    let mut request_before_first = false;
+    let mut last_request_made: Option<(PartLocation, usize)> = None;
+    // Where the request-scoped prompts went: the last request's place in `messages`, and how many.
+    let mut scoped_tail: Option<(usize, usize)> = None;
     for (message_index, message) in history.iter().enumerate() {
         if matches!(message, ModelMessage::Request(_)) && history_first_request.is_none() {
             history_first_request = Some(message_index);
@@ -538,8 +549,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // by `_convert_speech_parts` states none: an opening without content opens nothing).
                 let mut rendered = None;
                 let mut holds_request_scoped = false;
-                // Where the request's first request-scoped prompt was written: it ends the count of
-                // the standing prompt wherever it goes later.
+                // Where the request's first current request-scoped prompt was written: it ends the
+                // count of the standing prompt `_announce_tool_availability_delta_messages` makes
+                // wherever it goes later. An answered one is dropped before that count
+                // (`_drop_superseded_request_scoped_prompts`), so it ends nothing there.
                 let mut first_scoped_part = None;
                 let mut holds_tool_availability = false;
                 let mut items = Vec::with_capacity(request.parts.len());
@@ -593,13 +606,14 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             leading_system = false;
                             noted = true;
                             holds_request_scoped = true;
-                            first_scoped_part.get_or_insert(at.part);
                             if message_index >= scoped.current_start {
+                                first_scoped_part.get_or_insert(at.part);
                                 let content = match context {
                                     Some(Context::Rendered(content)) => content,
                                     _ => system.content.clone(),
                                 };
                                 scoped.moved.push((at, system_prompt_item(content, false, profile)));
+                                scoped.moved_any = true;
                             }
                             continue;
                         }
@@ -643,6 +657,16 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                                 let content = std::mem::take(content);
                                 authored.item = RequestItem::WrappedSystemPrompt { content };
                             }
+                        }
+                    }
+                }
+                if first_request && request_before_first && !profile.inline_system_prompts {
+                    // `_wrap_non_leading_system_prompts` keeps the standing prompt only in the first
+                    // request, now the tool-search result's: this one's system prompts are wrapped.
+                    for authored in &mut items {
+                        if let RequestItem::SystemPrompt { content } = &mut authored.item {
+                            let content = std::mem::take(content);
+                            authored.item = RequestItem::WrappedSystemPrompt { content };
                         }
                     }
                 }
@@ -755,6 +779,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     order_tool_results_by_call(previous, &mut items);
                 }
                 if Some(message_index) == scoped.last_request {
+                    if !scoped.moved.is_empty() {
+                        scoped_tail = Some((messages.len(), scoped.moved.len()));
+                    }
                     items.append(&mut scoped.moved);
                 }
                 if (announces_tools || holds_request_scoped) && items.is_empty() {
@@ -776,17 +803,79 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 after_response = true;
                 let mut items = Vec::with_capacity(response.parts.len());
                 let replay = Replay::of(response, message_index, profile)?;
+                // `_synthesize_local_response`: a tool-search result the model does not keep native
+                // becomes a request of its own, the parts before it one response (when there are
+                // any, whatever they render) and those after it another.
+                let mut split = false;
+                let mut buffered = 0;
                 for (part_index, part) in response.parts.iter().enumerate() {
                     let at = PartLocation {
                         message: message_index,
                         part: part_index,
                     };
                     set_part_path(&mut path, message_index, part_index);
-                    if let Some(item) = response_item(response, part, at, &path, profile, replay, &mut when_mapped)? {
+                    if let Some(result) = translated_tool_search_return(response, part, at, &path, profile)? {
+                        if buffered > 0 {
+                            messages.push(Prepared::Response(std::mem::take(&mut items)));
+                        }
+                        split = true;
+                        buffered = 0;
+                        if !seen_request {
+                            // The first request from here on (`_wrap_non_leading_system_prompts`,
+                            // `_announce_in_standing_prompt`, `_standing_prompt_request`).
+                            request_before_first = true;
+                            first_request_index.get_or_insert(messages.len());
+                        }
+                        if scoped.last_request.is_none_or(|last| message_index > last) {
+                            last_request_made = Some((at, messages.len()));
+                        }
+                        requests.push((message_index, None, messages.len(), false));
+                        messages.push(Prepared::Request(vec![(at, RequestItem::ToolReturn(result))]));
+                        continue;
+                    }
+                    let item = response_item(response, part, at, &path, profile, replay, &mut when_mapped)?;
+                    // A part that renders nothing still makes a response of the parts around a
+                    // result, but for the model's speech without a transcript, which
+                    // `_convert_speech_parts` has taken out before.
+                    if item.is_some() || !matches!(part, ModelResponsePart::Speech(_)) {
+                        buffered += 1;
+                    }
+                    if let Some(item) = item {
                         items.push((at, item));
                     }
                 }
-                messages.push(Prepared::Response(items));
+                if !split || buffered > 0 {
+                    messages.push(Prepared::Response(items));
+                }
+            }
+        }
+    }
+    // `_move_request_scoped_prompts_to_tail` runs after `_synthesize_local_response`: the current
+    // request-scoped prompts go to the last request, which may be a tool-search result's; a request
+    // they leave without parts is left out.
+    if let (Some((at, made)), Some((tail, count))) = (last_request_made, scoped_tail) {
+        let Prepared::Request(items) = &mut messages[tail] else {
+            unreachable!("the request-scoped prompts joined a request")
+        };
+        let mut moved = items.split_off(items.len() - count);
+        let emptied = items.is_empty();
+        if let Prepared::Request(items) = &mut messages[made] {
+            items.append(&mut moved);
+        }
+        if emptied {
+            if first_request_index == Some(tail) {
+                return Err(ExportError::unsupported(
+                    at,
+                    &part_path(at),
+                    "a server-side tool search result pydantic-ai moves into a request of its own after the only request, which the request-scoped prompts then leave empty",
+                ));
+            }
+            messages.remove(tail);
+            requests.retain(|(_, _, prepared, _)| *prepared != tail);
+            for (_, _, prepared, _) in &mut requests {
+                if *prepared > tail {
+                    *prepared -= 1;
+                }
             }
         }
     }
@@ -1278,6 +1367,13 @@ fn set_part_path(path: &mut String, message: usize, part: usize) {
     path.push(']');
 }
 
+/// A part's JSON path, as [`set_part_path`] writes it.
+fn part_path(at: PartLocation) -> String {
+    let mut path = String::new();
+    set_part_path(&mut path, at.message, at.part);
+    path
+}
+
 /// `_order_tool_results_by_call`: in a request right after a response, the results answering
 /// that response's calls are put in the order of the calls (the first call with an id decides),
 /// in the positions results already held; every other part keeps its place, and results
@@ -1460,13 +1556,23 @@ fn request_item(
             }
         },
         ModelRequestPart::ToolReturn(ret) => {
-            if is_typed(&ret.tool_kind) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &format!("{path}.tool_kind"),
-                    "a typed tool return (`tool_kind`)",
-                ));
-            }
+            // A success of a typed kind loads as its typed class (`LoadCapabilityReturnPart`,
+            // `ToolSearchReturnPart`): its literal name, its content validated as the kind's
+            // TypedDict (keys reordered), sent as any other return.
+            let typed_kind = match typed::return_route(&ret.tool_kind, &ret.outcome, true) {
+                typed::Route::Typed(kind) => Some(kind),
+                typed::Route::Base => None,
+            };
+            let refuse_typed = |reason| ExportError::unsupported(at, path, reason);
+            let tool_name = match typed_kind {
+                Some(kind) => typed::tool_name(&ret.tool_name, ret.tool_name_absent, kind.local_tool_name())
+                    .map_err(refuse_typed)?
+                    .to_owned(),
+                None => ret.tool_name.clone(),
+            };
+            let typed_content = typed_kind
+                .map(|kind| typed::return_content(kind, &ret.content).map_err(refuse_typed))
+                .transpose()?;
             let id = tool_call_id(&ret.tool_call_id, at, path)?;
             let outcome = match ret.outcome.get() {
                 None | Some(ToolReturnOutcome::Success) => Outcome::Success,
@@ -1482,20 +1588,21 @@ fn request_item(
                 }
             };
             let content_path = [path, ".content"].concat();
-            let dumped = (!outcome.is_error())
+            let dumped = (!outcome.is_error() && typed_content.is_none())
                 .then(|| ToolContent::of_success(ret.content.get()))
                 .flatten();
             let ToolFiles {
                 content,
                 files,
                 lookalike_texts,
-            } = match dumped {
-                Some(content) => ToolFiles {
+            } = match (dumped, typed_content) {
+                (Some(content), _) => ToolFiles {
                     content,
                     files: Vec::new(),
                     lookalike_texts: None,
                 },
-                None => {
+                (None, Some(content)) => typed_tool_files(content, at, &content_path, profile)?,
+                (None, None) => {
                     let content = ret.content.try_to_value().map_err(|_| {
                         ExportError::unsupported(at, &content_path, "tool output that is not plain JSON")
                     })?;
@@ -1506,7 +1613,7 @@ fn request_item(
             };
             let mut result = ToolResult {
                 id,
-                tool_name: ret.tool_name.clone(),
+                tool_name,
                 content,
                 outcome,
                 files,
@@ -1653,6 +1760,8 @@ struct RequestScoped {
     last_request: Option<usize>,
     /// The current request's prompts, in order, until the last request takes them.
     moved: Vec<(PartLocation, RequestItem)>,
+    /// Whether there were any.
+    moved_any: bool,
 }
 
 impl RequestScoped {
@@ -1685,6 +1794,7 @@ impl RequestScoped {
             current_start,
             last_request,
             moved: Vec::new(),
+            moved_any: false,
         }
     }
 }
@@ -2248,6 +2358,25 @@ fn tool_files(
     })
 }
 
+/// [`tool_files`] of a typed result's content, validated as its kind's TypedDict: msgflow does not
+/// reproduce how that validation treats an object shaped like a file item, and refuses it.
+fn typed_tool_files(
+    content: Map<String, Value>,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<ToolFiles, ExportError> {
+    let content = Value::Object(content);
+    if holds_file_item(&content) {
+        return Err(ExportError::unsupported(
+            at,
+            path,
+            "a typed tool result holding an object shaped like a file item",
+        ));
+    }
+    tool_files(content, &FileRecord::Unrecorded, at, path, profile)
+}
+
 /// A tool result's content as the mapping reads it, its files, and (when it held files) the texts
 /// its lookalikes are read in.
 struct ToolFiles {
@@ -2378,13 +2507,20 @@ fn response_item(
             }
         }
         ModelResponsePart::ToolCall(call) => {
-            if is_typed(&call.tool_kind) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &format!("{path}.tool_kind"),
-                    "a typed tool call (`tool_kind`)",
-                ));
-            }
+            // A call of a typed kind loads as its typed class (`LoadCapabilityCallPart`,
+            // `ToolSearchCallPart`): its literal name, object arguments validated as the kind's
+            // TypedDict (keys reordered), sent as any other call.
+            let refuse_typed = |reason| ExportError::unsupported(at, path, reason);
+            let (tool_name, typed_args) =
+                match typed::call_route(&call.tool_kind, &call.extra, true).map_err(refuse_typed)? {
+                    typed::Route::Typed(kind) => (
+                        typed::tool_name(&call.tool_name, call.tool_name_absent, kind.local_tool_name())
+                            .map_err(refuse_typed)?
+                            .to_owned(),
+                        typed::call_args(kind, &call.args).map_err(refuse_typed)?,
+                    ),
+                    typed::Route::Base => (call.tool_name.clone(), None),
+                };
             // Of a call's provider details, OpenAI Chat sends back its `extra_content` (when the
             // model takes the response's stateless artifacts, `_map_response_tool_call_part`) and
             // OpenAI Responses its `namespace` (of OpenAI's own calls, `_map_function_call`);
@@ -2422,10 +2558,14 @@ fn response_item(
                 .get()
                 .filter(|id| !id.is_empty() && replay.should_send_item_id(response, call.provider_name.get(), profile))
                 .cloned();
+            let args = match typed_args {
+                Some(map) => Some(fitted_args(map, profile)),
+                None => tool_args(&call.args, profile),
+            };
             Ok(Some(ResponseItem::ToolCall {
                 id,
-                name: call.tool_name.clone(),
-                args: tool_args(&call.args, profile).ok_or_else(|| {
+                name: tool_name,
+                args: args.ok_or_else(|| {
                     ExportError::unsupported(
                         at,
                         &format!("{path}.args"),
@@ -2542,21 +2682,208 @@ const STATELESS_NATIVE_TOOLS: &[&str] = &[
     "advisor",
 ];
 
-/// The tool kinds pydantic-ai 2.68.0 has typed parts for (`_TYPED_CALL_PARTS`, `_TYPED_RETURN_PARTS`:
-/// `capability-load` for tool calls and returns, `tool-search` for those and the server-side ones).
-const TYPED_TOOL_KINDS: &[&str] = &["capability-load", "tool-search"];
-
-/// Whether a tool part's `tool_kind` makes it one of pydantic-ai's typed parts, which msgflow does
-/// not export. A part of any other kind stays a base part that keeps its `tool_kind` (`narrow_type`),
-/// mapped as any other.
-fn is_typed(tool_kind: &Field<String>) -> bool {
-    tool_kind
-        .get()
-        .is_some_and(|kind| TYPED_TOOL_KINDS.contains(&kind.as_str()))
+/// `Some` for a server-side part of the `tool-search` kind that loads as its typed class
+/// (`NativeToolSearchCallPart`, `NativeToolSearchReturnPart`; no typed server-side class exists for
+/// `capability-load`, which stays a base part).
+fn native_tool_search_kind(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<Option<typed::TypedKind>, ExportError> {
+    let route = match part {
+        NativeToolPart::Call(call) => typed::call_route(&call.tool_kind, &call.extra, false)
+            .map_err(|reason| ExportError::unsupported(at, path, reason))?,
+        NativeToolPart::Return(result) => typed::return_route(&result.tool_kind, &result.outcome, false),
+    };
+    Ok(match route {
+        typed::Route::Typed(kind) => Some(kind),
+        typed::Route::Base => None,
+    })
 }
 
-/// `ToolSearchTool.kind`: a tool search exchange, which `synthesize_local_tool_search_messages`
-/// may rewrite as a local call and return.
+/// `synthesize_local_tool_search_messages`' `keeps_native`: Anthropic's profile supports
+/// `ToolSearchTool`, so a typed tool-search part whose stateless artifacts it takes
+/// (`accepts_stateless_artifacts`) keeps its native form; neither OpenAI profile supports it, so
+/// every one is translated into its local form (`synthesize_local_from_native_call`/`_return`).
+fn keeps_native_tool_search(response: &ModelResponse, part: NativeToolPart<'_>, profile: Profile) -> bool {
+    profile.thinking == ThinkingMode::Anthropic
+        && accepts_stateless_artifact(response, part.provider_name(), profile.system)
+}
+
+/// A typed tool-search part in its checked form: the literal name and the validated arguments
+/// (`None`: kept as written) or content.
+enum CheckedToolSearch {
+    Call(Option<Map<String, Value>>),
+    Return(Map<String, Value>),
+}
+
+fn checked_tool_search(
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+) -> Result<CheckedToolSearch, ExportError> {
+    let refuse = |reason| ExportError::unsupported(at, path, reason);
+    let kind = typed::TypedKind::ToolSearch;
+    match part {
+        NativeToolPart::Call(call) => {
+            typed::tool_name(&call.tool_name, call.tool_name_absent, typed::TOOL_SEARCH_NATIVE).map_err(refuse)?;
+            Ok(CheckedToolSearch::Call(
+                typed::call_args(kind, &call.args).map_err(refuse)?,
+            ))
+        }
+        NativeToolPart::Return(result) => {
+            typed::tool_name(&result.tool_name, result.tool_name_absent, typed::TOOL_SEARCH_NATIVE).map_err(refuse)?;
+            Ok(CheckedToolSearch::Return(
+                typed::return_content(kind, &result.content).map_err(refuse)?,
+            ))
+        }
+    }
+}
+
+/// A typed tool-search return the model does not keep native: `synthesize_local_from_native_return`
+/// makes it a `ToolSearchReturnPart` (the same content and call id, no provider fields) in a request
+/// of its own, between the response's parts before and after it (`_synthesize_local_response`).
+/// It is made after the lookalike notes, so its text is not read for lookalikes.
+fn translated_tool_search_return(
+    response: &ModelResponse,
+    part: &ModelResponsePart,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<Option<ToolResult>, ExportError> {
+    let ModelResponsePart::BuiltinToolReturn(result) = part else {
+        return Ok(None);
+    };
+    let native = NativeToolPart::Return(result);
+    if native_tool_search_kind(native, at, path)?.is_none() || keeps_native_tool_search(response, native, profile) {
+        return Ok(None);
+    }
+    let CheckedToolSearch::Return(content) = checked_tool_search(native, at, path)? else {
+        return Ok(None);
+    };
+    let ToolFiles { content, files, .. } = typed_tool_files(content, at, &format!("{path}.content"), profile)?;
+    if !files.is_empty() {
+        return Err(ExportError::unsupported(
+            at,
+            &format!("{path}.content"),
+            "a server-side tool search result holding a file item",
+        ));
+    }
+    Ok(Some(ToolResult {
+        id: tool_call_id(&result.tool_call_id, at, path)?,
+        tool_name: typed::TOOL_SEARCH_FUNCTION.to_owned(),
+        content,
+        outcome: Outcome::Success,
+        files: Vec::new(),
+        file_lookalikes: Vec::new(),
+    }))
+}
+
+/// A typed tool-search call, or a return kept native (see [`translated_tool_search_return`] for
+/// the others).
+///
+/// * Kept native (Anthropic, `_map_native_tool_call_part`, `_map_tool_search_call_input`): a
+///   `server_tool_use` named `tool_search_tool_regex` when `provider_details['strategy']` is
+///   `regex`, else `tool_search_tool_bm25`, its input `{"query": ...}` (`{"pattern": ...}` for
+///   regex) of its string queries joined by a space, or its arguments as they are without
+///   `queries`, with its caller; the result as a `tool_search_tool_result`
+///   (`build_tool_search_replay_block`): the `error_code` its provider details record, or a search
+///   result whose references name only tools the request declares (none without tools).
+/// * Translated (`synthesize_local_from_native_call`): a `search_tools` function call with the
+///   same arguments and id and no provider fields.
+fn native_tool_search_kept(
+    response: &ModelResponse,
+    part: NativeToolPart<'_>,
+    at: PartLocation,
+    path: &str,
+    profile: Profile,
+) -> Result<Option<ResponseItem>, ExportError> {
+    let checked = checked_tool_search(part, at, path)?;
+    let keeps_native = keeps_native_tool_search(response, part, profile);
+    let nan = || {
+        ExportError::unsupported(
+            at,
+            &format!("{path}.args"),
+            "tool arguments holding `NaN` or `Infinity`, which pydantic-ai reads as floats and the SDKs write differently",
+        )
+    };
+    let details = || match part {
+        NativeToolPart::Call(call) => &call.provider_details,
+        NativeToolPart::Return(result) => &result.provider_details,
+    };
+    let details = details()
+        .get()
+        .and_then(|details| details.try_to_value().ok())
+        .unwrap_or(Value::Null);
+    match (checked, part) {
+        (CheckedToolSearch::Call(fitted), NativeToolPart::Call(call)) => {
+            let id = tool_call_id(&call.tool_call_id, at, path)?;
+            if !keeps_native {
+                let args = match fitted {
+                    Some(map) => Some(fitted_args(map, profile)),
+                    None => tool_args(&call.args, profile),
+                };
+                return Ok(Some(ResponseItem::ToolCall {
+                    id,
+                    name: typed::TOOL_SEARCH_FUNCTION.to_owned(),
+                    args: args.ok_or_else(nan)?,
+                    item_id: None,
+                    sent_detail: None,
+                }));
+            }
+            let regex = details.get("strategy").and_then(Value::as_str) == Some("regex");
+            let args = match fitted {
+                Some(map) => map,
+                None => args_as_dict(&call.args).ok_or_else(nan)?,
+            };
+            let input = match args.get("queries") {
+                None => args,
+                Some(queries) => {
+                    let joined = queries
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let mut input = Map::new();
+                    input.insert(
+                        (if regex { "pattern" } else { "query" }).to_owned(),
+                        Value::String(joined),
+                    );
+                    input
+                }
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ServerToolUse {
+                id,
+                name: if regex {
+                    "tool_search_tool_regex"
+                } else {
+                    "tool_search_tool_bm25"
+                },
+                input: redumped_map(&input).unwrap_or(input),
+                caller: part.anthropic_caller(),
+            })))
+        }
+        (CheckedToolSearch::Return(_), NativeToolPart::Return(result)) if keeps_native => {
+            let content = match details.get("error_code").filter(|code| !code.is_null()) {
+                Some(code) => serde_json::json!({
+                    "type": "tool_search_tool_result_error",
+                    "error_code": redumped(code).unwrap_or_else(|| code.clone()),
+                }),
+                None => serde_json::json!({"type": "tool_search_tool_search_result", "tool_references": []}),
+            };
+            Ok(Some(ResponseItem::Native(NativeBlock::ToolSearchResult {
+                tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,
+                content,
+            })))
+        }
+        // A translated return splits the response before `response_item` reads it.
+        _ => Ok(None),
+    }
+}
+
+/// `ToolSearchTool.kind`: the name of a server-side tool search.
 const TOOL_SEARCH: &str = "tool_search";
 
 /// `map_responses_citations_for_replay`: the URL citations whose range (in code points) still
@@ -2712,13 +3039,6 @@ impl NativeToolPart<'_> {
         }
     }
 
-    fn tool_kind(&self) -> &Field<String> {
-        match self {
-            NativeToolPart::Call(call) => &call.tool_kind,
-            NativeToolPart::Return(result) => &result.tool_kind,
-        }
-    }
-
     fn provider_name(&self) -> Option<&String> {
         match self {
             NativeToolPart::Call(call) => call.provider_name.get(),
@@ -2789,8 +3109,8 @@ const MCP_SERVER: &str = "mcp_server";
 
 /// A server-side (builtin) tool call or return: left out where the mapping does not replay it,
 /// sent back as the provider's block or item where it does ([`anthropic_native_block`],
-/// [`openai_builtin_item`]); a tool search, which pydantic-ai may rewrite as a local exchange, and
-/// the corners pydantic-ai fails on are refused.
+/// [`openai_builtin_item`]); a typed tool search goes as [`native_tool_search_kept`] says, and a
+/// base part named `tool_search` and the corners pydantic-ai fails on are refused.
 ///
 /// * Anthropic (`_replays_native_tool_part`): a stateless tool's part goes back when the model takes
 ///   the response's stateless artifacts, any other only to Anthropic itself.
@@ -2807,12 +3127,8 @@ fn native_tool_part(
     replay: Replay,
     when_mapped: &mut Vec<ExportError>,
 ) -> Result<Option<ResponseItem>, ExportError> {
-    if is_typed(part.tool_kind()) {
-        return Err(ExportError::unsupported(
-            at,
-            &format!("{path}.tool_kind"),
-            "a typed server-side tool part (`tool_kind`)",
-        ));
+    if native_tool_search_kind(part, at, path)?.is_some() {
+        return native_tool_search_kept(response, part, at, path, profile);
     }
     let tool_name = part.name();
     let provider_name = part.provider_name();
@@ -2831,8 +3147,9 @@ fn native_tool_part(
             own || (tool_name == TOOL_SEARCH && accepts())
         }
     };
-    // A tool search from a model that does not keep it native is rewritten as a local exchange
-    // (`_synthesize_local_response`) on the way to every model.
+    // A base part named `tool_search` (no typed `tool-search` kind, which `native_tool_search_kept`
+    // handles): `_synthesize_local_response` leaves it alone and the mappings send it by its name,
+    // which msgflow does not rebuild.
     if tool_name == TOOL_SEARCH {
         return Err(ExportError::unsupported(
             at,
@@ -3316,6 +3633,15 @@ fn tool_args(args: &Field<RawJson>, profile: Profile) -> Option<ToolArgs> {
     match args.get() {
         Some(raw) if raw.is_object() && dumped::is_dumped_form(raw.get()) => Some(ToolArgs::Text(raw.get().to_owned())),
         _ => args_as_dict(args).map(|map| ToolArgs::Text(object_text(&map))),
+    }
+}
+
+/// Validated typed arguments as the profile's mapping sends them (an object, or its JSON text).
+fn fitted_args(map: Map<String, Value>, profile: Profile) -> ToolArgs {
+    if profile.args_as_text {
+        ToolArgs::Text(object_text(&map))
+    } else {
+        ToolArgs::Object(map)
     }
 }
 

@@ -605,6 +605,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                 | Block::WebSearchToolResult { .. }
                 | Block::WebFetchToolResult { .. }
                 | Block::McpToolResult { .. }
+                | Block::ToolSearchToolResult { .. }
                 | Block::CodeExecutionToolResult { .. }
                 | Block::BashCodeExecutionToolResult { .. }
                 | Block::TextEditorCodeExecutionToolResult { .. }

@@ -765,3 +765,159 @@ fn a_record_holding_other_than_strings_is_refused() {
         );
     }
 }
+
+/// pydantic-ai's typed local tool parts (`LoadCapabilityCallPart`, `LoadCapabilityReturnPart`,
+/// `ToolSearchCallPart`, `ToolSearchReturnPart`) go as any call and return, their object arguments
+/// and content validated as their kind's TypedDict: declared keys first, the extra ones after.
+#[test]
+fn typed_local_tool_parts_go_with_their_declared_keys_first() {
+    let expected = assert_exports_as_pydantic_ai("typed-local");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    let calls = &chat[2]["tool_calls"];
+    assert_eq!(calls[0]["function"]["arguments"], r#"{"id":"budget","reason":"asked"}"#);
+    // JSON-string arguments are not validated: their keys stay in the order written. A left-out
+    // `tool_name` is the class's literal.
+    assert_eq!(calls[1]["function"]["arguments"], r#"{"why":1,"id":"web"}"#);
+    assert_eq!(calls[4]["function"]["name"], "search_tools");
+    // The results go in the order of their calls (`_order_tool_results_by_call`).
+    assert_eq!(
+        chat[3]["content"],
+        r#"{"message":"Loaded budget.","instructions":"Use the budget tools.","extra":true}"#
+    );
+    assert_eq!(
+        chat[5]["content"],
+        r#"{"discovered_tools":[{"name":"read_pdf","score":0.5},{"name":"read_csv"}],"message":"Two found.","note":{"b":1,"a":2}}"#
+    );
+    // A failed tool-search return is a base part: its content as written, as an error.
+    let anthropic = expected["anthropic"]["request"]["messages"][2]["content"].to_string();
+    assert!(anthropic.contains("search failed"), "{anthropic}");
+}
+
+/// Server-side tool searches: Anthropic sends back its own (`server_tool_use` of the joined
+/// queries, by strategy, and a `tool_search_tool_result`), every other becomes the local
+/// `search_tools` exchange, its result a request of its own between the response's parts.
+#[test]
+fn server_side_tool_searches_go_back_native_or_as_the_local_exchange() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search");
+    let anthropic = &expected["anthropic"]["request"]["messages"];
+    let turn = &anthropic[1]["content"];
+    assert_eq!(turn[1]["name"], "tool_search_tool_bm25");
+    assert_eq!(turn[1]["input"], json!({"query": "pdf reader"}));
+    assert_eq!(turn[1]["caller"], json!({"type": "direct"}));
+    assert_eq!(turn[2]["content"]["tool_references"], json!([]));
+    assert_eq!(turn[3]["name"], "tool_search_tool_regex");
+    assert_eq!(turn[3]["input"], json!({"pattern": "csv"}));
+    assert_eq!(turn[4]["content"]["error_code"], "too_many_requests");
+    // OpenAI's search, to Anthropic: a `search_tools` call, its result in a user turn of its own.
+    assert_eq!(anthropic[3]["content"][0]["name"], "search_tools");
+    assert_eq!(anthropic[4]["content"][0]["type"], "tool_result");
+    let responses = &expected["openai-responses"]["request"]["input"];
+    let calls = responses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["name"] == "search_tools")
+        .count();
+    assert_eq!(calls, 4);
+}
+
+/// A server-side part of the `capability-load` kind has no typed class: sent as its tool's.
+#[test]
+fn a_server_side_capability_load_part_is_a_base_part() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-capability-load");
+    let turn = &expected["anthropic"]["request"]["messages"][1]["content"];
+    assert_eq!(turn[0]["type"], "server_tool_use");
+    assert_eq!(turn[1]["type"], "web_search_tool_result");
+}
+
+/// A `load_capability` exchange loads its capability: its block's changes are stated whatever the
+/// instruction window, while those of a capability whose load failed are not.
+#[test]
+fn a_load_capability_exchange_loads_the_capability_block() {
+    let expected = assert_exports_as_pydantic_ai("typed-instructions-load");
+    let chat = expected["openai-chat"]["request"].to_string();
+    assert!(chat.contains("Track every cent."), "{chat}");
+    assert!(!chat.contains("Cite sources."), "{chat}");
+}
+
+/// A tool search whose result becomes the first request: for Anthropic the history's standing
+/// prompt is a `<system>` block, and the announcement joining that first request is the system
+/// prompt.
+#[test]
+fn a_tool_search_result_ahead_of_the_first_request_becomes_the_first_request() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-first");
+    let anthropic = &expected["anthropic"]["request"];
+    assert!(anthropic["system"]
+        .as_str()
+        .unwrap()
+        .starts_with("Mid-conversation system messages"));
+    assert_eq!(
+        anthropic["messages"][2]["content"][0]["text"],
+        "<system>Be brief.</system>"
+    );
+}
+
+/// A tool search's result after the last request is the last request, which the current
+/// request-scoped prompts join; the request they leave without parts is left out.
+#[test]
+fn request_scoped_prompts_join_a_tool_search_result_after_the_last_request() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(chat.as_array().unwrap().last().unwrap()["content"], "For this turn.");
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-only");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(chat[3]["tool_calls"][0]["function"]["name"], "search_tools");
+    assert_eq!(chat[5]["content"], "Only now.");
+}
+
+/// An answered request-scoped prompt is dropped before `_announce_tool_availability_delta_messages`
+/// counts the standing prompt it keeps in front, so the system prompt after it stays ahead of the
+/// tool result the sort moves (found by the live check).
+#[test]
+fn an_answered_request_scoped_prompt_ends_no_standing_prompt_for_the_delta_sort() {
+    let expected = assert_exports_as_pydantic_ai("delta-after-answered-request-scoped-prompt");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(
+        (&chat[1]["content"], &chat[2]["role"]),
+        (&json!("Also standing."), &json!("tool"))
+    );
+    let blocks = &expected["anthropic"]["request"]["messages"][0]["content"];
+    assert_eq!(blocks[0]["text"], "<system>Also standing.</system>");
+    assert_eq!(blocks[1]["type"], "tool_result");
+}
+
+/// The model's speech without a transcript is taken out before a tool search is translated, so
+/// it leaves no response ahead of the result's request; the speech with one is the response after.
+#[test]
+fn speech_without_a_transcript_makes_no_response_around_a_tool_search_result() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-speech");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!(chat[1]["tool_calls"][0]["function"]["name"], "search_tools");
+    assert_eq!(chat[3]["content"], "Found it.");
+}
+
+/// A server-side part pydantic-ai fails on only when it maps it is refused only where the trim
+/// before a compaction keeps it: before the boundary it is never mapped, and the request is sent.
+#[test]
+fn a_part_pydantic_ai_fails_to_map_is_refused_only_where_the_compaction_trim_keeps_it() {
+    let expected = assert_exports_as_pydantic_ai("compaction-trim-drops-unmappable");
+    assert_eq!(
+        expected["anthropic"]["request"]["messages"][0]["content"][0]["type"],
+        "compaction"
+    );
+    let (history, expected) = fixture("compaction-trim-keeps-unmappable");
+    assert!(expected["anthropic"]["refused"].as_str().unwrap().contains("is_error"));
+    let error = export(&history, Provider::Anthropic).unwrap_err();
+    assert!(
+        matches!(&error, ExportError::Unsupported { path, what, .. }
+            if path == "$[1].parts[1]" && what.contains("`is_error`")),
+        "{error}"
+    );
+    for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+        assert_eq!(
+            export(&history, provider).unwrap(),
+            expected[provider.name()]["request"],
+            "{provider}"
+        );
+    }
+}

@@ -5,7 +5,8 @@
 //! model's, cut off by the listener), system prompts with a `context_id` (opened, restated,
 //! withdrawn, opened empty) and request-scoped ones (answered and current), structured-content
 //! items, texts with provider details, server-side tool calls and returns of every provider, and
-//! tool parts of a kind pydantic-ai has no typed part for, user prompts of framework frames and
+//! tool parts of a kind pydantic-ai has no typed part for and of the typed kinds (capability loads
+//! and tool searches, local and server-side), user prompts of framework frames and
 //! cache points (`framed_prompt`), compactions (a request's summary, a response's compaction of
 //! every provider, sent back with the trim before it or left out), and instruction state:
 //! baselines (append-mode blocks, digests, empty ones) and changes (replacements with and without
@@ -21,7 +22,8 @@ use super::{text, Rng, LOOKALIKES, STAMP};
 /// A request part `prepare_messages` rewrites or leaves out. `instruction_values` are the block
 /// values the history has stated so far, which a change may record the hash of.
 pub(super) fn request_part(rng: &mut Rng, instruction_values: &mut Vec<String>) -> Value {
-    match rng.below(15) {
+    match rng.below(17) {
+        15 | 16 => typed_tool_return(rng),
         13 | 14 => framed_prompt(rng),
         10 | 11 => instruction_delta(rng, instruction_values),
         12 => instruction_baseline(rng, instruction_values),
@@ -229,7 +231,9 @@ pub(super) fn compaction(rng: &mut Rng, next_id: &mut usize) -> Value {
 
 /// A response part `prepare_messages` or the mappings rewrite or leave out.
 pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
-    match rng.below(8) {
+    match rng.below(10) {
+        8 => typed_tool_call(rng),
+        9 => native_tool_search_part(rng, next_id),
         6 | 7 => compaction(rng, next_id),
         0 | 1 => {
             let mut part = json!({"part_kind": "speech", "speaker": "assistant"});
@@ -304,6 +308,146 @@ pub(super) fn response_part(rng: &mut Rng, next_id: &mut usize) -> Value {
             part
         }
     }
+}
+
+/// The call ids typed tool parts use, so that returns sometimes answer calls (`call_load` is the
+/// `load_capability` exchange of the `docs` capability the instruction changes address).
+const TYPED_CALL_IDS: [&str; 3] = ["call_t1", "call_t2", "call_load"];
+
+/// A tool call of a typed kind (`LoadCapabilityCallPart`, `ToolSearchCallPart`): object arguments
+/// with their declared key after extra ones (which pydantic-ai's TypedDict puts first), JSON-string
+/// arguments (some that do not fit), none, the literal `tool_name` left out.
+fn typed_tool_call(rng: &mut Rng) -> Value {
+    let id = *rng.pick(&TYPED_CALL_IDS);
+    let said = text(rng);
+    let mut part = if id == "call_load" || rng.chance(40) {
+        let args = rng
+            .pick(&[
+                json!({"reason": said, "id": "docs"}),
+                json!({"id": "docs"}),
+                json!("{\"id\": \"docs\", \"n\": 1.50}"),
+                json!("{\"name\": \"docs\"}"),
+                Value::Null,
+            ])
+            .clone();
+        json!({"part_kind": "tool-call", "tool_name": "load_capability", "args": args, "tool_call_id": id,
+            "tool_kind": "capability-load"})
+    } else {
+        let args = rng
+            .pick(&[
+                json!({"limit": 2.50, "queries": [said, "pdf"]}),
+                json!({"queries": []}),
+                json!("{\"queries\": [\"csv\", 3]}"),
+                json!(""),
+                Value::Null,
+            ])
+            .clone();
+        json!({"part_kind": "tool-call", "tool_name": "search_tools", "args": args, "tool_call_id": id,
+            "tool_kind": "tool-search"})
+    };
+    if rng.chance(20) {
+        if let Some(part) = part.as_object_mut() {
+            part.remove("tool_name");
+        }
+    }
+    if rng.chance(30) {
+        part["provider_name"] = json!(*rng.pick(&["openai", "anthropic"]));
+        part["provider_details"] = json!({"namespace": "ns"});
+    }
+    part
+}
+
+/// A tool return of a typed kind (`LoadCapabilityReturnPart`, `ToolSearchReturnPart`): content
+/// with its declared keys after extra ones, with lookalikes, and failed ones (base parts).
+fn typed_tool_return(rng: &mut Rng) -> Value {
+    let id = *rng.pick(&TYPED_CALL_IDS);
+    let load = id == "call_load" || rng.chance(40);
+    let (name, kind) = if load {
+        ("load_capability", "capability-load")
+    } else {
+        ("search_tools", "tool-search")
+    };
+    let mut part = json!({"part_kind": "tool-return", "tool_name": name, "tool_call_id": id, "tool_kind": kind,
+        "timestamp": STAMP});
+    if rng.chance(15) {
+        part["outcome"] = json!("failed");
+        part["content"] = json!(text(rng));
+        return part;
+    }
+    let (said, more) = (text(rng), text(rng));
+    part["content"] = if load {
+        rng.pick(&[
+            json!({"extra": {"b": 1, "a": 2}, "instructions": said, "message": more}),
+            json!({"message": "Loaded."}),
+            json!({}),
+        ])
+        .clone()
+    } else {
+        rng.pick(&[
+            json!({"message": said, "discovered_tools": [{"score": 0.50, "name": "read_pdf"}, {"name": "lint"}]}),
+            json!({"discovered_tools": []}),
+            json!({"note": said, "discovered_tools": [{"name": more}]}),
+        ])
+        .clone()
+    };
+    if rng.chance(20) {
+        if let Some(part) = part.as_object_mut() {
+            part.remove("tool_name");
+        }
+    }
+    part
+}
+
+/// A server-side tool search's call or result (`NativeToolSearchCallPart`, `...ReturnPart`), of
+/// Anthropic, OpenAI or another provider: Anthropic keeps the ones whose stateless artifacts it
+/// takes, every other becomes the local exchange (a result a request of its own). Calls of both
+/// strategies, with callers, JSON-string arguments; results with recorded errors.
+fn native_tool_search_part(rng: &mut Rng, next_id: &mut usize) -> Value {
+    let answers_last_call = *next_id > 0 && rng.chance(60);
+    if !answers_last_call {
+        *next_id += 1;
+    }
+    let id = format!("srv_{next_id}");
+    let provider_name = *rng.pick(&["anthropic", "anthropic", "openai", "google-gla"]);
+    let said = text(rng);
+    let mut part = if answers_last_call {
+        let content = rng
+            .pick(&[
+                json!({"discovered_tools": [{"name": "read_pdf"}], "message": said}),
+                json!({"message": "None.", "discovered_tools": []}),
+                json!({"discovered_tools": [{"rank": 1, "name": "lint"}], "extra": 2.50}),
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-return", "tool_name": "tool_search", "content": content,
+            "tool_call_id": id, "tool_kind": "tool-search", "provider_name": provider_name, "timestamp": STAMP})
+    } else {
+        let args = rng
+            .pick(&[
+                json!({"limit": 1, "queries": [said, "csv"]}),
+                json!({"queries": []}),
+                json!("{\"queries\": [\"a\", 2, \"b\"]}"),
+                json!("{\"pattern\": \"x\"}"),
+                Value::Null,
+            ])
+            .clone();
+        json!({"part_kind": "builtin-tool-call", "tool_name": "tool_search", "args": args, "tool_call_id": id,
+            "tool_kind": "tool-search", "provider_name": provider_name})
+    };
+    match rng.below(8) {
+        0 => part["provider_details"] = json!({"strategy": "regex"}),
+        1 => part["provider_details"] = json!({"error_code": "unavailable", "error_message": "x"}),
+        2 => {
+            part["provider_details"] =
+                json!({"anthropic_caller": {"type": "code_execution_20250825", "tool_id": "srv_0"}})
+        }
+        _ => {}
+    }
+    if rng.chance(15) {
+        if let Some(part) = part.as_object_mut() {
+            part.remove("tool_name");
+        }
+    }
+    part
 }
 
 /// A server-side tool call or return of every tool name the mappings tell apart (web search and
