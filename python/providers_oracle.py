@@ -21,7 +21,8 @@ Each input line is ``{"name": ..., "history": <pydantic-ai history JSON value>}`
 history is spelled otherwise than pydantic-ai writes it (loaded from that text); each output line is
 ``{"name": ..., "<provider>": {"request": ...} | {"refused": ...}, ...}`` for the three providers, and for OpenAI
 Chat with each profile setting msgflow offers as an option (``openai-chat+thinking=<mode>``), and for Anthropic with
-the reasoning it cannot take back as its own written in the reply (``anthropic+thinking=assistant-turn``), in input
+the reasoning it cannot take back as its own written in the reply (``anthropic+thinking=assistant-turn``), and for
+OpenAI with the reasoning it writes out as text carried in a user turn (``...+openai-thinking=user-turn``), in input
 order.
 """
 
@@ -95,6 +96,18 @@ def build_models() -> dict:
         "claude-sonnet-4-5",
         provider=AnthropicProvider(api_key=DUMMY_KEY),
         profile={"mimics_assistant_message_formatting": False},
+    )
+    # Reasoning OpenAI writes out as text, carried in a user turn (`--openai-thinking user-turn`), with Chat's default
+    # send-back and with `'tags'`, which writes all of it out.
+    carried = {"mimics_assistant_message_formatting": True}
+    models["openai-chat+openai-thinking=user-turn"] = OpenAIChatModel(
+        "gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY), profile=carried
+    )
+    models["openai-chat+thinking=tags+openai-thinking=user-turn"] = OpenAIChatModel(
+        "gpt-4o", provider=OpenAIProvider(api_key=DUMMY_KEY), profile={**CHAT_THINKING_PROFILES["tags"], **carried}
+    )
+    models["openai-responses+openai-thinking=user-turn"] = OpenAIResponsesModel(
+        "gpt-5", provider=OpenAIProvider(api_key=DUMMY_KEY), profile=carried
     )
     return models
 

@@ -27,7 +27,8 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use msgflow_providers::{ExportError, ExportOptions, Provider};
+use msgflow_providers::openai_chat::ChatThinking;
+use msgflow_providers::{ExportError, ExportOptions, Provider, ReplayedThinking};
 use msgflow_wire::arbitrary::{history, Flavour};
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{json, Value};
@@ -186,6 +187,30 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         };
         targets.push((format!("anthropic+thinking={place}"), Provider::Anthropic, options));
     }
+    // OpenAI's reasoning written out as text, carried in a user turn: Chat with its default
+    // send-back and with `tags`, and Responses.
+    let carried = ExportOptions {
+        openai_thinking: ReplayedThinking::UserTurn,
+        ..ExportOptions::default()
+    };
+    targets.push((
+        "openai-chat+openai-thinking=user-turn".to_owned(),
+        Provider::OpenAiChat,
+        carried.clone(),
+    ));
+    targets.push((
+        "openai-chat+thinking=tags+openai-thinking=user-turn".to_owned(),
+        Provider::OpenAiChat,
+        ExportOptions {
+            openai_chat_thinking: ChatThinking::Tags,
+            ..carried.clone()
+        },
+    ));
+    targets.push((
+        "openai-responses+openai-thinking=user-turn".to_owned(),
+        Provider::OpenAiResponses,
+        carried,
+    ));
     let mut respelled_equal = BTreeMap::<&str, usize>::new();
     let respelled_count = texts.iter().flatten().count();
     for (((name, history_value), text), answer) in cases.iter().zip(&texts).zip(&oracle) {

@@ -324,8 +324,14 @@ pub struct ProfileArgs {
     /// (unsigned, or another provider's; the profile's `mimics_assistant_message_formatting`):
     /// user-turn (claude-sonnet-4-5's default: an <assistant_thinking> frame in a user turn ahead
     /// of the reply) or assistant-turn (<thinking> text in the reply itself).
-    #[arg(long, value_name = "WHERE", value_parser = crate::commands::parse_anthropic_thinking)]
-    pub anthropic_thinking: Option<msgflow_providers::anthropic::ReplayedThinking>,
+    #[arg(long, value_name = "WHERE", value_parser = crate::commands::parse_replayed_thinking)]
+    pub anthropic_thinking: Option<msgflow_providers::ReplayedThinking>,
+    /// Where OpenAI Chat and Responses put reasoning they write out as text (another provider's,
+    /// or any with --openai-chat-thinking tags; the profile's `mimics_assistant_message_formatting`):
+    /// assistant-turn (gpt-4o's and gpt-5's default: <think> text in the reply itself) or
+    /// user-turn (an <assistant_thinking> frame in a user turn ahead of the reply).
+    #[arg(long, value_name = "WHERE", value_parser = crate::commands::parse_replayed_thinking)]
+    pub openai_thinking: Option<msgflow_providers::ReplayedThinking>,
 }
 
 /// `msgflow repair`.

@@ -179,3 +179,39 @@ fn export_and_check_take_where_anthropic_puts_reasoning_it_cannot_take_back() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
     }
 }
+
+#[test]
+fn export_and_check_take_where_openai_puts_reasoning_it_writes_out_as_text() {
+    let fixture = root().join("tests/fixtures/providers/thinking-other-providers.json");
+    let export = |to: &str, place: &str| {
+        let output = msgflow()
+            .args(["export", "--to", to, "--openai-thinking", place])
+            .arg(&fixture)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{to} {place}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for to in ["openai-chat", "openai-responses"] {
+        let in_reply = export(to, "assistant-turn");
+        assert!(
+            !in_reply.contains("<assistant_thinking>") && in_reply.contains("<think>"),
+            "{to}"
+        );
+        assert!(export(to, "user-turn").contains("<assistant_thinking>"), "{to}");
+        msgflow()
+            .args(["check", "--provider", to, "--openai-thinking", "user-turn"])
+            .arg(&fixture)
+            .assert()
+            .code(0);
+    }
+    // For another provider, or a place that is none of the two, it is a usage error.
+    for args in [
+        ["export", "--to", "anthropic", "--openai-thinking", "user-turn"],
+        ["export", "--to", "openai-chat", "--openai-thinking", "reply"],
+    ] {
+        let output = msgflow().args(args).arg(&fixture).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
+    }
+}

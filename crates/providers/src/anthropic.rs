@@ -33,41 +33,13 @@ const PROFILE: Profile = Profile {
     relocates_tool_files: false,
     args_as_text: false,
     carries_foreign_thinking: true,
+    // Read for OpenAI Chat only.
+    thinking_as_text: prepare::ThinkingAsText::All,
     supported_documents: prepare::ANTHROPIC_DOCUMENTS,
 };
 
-/// Where Anthropic's mapping puts reasoning it cannot send back as the model's own thinking block
-/// (unsigned, or from another provider): the profile's `mimics_assistant_message_formatting`
-/// (`render_replayed_thinking`). `claude-sonnet-4-5` carries it into a user turn.
-///
-/// ```
-/// use msgflow_providers::anthropic::ReplayedThinking;
-/// assert_eq!("assistant-turn".parse(), Ok(ReplayedThinking::AssistantTurn));
-/// assert_eq!(ReplayedThinking::default(), ReplayedThinking::UserTurn);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ReplayedThinking {
-    /// `mimics_assistant_message_formatting=True` (the default): an `<assistant_thinking>` frame in
-    /// a user turn ahead of the assistant turn, with a note for a lookalike in it.
-    #[default]
-    UserTurn,
-    /// `mimics_assistant_message_formatting=False`: the reasoning in `<thinking>` tags, as text of
-    /// the assistant turn it was produced in.
-    AssistantTurn,
-}
-
-impl std::str::FromStr for ReplayedThinking {
-    type Err = String;
-
-    /// `user-turn` or `assistant-turn`, as `msgflow export --anthropic-thinking` spells them.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "user-turn" => Ok(ReplayedThinking::UserTurn),
-            "assistant-turn" => Ok(ReplayedThinking::AssistantTurn),
-            other => Err(format!("`{other}` is not `user-turn` or `assistant-turn`")),
-        }
-    }
-}
+/// Where reasoning Anthropic cannot take back as its own goes (`claude-sonnet-4-5`: a user turn).
+pub use crate::ReplayedThinking;
 
 /// The `system` and `messages` of a Messages API request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -447,7 +419,7 @@ pub enum ToolResultContent {
 
 /// The request `AnthropicModel` would send for `history`.
 pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    export_with(history, ReplayedThinking::default())
+    export_with(history, ReplayedThinking::UserTurn)
 }
 
 /// [`export`] for a profile that puts reasoning it cannot send back as its own where `replayed`

@@ -197,13 +197,61 @@ impl ExportError {
 
 /// The model profile's settings, where they differ from the default profile of each provider's
 /// model and change the request: what `msgflow export` and `check --provider` take as options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportOptions {
     /// How OpenAI Chat sends thinking back (`openai_chat_send_back_thinking_parts`).
     pub openai_chat_thinking: openai_chat::ChatThinking,
     /// Where Anthropic puts reasoning it cannot send back as the model's own thinking block
-    /// (`mimics_assistant_message_formatting`).
-    pub anthropic_thinking: anthropic::ReplayedThinking,
+    /// (`mimics_assistant_message_formatting`; `claude-sonnet-4-5`: a user turn).
+    pub anthropic_thinking: ReplayedThinking,
+    /// Where OpenAI Chat and Responses put reasoning they write out as text
+    /// (`mimics_assistant_message_formatting`; `gpt-4o` and `gpt-5`: the assistant turn).
+    pub openai_thinking: ReplayedThinking,
+}
+
+impl Default for ExportOptions {
+    /// The default profiles: `claude-sonnet-4-5`, `gpt-4o`, `gpt-5`.
+    fn default() -> Self {
+        ExportOptions {
+            openai_chat_thinking: openai_chat::ChatThinking::default(),
+            anthropic_thinking: ReplayedThinking::UserTurn,
+            openai_thinking: ReplayedThinking::AssistantTurn,
+        }
+    }
+}
+
+/// Where a mapping puts reasoning it cannot send back as the model's own (unsigned, from another
+/// provider, or written out as text by the profile's choice): the profile's
+/// `mimics_assistant_message_formatting` (`render_replayed_thinking`). `claude-sonnet-4-5` sets it;
+/// `gpt-4o` and `gpt-5` do not.
+///
+/// ```
+/// use msgflow_providers::ReplayedThinking;
+/// assert_eq!("assistant-turn".parse(), Ok(ReplayedThinking::AssistantTurn));
+/// assert_eq!("user-turn".parse(), Ok(ReplayedThinking::UserTurn));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayedThinking {
+    /// `mimics_assistant_message_formatting=True`: an `<assistant_thinking>` frame in a user turn
+    /// ahead of the assistant turn, with a note for a lookalike in it.
+    UserTurn,
+    /// `mimics_assistant_message_formatting=False`: the reasoning in the profile's thinking tags, as
+    /// text of the assistant turn it was produced in.
+    AssistantTurn,
+}
+
+impl std::str::FromStr for ReplayedThinking {
+    type Err = String;
+
+    /// `user-turn` or `assistant-turn`, as `msgflow export --anthropic-thinking` and
+    /// `--openai-thinking` spell them.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "user-turn" => Ok(ReplayedThinking::UserTurn),
+            "assistant-turn" => Ok(ReplayedThinking::AssistantTurn),
+            other => Err(format!("`{other}` is not `user-turn` or `assistant-turn`")),
+        }
+    }
 }
 
 /// The request for `provider` as a JSON value (what `msgflow export --to` prints).
@@ -227,9 +275,12 @@ pub fn export_with(
             anthropic::export_with(history, options.anthropic_thinking).map(|exported| to_value(&exported.request))
         }
         Provider::OpenAiChat => {
-            openai_chat::export_with(history, &options.openai_chat_thinking).map(|exported| to_value(&exported.request))
+            openai_chat::export_with(history, &options.openai_chat_thinking, options.openai_thinking)
+                .map(|exported| to_value(&exported.request))
         }
-        Provider::OpenAiResponses => openai_responses::export(history).map(|exported| to_value(&exported.request)),
+        Provider::OpenAiResponses => {
+            openai_responses::export_with(history, options.openai_thinking).map(|exported| to_value(&exported.request))
+        }
         Provider::Gemini => Err(ExportError::NoExport("gemini")),
     }
 }

@@ -19,8 +19,10 @@ use serde_json::{Map, Value};
 
 use crate::framing;
 use crate::media::{self, File, FileKind};
-use crate::prepare::{self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, UserItem, UserText};
-use crate::{ExportError, Exported, Origin, PartLocation, Provider};
+use crate::prepare::{
+    self, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingAsText, ThinkingMode, UserItem, UserText,
+};
+use crate::{ExportError, Exported, Origin, PartLocation, Provider, ReplayedThinking};
 
 /// `OpenAIChatModel`'s profile as far as the mapping is concerned: system prompts are sent inline.
 const PROFILE: Profile = Profile {
@@ -34,6 +36,7 @@ const PROFILE: Profile = Profile {
     relocates_tool_files: true,
     args_as_text: true,
     carries_foreign_thinking: false,
+    thinking_as_text: ThinkingAsText::WithoutField,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
@@ -278,16 +281,34 @@ impl std::str::FromStr for ChatThinking {
 
 /// The request `OpenAIChatModel` would send for `history`.
 pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    export_with(history, &ChatThinking::Auto)
+    export_with(history, &ChatThinking::Auto, ReplayedThinking::AssistantTurn)
 }
 
-/// [`export`] for a profile that sends thinking back as `thinking` says.
-pub fn export_with(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exported<Request>, ExportError> {
-    export_inner(history, thinking).map_err(|error| error.for_provider(Provider::OpenAiChat))
+/// [`export`] for a profile that sends thinking back as `thinking` says, and puts the reasoning
+/// it writes out as text where `replayed` says.
+pub fn export_with(
+    history: &[ModelMessage],
+    thinking: &ChatThinking,
+    replayed: ReplayedThinking,
+) -> Result<Exported<Request>, ExportError> {
+    let profile = Profile {
+        carries_foreign_thinking: replayed == ReplayedThinking::UserTurn,
+        thinking_as_text: match thinking {
+            ChatThinking::Auto => ThinkingAsText::WithoutField,
+            ChatThinking::Tags => ThinkingAsText::All,
+            ChatThinking::Field(_) | ChatThinking::Off => ThinkingAsText::None,
+        },
+        ..PROFILE
+    };
+    export_inner(history, thinking, profile).map_err(|error| error.for_provider(Provider::OpenAiChat))
 }
 
-fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, PROFILE)?;
+fn export_inner(
+    history: &[ModelMessage],
+    thinking: &ChatThinking,
+    profile: Profile,
+) -> Result<Exported<Request>, ExportError> {
+    let prepared = prepare::prepare(history, profile)?;
     // Sized up front, not grown and copied.
     let capacity = prepared.most_items();
     let mut messages = Vec::with_capacity(capacity);
@@ -370,6 +391,9 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                     .count();
                 let mut calls = Vec::with_capacity(call_count);
                 let mut call_origins = Vec::with_capacity(call_count);
+                // `carried_thinkings` (`_map_carried_thinking`), with where the first of them is.
+                let mut carried: Vec<String> = Vec::new();
+                let mut carried_at = None;
                 // Texts are joined (a copy each): borrowed from the prepared items.
                 for (at, item) in &parts {
                     match item {
@@ -379,6 +403,15 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                                 (ChatThinking::Off, _) => continue,
                                 (ChatThinking::Auto, Some(field)) => field.as_str(),
                                 (ChatThinking::Field(field), _) => field.as_str(),
+                                // `_map_response_thinking_as_text`: an empty part carried would tell
+                                // the model the assistant thought nothing, and is left out.
+                                (ChatThinking::Auto | ChatThinking::Tags, _) if profile.carries_foreign_thinking => {
+                                    if !content.is_empty() {
+                                        carried_at.get_or_insert(*at);
+                                        carried.push(framing::assistant_thinking_frame(content));
+                                    }
+                                    continue;
+                                }
                                 (ChatThinking::Auto | ChatThinking::Tags, _) => {
                                     texts.push(Cow::Owned(prepare::tagged_thinking(content)));
                                     continue;
@@ -430,6 +463,14 @@ fn export_inner(history: &[ModelMessage], thinking: &ChatThinking) -> Result<Exp
                             call_origins.push(*at);
                         }
                     }
+                }
+                // The user message ahead of the assistant message (`_map_messages`), also when the
+                // response sends no assistant message.
+                if let Some(at) = carried_at {
+                    messages.push(Message::User {
+                        content: UserContent::Text(carried.join("\n\n")),
+                    });
+                    origins.push(single(at));
                 }
                 let Some((start, _)) = parts.first() else { continue };
                 if texts.is_empty() && calls.is_empty() {

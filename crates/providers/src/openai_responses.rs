@@ -20,7 +20,7 @@ use crate::prepare::{
     self, BuiltinItem, BuiltinTool, Prepared, Profile, RequestItem, ResponseItem, Thinking, ThinkingMode, ToolItem,
     ToolResult, UserItem, UserText,
 };
-use crate::{ExportError, Exported, Origin, Provider};
+use crate::{ExportError, Exported, Origin, Provider, ReplayedThinking};
 
 /// `OpenAIResponsesModel`'s profile as far as the mapping is concerned.
 const PROFILE: Profile = Profile {
@@ -35,6 +35,8 @@ const PROFILE: Profile = Profile {
     relocates_tool_files: false,
     args_as_text: true,
     carries_foreign_thinking: false,
+    // Read for OpenAI Chat only.
+    thinking_as_text: prepare::ThinkingAsText::All,
     supported_documents: prepare::KNOWN_DOCUMENTS,
 };
 
@@ -342,11 +344,20 @@ pub enum InputContent {
 
 /// The request `OpenAIResponsesModel` would send for `history`.
 pub fn export(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    export_inner(history).map_err(|error| error.for_provider(Provider::OpenAiResponses))
+    export_with(history, ReplayedThinking::AssistantTurn)
 }
 
-fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, PROFILE)?;
+/// [`export`] for a profile that puts the reasoning it writes out as text where `replayed` says.
+pub fn export_with(history: &[ModelMessage], replayed: ReplayedThinking) -> Result<Exported<Request>, ExportError> {
+    let profile = Profile {
+        carries_foreign_thinking: replayed == ReplayedThinking::UserTurn,
+        ..PROFILE
+    };
+    export_inner(history, profile).map_err(|error| error.for_provider(Provider::OpenAiResponses))
+}
+
+fn export_inner(history: &[ModelMessage], profile: Profile) -> Result<Exported<Request>, ExportError> {
+    let prepared = prepare::prepare(history, profile)?;
     // Sized up front, not grown and copied.
     let capacity = prepared.most_items();
     let mut input = Vec::with_capacity(capacity);
@@ -399,6 +410,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                 // `.code_interpreter_item`, `.web_search_item`, `.file_search_item`: the response's
                 // last call item of each tool, which a later result's status is written to.
                 let mut builtin_items: [Option<usize>; 3] = [None; 3];
+                // `.carried_thinkings`, which go in a user message ahead of the response's items
+                // (`response_start`), with where the first of them is.
+                let response_start = input.len();
+                let mut carried: Vec<String> = Vec::new();
+                let mut carried_at = None;
                 for (at, item) in parts {
                     if let ResponseItem::Builtin(BuiltinItem::Status { tool, status }) = item {
                         if let Some(index) = builtin_items[tool as usize] {
@@ -487,6 +503,11 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                                     annotations,
                                 });
                             }
+                            continue;
+                        }
+                        ResponseItem::Thinking(Thinking::Carried(text)) => {
+                            carried_at.get_or_insert(at);
+                            carried.push(text);
                             continue;
                         }
                         ResponseItem::Thinking(other) => {
@@ -597,6 +618,18 @@ fn export_inner(history: &[ModelMessage]) -> Result<Exported<Request>, ExportErr
                         start: at,
                         blocks: Vec::new(),
                     });
+                }
+                // See `mimics_assistant_message_formatting`: reasoning replayed in an assistant
+                // turn teaches the model to write thinking tags into its visible answers.
+                if let Some(at) = carried_at {
+                    input.insert(response_start, message(Role::User, carried.join("\n\n")));
+                    origins.insert(
+                        response_start,
+                        Origin {
+                            start: at,
+                            blocks: Vec::new(),
+                        },
+                    );
                 }
             }
         }

@@ -454,10 +454,23 @@ pub(crate) struct Profile {
     /// Whether the mapping sends a call's arguments as JSON text (`args_as_json_str`, OpenAI's
     /// `arguments`) rather than as an object (Anthropic's `input`).
     pub args_as_text: bool,
-    /// `mimics_assistant_message_formatting` (Anthropic's `ThinkingMode`): reasoning the model cannot
-    /// take as its own thinking block is carried in a user turn as an `<assistant_thinking>` frame,
-    /// rather than written in the assistant turn in the profile's thinking tags.
+    /// `mimics_assistant_message_formatting`: reasoning the model cannot take as its own (Anthropic:
+    /// a thinking block; OpenAI: a field or reasoning item) is carried in a user turn as an
+    /// `<assistant_thinking>` frame, rather than written in the assistant turn in the profile's
+    /// thinking tags.
     pub carries_foreign_thinking: bool,
+    /// Which reasoning OpenAI Chat writes out as text (`openai_chat_send_back_thinking_parts`),
+    /// which `_carries_thinking_in_user_turn` carries.
+    pub thinking_as_text: ThinkingAsText,
+}
+
+/// Which of OpenAI Chat's reasoning `_map_response_thinking_as_text` writes out as text: all of it
+/// (`'tags'`), what `'auto'` sends in no field (`_auto_thinking_field`), or none (a field, or off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ThinkingAsText {
+    All,
+    WithoutField,
+    None,
 }
 
 /// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
@@ -1067,11 +1080,31 @@ fn carried_thinking(
 /// `mimics_assistant_message_formatting` (Anthropic's), that does not go back as the model's own
 /// signed thinking.
 fn carries_thinking_in_user_turn(response: &ModelResponse, thinking: &ThinkingPart, profile: Profile) -> bool {
-    profile.thinking == ThinkingMode::Anthropic
-        && profile.carries_foreign_thinking
-        && !thinking.content.is_empty()
-        && !(signature(thinking).is_some()
-            && accepts_stateless_artifact(response, thinking.provider_name.get(), profile.system))
+    if !profile.carries_foreign_thinking || thinking.content.is_empty() {
+        return false;
+    }
+    match profile.thinking {
+        // `OpenAIChatModel._carries_thinking_in_user_turn`: the reasoning it writes out as text.
+        ThinkingMode::OpenAiChat => match profile.thinking_as_text {
+            ThinkingAsText::All => true,
+            ThinkingAsText::WithoutField => chat_auto_field(thinking, profile).is_none(),
+            ThinkingAsText::None => false,
+        },
+        // `Model._carries_thinking_in_user_turn`, which OpenAI Responses keeps although its mapping
+        // sends a reasoning item for some of those parts.
+        ThinkingMode::Anthropic | ThinkingMode::OpenAiResponses => {
+            !(signature(thinking).is_some()
+                && accepts_stateless_artifact(response, thinking.provider_name.get(), profile.system))
+        }
+    }
+}
+
+/// `_auto_thinking_field`: the field OpenAI Chat's `'auto'` sends a part back in, its id (other
+/// than `content`) when it is from this same provider.
+fn chat_auto_field(thinking: &ThinkingPart, profile: Profile) -> Option<&String> {
+    thinking.id.get().filter(|id| {
+        !id.is_empty() && *id != "content" && thinking.provider_name.get().map(String::as_str) == Some(profile.system)
+    })
 }
 
 /// `_replies_noted_later`: the indices of the replies before the request at `index` that the
@@ -3565,9 +3598,7 @@ fn thinking_item(
         // (`_auto_thinking_field`: an id other than `content`, from this same provider).
         ThinkingMode::OpenAiChat => Thinking::Chat {
             content: content.clone(),
-            auto_field: id
-                .filter(|id| *id != "content" && provider_name.map(String::as_str) == Some(profile.system))
-                .cloned(),
+            auto_field: chat_auto_field(thinking, profile).cloned(),
         },
         ThinkingMode::OpenAiResponses => {
             // `raw_content` from this provider (gpt-oss raw chain of thought) goes back as the
@@ -3603,6 +3634,10 @@ fn thinking_item(
                         content: content.clone(),
                     }
                 }
+                // `render_replayed_thinking`: an empty part carried would tell the model the
+                // assistant thought nothing, and is left out.
+                _ if profile.carries_foreign_thinking && content.is_empty() => return Ok(None),
+                _ if profile.carries_foreign_thinking => Thinking::Carried(framing::assistant_thinking_frame(content)),
                 _ => Thinking::Tagged(tagged_thinking(content)),
             }
         }

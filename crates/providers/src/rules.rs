@@ -464,7 +464,7 @@ pub fn check_with(
     let mut violations = match provider {
         Provider::Anthropic => check_anthropic(history, options)?,
         Provider::OpenAiChat => check_openai_chat(history, options)?,
-        Provider::OpenAiResponses => check_openai_responses(history)?,
+        Provider::OpenAiResponses => check_openai_responses(history, options)?,
         Provider::Gemini => check_gemini(history),
     };
     violations.sort_by_key(|violation| (violation.message, violation.part));
@@ -885,7 +885,7 @@ impl OpenAiMedia {
 }
 
 fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
-    let exported = openai_chat::export_with(history, &options.openai_chat_thinking)?;
+    let exported = openai_chat::export_with(history, &options.openai_chat_thinking, options.openai_thinking)?;
     let messages = &exported.request.messages;
     let provider = Provider::OpenAiChat;
     let mut violations = Vec::new();
@@ -964,8 +964,8 @@ fn check_openai_chat(history: &[ModelMessage], options: &ExportOptions) -> Resul
     Ok(violations)
 }
 
-fn check_openai_responses(history: &[ModelMessage]) -> Result<Vec<Violation>, ExportError> {
-    let exported = openai_responses::export(history)?;
+fn check_openai_responses(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
+    let exported = openai_responses::export_with(history, options.openai_thinking)?;
     let provider = Provider::OpenAiResponses;
     let mut violations = Vec::new();
     let mut media = OpenAiMedia::new(provider);

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use msgflow_providers::anthropic::ReplayedThinking;
 use msgflow_providers::openai_chat::ChatThinking;
+use msgflow_providers::ReplayedThinking;
 use msgflow_providers::{export, export_with, ExportError, ExportOptions, Provider};
 use serde_json::{json, Value};
 
@@ -350,4 +350,53 @@ fn reasoning_anthropic_cannot_take_back_goes_in_the_reply_with_assistant_turn() 
     assert!(!in_reply.to_string().contains("<assistant_thinking>"));
     assert!(in_reply.to_string().contains("<thinking>\\n"));
     assert!(carried.to_string().contains("<assistant_thinking>"));
+}
+
+/// With `mimics_assistant_message_formatting` on, reasoning OpenAI Chat and Responses write out as
+/// text goes in a user turn ahead of the reply as an `<assistant_thinking>` frame (`'tags'`: all of
+/// Chat's); equal to what pydantic-ai sends with that profile on every thinking fixture.
+#[test]
+fn reasoning_openai_writes_out_goes_in_a_user_turn_with_user_turn() {
+    let carried = ExportOptions {
+        openai_thinking: ReplayedThinking::UserTurn,
+        ..ExportOptions::default()
+    };
+    let tags = ExportOptions {
+        openai_chat_thinking: ChatThinking::Tags,
+        ..carried.clone()
+    };
+    for name in THINKING_FIXTURES {
+        for (provider, options, label) in [
+            (Provider::OpenAiChat, &carried, "openai-chat+openai-thinking=user-turn"),
+            (
+                Provider::OpenAiChat,
+                &tags,
+                "openai-chat+thinking=tags+openai-thinking=user-turn",
+            ),
+            (
+                Provider::OpenAiResponses,
+                &carried,
+                "openai-responses+openai-thinking=user-turn",
+            ),
+        ] {
+            let actual = export_with(&fixture(name), provider, options).unwrap();
+            assert_eq!(actual, expected(name)[label]["request"], "{name} / {label}");
+        }
+    }
+    let chat = export_with(&fixture("other-providers"), Provider::OpenAiChat, &carried).unwrap();
+    let messages = chat["messages"].as_array().unwrap();
+    let carried_at = messages
+        .iter()
+        .position(|message| {
+            message["role"] == "user"
+                && message["content"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("<assistant_thinking>\n")
+        })
+        .unwrap();
+    assert_eq!(messages[carried_at + 1]["role"], "assistant");
+    assert!(!chat.to_string().contains("<think>"));
+    let default = export(&fixture("other-providers"), Provider::OpenAiChat).unwrap();
+    assert!(!default.to_string().contains("<assistant_thinking>"));
 }

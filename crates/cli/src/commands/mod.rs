@@ -176,7 +176,7 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
     runner::run(&command, &args.input, &args.output)
 }
 
-pub(crate) use provider::{parse_anthropic_thinking, parse_chat_thinking, parse_provider};
+pub(crate) use provider::{parse_chat_thinking, parse_provider, parse_replayed_thinking};
 
 /// Parses the input as a history, turning a parse error into a located [`Failure`].
 pub(crate) fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {

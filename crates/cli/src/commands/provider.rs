@@ -20,12 +20,12 @@ pub(crate) fn parse_chat_thinking(mode: &str) -> Result<msgflow_providers::opena
     mode.parse()
 }
 
-pub(crate) fn parse_anthropic_thinking(place: &str) -> Result<msgflow_providers::anthropic::ReplayedThinking, String> {
+pub(crate) fn parse_replayed_thinking(place: &str) -> Result<msgflow_providers::ReplayedThinking, String> {
     place.parse()
 }
 
-/// The export options of `--openai-chat-thinking` and `--anthropic-thinking`, each refused for a
-/// provider it does not apply to (rather than ignored).
+/// The export options of `--openai-chat-thinking`, `--anthropic-thinking` and `--openai-thinking`,
+/// each refused for a provider it does not apply to (rather than ignored).
 pub(crate) fn export_options(
     provider: Option<Provider>,
     profile: &crate::cli::ProfileArgs,
@@ -48,6 +48,15 @@ pub(crate) fn export_options(
             ));
         }
         options.anthropic_thinking = replayed;
+    }
+    if let Some(replayed) = profile.openai_thinking {
+        if !matches!(provider, Some(Provider::OpenAiChat | Provider::OpenAiResponses)) {
+            return Err(crate::outcome::usage_error(
+                "--openai-thinking applies to the openai-chat and openai-responses providers only",
+                None,
+            ));
+        }
+        options.openai_thinking = replayed;
     }
     Ok(options)
 }
