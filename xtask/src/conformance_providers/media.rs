@@ -244,8 +244,10 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(18) {
-        12..=17 => {
+    // Half of them hold URL items or uploaded files at the top level, which reach the mappings only
+    // when they load as files.
+    match rng.below(24) {
+        12..=23 => {
             let binary = binary(rng);
             top_level_file_content(rng, binary)
         }
@@ -322,7 +324,7 @@ fn top_level_file_item(rng: &mut Rng) -> Value {
         2 => json!(""),
         _ => json!(*rng.pick(URL_MEDIA_TYPES)),
     };
-    if rng.chance(25) {
+    if rng.chance(10) {
         item.as_object_mut().map(|map| map.remove("media_type"));
     }
     match rng.below(8) {
@@ -353,7 +355,7 @@ fn top_level_file_content(rng: &mut Rng, binary: Value) -> Value {
         5 => json!([first, binary, {"rows": 2}]),
         _ => json!([text(rng), first, [1, 2], top_level_file_item(rng)]),
     };
-    let everything = rng.chance(65);
+    let everything = rng.chance(75);
     let mut digests = Vec::new();
     collect_file_shaped(&content, &mut |item| {
         if everything || rng.chance(50) {
