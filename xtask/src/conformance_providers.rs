@@ -777,7 +777,7 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
                     parts.push(retry_prompt(rng, &id, &name));
                 } else if answer_all || rng.chance(50) {
                     let outcome = *rng.pick(&["success", "success", "failed", "denied", "interrupted", "retried"]);
-                    let content = if media && rng.chance(40) {
+                    let content = if media && rng.chance(75) {
                         media::tool_media_content(rng)
                     } else {
                         tool_content(rng)

@@ -27,6 +27,9 @@ pub(crate) struct File {
     pub path: String,
     /// The item.
     pub kind: FileKind,
+    /// `identifier`: the explicit one when not empty, else the first 6 hex digits of the SHA-1 of
+    /// the bytes, the URL or the file id; a tool result's file is referred to by it.
+    pub identifier: String,
     /// `vendor_metadata`, when it is a non-empty object (`if metadata := item.vendor_metadata`).
     pub vendor_metadata: Option<Map<String, Value>>,
 }
@@ -35,12 +38,7 @@ pub(crate) struct File {
 #[derive(Debug, Clone)]
 pub(crate) enum FileKind {
     /// `BinaryContent`: the bytes and their media type (as written: pydantic-ai does not change it).
-    Binary {
-        data: Vec<u8>,
-        media_type: String,
-        /// `identifier`: the explicit one, or the first 6 hex digits of the bytes' SHA-1.
-        identifier: String,
-    },
+    Binary { data: Vec<u8>, media_type: String },
     /// `ImageUrl`, `AudioUrl`, `VideoUrl`, `DocumentUrl`.
     Url {
         kind: UrlKind,
@@ -73,7 +71,12 @@ impl File {
                 media_type: msgflow_media::url_item_media_type(kind, media_type.get().map(String::as_str), url),
             })
         };
-        let (kind, metadata) = match item {
+        let url_identifier = |explicit: &Field<String>, url: &str| {
+            msgflow_media::effective_identifier(explicit.get().map(String::as_str), || {
+                msgflow_media::identifier_for_url(url)
+            })
+        };
+        let (kind, identifier, metadata) = match item {
             UserContent::Binary(binary) => {
                 let data = binary.data.decode().map_err(|_| {
                     ExportError::unsupported(at, &format!("{path}.data"), "binary content whose data is not base64")
@@ -85,24 +88,27 @@ impl File {
                 let kind = FileKind::Binary {
                     data,
                     media_type: binary.media_type.clone(),
-                    identifier,
                 };
-                (kind, &binary.vendor_metadata)
+                (kind, identifier, &binary.vendor_metadata)
             }
             UserContent::ImageUrl(item) => (
                 url(UrlKind::Image, &item.url, &item.force_download, &item.media_type)?,
+                url_identifier(&item.identifier, &item.url),
                 &item.vendor_metadata,
             ),
             UserContent::AudioUrl(item) => (
                 url(UrlKind::Audio, &item.url, &item.force_download, &item.media_type)?,
+                url_identifier(&item.identifier, &item.url),
                 &item.vendor_metadata,
             ),
             UserContent::VideoUrl(item) => (
                 url(UrlKind::Video, &item.url, &item.force_download, &item.media_type)?,
+                url_identifier(&item.identifier, &item.url),
                 &item.vendor_metadata,
             ),
             UserContent::DocumentUrl(item) => (
                 url(UrlKind::Document, &item.url, &item.force_download, &item.media_type)?,
+                url_identifier(&item.identifier, &item.url),
                 &item.vendor_metadata,
             ),
             UserContent::UploadedFile(item) => {
@@ -116,7 +122,10 @@ impl File {
                     provider_name: provider_name(&item.provider_name),
                     media_type,
                 };
-                (kind, &item.vendor_metadata)
+                let identifier = msgflow_media::effective_identifier(item.identifier.get().map(String::as_str), || {
+                    msgflow_media::identifier_for_file_id(&item.file_id)
+                });
+                (kind, identifier, &item.vendor_metadata)
             }
             _ => return Ok(None),
         };
@@ -124,6 +133,7 @@ impl File {
             at,
             path: path.to_owned(),
             kind,
+            identifier,
             vendor_metadata: vendor_metadata(metadata, at, path)?,
         }))
     }
@@ -174,15 +184,6 @@ impl File {
             FileKind::Binary { media_type, .. } => format!("binary content of type `{media_type}`"),
             FileKind::Url { kind, url, .. } => format!("{} `{url}`", url_class(*kind)),
             FileKind::Uploaded { file_id, .. } => format!("uploaded file `{file_id}`"),
-        }
-    }
-
-    /// A binary item's `identifier` (its explicit one, or the first 6 hex digits of the SHA-1 of its
-    /// bytes); `None` for URL items and uploaded files, which reach no mapping that names them.
-    pub(crate) fn binary_identifier(&self) -> Option<&str> {
-        match &self.kind {
-            FileKind::Binary { identifier, .. } => Some(identifier),
-            FileKind::Url { .. } | FileKind::Uploaded { .. } => None,
         }
     }
 

@@ -344,11 +344,8 @@ fn export_inner(
                         RequestItem::ToolReturn(result) if !result.files.is_empty() => {
                             files_at.get_or_insert(at);
                             for (_, file) in &result.files {
-                                let (open, close) = framing::tool_result_frame_tags(
-                                    &result.tool_name,
-                                    &result.id,
-                                    file.binary_identifier().unwrap_or_default(),
-                                );
+                                let (open, close) =
+                                    framing::tool_result_frame_tags(&result.tool_name, &result.id, &file.identifier);
                                 file_content.extend([
                                     UserItem::Text(open),
                                     UserItem::File(file.clone()),
@@ -534,11 +531,7 @@ fn user_parts(items: &[UserItem]) -> Result<Vec<ContentPart>, ExportError> {
 /// download msgflow never makes).
 fn file_part(file: &File) -> Result<ContentPart, ExportError> {
     match &file.kind {
-        FileKind::Binary {
-            data,
-            media_type,
-            identifier,
-        } => binary_part(file, data, media_type, identifier),
+        FileKind::Binary { data, media_type } => binary_part(file, data, media_type, &file.identifier),
         // `_map_image_url_item`: the URL itself, unless it is to be downloaded.
         FileKind::Url {
             kind: UrlKind::Image, ..

@@ -26,6 +26,7 @@ use crate::media::{File, FileKind};
 use crate::tool_content::{self, holds_file_item, FileRecord};
 use crate::typed;
 use crate::{ExportError, PartLocation};
+use msgflow_media::UrlKind;
 
 /// A request part as the mappings see it, after `prepare_messages`.
 #[derive(Debug, Clone)]
@@ -2262,16 +2263,16 @@ fn python_eq(left: &Value, right: &Value) -> bool {
 /// The files of a tool result (`_split_content`): pydantic-ai validates tool output as
 /// `ToolReturnContent`, which rebuilds every object that loads as a file item, at any depth
 /// ([`tool_content`]); the content itself, or an item of a content list, that does is a file, and
-/// any other is data, whose text holds the dumps of the items rebuilt inside it. msgflow sends
-/// `BinaryContent` images (not text-like ones such as SVG) and PDFs as files (no provenance gate
-/// applies to binary items), and leaves URL and uploaded-file items that load as files to
-/// pydantic-ai (they load only when `content_file_digests` records them, or an `http(s)` URL of a
-/// result saved without a record); a file a model cannot read is replaced by a note
-/// (`_replace_unsupported_tool_return_files`).
+/// any other is data, whose text holds the dumps of the items rebuilt inside it. A `BinaryContent`
+/// loads whatever the record says; a URL item or an uploaded file only when `content_file_digests`
+/// records it, or (a URL item) with an `http(s)` URL in a result saved without a record. Binary
+/// images (not text-like ones such as SVG) and documents, URL items and uploaded files go to the
+/// mapping, which reads them as it reads a user prompt's (`_map_tool_return_part`,
+/// `model_response_str_and_user_content`, `_map_tool_return_output`).
 ///
-/// Returns the content as the mapping reads it, with each audio or video file replaced by
-/// pydantic-ai's note (`_replace_unsupported_tool_return_files`: none of the three models reads
-/// audio or video files), and its files.
+/// Returns the content as the mapping reads it, with each file the model cannot read (audio, video,
+/// a document type the profile leaves out) replaced by pydantic-ai's note
+/// (`_replace_unsupported_tool_return_files`), and its files.
 fn tool_files(
     mut content: Value,
     record: &FileRecord,
@@ -2323,31 +2324,32 @@ fn tool_files(
         if !is_file[index] {
             continue;
         }
-        let Some(map) = value.as_object() else { continue };
         let item_path = path_of(index);
         let refuse = |what: &str| ExportError::unsupported(at, &item_path, what);
-        // The item is in its dump form: a binary one reads as the user-content item it is.
-        if map.get("kind").and_then(Value::as_str) != Some("binary") {
-            return Err(refuse(
-                "tool output holding a URL or uploaded-file item that loads as a file (its digest recorded, or an http(s) URL of a result saved without a record), which pydantic-ai sends as a file",
-            ));
-        }
+        // The item is in its dump form, which reads as the user-content item it is.
         let item: UserContent = serde_json::from_str(&value.to_string())
-            .map_err(|_| refuse("tool output holding binary content msgflow cannot read back"))?;
+            .map_err(|_| refuse("tool output holding a file item msgflow cannot read back"))?;
         let Some(file) = File::read(&item, at, &item_path)? else {
-            return Err(refuse("tool output holding binary content msgflow cannot read back"));
+            return Err(refuse("tool output holding a file item msgflow cannot read back"));
         };
-        let media_type = file.media_type()?;
+        let FileKind::Binary { data, media_type } = &file.kind else {
+            // A URL item or an uploaded file: no text of its own for `_lookalike_texts`
+            // (`_text_file_content` reads only binary content). A URL item the model cannot read
+            // becomes its note; an uploaded file is no `SendableFile`, and goes to the mapping, as
+            // does every other URL item, which refuses what pydantic-ai's refuses.
+            file_texts.push((index, None));
+            if let Some(unsupported) = unsupported_url_input(&file, profile) {
+                notes.push((index, unsupported_file_note(&file, &unsupported)));
+            } else {
+                files.push((index, file));
+            }
+            continue;
+        };
+        let media_type = media_type.as_str();
         let text_like = msgflow_media::is_text_like_media_type(media_type);
-        file_texts.push((
-            index,
-            match &file.kind {
-                FileKind::Binary { data, .. } if text_like => Some(String::from_utf8_lossy(data).into_owned()),
-                _ => None,
-            },
-        ));
+        file_texts.push((index, text_like.then(|| String::from_utf8_lossy(data).into_owned())));
         if let Some(unsupported) = unsupported_file_input(media_type, profile) {
-            notes.push((index, unsupported_file_note(&file, media_type, &unsupported)));
+            notes.push((index, unsupported_file_note(&file, &unsupported)));
             continue;
         }
         // Images and documents go to the mapping, which refuses what pydantic-ai's does, and so does
@@ -2439,30 +2441,59 @@ fn unsupported_file_input(media_type: &str, profile: Profile) -> Option<String> 
     }
 }
 
-/// `unsupported_file_note`: `File <identifier> (<media type>, <size> bytes) was not sent: this
-/// model cannot read <what>.`, the size with thousands separators (`f'{n:,}'`).
-fn unsupported_file_note(file: &File, media_type: &str, unsupported: &str) -> String {
-    let size = match &file.kind {
-        FileKind::Binary { data, .. } => data.len(),
-        FileKind::Url { .. } | FileKind::Uploaded { .. } => 0,
+/// `unsupported_file_input` for a URL item, judged by its class (an `UploadedFile` is no
+/// `SendableFile`, and is never judged): images are read, audio and video are not, and a document
+/// is not when its media type (`inferred_media_type`, `None` when it cannot be inferred) is a known
+/// one the profile leaves out.
+fn unsupported_url_input(file: &File, profile: Profile) -> Option<String> {
+    let FileKind::Url { kind, media_type, .. } = &file.kind else {
+        return None;
     };
-    let digits = size.to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
+    match kind {
+        UrlKind::Image => None,
+        UrlKind::Audio => Some("audio files".to_owned()),
+        UrlKind::Video => Some("video".to_owned()),
+        UrlKind::Document => media_type
+            .as_deref()
+            .filter(|media_type| {
+                KNOWN_DOCUMENTS.contains(media_type) && !profile.supported_documents.contains(media_type)
+            })
+            .map(|media_type| format!("{media_type} documents")),
     }
-    // `inferred_media_type`: left out when empty.
-    let described = if media_type.is_empty() {
-        format!(" ({grouped} bytes)")
+}
+
+/// `unsupported_file_note`: `File <identifier> (<media type>, <size> bytes) was not sent: this
+/// model cannot read <what>.`, the size with thousands separators (`f'{n:,}'`), given only for
+/// binary content; the media type left out when it is empty or, for a URL, cannot be inferred.
+fn unsupported_file_note(file: &File, unsupported: &str) -> String {
+    let mut details = Vec::new();
+    match &file.kind {
+        FileKind::Binary { data, media_type } => {
+            if !media_type.is_empty() {
+                details.push(media_type.clone());
+            }
+            let digits = data.len().to_string();
+            let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+            for (index, digit) in digits.chars().enumerate() {
+                if index > 0 && (digits.len() - index) % 3 == 0 {
+                    grouped.push(',');
+                }
+                grouped.push(digit);
+            }
+            details.push(format!("{grouped} bytes"));
+        }
+        FileKind::Url { media_type, .. } | FileKind::Uploaded { media_type, .. } => {
+            details.extend(media_type.iter().filter(|media_type| !media_type.is_empty()).cloned());
+        }
+    }
+    let described = if details.is_empty() {
+        String::new()
     } else {
-        format!(" ({media_type}, {grouped} bytes)")
+        format!(" ({})", details.join(", "))
     };
     format!(
         "File {}{described} was not sent: this model cannot read {unsupported}.",
-        file.binary_identifier().unwrap_or_default()
+        file.identifier
     )
 }
 
@@ -3933,8 +3964,7 @@ pub(crate) fn model_response_str(result: &ToolResult, wrap_if_error: bool) -> St
 /// as `See file <identifier>.`, the texts as they are, a list content as a JSON array of them, a
 /// failure as `[{"error": ...}, "See file ...", ...]`.
 pub(crate) fn tool_text_with_file_references(result: &ToolResult) -> String {
-    // Only binary items are a tool result's files in msgflow (`tool_files`).
-    let reference = |file: &File| format!("See file {}.", file.binary_identifier().unwrap_or_default());
+    let reference = |file: &File| format!("See file {}.", file.identifier);
     if result.outcome.is_error() {
         let mut wrapped = Map::new();
         let value = unwrap_data(result);

@@ -921,3 +921,94 @@ fn a_part_pydantic_ai_fails_to_map_is_refused_only_where_the_compaction_trim_kee
         );
     }
 }
+
+/// A URL item at the top level of a tool result, recorded, is sent as a file: Anthropic's image
+/// block by URL, Chat's relocated user message (the tool message saying `See file <identifier>.`),
+/// Responses' `input_image`; audio and video become pydantic-ai's note, which names a URL's media
+/// type when it is inferred and never a size.
+#[test]
+fn a_recorded_url_item_in_a_tool_result_is_sent_as_a_file() {
+    let expected = assert_exports_as_pydantic_ai("tool-file-url-top-level");
+    let anthropic = expected["anthropic"]["request"]["messages"].to_string();
+    assert!(
+        anthropic.contains(r#"{"source":{"type":"url","url":"https://example.com/chart.png"},"type":"image"}"#),
+        "{anthropic}"
+    );
+    assert!(
+        anthropic.contains("File song (audio/mpeg) was not sent: this model cannot read audio files."),
+        "{anthropic}"
+    );
+    assert!(
+        anthropic.contains("File eed4ca was not sent: this model cannot read video."),
+        "{anthropic}"
+    );
+    let chat = expected["openai-chat"]["request"]["messages"].to_string();
+    assert!(chat.contains("See file c198f8."), "{chat}");
+    assert!(chat.contains(r#"file_id=\"c198f8\""#), "{chat}");
+    let responses = responses_tool_output(&expected);
+    assert!(
+        responses.contains(r#""image_url":"https://example.com/chart.png","type":"input_image","detail":"high""#),
+        "{responses}"
+    );
+}
+
+/// Without a record an `http(s)` URL item loads as a file too, its `force_download` reset; a
+/// failed result sends its error text, then the file.
+#[test]
+fn an_unrecorded_http_url_item_and_a_failed_result_send_their_files() {
+    let unrecorded = assert_exports_as_pydantic_ai("tool-file-url-unrecorded");
+    assert!(
+        responses_tool_output(&unrecorded).contains("input_image"),
+        "{unrecorded}"
+    );
+    let failed = assert_exports_as_pydantic_ai("tool-file-url-failed");
+    assert!(
+        responses_tool_output(&failed).starts_with(r#"[{"type":"input_text","text":"{\"error\":\"partial\"}"}"#),
+        "{failed}"
+    );
+}
+
+/// An uploaded file goes by its id to the provider whose store holds it; OpenAI's models refuse
+/// it, as pydantic-ai does.
+#[test]
+fn an_uploaded_file_in_a_tool_result_goes_only_to_its_provider() {
+    let (history, expected) = fixture("tool-file-uploaded-anthropic");
+    assert_eq!(
+        export(&history, Provider::Anthropic).unwrap(),
+        expected["anthropic"]["request"]
+    );
+    for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+        assert!(expected[provider.name()]["refused"].is_string(), "{provider}");
+        let error = export(&history, provider).unwrap_err();
+        assert!(
+            error.to_string().contains("from `anthropic`'s file store"),
+            "{provider}: {error}"
+        );
+    }
+}
+
+/// A URL pydantic-ai would download first (a PDF's on Chat, a `force_download` one everywhere) is
+/// refused, as in a user prompt; the providers that take the URL get it.
+#[test]
+fn a_url_pydantic_ai_would_download_from_a_tool_result_is_refused() {
+    let (history, expected) = fixture("tool-file-document-url");
+    for provider in [Provider::Anthropic, Provider::OpenAiResponses] {
+        assert_eq!(
+            export(&history, provider).unwrap(),
+            expected[provider.name()]["request"],
+            "{provider}"
+        );
+    }
+    assert!(expected["openai-chat"]["refused"].is_string());
+    let error = export(&history, Provider::OpenAiChat).unwrap_err();
+    assert!(error.to_string().contains("would download first"), "{error}");
+    let (history, expected) = fixture("tool-file-url-force-download");
+    for provider in Provider::EXPORTABLE {
+        assert!(expected[provider.name()]["refused"].is_string(), "{provider}");
+        let error = export(&history, provider).unwrap_err();
+        assert!(
+            error.to_string().contains("would download first (`force_download`)"),
+            "{provider}: {error}"
+        );
+    }
+}

@@ -214,8 +214,9 @@ pub(super) fn media_prompt(rng: &mut Rng) -> Value {
 }
 
 /// Tool output with file items: binary images and PDFs (which msgflow exports), sometimes other
-/// binary files (which it leaves to pydantic-ai), alone or in a list with text and data, or file
-/// items nested in an object or a nested list (which pydantic-ai rebuilds and writes in the text).
+/// binary files (which it leaves to pydantic-ai), alone or in a list with text and data, URL items
+/// and uploaded files at the top level ([`top_level_file_content`]), or file items nested in an
+/// object or a nested list (which pydantic-ai rebuilds and writes in the text).
 pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
     fn binary(rng: &mut Rng) -> Value {
         let media_type = if rng.chance(85) {
@@ -243,7 +244,13 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         }
         item
     }
-    match rng.below(12) {
+    // Half of them hold URL items or uploaded files at the top level, which reach the mappings only
+    // when they load as files.
+    match rng.below(24) {
+        12..=23 => {
+            let binary = binary(rng);
+            top_level_file_content(rng, binary)
+        }
         // A text file, often with a lookalike: pydantic-ai reads it for lookalikes with the tool's text.
         8 | 9 => {
             let media_type = *rng.pick(&["text/plain", "text/plain", "text/csv", "text/markdown", "image/svg+xml"]);
@@ -272,6 +279,97 @@ pub(super) fn tool_media_content(rng: &mut Rng) -> Value {
         3 => json!([text(rng), binary(rng), {"rows": 3}]),
         4 => json!([binary(rng), text(rng)]),
         _ => json!(["see the screenshot", binary(rng), text(rng), [1, 2]]),
+    }
+}
+
+/// A URL item or an uploaded file of any kind and provider for the top level of tool output: as a
+/// user prompt writes it (its media type given or inferred, `force_download`, an identifier,
+/// vendor metadata) or as pydantic-ai dumps it.
+fn top_level_file_item(rng: &mut Rng) -> Value {
+    if rng.chance(30) {
+        let mut item = json!({"kind": "uploaded-file", "file_id": *rng.pick(FILE_IDS),
+            "provider_name": *rng.pick(UPLOAD_PROVIDERS)});
+        if rng.chance(40) {
+            item["media_type"] = json!(*rng.pick(&["image/png", "application/pdf", "text/plain", "audio/mpeg", ""]));
+        }
+        if rng.chance(15) {
+            item["identifier"] = json!("upload-1");
+        }
+        vendor_metadata(rng, &mut item);
+        return item;
+    }
+    let kind = *rng.pick(&[
+        "image-url",
+        "image-url",
+        "document-url",
+        "document-url",
+        "audio-url",
+        "video-url",
+    ]);
+    let url = *rng.pick(URLS);
+    let mut item = json!({"kind": kind, "url": url});
+    if rng.chance(25) {
+        // pydantic-ai's dump of the item: every key, its computed media type and identifier.
+        item["force_download"] = json!(rng.chance(15));
+        item["vendor_metadata"] = json!(null);
+        item["media_type"] =
+            json!(msgflow_media::UrlKind::from_kind_tag(kind)
+                .and_then(|kind| msgflow_media::infer_url_media_type(kind, url)));
+        item["identifier"] = json!(msgflow_media::identifier_for_url(url));
+        return item;
+    }
+    // `_carries_media_type`: an item without a `media_type` key stays a mapping.
+    item["media_type"] = match rng.below(5) {
+        0 | 1 => json!(null),
+        2 => json!(""),
+        _ => json!(*rng.pick(URL_MEDIA_TYPES)),
+    };
+    if rng.chance(10) {
+        item.as_object_mut().map(|map| map.remove("media_type"));
+    }
+    match rng.below(8) {
+        0 => item["force_download"] = json!(true),
+        1 => item["force_download"] = json!("allow-local"),
+        2 => item["force_download"] = json!(false),
+        _ => {}
+    }
+    if rng.chance(15) {
+        item["identifier"] = json!(*rng.pick(&["doc-1", "", "a \"quoted\" id"]));
+    }
+    vendor_metadata(rng, &mut item);
+    item
+}
+
+/// Tool output whose content, or an item of its content list, is a URL item or an uploaded file
+/// ([`top_level_file_item`]), with texts, data and the `binary` item given around it, and the
+/// `content_file_digests` record to write next to it: the digests of all of them (as pydantic-ai
+/// records what a tool returned), of some, of none, or no record at all (a result saved before
+/// records existed, in which only an `http(s)` URL item loads).
+fn top_level_file_content(rng: &mut Rng, binary: Value) -> Value {
+    let first = top_level_file_item(rng);
+    let content = match rng.below(7) {
+        0 | 1 => first,
+        2 => json!([first]),
+        3 => json!([text(rng), first]),
+        4 => json!([first, top_level_file_item(rng), text(rng)]),
+        5 => json!([first, binary, {"rows": 2}]),
+        _ => json!([text(rng), first, [1, 2], top_level_file_item(rng)]),
+    };
+    let everything = rng.chance(75);
+    let mut digests = Vec::new();
+    collect_file_shaped(&content, &mut |item| {
+        if everything || rng.chance(50) {
+            digests.push(Value::String(msgflow_media::file_item_digest(item)));
+        }
+    });
+    let record = match rng.below(10) {
+        0..=6 => Some(Value::Array(digests)),
+        7 => Some(json!([])),
+        _ => None,
+    };
+    match record {
+        Some(record) => json!({NESTED_RECORD_KEY: content, "content_file_digests": record}),
+        None => json!({NESTED_RECORD_KEY: content}),
     }
 }
 
