@@ -5,8 +5,9 @@ use crate::pyjson::python_json_dumps_sorted_ascii;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-/// The keys every dump of a URL item (`image-url`, `audio-url`, `video-url`, `document-url`) writes.
-const URL_ITEM_KEYS: [&str; 6] = [
+/// The keys every dump of a URL item (`image-url`, `audio-url`, `video-url`, `document-url`) writes
+/// (`_FILE_URL_ITEM_KEYS`).
+pub const URL_ITEM_KEYS: [&str; 6] = [
     "url",
     "force_download",
     "vendor_metadata",
@@ -15,8 +16,8 @@ const URL_ITEM_KEYS: [&str; 6] = [
     "identifier",
 ];
 
-/// The keys every dump of an `uploaded-file` item writes.
-const UPLOADED_FILE_KEYS: [&str; 6] = [
+/// The keys every dump of an `uploaded-file` item writes (`_FILE_ITEM_KEYS['uploaded-file']`).
+pub const UPLOADED_FILE_KEYS: [&str; 6] = [
     "file_id",
     "provider_name",
     "vendor_metadata",

@@ -70,7 +70,10 @@ pub use content::{
     cache_point, structured_content, text_content, user_prompt, IntoUserContent, StructuredContentBuilder,
 };
 pub use data_uri::parse_data_uri;
-pub use digests::{content_file_digests, content_needs_file_digests, file_item_digest, is_recorded_file_item};
+pub use digests::{
+    content_file_digests, content_needs_file_digests, file_item_digest, is_recorded_file_item, UPLOADED_FILE_KEYS,
+    URL_ITEM_KEYS,
+};
 pub use error::MediaError;
 pub use format::{
     audio_format, binary_format, document_format, image_format, is_audio, is_document, is_image,

@@ -57,26 +57,6 @@ const FILE_KINDS: [&str; 6] = [
     "uploaded-file",
 ];
 
-/// The keys a dump of a URL item can write (`_FILE_URL_ITEM_KEYS`): a recorded item has no others.
-const URL_ITEM_KEYS: [&str; 6] = [
-    "url",
-    "force_download",
-    "vendor_metadata",
-    "kind",
-    "media_type",
-    "identifier",
-];
-
-/// The keys a dump of an uploaded file can write (`_FILE_ITEM_KEYS['uploaded-file']`).
-const UPLOADED_FILE_KEYS: [&str; 6] = [
-    "file_id",
-    "provider_name",
-    "vendor_metadata",
-    "kind",
-    "media_type",
-    "identifier",
-];
-
 /// The file kind an object claims, when it claims one of [`FILE_KINDS`].
 fn claimed_file_kind(map: &Map<String, Value>) -> Option<&str> {
     map.get("kind")
@@ -233,7 +213,7 @@ fn url_item_dump<T: UrlItem + Serialize>(
             ForceDownload::No
         }
         FileRecord::Recorded(digests) => {
-            if !recorded(map, digests, &URL_ITEM_KEYS) {
+            if !recorded(map, digests, &msgflow_media::URL_ITEM_KEYS) {
                 return Ok(None);
             }
             match map.get("force_download") {
@@ -280,7 +260,7 @@ fn uploaded_file_dump(
     let FileRecord::Recorded(digests) = record else {
         return Ok(None);
     };
-    if !recorded(map, digests, &UPLOADED_FILE_KEYS) {
+    if !recorded(map, digests, &msgflow_media::UPLOADED_FILE_KEYS) {
         return Ok(None);
     }
     let Some(Value::String(file_id)) = map.get("file_id") else {
