@@ -245,13 +245,13 @@ pub(crate) fn data_uri(media_type: &str, data: &[u8]) -> String {
 /// coerces (kept as written by msgflow-wire) is read as pydantic's lax bool would, and refused
 /// when msgflow cannot tell.
 fn force_download(field: &Field<ForceDownload>, at: PartLocation, path: &str) -> Result<bool, ExportError> {
-    match field.get() {
-        None | Some(ForceDownload::No) => Ok(false),
-        Some(ForceDownload::Yes | ForceDownload::AllowLocal) => Ok(true),
-        Some(ForceDownload::Other(_)) => Err(ExportError::unsupported(
+    // A value pydantic-ai's lax mode reads as a bool (`"yes"`, `0`, ...) is that bool.
+    match field.get().map_or(Some(false), ForceDownload::downloads) {
+        Some(downloads) => Ok(downloads),
+        None => Err(ExportError::unsupported(
             at,
             &format!("{path}.force_download"),
-            "a `force_download` value pydantic-ai coerces (write `true`, `false` or `\"allow-local\"`)",
+            "a `force_download` value pydantic-ai does not load (write `true`, `false` or `\"allow-local\"`)",
         )),
     }
 }

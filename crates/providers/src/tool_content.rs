@@ -216,15 +216,17 @@ fn url_item_dump<T: UrlItem + Serialize>(
             if !recorded(map, digests, &msgflow_media::URL_ITEM_KEYS) {
                 return Ok(None);
             }
-            match map.get("force_download") {
-                None | Some(Value::Bool(false)) => ForceDownload::No,
-                Some(Value::Bool(true)) => ForceDownload::Yes,
-                Some(Value::String(mode)) if mode == "allow-local" => ForceDownload::AllowLocal,
-                Some(_) => {
-                    return Err(
-                        "a recorded file item in tool output whose `force_download` pydantic-ai coerces (write `true`, `false` or `\"allow-local\"`)",
-                    )
-                }
+            // `bool | Literal['allow-local']`: a value pydantic-ai's lax mode reads as a bool is that
+            // bool, dumped as `true` or `false`.
+            let written = map.get("force_download").cloned().unwrap_or(Value::Bool(false));
+            match serde_json::from_value::<ForceDownload>(written).ok() {
+                Some(ForceDownload::AllowLocal) => ForceDownload::AllowLocal,
+                Some(value) => match value.downloads() {
+                    Some(true) => ForceDownload::Yes,
+                    Some(false) => ForceDownload::No,
+                    None => return Ok(None),
+                },
+                None => return Ok(None),
             }
         }
     };

@@ -152,3 +152,30 @@ fn urls_pydantic_ai_would_download_are_refused_with_their_path() {
         "{responses}"
     );
 }
+
+/// A `force_download` pydantic-ai's lax mode reads as a bool is that bool: `"off"` sends the URL,
+/// `1` downloads it first (refused: msgflow never downloads), and a value it does not load is
+/// refused as such.
+#[test]
+fn a_force_download_pydantic_ai_reads_as_a_bool_is_that_bool() {
+    let with = |force_download: Value| {
+        let history = serde_json::json!([{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": [
+            "See this.",
+            {"kind": "image-url", "url": "https://example.com/a.png", "force_download": force_download},
+        ], "timestamp": "2026-03-14T09:00:00Z"}]}]);
+        msgflow_wire::from_str(&history.to_string()).unwrap()
+    };
+    let sent = export(&with(Value::from("off")), Provider::Anthropic).unwrap();
+    assert_eq!(
+        sent["messages"][0]["content"][1]["source"]["url"],
+        "https://example.com/a.png"
+    );
+    for (value, why) in [(Value::from(1), "download"), (Value::from("maybe"), "does not load")] {
+        let error = export(&with(value.clone()), Provider::Anthropic).unwrap_err();
+        assert!(
+            matches!(&error, ExportError::Unsupported { path, .. } if path.starts_with("$[0].parts[0].content[1]")),
+            "{value}: {error}"
+        );
+        assert!(error.to_string().contains(why), "{value}: {error}");
+    }
+}

@@ -105,6 +105,28 @@ pub enum ForceDownload {
     Other(RawJson),
 }
 
+impl ForceDownload {
+    /// Whether pydantic-ai downloads the file (`true`, `"allow-local"`, or a value its lax mode reads
+    /// as `true`), or `None` for a value it does not load.
+    ///
+    /// ```
+    /// use msgflow_wire::ForceDownload;
+    /// let off: ForceDownload = serde_json::from_str(r#""off""#).unwrap();
+    /// assert_eq!(off.downloads(), Some(false));
+    /// assert_eq!(ForceDownload::AllowLocal.downloads(), Some(true));
+    /// let other: ForceDownload = serde_json::from_str(r#""local""#).unwrap();
+    /// assert_eq!(other.downloads(), None);
+    /// ```
+    pub fn downloads(&self) -> Option<bool> {
+        match self {
+            ForceDownload::No => Some(false),
+            ForceDownload::Yes | ForceDownload::AllowLocal => Some(true),
+            // `bool | Literal['allow-local']`: only the bool takes another value, in lax mode.
+            ForceDownload::Other(raw) => lax_bool(raw),
+        }
+    }
+}
+
 impl Serialize for ForceDownload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -215,6 +237,9 @@ impl<'de> Deserialize<'de> for FileDigests {
 /// assert_eq!(serde_json::to_string(&yes).unwrap(), r#""Yes""#);
 /// let maybe: LaxBool = serde_json::from_str(r#""maybe""#).unwrap();
 /// assert_eq!(maybe.value(), None);
+/// // pydantic-core does not trim: a padded spelling is refused.
+/// let padded: LaxBool = serde_json::from_str(r#"" t ""#).unwrap();
+/// assert_eq!(padded.value(), None);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LaxBool {
@@ -238,11 +263,12 @@ impl LaxBool {
     }
 }
 
-/// pydantic-core's lax booleans: the strings `str_as_bool` knows (case-insensitive, trimmed),
-/// the integers 0 and 1, and the floats 0.0 and 1.0.
+/// pydantic-core's lax booleans: the strings `str_as_bool` knows (in any case, but not padded:
+/// `" t "` is refused, as the verdict's `lax::bool_error` says), the integers 0 and 1, and the
+/// floats 0.0 and 1.0.
 fn lax_bool(raw: &RawJson) -> Option<bool> {
     if let Some(text) = raw.as_string() {
-        let text = text.trim().to_ascii_lowercase();
+        let text = text.to_ascii_lowercase();
         return match text.as_str() {
             "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
             "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),

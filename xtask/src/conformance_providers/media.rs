@@ -11,6 +11,20 @@ use super::{text, Rng, LOOKALIKES};
 
 /// Media types of binary content: what each API takes, what pydantic-ai refuses for some, and
 /// types no mapping sends.
+/// A `force_download` value pydantic-ai's lax mode reads as a bool (`str_as_bool`, `int_as_bool`,
+/// a float 0.0 or 1.0), which it dumps back as `true` or `false`.
+fn lax_force_download(rng: &mut Rng) -> Value {
+    match rng.below(7) {
+        0 => json!("yes"),
+        1 => json!("OFF"),
+        2 => json!("T"),
+        3 => json!(0),
+        4 => json!(1),
+        5 => json!(1.0),
+        _ => json!("0"),
+    }
+}
+
 const BINARY_TYPES: &[&str] = &[
     "image/png",
     "image/jpeg",
@@ -158,10 +172,11 @@ pub(super) fn media_item(rng: &mut Rng) -> Value {
         9..=16 => {
             let kind = *rng.pick(&["image-url", "image-url", "document-url", "audio-url", "video-url"]);
             let mut item = json!({"kind": kind, "url": *rng.pick(URLS)});
-            match rng.below(6) {
+            match rng.below(7) {
                 0 => item["force_download"] = json!(true),
                 1 => item["force_download"] = json!("allow-local"),
                 2 => item["force_download"] = json!(false),
+                3 => item["force_download"] = lax_force_download(rng),
                 _ => {}
             }
             if rng.chance(30) {
@@ -327,10 +342,12 @@ fn top_level_file_item(rng: &mut Rng) -> Value {
     if rng.chance(10) {
         item.as_object_mut().map(|map| map.remove("media_type"));
     }
-    match rng.below(8) {
+    match rng.below(9) {
         0 => item["force_download"] = json!(true),
         1 => item["force_download"] = json!("allow-local"),
         2 => item["force_download"] = json!(false),
+        // In tool output a value pydantic-ai does not load leaves the item a plain mapping.
+        3 => item["force_download"] = json!(*rng.pick(&["yes", "Off", " 0 ", "maybe", "Allow-Local"])),
         _ => {}
     }
     if rng.chance(15) {
@@ -402,9 +419,10 @@ fn nested_file_item(rng: &mut Rng, binary: Value) -> Value {
                 2 => item["media_type"] = json!(""),
                 _ => item["media_type"] = json!(*rng.pick(URL_MEDIA_TYPES)),
             }
-            match rng.below(6) {
+            match rng.below(7) {
                 0 => item["force_download"] = json!(true),
                 1 => item["force_download"] = json!("allow-local"),
+                2 => item["force_download"] = lax_force_download(rng),
                 _ => {}
             }
             if rng.chance(15) {
