@@ -161,6 +161,7 @@ macro_rules! fixtures {
 
 fixtures! {
     accepts_audiourl_force_download_scalar_string => "accepts--AudioUrl.force_download-scalar-string",
+    accepts_audiourl_force_download_scalar_string_padded => "accepts--AudioUrl.force_download-scalar-string-padded",
     accepts_documenturl_force_download_scalar_fraction => "accepts--DocumentUrl.force_download-scalar-fraction",
     accepts_documenturl_force_download_scalar_integer => "accepts--DocumentUrl.force_download-scalar-integer",
     accepts_documenturl_force_download_scalar_string => "accepts--DocumentUrl.force_download-scalar-string",
