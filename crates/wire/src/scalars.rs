@@ -268,17 +268,26 @@ impl LaxBool {
 /// floats 0.0 and 1.0.
 fn lax_bool(raw: &RawJson) -> Option<bool> {
     if let Some(text) = raw.as_string() {
-        let text = text.to_ascii_lowercase();
-        return match text.as_str() {
-            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
-            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
-            _ => None,
-        };
+        return str_as_bool(&text);
     }
     match raw.get().parse::<f64>() {
         Ok(0.0) => Some(false),
         Ok(1.0) => Some(true),
         _ => None,
+    }
+}
+
+/// pydantic-core's `str_as_bool`: the strings it reads as a bool, in any case and unpadded. The one
+/// table of them, read by [`LaxBool::value`], [`ForceDownload::downloads`] and the verdict.
+pub(crate) fn str_as_bool(text: &str) -> Option<bool> {
+    const FALSE: [&str; 6] = ["0", "off", "f", "false", "n", "no"];
+    const TRUE: [&str; 6] = ["1", "on", "t", "true", "y", "yes"];
+    if FALSE.iter().any(|spelling| spelling.eq_ignore_ascii_case(text)) {
+        Some(false)
+    } else if TRUE.iter().any(|spelling| spelling.eq_ignore_ascii_case(text)) {
+        Some(true)
+    } else {
+        None
     }
 }
 

@@ -69,8 +69,7 @@ pub(super) fn bool_error(written: &str) -> Option<(&'static str, &'static str)> 
         b't' | b'f' if written == "true" || written == "false" => None,
         b'"' => {
             let text: String = serde_json::from_str(written).ok()?;
-            let known = ["0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"];
-            (!known.iter().any(|k| k.eq_ignore_ascii_case(&text))).then_some(PARSING)
+            crate::scalars::str_as_bool(&text).is_none().then_some(PARSING)
         }
         // jiter reads an integer beyond 64 bits as a big int, which `int_as_bool` does not take:
         // a type error, not a parsing one (probed with the venv: 2**63 is `bool_type`).
