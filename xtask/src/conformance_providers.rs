@@ -7,6 +7,9 @@
 //!
 //! * msgflow exports and pydantic-ai builds a request: the two must be equal.
 //! * pydantic-ai refuses: msgflow must refuse too (never export what pydantic-ai would not send).
+//! * msgflow refuses as pydantic-ai does (`ExportError::Refused`, or `NeedsDownload` for a file
+//!   pydantic-ai would download first): pydantic-ai must refuse too, and it must be a download
+//!   (the oracle's `DownloadRefused`) exactly when msgflow says so.
 //! * msgflow refuses as outside its export (`ExportError::Unsupported`): counted and listed by
 //!   reason; the seeded histories contain none of those parts, so every one of them must export,
 //!   but, where pydantic-ai refuses it too, an Anthropic cache point with no block before it or
@@ -163,6 +166,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let thinking_cases = cases.iter().filter(|(name, _)| name.ends_with("-thinking")).count();
     let mut media_equal = BTreeMap::<&str, usize>::new();
     let mut media_both_refused = BTreeMap::<&str, usize>::new();
+    // Refused by msgflow as pydantic-ai refuses it, and by pydantic-ai alike, per target.
+    let mut refused_alike = BTreeMap::<&str, usize>::new();
     let mut parts_equal = BTreeMap::<&str, usize>::new();
     // Each reason's refusals, and how many of them pydantic-ai refuses too.
     let mut outside = BTreeMap::<String, (usize, usize)>::new();
@@ -261,20 +266,38 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     "{name} / {label}: pydantic-ai refuses ({}) but msgflow exports",
                     expected["refused"]
                 )),
+                // msgflow says pydantic-ai refuses, or would download first: the oracle must
+                // agree, and on which of the two (its `DownloadRefused` is the download it was
+                // stopped from making).
+                (Err(error @ (ExportError::Refused { .. } | ExportError::NeedsDownload { .. })), answer) => {
+                    let downloads = matches!(error, ExportError::NeedsDownload { .. });
+                    let refused = expected
+                        .get("refused")
+                        .map(|refused| refused.as_str().unwrap_or_default());
+                    match refused.filter(|_| answer.is_none()) {
+                        Some(refused) if refused.starts_with("DownloadRefused") == downloads => {
+                            *refused_alike.entry(label).or_default() += 1;
+                            if name.starts_with("media-") {
+                                *media_both_refused.entry(label).or_default() += 1;
+                            }
+                        }
+                        Some(refused) => failures.push(format!(
+                            "{name} / {label}: msgflow and pydantic-ai refuse differently\n  msgflow:     {error}\n  pydantic-ai: {refused}"
+                        )),
+                        None => failures.push(format!(
+                            "{name} / {label}: msgflow says pydantic-ai would not send it ({error}), but pydantic-ai sends it"
+                        )),
+                    }
+                }
                 (Err(ExportError::Unsupported { what, .. }), answer) => {
                     let media_case = name.starts_with("media-");
                     let parts_case = name.starts_with("parts-");
                     let own_subset =
                         name.starts_with("core-") || name.starts_with("frames-") || media_case || parts_case;
-                    // A media history msgflow refuses must be one pydantic-ai refuses too (it
-                    // would download the file, or refuses the item), but for the narrow refusals
-                    // of the other seeded histories and Anthropic's cache points.
-                    let allowed = (answer.is_none()
-                        && ANTHROPIC_CACHE_POINT_REFUSALS
-                            .iter()
-                            .any(|refusal| what.starts_with(refusal)))
-                        || (media_case && answer.is_none())
-                        || (media_case && MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal)))
+                    // A media history msgflow refuses must be one pydantic-ai refuses too, but for
+                    // the narrow refusals of the other seeded histories.
+                    let allowed = (media_case
+                        && (answer.is_none() || MEDIA_REFUSALS.iter().any(|refusal| what.starts_with(refusal))))
                         || (parts_case && PARTS_REFUSALS.iter().any(|refusal| what.starts_with(refusal)));
                     if media_case && answer.is_none() {
                         *media_both_refused.entry(label).or_default() += 1;
@@ -312,6 +335,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         println!("    media histories: {media} equal, {refused} refused by both, of {MEDIA_COUNT}");
         let parts = parts_equal.get(provider).copied().unwrap_or_default();
         println!("    histories with rewritten parts: {parts} equal of {PARTS_COUNT}");
+        let alike = refused_alike.get(provider).copied().unwrap_or_default();
+        println!("    refused by pydantic-ai, and by msgflow for the same reason: {alike}");
         let respelled = respelled_equal.get(provider).copied().unwrap_or_default();
         println!(
             "    histories spelled otherwise than pydantic-ai writes them: {respelled} equal of {respelled_count}"
@@ -415,13 +440,6 @@ const MEDIA_REFUSALS: &[&str] = &["tool output holding a file item inside"];
 const PARTS_REFUSALS: &[&str] = &[
     "a text part with citations pydantic-ai replays",
     "a server-side tool part",
-];
-/// msgflow's refusals of a cache point Anthropic's mapping cannot place, which pydantic-ai refuses
-/// too (`add_cache_control_param`): with no block before it, or after a block taking no
-/// `cache_control`.
-const ANTHROPIC_CACHE_POINT_REFUSALS: &[&str] = &[
-    "a cache point with no block before it",
-    "a cache point after a block that takes no `cache_control`",
 ];
 /// A phrase every lookalike note ends with (`The rest of the ... is unaffected.`).
 const LOOKALIKE_NOTE_MARK: &str = " is unaffected.";

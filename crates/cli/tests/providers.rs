@@ -105,6 +105,59 @@ fn export_refuses_what_it_does_not_reproduce_with_exit_2_and_the_location() {
         .code(2);
 }
 
+/// The three reasons a history cannot go read differently: pydantic-ai's own refusal (its error
+/// quoted), a file it would download first, and msgflow's own limit; each exits 2, prints nothing
+/// and leaves its input as it was.
+#[test]
+fn export_says_whether_pydantic_ai_refuses_would_download_or_msgflow_stops_short() {
+    let fixtures = root().join("tests/fixtures/providers");
+    let cases = [
+        (
+            "media-video-url-forced.json",
+            "openai-responses",
+            "pydantic-ai refuses to send VideoUrl `https://example.com/clip.mp4` to openai-responses: \
+             `VideoUrl is not supported in OpenAI Responses user prompts`",
+        ),
+        (
+            "media-urls-to-download.json",
+            "openai-chat",
+            "pydantic-ai would download AudioUrl `https://example.com/voice.mp3` before sending it to openai-chat",
+        ),
+        (
+            "a call without an id",
+            "anthropic",
+            "at $[1].parts[0].tool_call_id: msgflow cannot export a tool call or return without an id \
+             (pydantic-ai sends a random one) to anthropic yet",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let without_id = dir.path().join("without-id.json");
+    std::fs::write(
+        &without_id,
+        r#"[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"hi"}]},
+            {"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"lint","args":{}}]}]"#,
+    )
+    .unwrap();
+    for (name, provider, reason) in cases {
+        let file = if name.ends_with(".json") {
+            fixtures.join(name)
+        } else {
+            without_id.clone()
+        };
+        let before = std::fs::read(&file).unwrap();
+        let output = msgflow()
+            .args(["export", "--to", provider])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert!(output.stdout.is_empty(), "{name}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(reason), "{name}: {stderr}");
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{name}");
+    }
+}
+
 #[test]
 fn export_and_check_take_the_openai_chat_thinking_mode_of_the_profile() {
     let fixture = root().join("tests/fixtures/providers/thinking-openai-chat-field.json");

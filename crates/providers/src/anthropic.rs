@@ -718,29 +718,29 @@ fn native_block(native: NativeBlock) -> Block {
 /// first's.
 fn mark_cache_point(block: Option<&mut Block>, ttl: CacheTtl, at: PartLocation, path: &str) -> Result<(), ExportError> {
     let Some(block) = block else {
-        return Err(ExportError::unsupported(at, path, CACHE_POINT_FIRST));
+        return Err(ExportError::refused(
+            at,
+            path,
+            "a cache point with no block before it".to_owned(),
+            "`CachePoint cannot be the first content in a user message`".to_owned(),
+        ));
     };
     match block.cache_control_mut() {
         Some(cache_control) => {
             *cache_control = Some(CacheControl::ephemeral(ttl));
             Ok(())
         }
-        None => Err(ExportError::unsupported(
+        None => Err(ExportError::refused(
             at,
             path,
-            &format!(
-                "{CACHE_POINT_UNCACHEABLE}, a `{}` block (pydantic-ai: `Cache control not supported for param type`)",
+            format!(
+                "a cache point after a `{}` block, which takes no `cache_control`",
                 block_type(block)
             ),
+            "`Cache control not supported for param type`".to_owned(),
         )),
     }
 }
-
-/// pydantic-ai's refusal of a cache point with no block before it (`add_cache_control_param`).
-const CACHE_POINT_FIRST: &str =
-    "a cache point with no block before it (pydantic-ai: `CachePoint cannot be the first content in a user message`)";
-/// pydantic-ai's refusal of a cache point after a block that takes no `cache_control`.
-const CACHE_POINT_UNCACHEABLE: &str = "a cache point after a block that takes no `cache_control`";
 
 /// A block's `type`, as it is sent.
 fn block_type(block: &Block) -> String {
@@ -950,9 +950,7 @@ fn binary_block(file: &File, data: &[u8], media_type: &str) -> Result<Block, Exp
                 },
                 cache_control: None,
             }),
-            Err(_) => {
-                Err(file.refuse("a `text/plain` binary content that is not UTF-8 (pydantic-ai fails to decode it)"))
-            }
+            Err(_) => Err(file.refused_because("its data is not UTF-8, which it fails to decode".to_owned())),
         },
         other => Err(file.refuse_as(&format!("Unsupported binary content media type for Anthropic: {other}"))),
     }

@@ -131,6 +131,12 @@ impl FromStr for Provider {
 }
 
 /// Why a history cannot be exported.
+///
+/// Three cases, which call for different things of the user: msgflow's own limit
+/// ([`Unsupported`](ExportError::Unsupported)), pydantic-ai's own refusal
+/// ([`Refused`](ExportError::Refused): it would not send the history either), and a file
+/// pydantic-ai would fetch first ([`NeedsDownload`](ExportError::NeedsDownload): msgflow never
+/// downloads).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportError {
     /// The history holds something msgflow's export does not reproduce exactly (pydantic-ai may
@@ -148,6 +154,44 @@ pub enum ExportError {
         /// What it is.
         what: String,
     },
+    /// pydantic-ai's mapping for this provider raises on the history (content the provider cannot
+    /// take, an uploaded file from another provider's store, ...): it sends nothing, and msgflow
+    /// refuses too.
+    #[error("message {message}, part {part}: at {path}: pydantic-ai refuses to send {what} to {provider}: {reason}")]
+    Refused {
+        /// The provider asked for (filled in by the export entry points).
+        provider: &'static str,
+        /// Index of the message.
+        message: usize,
+        /// Index of the part.
+        part: usize,
+        /// The JSON path of the value.
+        path: String,
+        /// What it is, as pydantic-ai names it (`VideoUrl`, `BinaryContent image/png`, ...).
+        what: String,
+        /// Why, quoting pydantic-ai's error where it raises one.
+        reason: String,
+    },
+    /// pydantic-ai would download a URL before sending it (`download_item`: the provider takes
+    /// the file's data, or `force_download` asks for it); msgflow never downloads.
+    #[error(
+        "message {message}, part {part}: at {path}: pydantic-ai would download {what} before sending it to \
+         {provider} ({why}), and msgflow never downloads: send the bytes as binary content"
+    )]
+    NeedsDownload {
+        /// The provider asked for (filled in by the export entry points).
+        provider: &'static str,
+        /// Index of the message.
+        message: usize,
+        /// Index of the part.
+        part: usize,
+        /// The JSON path of the URL item.
+        path: String,
+        /// The item, as pydantic-ai names it (`DocumentUrl `https://...``).
+        what: String,
+        /// Why pydantic-ai downloads it.
+        why: String,
+    },
     /// The provider has no export (Gemini: rules only).
     #[error("msgflow has no export to {0}; `check --provider {0}` checks its rules")]
     NoExport(&'static str),
@@ -164,29 +208,44 @@ impl ExportError {
         }
     }
 
-    fn for_provider(self, provider: Provider) -> Self {
-        match self {
-            ExportError::Unsupported {
-                message,
-                part,
-                path,
-                what,
-                ..
-            } => ExportError::Unsupported {
-                provider: provider.name(),
-                message,
-                part,
-                path,
-                what,
-            },
-            other => other,
+    pub(crate) fn refused(at: PartLocation, path: &str, what: String, reason: String) -> Self {
+        ExportError::Refused {
+            provider: "",
+            message: at.message,
+            part: at.part,
+            path: path.to_owned(),
+            what,
+            reason,
         }
+    }
+
+    pub(crate) fn needs_download(at: PartLocation, path: &str, what: String, why: &str) -> Self {
+        ExportError::NeedsDownload {
+            provider: "",
+            message: at.message,
+            part: at.part,
+            path: path.to_owned(),
+            what,
+            why: why.to_owned(),
+        }
+    }
+
+    fn for_provider(mut self, provider: Provider) -> Self {
+        match &mut self {
+            ExportError::Unsupported { provider: slot, .. }
+            | ExportError::Refused { provider: slot, .. }
+            | ExportError::NeedsDownload { provider: slot, .. } => *slot = provider.name(),
+            ExportError::NoExport(_) => {}
+        }
+        self
     }
 
     /// The history location the error is about, if any.
     pub fn location(&self) -> Option<PartLocation> {
         match self {
-            ExportError::Unsupported { message, part, .. } => Some(PartLocation {
+            ExportError::Unsupported { message, part, .. }
+            | ExportError::Refused { message, part, .. }
+            | ExportError::NeedsDownload { message, part, .. } => Some(PartLocation {
                 message: *message,
                 part: *part,
             }),

@@ -145,18 +145,17 @@ impl File {
 
     /// A refusal of a URL pydantic-ai would download before sending (`download_item`).
     pub(crate) fn refuse_download(&self, why: &str) -> ExportError {
-        self.refuse(&format!(
-            "{} that pydantic-ai would download first ({why}); msgflow never downloads: send the bytes as binary content",
-            self.describe()
-        ))
+        ExportError::needs_download(self.at, &self.path, self.describe(), why)
     }
 
     /// A refusal of an item pydantic-ai refuses too, quoting its error.
     pub(crate) fn refuse_as(&self, pydantic_error: &str) -> ExportError {
-        self.refuse(&format!(
-            "{}: pydantic-ai refuses it (`{pydantic_error}`)",
-            self.describe()
-        ))
+        self.refused_because(format!("`{pydantic_error}`"))
+    }
+
+    /// A refusal of an item pydantic-ai fails on without an error of its own, saying why.
+    pub(crate) fn refused_because(&self, reason: String) -> ExportError {
+        ExportError::refused(self.at, &self.path, self.describe(), reason)
     }
 
     /// A URL item's URL, sent as it is: refused when `force_download` asks pydantic-ai to download
@@ -175,7 +174,7 @@ impl File {
     /// `ValueError` becomes.
     pub(crate) fn binary_format(&self, media_type: &str) -> Result<&'static str, ExportError> {
         msgflow_media::binary_format(media_type)
-            .map_err(|error| self.refuse(&format!("{}: pydantic-ai fails on it ({error})", self.describe())))
+            .map_err(|error| self.refused_because(format!("it fails on it (`{error}`)")))
     }
 
     /// The item as pydantic-ai names it in its errors (`ImageUrl`, `BinaryContent image/png`, ...).
@@ -200,21 +199,17 @@ impl File {
             FileKind::Binary { media_type, .. } => Some(media_type),
             FileKind::Url { media_type, .. } | FileKind::Uploaded { media_type, .. } => media_type.as_ref(),
         };
-        media_type.map(String::as_str).ok_or_else(|| {
-            self.refuse(&format!(
-                "{} whose media type pydantic-ai cannot infer",
-                self.describe()
-            ))
-        })
+        media_type
+            .map(String::as_str)
+            .ok_or_else(|| self.refused_because("it cannot infer its media type".to_owned()))
     }
 
     /// `UploadedFile` check of every model (`validate_uploaded_file_provider`): the file must be
     /// in this provider's store.
     pub(crate) fn check_uploaded_provider(&self, system: &str, model: &str) -> Result<(), ExportError> {
         match &self.kind {
-            FileKind::Uploaded { provider_name, .. } if provider_name != system => Err(self.refuse(&format!(
-                "{} from `{provider_name}`'s file store, which {model} cannot use (pydantic-ai expects `provider_name` `{system}`)",
-                self.describe()
+            FileKind::Uploaded { provider_name, .. } if provider_name != system => Err(self.refused_because(format!(
+                "it is in `{provider_name}`'s file store, which {model} cannot use (pydantic-ai expects `provider_name` `{system}`)"
             ))),
             _ => Ok(()),
         }

@@ -546,10 +546,14 @@ fn file_part(file: &File) -> Result<ContentPart, ExportError> {
         FileKind::Url {
             kind: UrlKind::Audio, ..
         } => Err(file.refuse_download("Chat Completions takes audio as base64 data only")),
+        // `_is_text_like_media_type(item.media_type)` reads the media type before either download.
         FileKind::Url {
             kind: UrlKind::Document,
             ..
-        } => Err(file.refuse_download("Chat Completions takes a document's data, not its URL")),
+        } => Err(file
+            .media_type()
+            .err()
+            .unwrap_or_else(|| file.refuse_download("Chat Completions takes a document's data, not its URL"))),
         FileKind::Url {
             kind: UrlKind::Video, ..
         } => Err(file.refuse_as("VideoUrl is not supported in OpenAI Chat Completions user prompts")),
@@ -577,12 +581,8 @@ fn file_part(file: &File) -> Result<ContentPart, ExportError> {
 fn binary_part(file: &File, data: &[u8], media_type: &str, identifier: &str) -> Result<ContentPart, ExportError> {
     if msgflow_media::is_text_like_media_type(media_type) {
         // `item.data.decode('utf-8')`, which raises on bytes that are not UTF-8.
-        let text = std::str::from_utf8(data).map_err(|_| {
-            file.refuse(&format!(
-                "{} that is not UTF-8 (pydantic-ai fails to decode it)",
-                file.describe()
-            ))
-        })?;
+        let text = std::str::from_utf8(data)
+            .map_err(|_| file.refused_because("its data is not UTF-8, which it fails to decode".to_owned()))?;
         return Ok(ContentPart::Text {
             text: format_inlined_text_file(text, media_type, identifier),
         });
@@ -599,10 +599,7 @@ fn binary_part(file: &File, data: &[u8], media_type: &str, identifier: &str) -> 
         // `assert item.format in ('wav', 'mp3')`.
         let format = format()?;
         if !matches!(format, "wav" | "mp3") {
-            return Err(file.refuse(&format!(
-                "{}: pydantic-ai sends only `wav` and `mp3` audio to Chat Completions",
-                file.describe()
-            )));
+            return Err(file.refused_because("it sends only `wav` and `mp3` audio to Chat Completions".to_owned()));
         }
         Ok(ContentPart::InputAudio {
             input_audio: InputAudio {
@@ -620,10 +617,7 @@ fn binary_part(file: &File, data: &[u8], media_type: &str, identifier: &str) -> 
             },
         })
     } else {
-        Err(file.refuse(&format!(
-            "{}: pydantic-ai refuses it for Chat Completions (video, or a type it does not send)",
-            file.describe()
-        )))
+        Err(file.refused_because("it maps no video (nor any type it does not know) in Chat Completions".to_owned()))
     }
 }
 

@@ -703,12 +703,16 @@ fn file_content(file: &File, context: &str) -> Result<InputContent, ExportError>
                     file_id: None,
                 })
             } else {
-                Err(file.refuse(&format!(
-                    "{}: pydantic-ai refuses it in OpenAI Responses {context} (audio, video, or a type it does not send)",
-                    file.describe()
+                Err(file.refused_because(format!(
+                    "it maps no audio or video (nor any type it does not know) in OpenAI Responses {context}"
                 )))
             }
         }
+        // A video URL is refused whatever its `force_download`: the `else` of the item classes, which
+        // each download on their own.
+        FileKind::Url {
+            kind: UrlKind::Video, ..
+        } => Err(file.refuse_as(&format!("VideoUrl is not supported in OpenAI Responses {context}"))),
         FileKind::Url {
             force_download: true, ..
         } => Err(file.refuse_download("`force_download`")),
@@ -730,9 +734,6 @@ fn file_content(file: &File, context: &str) -> Result<InputContent, ExportError>
             file_url: Some(file.url_to_send()?),
             file_id: None,
         }),
-        FileKind::Url {
-            kind: UrlKind::Video, ..
-        } => Err(file.refuse_as(&format!("VideoUrl is not supported in OpenAI Responses {context}"))),
         // `uploaded_file_to_response_content`: an image by id with its detail, anything else as a file.
         FileKind::Uploaded { file_id, .. } => {
             file.check_uploaded_provider("openai", "OpenAIResponsesModel")?;

@@ -2357,9 +2357,7 @@ fn tool_files(
         // data such as JSON) the other mappings refuse too.
         let inlined = text_like && profile.relocates_tool_files;
         if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type) || inlined) {
-            return Err(refuse(&format!(
-                "a file of type `{media_type}` in a tool return, which is neither an image nor a document (pydantic-ai's mappings refuse it)"
-            )));
+            return Err(file.refused_because("its mapping takes only images and documents in a tool return".to_owned()));
         }
         files.push((index, file));
     }
@@ -3088,6 +3086,16 @@ impl NativeToolPart<'_> {
         )
     }
 
+    /// pydantic-ai's own failure on the part (it raises when it maps it).
+    fn failure(self, at: PartLocation, path: &str, reason: &str) -> ExportError {
+        ExportError::refused(
+            at,
+            path,
+            format!("a server-side tool part (`{}` {})", self.name(), self.noun()),
+            reason.to_owned(),
+        )
+    }
+
     /// What the part is, for a refusal.
     fn noun(self) -> &'static str {
         match self {
@@ -3290,7 +3298,11 @@ fn openai_builtin_item(
     let tool_call_id = tool_call_id(&call.tool_call_id, at, path)?;
     if mcp_server.is_some_and(|rest| !rest.contains(':')) {
         // `item.tool_name.split(':', 1)[1]`, read before the arguments, raises an `IndexError`.
-        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+        return Err(part.failure(
+            at,
+            path,
+            "it is named `mcp_server` without a server id, and `tool_name.split(':', 1)[1]` raises an `IndexError`",
+        ));
     }
     // `item.id or item.tool_call_id`.
     let item_id = || {
@@ -3400,7 +3412,11 @@ fn anthropic_native_block(
                 _ => {
                     if mcp_server.is_some_and(|rest| !rest.contains(':')) {
                         // `part.tool_name.split(':', 1)[1]` raises an `IndexError`.
-                        return refuse("named `mcp_server` without a server id, on which pydantic-ai fails");
+                        return Err(part.failure(
+            at,
+            path,
+            "it is named `mcp_server` without a server id, and `tool_name.split(':', 1)[1]` raises an `IndexError`",
+        ));
                     }
                     let server_id = mcp_server.and_then(|rest| rest.split_once(':')).map(|(_, id)| id);
                     // The `mcp_tool_use` block of a call whose arguments name the server's tool
@@ -3480,7 +3496,11 @@ fn anthropic_native_block(
                     let (Some(content), Some(is_error)) =
                         (mcp_content.remove("content"), mcp_content.remove("is_error"))
                     else {
-                        return refuse("without the `content` and `is_error` pydantic-ai reads (it fails)");
+                        return Err(part.failure(
+                            at,
+                            path,
+                            "it lacks the `content` and `is_error` pydantic-ai reads, and its mapping fails",
+                        ));
                     };
                     return Ok(Some(ResponseItem::Native(NativeBlock::McpToolResult {
                         tool_use_id: tool_call_id(&result.tool_call_id, at, path)?,

@@ -33,16 +33,17 @@ fn export_equal_to_pydantic_ai(name: &str, provider: Provider) -> Value {
     actual
 }
 
-/// msgflow's refusal of fixture `name` for `provider`, where pydantic-ai refuses too.
+/// msgflow's refusal of fixture `name` for `provider`, where pydantic-ai refuses too: as
+/// pydantic-ai's own, or as a download it would make (its oracle's `DownloadRefused`).
 fn refusal(name: &str, provider: Provider) -> String {
     let (history, expected) = fixture(name);
-    assert!(
-        expected[provider.name()]["refused"].is_string(),
-        "pydantic-ai refuses {name} / {provider}"
-    );
+    let refused = expected[provider.name()]["refused"]
+        .as_str()
+        .unwrap_or_else(|| panic!("pydantic-ai refuses {name} / {provider}"));
     match export(&history, provider) {
-        Err(error @ ExportError::Unsupported { .. }) => error.to_string(),
-        other => panic!("{name} / {provider}: msgflow does not refuse: {other:?}"),
+        Err(error @ ExportError::NeedsDownload { .. }) if refused.starts_with("DownloadRefused") => error.to_string(),
+        Err(error @ ExportError::Refused { .. }) if !refused.starts_with("DownloadRefused") => error.to_string(),
+        other => panic!("{name} / {provider}: msgflow does not refuse as pydantic-ai does ({refused}): {other:?}"),
     }
 }
 
@@ -143,7 +144,7 @@ fn urls_pydantic_ai_would_download_are_refused_with_their_path() {
     );
     let chat = refusal("urls-to-download", Provider::OpenAiChat);
     assert!(
-        chat.contains("would download first") && chat.contains("never downloads"),
+        chat.contains("would download") && chat.contains("never downloads"),
         "{chat}"
     );
     let responses = refusal("urls-to-download", Provider::OpenAiResponses);
@@ -151,6 +152,23 @@ fn urls_pydantic_ai_would_download_are_refused_with_their_path() {
         responses.contains("$[2].parts[0].content[1]") && responses.contains("force_download"),
         "{responses}"
     );
+}
+
+/// pydantic-ai refuses some URL items before it would download them: a video URL on every
+/// provider whatever its `force_download`, and a document URL whose media type it cannot infer on
+/// Chat Completions (it reads the type first). msgflow refuses them as pydantic-ai's own refusals,
+/// not as downloads, and sends the document URL to OpenAI Responses as pydantic-ai does.
+#[test]
+fn items_pydantic_ai_refuses_before_downloading_are_its_refusals() {
+    for provider in Provider::EXPORTABLE {
+        let video = refusal("video-url-forced", provider);
+        assert!(video.contains("VideoUrl is not supported"), "{provider}: {video}");
+    }
+    for provider in [Provider::Anthropic, Provider::OpenAiChat] {
+        let document = refusal("document-url-no-media-type", provider);
+        assert!(document.contains("media type"), "{provider}: {document}");
+    }
+    export_equal_to_pydantic_ai("document-url-no-media-type", Provider::OpenAiResponses);
 }
 
 /// A `force_download` pydantic-ai's lax mode reads as a bool is that bool: `"off"` sends the URL,
@@ -170,12 +188,15 @@ fn a_force_download_pydantic_ai_reads_as_a_bool_is_that_bool() {
         sent["messages"][0]["content"][1]["source"]["url"],
         "https://example.com/a.png"
     );
-    for (value, why) in [(Value::from(1), "download"), (Value::from("maybe"), "does not load")] {
-        let error = export(&with(value.clone()), Provider::Anthropic).unwrap_err();
-        assert!(
-            matches!(&error, ExportError::Unsupported { path, .. } if path.starts_with("$[0].parts[0].content[1]")),
-            "{value}: {error}"
-        );
-        assert!(error.to_string().contains(why), "{value}: {error}");
-    }
+    let downloaded = export(&with(Value::from(1)), Provider::Anthropic).unwrap_err();
+    assert!(
+        matches!(&downloaded, ExportError::NeedsDownload { path, .. } if path == "$[0].parts[0].content[1]"),
+        "{downloaded}"
+    );
+    let unloadable = export(&with(Value::from("maybe")), Provider::Anthropic).unwrap_err();
+    assert!(
+        matches!(&unloadable, ExportError::Unsupported { path, .. } if path.starts_with("$[0].parts[0].content[1]")),
+        "{unloadable}"
+    );
+    assert!(unloadable.to_string().contains("does not load"), "{unloadable}");
 }

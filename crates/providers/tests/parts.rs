@@ -195,14 +195,14 @@ fn anthropic_cache_points_pydantic_ai_cannot_place_are_refused() {
         ("cache-point-first", "no block before it"),
         (
             "cache-point-after-thinking",
-            "takes no `cache_control`, a `thinking` block",
+            "after a `thinking` block, which takes no `cache_control`",
         ),
     ] {
         let (history, expected) = fixture(name);
         assert!(expected["anthropic"]["refused"].is_string(), "{name}");
         let error = export(&history, Provider::Anthropic).unwrap_err();
         assert!(
-            matches!(&error, ExportError::Unsupported { path, .. } if path.ends_with(".content[0]")),
+            matches!(&error, ExportError::Refused { path, .. } if path.ends_with(".content[0]")),
             "{name}: {error}"
         );
         assert!(error.to_string().contains(what), "{name}: {error}");
@@ -909,8 +909,8 @@ fn a_part_pydantic_ai_fails_to_map_is_refused_only_where_the_compaction_trim_kee
     assert!(expected["anthropic"]["refused"].as_str().unwrap().contains("is_error"));
     let error = export(&history, Provider::Anthropic).unwrap_err();
     assert!(
-        matches!(&error, ExportError::Unsupported { path, what, .. }
-            if path == "$[1].parts[1]" && what.contains("`is_error`")),
+        matches!(&error, ExportError::Refused { path, reason, .. }
+            if path == "$[1].parts[1]" && reason.contains("`is_error`")),
         "{error}"
     );
     for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
@@ -981,7 +981,7 @@ fn an_uploaded_file_in_a_tool_result_goes_only_to_its_provider() {
         assert!(expected[provider.name()]["refused"].is_string(), "{provider}");
         let error = export(&history, provider).unwrap_err();
         assert!(
-            error.to_string().contains("from `anthropic`'s file store"),
+            error.to_string().contains("in `anthropic`'s file store"),
             "{provider}: {error}"
         );
     }
@@ -1001,13 +1001,13 @@ fn a_url_pydantic_ai_would_download_from_a_tool_result_is_refused() {
     }
     assert!(expected["openai-chat"]["refused"].is_string());
     let error = export(&history, Provider::OpenAiChat).unwrap_err();
-    assert!(error.to_string().contains("would download first"), "{error}");
+    assert!(matches!(error, ExportError::NeedsDownload { .. }), "{error}");
     let (history, expected) = fixture("tool-file-url-force-download");
     for provider in Provider::EXPORTABLE {
         assert!(expected[provider.name()]["refused"].is_string(), "{provider}");
         let error = export(&history, provider).unwrap_err();
         assert!(
-            error.to_string().contains("would download first (`force_download`)"),
+            matches!(&error, ExportError::NeedsDownload { why, .. } if why == "`force_download`"),
             "{provider}: {error}"
         );
     }

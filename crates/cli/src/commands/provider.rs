@@ -65,9 +65,17 @@ pub(crate) fn export_options(
 pub(crate) fn export_failure(error: &ExportError) -> Failure {
     let hint = match error {
         ExportError::Unsupported { .. } => Some(
-            "msgflow's export covers system and user prompts (text, files and media), tool returns, retry \
-             feedback, texts, tool calls and thinking; other parts are refused rather than sent differently \
-             from pydantic-ai"
+            "msgflow sends only requests equal to pydantic-ai's, and refuses what it does not reproduce exactly \
+             rather than send something else (crates/providers/README.md lists what that is)"
+                .to_owned(),
+        ),
+        ExportError::Refused { provider, .. } => Some(format!(
+            "pydantic-ai raises on this history when it maps it for {provider}, so it would send nothing either: \
+             remove or replace the item, or send the history to another provider"
+        )),
+        ExportError::NeedsDownload { .. } => Some(
+            "fetch the file yourself and put its bytes in the history as binary content (`msgflow media` \
+             works with files on disk)"
                 .to_owned(),
         ),
         ExportError::NoExport(_) => None,
