@@ -68,8 +68,8 @@ pub struct ProviderRepair {
 /// pydantic-ai's repair ([`msgflow_sanitize::repair`]), then the provider fixes, then a check of
 /// what remains.
 ///
-/// Fails only when the repaired history cannot be exported to `provider` (it holds parts msgflow's
-/// export does not reproduce yet).
+/// Fails only when the repaired history cannot be exported to `provider` ([`ExportError`]:
+/// pydantic-ai refuses it too, would download a file first, or msgflow does not reproduce it).
 pub fn repair(
     history: Vec<ModelMessage>,
     provider: Provider,
