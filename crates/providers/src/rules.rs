@@ -16,7 +16,9 @@ use std::collections::{HashMap, HashSet};
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
 use serde::Serialize;
 
-use crate::anthropic::{self, Block, Role as AnthropicRole, Source as AnthropicSource, ToolResultContent};
+use crate::anthropic::{
+    self, Block, Message as AnthropicMessage, Role as AnthropicRole, Source as AnthropicSource, ToolResultContent,
+};
 use crate::openai_chat::{
     self, ContentPart as ChatContentPart, Message as ChatMessage, UserContent as ChatUserContent,
 };
@@ -498,71 +500,56 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
     };
     for (index, message) in messages.iter().enumerate() {
         let origin = &exported.origins[index];
-        let index_text = index.to_string();
-        let previous_calls: HashSet<&str> = match index.checked_sub(1).map(|previous| &messages[previous]) {
-            Some(previous) if previous.role == AnthropicRole::Assistant => previous
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    Block::ToolUse { id, .. } => Some(id.as_str()),
-                    _ => None,
-                })
-                .collect(),
-            _ => HashSet::new(),
-        };
-        let next_results: HashSet<&str> = match messages.get(index + 1) {
-            Some(next) if next.role == AnthropicRole::User => next
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
-                    _ => None,
-                })
-                .collect(),
-            _ => HashSet::new(),
-        };
+        let previous_calls = block_ids(
+            index.checked_sub(1).map(|previous| &messages[previous]),
+            AnthropicRole::Assistant,
+            false,
+        );
+        let next_results = block_ids(messages.get(index + 1), AnthropicRole::User, true);
+        // The texts a provider error quotes, written only for a violation.
+        let index_text = || index.to_string();
         for (block_index, block) in message.content.iter().enumerate() {
             let at = origin.blocks[block_index];
-            let block_text = block_index.to_string();
+            let block_text = || block_index.to_string();
             match block {
                 Block::ToolUse { id, .. } => {
                     if !seen_ids.insert(id.as_str()) {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/duplicate-tool-use-id"),
                             at,
-                            &[&index_text, &block_text],
+                            &[&index_text(), &block_text()],
                         ));
                     }
                     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/tool-use-id-pattern"),
                             at,
-                            &[&index_text, &block_text],
+                            &[&index_text(), &block_text()],
                         ));
                     }
-                    if !next_results.contains(id.as_str()) {
+                    if next_results.binary_search(&id.as_str()).is_err() {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/tool-use-without-result"),
                             at,
-                            &[&index_text, id],
+                            &[&index_text(), id],
                         ));
                     }
                 }
                 Block::ToolResult {
                     tool_use_id, content, ..
                 } => {
-                    if !previous_calls.contains(tool_use_id.as_str()) {
+                    if previous_calls.binary_search(&tool_use_id.as_str()).is_err() {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/unexpected-tool-result"),
                             at,
-                            &[&index_text, tool_use_id],
+                            &[&index_text(), tool_use_id],
                         ));
                     }
                     // A tool's images and PDFs, at their path in the request
                     // (`content.<block>.content.<item>`).
                     if let ToolResultContent::Blocks(blocks) = content {
                         for (item_index, item) in blocks.iter().enumerate() {
-                            let path = format!("{block_index}.content.{item_index}");
+                            let path = || format!("{block_index}.content.{item_index}");
                             match item {
                                 Block::Image {
                                     source: AnthropicSource::Base64 { data, media_type },
@@ -572,13 +559,15 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                                     media_type,
                                     side,
                                     at,
-                                    [&index_text, &path],
+                                    [&index_text(), &path()],
                                     &mut violations,
                                 ),
                                 Block::Document {
                                     source: AnthropicSource::Base64 { data, media_type },
                                     ..
-                                } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &path]),
+                                } if media_type == "application/pdf" => {
+                                    pdf_pages.add(data, at, [&index_text(), &path()])
+                                }
                                 _ => {}
                             }
                         }
@@ -588,12 +577,19 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                     source: AnthropicSource::Base64 { data, media_type },
                     ..
                 } => {
-                    check_anthropic_image(data, media_type, side, at, [&index_text, &block_text], &mut violations);
+                    check_anthropic_image(
+                        data,
+                        media_type,
+                        side,
+                        at,
+                        [&index_text(), &block_text()],
+                        &mut violations,
+                    );
                 }
                 Block::Document {
                     source: AnthropicSource::Base64 { data, media_type },
                     ..
-                } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text, &block_text]),
+                } if media_type == "application/pdf" => pdf_pages.add(data, at, [&index_text(), &block_text()]),
                 // Server-side tool blocks answer each other within the assistant turn (and
                 // pydantic-ai drops a call left unanswered): no rule of the client tools applies.
                 Block::Thinking { .. }
@@ -635,6 +631,24 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
     pdf_pages.finish(&mut violations);
     check_anthropic_request_size(&exported, &mut violations);
     Ok(violations)
+}
+
+/// The ids of `message`'s tool calls (or, with `results`, of the calls its results answer) when it
+/// has `role`, sorted: the calls a result may answer, the results a call needs. A message holds
+/// few of them, and a sorted list needs no hashing nor, when empty, memory.
+fn block_ids(message: Option<&AnthropicMessage>, role: AnthropicRole, results: bool) -> Vec<&str> {
+    let mut ids: Vec<&str> = message
+        .filter(|message| message.role == role)
+        .into_iter()
+        .flat_map(|message| &message.content)
+        .filter_map(|block| match block {
+            Block::ToolUse { id, .. } if !results => Some(id.as_str()),
+            Block::ToolResult { tool_use_id, .. } if results => Some(tool_use_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    ids.sort_unstable();
+    ids
 }
 
 /// `anthropic/request-too-large`: the request's JSON, without the model and settings a client

@@ -262,7 +262,7 @@ const fn linearity(op: &'static str, base: Input, large: Input, target: bool) ->
 /// The history operations are read where neither size's data stays in the last-level cache
 /// between runs (32 MB here; a 10k-message history's parsed form and request fit in it, a 100k
 /// one's do not): cold from 10k to 100k messages (the caches emptied before each run), and warm
-/// from 100k to 400k. The warm export from 10k to 100k is listed, not a target: it measures how
+/// from 100k to 400k for the export and `check --provider`. The warm export from 10k to 100k is listed, not a target: it measures how
 /// much of the export is reading memory the cache holds at 10k messages and not at 100k (the
 /// instructions per message are the same at both sizes, callgrind says), not how the export
 /// grows with the history.
@@ -296,6 +296,18 @@ const LINEARITY: &[Linearity] = &[
         Input::History(SMALL_10K),
         Input::History(SMALL_100K),
         false,
+    ),
+    linearity(
+        "check-provider-anthropic-cold",
+        Input::History(SMALL_10K),
+        Input::History(SMALL_100K),
+        true,
+    ),
+    linearity(
+        "check-provider-anthropic",
+        Input::History(SMALL_100K),
+        Input::History(SMALL_400K),
+        true,
     ),
     linearity(
         "trim-chars4-cold",
@@ -663,11 +675,14 @@ fn render(
             "",
         );
     }
+    // `check --provider` evaluates the export, so it is held to the mapping too (pydantic-ai has
+    // no provider rules to compare with).
     for (op, input) in [
         ("export-anthropic", Input::History(SMALL_100K)),
         ("export-anthropic", Input::History(BIG_STRINGS)),
         ("export-openai-chat", Input::History(SMALL_100K)),
         ("export-openai-responses", Input::History(SMALL_100K)),
+        ("check-provider-anthropic", Input::History(SMALL_100K)),
     ] {
         target(
             format!("`{op}` >= 10x faster than pydantic-ai's mapping, {}", input.label()),

@@ -101,6 +101,9 @@ enum Operation {
     ExportOpenaiResponses,
     /// `msgflow_providers::check` against Anthropic's rules (`check --provider anthropic`).
     CheckProviderAnthropic,
+    /// `check-provider-anthropic` with the CPU caches emptied before each run (see
+    /// `export-anthropic-cold`).
+    CheckProviderAnthropicCold,
     /// `msgflow_context::trim::trim_window` of the parsed history to `--budget` tokens counted as
     /// pydantic-ai-harness estimates them (characters / 4), like its `SlidingWindowCompaction`,
     /// whose `compact` also returns a list sharing the input's messages.
@@ -125,6 +128,7 @@ impl Operation {
                 | Operation::CanonicalRoundtripCold
                 | Operation::TrimChars4Cold
                 | Operation::ExportAnthropicCold
+                | Operation::CheckProviderAnthropicCold
         )
     }
 }
@@ -269,7 +273,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         }
         Operation::ExportOpenaiChat => request(msgflow_providers::openai_chat::export(parsed)?.request),
         Operation::ExportOpenaiResponses => request(msgflow_providers::openai_responses::export(parsed)?.request),
-        Operation::CheckProviderAnthropic => {
+        Operation::CheckProviderAnthropic | Operation::CheckProviderAnthropicCold => {
             Output::ProviderViolations(msgflow_providers::check(parsed, Provider::Anthropic)?)
         }
         Operation::TrimChars4 | Operation::TrimChars4Cold => trim(Tokenizer::Chars4)?,
