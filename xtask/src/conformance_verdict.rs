@@ -3,11 +3,18 @@
 //! on fresh schema-driven mutations of valid histories and on the real-world corpus.
 //!
 //! 1. **Bases.** Valid histories written by pydantic-ai (`conformance.py gen-histories`) and by
-//!    msgflow (`msgflow_wire::arbitrary`, pydantic flavour), both drawn from the run's seed.
+//!    msgflow (`msgflow_wire::arbitrary`, pydantic flavour), both drawn from the run's seed; and
+//!    [`ANY_BASES`] histories of `arbitrary`'s any flavour (absent keys, nulls, unknown keys, parts
+//!    and values, lax and odd spellings: `" T "` for a bool, `"7"` for an int, timestamps and
+//!    numbers pydantic-ai normalises, integers beyond 64 bits), as msgflow writes them. Those are
+//!    judged whole too (one in [`PRETTY_EVERY`] re-indented, whitespace between every token), so
+//!    every corner msgflow's own proptests reach is compared with pydantic-ai; their
+//!    disagreements are grouped by the first (type, loc) only one side reports.
 //! 2. **Mutations.** [`crate::mutate`] lists every single-point edit of each base that the schema
-//!    suggests; at least [`MUTATIONS`] are drawn, evenly over the bases. The mutated histories
-//!    msgflow reads are also joined, as written, into [`LONG_HISTORIES`] histories of over 2,048
-//!    messages, which the verdict walks in parallel chunks.
+//!    suggests; at least [`MUTATIONS`] are drawn, evenly over the pydantic-flavour bases, and
+//!    [`ANY_MUTATIONS`] over the any-flavour ones. The mutated histories msgflow reads are also
+//!    joined, as written, into [`LONG_HISTORIES`] histories of over 2,048 messages, which the
+//!    verdict walks in parallel chunks.
 //! 3. **msgflow's side**, in process: parse, verdict (loadable, reasons with type and loc), and
 //!    for every history it parses the `fmt` output (`to_vec` of the parse), written beside the
 //!    input, and whether it has the input's JSON value.
@@ -20,7 +27,8 @@
 //!    (schema location and class), each with its input file under `target/conformance/verdict/`,
 //!    pydantic-ai's errors and msgflow's reasons, and written whole to `disagreements.json`.
 //!    With `--record-verdict-fixtures` the smallest input of each group is copied to
-//!    `tests/fixtures/verdict/` and `verdict_oracle.py expect` writes its expected verdict.
+//!    `tests/fixtures/verdict/` and `verdict_oracle.py expect` writes its expected verdict
+//!    (mutations of an any-flavour base that disagrees whole are left to the base's fixture).
 //!
 //! The default seed is derived from the git HEAD commit id (each commit draws fresh mutations,
 //! and CI's run of a commit is the one anybody can run before pushing it); `--seed` overrides.
@@ -47,6 +55,12 @@ pub const MUTATIONS: usize = 5000;
 const PYDANTIC_BASES: usize = 200;
 /// Base histories written by msgflow (`arbitrary`).
 const MSGFLOW_BASES: usize = 100;
+/// Histories of `msgflow_wire::arbitrary`'s any flavour: judged whole, as written, and mutated.
+const ANY_BASES: usize = 300;
+/// Mutations of the any-flavour bases, at least (beside the [`MUTATIONS`] of the others).
+const ANY_MUTATIONS: usize = 2000;
+/// One any-flavour base in this many is judged re-indented (whitespace between every token).
+const PRETTY_EVERY: usize = 4;
 /// Disagreement groups shown in detail.
 const SHOWN_GROUPS: usize = 12;
 /// Errors (pydantic-ai's, msgflow's) shown per example.
@@ -82,6 +96,13 @@ enum Origin {
     Reduced {
         fixture: String,
     },
+    /// An any-flavour history of `msgflow_wire::arbitrary`, judged whole as msgflow writes it
+    /// (or, `pretty`, re-indented). Its disagreements are grouped by what differs
+    /// ([`any_base_group`]), as no mutation names them.
+    AnyBase {
+        name: String,
+        pretty: bool,
+    },
 }
 
 impl Origin {
@@ -92,6 +113,7 @@ impl Origin {
             Origin::RealWorld { name } => format!("realworld {name}"),
             Origin::Long { .. } => "long history".to_owned(),
             Origin::Reduced { fixture } => format!("reduced {fixture}"),
+            Origin::AnyBase { .. } => "any-flavour base".to_owned(),
         }
     }
 
@@ -101,6 +123,10 @@ impl Origin {
             Origin::RealWorld { name } => format!("real-world history {name}"),
             Origin::Long { messages } => format!("{messages} messages of mutated histories joined"),
             Origin::Reduced { fixture } => format!("one-message reduction of fixture {fixture}"),
+            Origin::AnyBase { name, pretty } => format!(
+                "any-flavour history {name}{}, as it is",
+                if *pretty { " (re-indented)" } else { "" }
+            ),
         }
     }
 }
@@ -151,6 +177,9 @@ struct OracleError {
 struct Disagreement {
     #[serde(skip)]
     reduced: Option<String>,
+    /// The any-flavour base the input is (or is a mutation of).
+    #[serde(skip)]
+    any_base: Option<String>,
     kind: &'static str,
     group: String,
     what: String,
@@ -169,58 +198,42 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
     println!("verdict seed {seed} (from git HEAD unless --seed is given)");
 
     let bases = bases(python, &dir, seed)?;
+    let any = any_bases(&dir, seed)?;
     let schema = Schema::load(&project_root().join("schema/pydantic-ai-messages.schema.json"))?;
     let mut rng = Rng::new(seed);
     let mut cases = Vec::new();
-    let mut candidate_total = 0usize;
-    for (index, (name, base)) in bases.iter().enumerate() {
-        // An even share of what is still missing: a small base's shortfall goes to the next ones.
-        let share = MUTATIONS.saturating_sub(cases.len()).div_ceil(bases.len() - index);
-        let all = candidates(&schema, base);
-        candidate_total += all.len();
-        for mutation in sample(all, share, &mut rng) {
-            let mutated = mutation.apply(base)?;
-            let reduced = match (&mutated, mutation.steps.as_slice()) {
-                (Json::Array(messages), [Step::Index(at), _, ..]) => messages
-                    .get(*at)
-                    .map(|message| Json::Array(vec![message.clone()]).to_text()),
-                _ => None,
-            };
-            let id = format!("m-{}", cases.len());
-            cases.push(judge_msgflow(
-                &dir,
-                id,
-                mutated.to_text(),
-                Origin::Mutation {
-                    base: name.clone(),
-                    mutation: Box::new(mutation),
-                    reduced,
-                },
-            )?);
-        }
-    }
+    let mut candidate_total = mutate(&dir, &schema, &bases, MUTATIONS, &mut rng, &mut cases)?;
+    // Smallest first (an any-flavour history may be empty): the larger ones after absorb the
+    // shortfall of the small ones' shares.
+    let mut any_pairs: Vec<(String, Json)> = any.iter().map(|base| (base.name.clone(), base.json.clone())).collect();
+    any_pairs.sort_by_key(|(name, json)| (json.to_text().len(), name.clone()));
+    candidate_total += mutate(&dir, &schema, &any_pairs, ANY_MUTATIONS, &mut rng, &mut cases)?;
     let mutations = cases.len();
-    if mutations < MUTATIONS {
-        bail!(
-            "only {mutations} mutations drawn from {} bases (need {MUTATIONS})",
-            bases.len()
-        );
-    }
     let long = long_inputs(&dir, &cases)?;
     let long_count = long.len();
     for (text, messages) in long {
         let id = format!("long-{}", cases.len());
         cases.push(judge_msgflow(&dir, id, text, Origin::Long { messages })?);
     }
+    for base in any {
+        let id = format!("any-{}", cases.len());
+        let origin = Origin::AnyBase {
+            name: base.name,
+            pretty: base.pretty,
+        };
+        cases.push(judge_msgflow(&dir, id, base.text, origin)?);
+    }
     for (name, text) in realworld_inputs()? {
         let id = format!("realworld-{}", cases.len());
         cases.push(judge_msgflow(&dir, id, text, Origin::RealWorld { name })?);
     }
     println!(
-        "{mutations} mutations drawn from {candidate_total} candidates over {} base histories, plus {long_count} of them \
-         joined into long histories and {} real-world histories",
-        bases.len(),
-        cases.len() - mutations - long_count
+        "{mutations} mutations drawn from {candidate_total} candidates over {} base histories ({} of them \
+         any-flavour, {ANY_MUTATIONS} mutations), plus {long_count} of them joined into long histories, the \
+         {ANY_BASES} any-flavour bases judged whole and {} real-world histories",
+        bases.len() + ANY_BASES,
+        ANY_BASES,
+        cases.len() - mutations - long_count - ANY_BASES
     );
 
     let oracle = judge_pydantic(python, &dir, &cases)?;
@@ -233,7 +246,23 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
         return Ok(());
     }
     if record {
-        record_fixtures(python, &disagreements)?;
+        // A mutation of an any-flavour base that itself disagrees mostly shows the base's
+        // disagreement again, under the mutation's name: the base's own fixture records it.
+        let disagreeing_bases: BTreeSet<&str> = disagreements
+            .iter()
+            .filter(|d| d.group.starts_with("any "))
+            .filter_map(|d| d.any_base.as_deref())
+            .collect();
+        let own: Vec<&Disagreement> = disagreements
+            .iter()
+            .filter(|d| {
+                d.group.starts_with("any ")
+                    || d.any_base
+                        .as_deref()
+                        .is_none_or(|base| !disagreeing_bases.contains(base))
+            })
+            .collect();
+        record_fixtures(python, &own)?;
     }
     // Known, open disagreements (their fixture is listed in OPEN.txt) are reported, not failed
     // on: the check fails on every disagreement no committed fixture records as open.
@@ -267,6 +296,90 @@ pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
         cases.len(),
         report_path.display()
     )
+}
+
+/// Draws at least `count` mutations, evenly over `bases`, judges msgflow's side of each and
+/// appends them to `cases`; returns how many candidates there were.
+fn mutate(
+    dir: &Path,
+    schema: &Schema,
+    bases: &[(String, Json)],
+    count: usize,
+    rng: &mut Rng,
+    cases: &mut Vec<Case>,
+) -> Result<usize> {
+    let start = cases.len();
+    let mut candidate_total = 0usize;
+    for (index, (name, base)) in bases.iter().enumerate() {
+        // An even share of what is still missing: a small base's shortfall goes to the next ones.
+        let share = count.saturating_sub(cases.len() - start).div_ceil(bases.len() - index);
+        let all = candidates(schema, base);
+        candidate_total += all.len();
+        for mutation in sample(all, share, rng) {
+            let mutated = mutation.apply(base)?;
+            let reduced = match (&mutated, mutation.steps.as_slice()) {
+                (Json::Array(messages), [Step::Index(at), _, ..]) => messages
+                    .get(*at)
+                    .map(|message| Json::Array(vec![message.clone()]).to_text()),
+                _ => None,
+            };
+            let id = format!("m-{}", cases.len());
+            let origin = Origin::Mutation {
+                base: name.clone(),
+                mutation: Box::new(mutation),
+                reduced,
+            };
+            cases.push(judge_msgflow(dir, id, mutated.to_text(), origin)?);
+        }
+    }
+    let drawn = cases.len() - start;
+    if drawn < count {
+        bail!("only {drawn} mutations drawn from {} bases (need {count})", bases.len());
+    }
+    Ok(candidate_total)
+}
+
+/// An any-flavour base history.
+struct AnyBase {
+    name: String,
+    /// The text judged whole: as msgflow writes it, or re-indented.
+    text: String,
+    pretty: bool,
+    /// The history as msgflow writes it, which is mutated.
+    json: Json,
+}
+
+/// [`ANY_BASES`] histories of `msgflow_wire::arbitrary::history(Flavour::Any)`, drawn from the
+/// run's seed (a stream apart from the pydantic-flavour bases'): absent keys, nulls, unknown keys,
+/// parts and values, and the lax and odd spellings msgflow keeps as written (`" T "` for a bool,
+/// `"7"` for an int, timestamps and numbers pydantic-ai normalises). Many are not loadable; the
+/// differential compares the reasons.
+fn any_bases(dir: &Path, seed: u64) -> Result<Vec<AnyBase>> {
+    let any_dir = dir.join("bases-any");
+    std::fs::create_dir_all(&any_dir)?;
+    let mut runner = crate::conformance::seeded_runner(seed ^ 0x616e_7966_6c61_766f);
+    let strategy = history(Flavour::Any);
+    let mut bases = Vec::with_capacity(ANY_BASES);
+    for index in 0..ANY_BASES {
+        let messages = strategy
+            .new_tree(&mut runner)
+            .map_err(|reason| anyhow::anyhow!("generating any-flavour history {index}: {reason}"))?
+            .current();
+        let written =
+            msgflow_wire::to_string(&messages).with_context(|| format!("writing any-flavour history {index}"))?;
+        let json = Json::parse(&written).with_context(|| format!("parsing any-flavour history {index}"))?;
+        let pretty = index % PRETTY_EVERY == PRETTY_EVERY - 1;
+        let text = if pretty { json.to_pretty_text() } else { written };
+        let name = format!("bases-any/any-{index}.json");
+        std::fs::write(dir.join(&name), &text)?;
+        bases.push(AnyBase {
+            name,
+            text,
+            pretty,
+            json,
+        });
+    }
+    Ok(bases)
 }
 
 /// The message count from which the verdict walks a history in parallel chunks
@@ -509,13 +622,24 @@ fn compare(dir: &Path, cases: &[Case], oracle: &BTreeMap<String, OracleRow>) -> 
         let ours = &case.msgflow;
         let mut found = |kind: &'static str, detail: Option<String>| {
             let input = dir.join(&case.input);
+            let (group, reduced) = match &case.origin {
+                Origin::Mutation { reduced, .. } => (case.origin.group(), reduced.clone()),
+                Origin::AnyBase { .. } => {
+                    let (group, message) = any_base_group(kind, pydantic, ours);
+                    (group, message.and_then(|at| one_message(&input, at)))
+                }
+                Origin::RealWorld { .. } | Origin::Long { .. } | Origin::Reduced { .. } => (case.origin.group(), None),
+            };
+            let any_base = match &case.origin {
+                Origin::AnyBase { name, .. } => Some(name.clone()),
+                Origin::Mutation { base, .. } if base.starts_with("bases-any/") => Some(base.clone()),
+                _ => None,
+            };
             disagreements.push(Disagreement {
-                reduced: match &case.origin {
-                    Origin::Mutation { reduced, .. } => reduced.clone(),
-                    Origin::RealWorld { .. } | Origin::Long { .. } | Origin::Reduced { .. } => None,
-                },
+                reduced,
+                any_base,
                 kind,
-                group: case.origin.group(),
+                group,
                 what: case.origin.describe(),
                 input_bytes: std::fs::metadata(&input).map(|meta| meta.len() as usize).unwrap_or(0),
                 input,
@@ -566,6 +690,53 @@ fn compare(dir: &Path, cases: &[Case], oracle: &BTreeMap<String, OracleRow>) -> 
         }
     }
     Ok(disagreements)
+}
+
+/// The group of a disagreement on an any-flavour base judged whole (no mutation names it): the
+/// first (type, loc) that only one side reports, the loc without its message index and with
+/// list indices as `*` (`any int_parsing request.parts.*.user-prompt.timestamp`); and the index
+/// of the message that loc is in, for the fixture's one-message reduction.
+fn any_base_group(kind: &str, pydantic: &OracleRow, ours: &MsgflowSide) -> (String, Option<usize>) {
+    let theirs: Vec<(&str, &Value)> = pydantic
+        .errors
+        .iter()
+        .map(|e| (e.error_type.as_str(), &e.loc))
+        .collect();
+    let mine: Vec<(&str, &Value)> = ours.reasons.iter().map(|r| (r.error_type.as_str(), &r.loc)).collect();
+    fn only<'a>(a: &[(&'a str, &'a Value)], b: &[(&'a str, &'a Value)]) -> Option<(&'a str, &'a Value)> {
+        a.iter().find(|x| !b.contains(x)).copied()
+    }
+    let first = match kind {
+        "both refuse, with different errors (type, loc)" => only(&theirs, &mine).or_else(|| only(&mine, &theirs)),
+        "msgflow accepts what pydantic-ai refuses" => theirs.first().copied(),
+        "msgflow refuses what pydantic-ai loads" => mine.first().copied(),
+        _ => None,
+    };
+    let Some((error_type, loc)) = first else {
+        let what = if ours.parse_error.is_some() { "unparsed" } else { "fmt" };
+        return (format!("any {what}"), None);
+    };
+    let items = loc.as_array().map(Vec::as_slice).unwrap_or_default();
+    let pattern: Vec<String> = items
+        .iter()
+        .skip(1)
+        .map(|item| match item {
+            Value::Number(_) => "*".to_owned(),
+            Value::String(text) => text.chars().take(30).collect(),
+            other => other.to_string(),
+        })
+        .collect();
+    let message = items.first().and_then(Value::as_u64).map(|at| at as usize);
+    (format!("any {error_type} {}", pattern.join(".")), message)
+}
+
+/// The history in `input` cut to its message `at`.
+fn one_message(input: &Path, at: usize) -> Option<String> {
+    let text = std::fs::read_to_string(input).ok()?;
+    match Json::parse(&text).ok()? {
+        Json::Array(messages) => Some(Json::Array(vec![messages.get(at)?.clone()]).to_text()),
+        _ => None,
+    }
 }
 
 /// Counts of what both sides said, so a run shows what it covered.
@@ -717,11 +888,11 @@ fn fixture_name(kind: &str, group: &str) -> String {
 
 /// Copies the smallest input of each group to `tests/fixtures/verdict/` and has the oracle write
 /// the expected verdicts.
-fn record_fixtures(python: &Path, disagreements: &[Disagreement]) -> Result<()> {
+fn record_fixtures(python: &Path, disagreements: &[&Disagreement]) -> Result<()> {
     let fixtures = project_root().join("tests/fixtures/verdict");
     std::fs::create_dir_all(&fixtures)?;
     let mut smallest: BTreeMap<String, &Disagreement> = BTreeMap::new();
-    for disagreement in disagreements {
+    for &disagreement in disagreements {
         let name = fixture_name(disagreement.kind, &disagreement.group);
         let slot = smallest.entry(name).or_insert(disagreement);
         if disagreement.input_bytes < slot.input_bytes {
@@ -811,6 +982,38 @@ mod tests {
             ),
             "errors--TextPart.part_kind-tag-swap-x-y"
         );
+    }
+
+    #[test]
+    fn an_any_flavour_disagreement_is_grouped_by_its_first_one_sided_error() {
+        let loc = serde_json::json!([2, "response", "failed_attempts", 0, "usage", "response_tokens"]);
+        let pydantic = OracleRow {
+            id: "any-0".to_owned(),
+            loadable: false,
+            errors: vec![OracleError {
+                error_type: "int_type".to_owned(),
+                loc: loc.clone(),
+                msg: String::new(),
+            }],
+            fmt_redump_equal: None,
+            fmt_detail: None,
+        };
+        let ours = MsgflowSide {
+            loadable: true,
+            parse_error: None,
+            reasons: Vec::new(),
+            fmt: None,
+            fmt_changes_value: None,
+        };
+        let (group, message) = any_base_group("msgflow accepts what pydantic-ai refuses", &pydantic, &ours);
+        assert_eq!(group, "any int_type response.failed_attempts.*.usage.response_tokens");
+        assert_eq!(message, Some(2));
+        let (group, message) = any_base_group(
+            "fmt changes the JSON value of an input pydantic-ai loads",
+            &pydantic,
+            &ours,
+        );
+        assert_eq!((group.as_str(), message), ("any fmt", None));
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //!
 //! [`candidates`] lists every single-point edit of a history; [`Rng`] picks among them, so a run
 //! is deterministic for its seed. Each [`Mutation`] records what it did and where (JSON path).
+//! The value menus hold, beside boundary and malformed values, every spelling
+//! `msgflow_wire::arbitrary`'s any flavour writes (lax bools such as `" T "`, `-3.0` for an int,
+//! `1E16` and `1.50` for a float, the timestamps and durations pydantic-ai normalises, standard
+//! and unpadded base64, string escapes, odd numbers in opaque values), so a spelling msgflow's own
+//! generators reach is also compared with pydantic-ai at every field of its type; and edits the
+//! any flavour makes whole (`dict[str, int]` values, unknown keys' values, key order, tags and
+//! literals spelled with a `\u` escape).
 //!
 //! The module lives in the xtask because only the live differential uses it: the committed
 //! disagreements it finds become plain fixture files, which the `cargo test` side reads without it.
@@ -54,6 +61,52 @@ impl Json {
         let mut out = String::new();
         self.write(&mut out);
         out
+    }
+
+    /// The text of the value indented by two spaces (as `json.dumps(indent=2)` lays it out): the
+    /// same tokens as [`Json::to_text`] with whitespace between them, which msgflow compacts on
+    /// reading.
+    pub fn to_pretty_text(&self) -> String {
+        let mut out = String::new();
+        self.write_pretty(&mut out, 0);
+        out
+    }
+
+    fn write_pretty(&self, out: &mut String, indent: usize) {
+        let newline = |out: &mut String, indent: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(indent));
+        };
+        match self {
+            Json::Array(items) if !items.is_empty() => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    newline(out, indent + 1);
+                    item.write_pretty(out, indent + 1);
+                }
+                newline(out, indent);
+                out.push(']');
+            }
+            Json::Object(entries) if !entries.is_empty() => {
+                out.push('{');
+                for (index, (key, value)) in entries.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    newline(out, indent + 1);
+                    out.push('"');
+                    out.push_str(key);
+                    out.push_str("\": ");
+                    value.write_pretty(out, indent + 1);
+                }
+                newline(out, indent);
+                out.push('}');
+            }
+            other => other.write(out),
+        }
     }
 
     fn write(&self, out: &mut String) {
@@ -471,8 +524,8 @@ enum Kind<'s> {
     Enum(&'s [Value]),
     Const,
     /// A scalar with a hand-written runtime type the schema describes in words
-    /// (`ForceDownload`: bool or `"allow-local"`, `Duration`, `Decimal`).
-    Scalar,
+    /// (`ForceDownload`: bool or `"allow-local"`, `Duration`, `Decimal`), by that type's name.
+    Scalar(&'s str),
     /// `Any` (`{}`).
     Opaque,
     /// `dict[str, Any]`.
@@ -547,7 +600,7 @@ impl Schema {
             let kind = if rust_type == "Base64Data" {
                 Kind::Base64
             } else {
-                Kind::Scalar
+                Kind::Scalar(rust_type)
             };
             return Shape { kind, nullable };
         }
@@ -638,6 +691,22 @@ const TIMESTAMPS: &[(&str, &str)] = &[
     ("explicit-utc-offset", "\"2025-01-02T03:04:05+00:00\""),
     ("negative-zero-offset", "\"2025-01-02T03:04:05-00:00\""),
     ("trailing-space", "\"2025-01-02T03:04:05Z \""),
+    // The spellings `msgflow_wire::arbitrary::timestamp(Flavour::Any)` writes, which msgflow
+    // reads and keeps as written and pydantic-ai normalises on load.
+    ("nine-fraction-digits", "\"2025-01-02T03:04:05.123456789Z\""),
+    ("three-fraction-digits", "\"2025-01-02T03:04:05.123Z\""),
+    ("zero-fraction", "\"2025-01-02T03:04:05.000000Z\""),
+    ("one-fraction-digit-negative-offset", "\"2025-01-02T03:04:05.5-08:00\""),
+    ("seven-fraction-digits-offset", "\"2025-01-02T03:04:05.1234567+01:00\""),
+    ("offset-14h", "\"2025-01-02T03:04:05+14:00\""),
+    ("offset-23h59", "\"2025-01-02T03:04:05-23:59\""),
+    ("space-separator-no-offset", "\"2025-01-02 03:04:05\""),
+    ("no-seconds-no-offset", "\"2025-01-02T03:04\""),
+    ("unix-zero", "0"),
+    ("unix-exponent", "1.7e9"),
+    ("unix-year-9999", "253402300799"),
+    ("unix-year-10000", "253402300800"),
+    ("unix-string-float", "\"1700000000.5\""),
 ];
 
 /// Boundary and odd integers (pydantic's lax mode takes `true`, `5.0` and `"5"`).
@@ -653,6 +722,8 @@ fn integers() -> Vec<(&'static str, String)> {
         ("u64-max", "18446744073709551615"),
         ("u64-max+1", "18446744073709551616"),
         ("float-integral", "5.0"),
+        ("negative-float-integral", "-3.0"),
+        ("exponent-upper-case", "1E3"),
         ("float-fraction", "5.5"),
         ("exponent", "1e3"),
         ("float-huge", "1e400"),
@@ -683,6 +754,10 @@ const NUMBERS: &[(&str, &str)] = &[
     ("max-finite", "1.7976931348623157e308"),
     ("overflow", "1e400"),
     ("tiny", "5e-324"),
+    ("underflow", "-1e-400"),
+    ("exponent-upper-case", "1E16"),
+    ("trailing-zero", "1.50"),
+    ("string-padded", "\" 2.5 \""),
     ("u64-max+1", "18446744073709551616"),
     ("true", "true"),
     ("string", "\"1.5\""),
@@ -690,6 +765,7 @@ const NUMBERS: &[(&str, &str)] = &[
     ("string-nan", "\"NaN\""),
     ("nan-literal", "NaN"),
     ("infinity-literal", "-Infinity"),
+    ("positive-infinity-literal", "Infinity"),
 ];
 
 const BOOLEANS: &[(&str, &str)] = &[
@@ -697,6 +773,8 @@ const BOOLEANS: &[(&str, &str)] = &[
     ("one", "1"),
     ("two", "2"),
     ("float-one", "1.0"),
+    ("float-zero", "0.0"),
+    ("minus-zero", "-0"),
     ("string-true", "\"true\""),
     ("string-title-case", "\"True\""),
     ("string-yes", "\"yes\""),
@@ -704,6 +782,10 @@ const BOOLEANS: &[(&str, &str)] = &[
     ("string-1", "\"1\""),
     ("string-t", "\"t\""),
     ("string-empty", "\"\""),
+    // pydantic-core's `str_as_bool` compares case-insensitively and does not trim.
+    ("string-padded", "\" T \""),
+    ("string-upper-case", "\"YES\""),
+    ("string-n", "\"N\""),
 ];
 
 const STRINGS: &[(&str, &str)] = &[
@@ -723,7 +805,60 @@ const BASE64: &[(&str, &str)] = &[
     ("url-alphabet", "\"-_-_\""),
     ("whitespace", "\"aGk= \""),
     ("empty", "\"\""),
+    // The standard alphabet's `+` and `/`, with and without padding (`arbitrary::base64_data`).
+    ("standard-alphabet-unpadded", "\"+/8\""),
+    ("standard-alphabet", "\"+/8=\""),
+    ("one-byte-unpadded", "\"YQ\""),
+    ("over-padded", "\"YQ===\""),
 ];
+
+/// String escapes pydantic-ai decodes and writes back in its own form (`arbitrary`'s
+/// `ODD_STRINGS`): msgflow keeps them as written.
+const ESCAPED_STRINGS: &[(&str, &str)] = &[
+    ("escaped-bmp", "\"\\u00e9\""),
+    ("escaped-solidus", "\"\\/\""),
+    ("escaped-ascii-and-newline", "\"\\u0041\\u000A\""),
+    ("escaped-tab", "\"tab\\u0009\""),
+];
+
+/// `timedelta` spellings (`ModelRequestAttempt.duration`): ISO 8601 as pydantic-ai writes it, the
+/// `[-][D day[s], ]HH:MM:SS[.f]` clock form and numbers of seconds it reads, and near misses.
+const DURATIONS: &[(&str, &str)] = &[
+    ("iso-fraction", "\"PT1.5S\""),
+    ("iso-zero", "\"PT0S\""),
+    ("iso-days", "\"P1D\""),
+    ("iso-weeks", "\"P2W\""),
+    ("iso-mixed", "\"P1DT1H1M1.000005S\""),
+    ("iso-negative", "\"-PT1S\""),
+    ("iso-lower-case", "\"pt1s\""),
+    ("iso-empty", "\"P\""),
+    ("iso-no-time", "\"PT\""),
+    ("clock", "\"00:00:01.5\""),
+    ("clock-plain", "\"01:02:03\""),
+    ("clock-days", "\"1 day, 00:00:01\""),
+    ("clock-minute-60", "\"00:60:00\""),
+    ("clock-negative", "\"-00:00:01\""),
+    ("seconds-float", "1.5"),
+    ("seconds-negative", "-1"),
+    ("seconds-string", "\"1.5\""),
+];
+
+/// `Decimal` spellings (`RequestUsage.cost`) besides [`NUMBERS`]: Python's `decimal.Decimal`
+/// grammar after pydantic-core strips whitespace.
+const DECIMALS: &[(&str, &str)] = &[
+    ("string-trailing-zeros", "\"0.50\""),
+    ("string-exponent", "\"1e3\""),
+    ("string-padded", "\" 1.5 \""),
+    ("string-plus", "\"+1\""),
+    ("string-infinity", "\"Infinity\""),
+    ("string-leading-dot", "\".5\""),
+    ("string-trailing-dot", "\"5.\""),
+    ("string-hex", "\"0x10\""),
+];
+
+/// The nesting of the deep value given to an unknown key: past pydantic-core's limit (200) from
+/// any depth the key sits at.
+const DEEP_EXTRA: usize = 256;
 
 /// Total depths of the deep-nesting mutations: msgflow's typed limit (128), and around
 /// pydantic-core's and serde_json's.
@@ -845,9 +980,18 @@ impl Walker<'_> {
                     self.replace(at, format!("float:{name}"), raw(text));
                 }
             }
-            Kind::Scalar => {
+            Kind::Scalar(rust_type) => {
+                let own: &[(&str, &str)] = match rust_type {
+                    "Duration" => DURATIONS,
+                    "Decimal" => DECIMALS,
+                    _ => &[],
+                };
                 for (name, text) in BOOLEANS.iter().chain(NUMBERS) {
                     self.replace(at, format!("scalar:{name}"), raw(text));
+                }
+                // The type's own spellings, under their own family so the draw reaches them.
+                for (name, text) in own {
+                    self.replace(at, format!("{}:{name}", rust_type.to_lowercase()), raw(text));
                 }
             }
             Kind::Boolean => {
@@ -856,7 +1000,7 @@ impl Walker<'_> {
                 }
             }
             Kind::String => {
-                for (name, text) in STRINGS {
+                for (name, text) in STRINGS.iter().chain(ESCAPED_STRINGS) {
                     self.replace(at, format!("string:{name}"), raw(text));
                 }
             }
@@ -907,6 +1051,15 @@ impl Walker<'_> {
     }
 
     fn recased(&mut self, current: &str, at: &str, class: &str) {
+        // The same value in another JSON spelling: its first character as a `\u` escape.
+        if let Some(first) = current.chars().next().filter(char::is_ascii) {
+            let rest = &current[first.len_utf8()..];
+            self.replace(
+                at,
+                format!("{class}:escaped"),
+                Json::String(format!("\\u{:04x}{}", first as u32, encode(rest))),
+            );
+        }
         let upper = current.to_uppercase();
         if upper != current {
             self.replace(at, format!("{class}:upper-case"), Json::String(encode(&upper)));
@@ -1008,6 +1161,26 @@ impl Walker<'_> {
             "object:lone-surrogate-key".to_owned(),
             Edit::Insert("x\\ud800".to_owned(), Json::Number("1".to_owned())),
         );
+        // An unknown key's value is ignored but still read by jiter (as `arbitrary::extra`'s
+        // values are): its JSON-level limits hold there too.
+        for (name, extra) in [
+            ("nan-literal", Json::Number("NaN".to_owned())),
+            ("lone-surrogate", Json::String("\\ud800".to_owned())),
+            ("digits-4301", Json::Number("9".repeat(4301))),
+            ("deep-arrays", nested(DEEP_EXTRA, "1")),
+        ] {
+            self.push(
+                def,
+                format!("object:extra-key-value:{name}"),
+                Edit::Insert("msgflow_extra".to_owned(), extra),
+            );
+        }
+        // Key order (reversed: the tag first, as `crates/wire/tests/properties.rs` reorders):
+        // pydantic-ai reads objects by key.
+        if entries.len() > 1 {
+            let reversed = Json::Object(entries.iter().rev().cloned().collect());
+            self.replace(def, "object:keys-reversed".to_owned(), reversed);
+        }
         if let Some(properties) = properties {
             for (name, property) in properties {
                 let present = entries.iter().any(|(key, _)| decode(key) == *name);
@@ -1043,10 +1216,22 @@ impl Walker<'_> {
                     Some(property) => {
                         let shape = walker.schema.shape(property, None);
                         walker.node(child, shape, &at);
+                        if property.pointer("/x-msgflow-verdict/check").and_then(Value::as_str) == Some("int_values") {
+                            walker.int_values(&at);
+                        }
                     }
                     None => {}
                 }
             });
+        }
+    }
+
+    /// A `dict[str, int]` (`x-msgflow-verdict` check `int_values`, `RequestUsage.details`) holding
+    /// one value of each integer spelling: pydantic's lax `int` reads each value (as the any
+    /// flavour's `usage_details` writes them), where the opaque edits replace the whole dict.
+    fn int_values(&mut self, at: &str) {
+        for (name, text) in integers() {
+            self.replace(at, format!("int-values:{name}"), Json::Raw(format!("{{\"n\":{text}}}")));
         }
     }
 
@@ -1087,6 +1272,15 @@ impl Walker<'_> {
             ("float-overflow", "1e400".to_owned()),
             ("nan-literal", "NaN".to_owned()),
             ("minus-zero", "-0".to_owned()),
+            // The other spellings of `arbitrary`'s `ODD_NUMBERS`, which pydantic-ai re-dumps
+            // in its own form (`1e5` as `100000.0`, `-1e-400` as `-0.0`).
+            ("exponent-upper-case", "1E5".to_owned()),
+            ("trailing-zero", "1.50".to_owned()),
+            ("zero-exponent", "0e0".to_owned()),
+            ("float-underflow", "-1e-400".to_owned()),
+            ("exponent-plus", "0.1e+2".to_owned()),
+            ("infinity-literal", "Infinity".to_owned()),
+            ("negative-infinity-literal", "-Infinity".to_owned()),
         ] {
             self.replace(at, format!("opaque-number:{name}"), Json::Number(text.clone()));
             self.replace(
@@ -1095,7 +1289,7 @@ impl Walker<'_> {
                 Json::Raw(format!("{{\"n\":[{text}]}}")),
             );
         }
-        for (name, text) in STRINGS.iter().take(4) {
+        for (name, text) in STRINGS.iter().take(4).chain(ESCAPED_STRINGS) {
             self.replace(at, format!("opaque-string:{name}"), raw(text));
         }
         self.replace(
@@ -1186,6 +1380,48 @@ mod tests {
         assert!(has("ModelRequest.timestamp", "key:removed"));
         assert!(has("ModelRequest", "object:extra-key"));
         assert!(has("ModelMessage", "deep:200"));
+        // The spellings and edits of `arbitrary`'s any flavour.
+        assert!(has("UserPromptPart.timestamp", "timestamp:nine-fraction-digits"));
+        assert!(has("RequestUsage.output_tokens", "int:negative-float-integral"));
+        assert!(has("RequestUsage.details", "int-values:nan-literal"));
+        assert!(has("ModelResponse.finish_reason", "literal:escaped"));
+        assert!(has("ModelMessage.kind", "tag:escaped"));
+        assert!(has("ModelRequest", "object:keys-reversed"));
+        assert!(has("ModelRequest", "object:extra-key-value:lone-surrogate"));
+        assert!(has("ToolCallPart.args", "opaque-number:exponent-upper-case"));
+        assert!(has("ToolCallPart.tool_call_id", "string:escaped-solidus"));
+    }
+
+    #[test]
+    fn the_escaped_tag_and_the_reversed_keys_keep_their_values() {
+        let base = Json::parse(HISTORY).unwrap();
+        let all = candidates(&schema(), &base);
+        let escaped = all
+            .iter()
+            .find(|m| m.path == "$[0].kind" && m.class == "tag:escaped")
+            .unwrap();
+        assert!(escaped
+            .apply(&base)
+            .unwrap()
+            .to_text()
+            .contains(r#""kind":"\u0072equest""#));
+        let reversed = all
+            .iter()
+            .find(|m| m.path == "$[0]" && m.class == "object:keys-reversed")
+            .unwrap();
+        let mutated = reversed.apply(&base).unwrap();
+        assert!(mutated.to_text().starts_with(r#"[{"state":"complete""#));
+        assert!(mutated.same_value(&base));
+    }
+
+    #[test]
+    fn the_pretty_text_is_the_same_value() {
+        let base = Json::parse(HISTORY).unwrap();
+        let pretty = base.to_pretty_text();
+        assert!(pretty.contains("\n  {\n    \"parts\": ["), "{pretty}");
+        let again = Json::parse(&pretty).unwrap();
+        assert_eq!(again.to_text(), HISTORY);
+        assert_eq!(Json::parse("[{},[]]").unwrap().to_pretty_text(), "[\n  {},\n  []\n]");
     }
 
     #[test]

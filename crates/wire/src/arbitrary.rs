@@ -14,6 +14,10 @@
 //! Histories stay small (at most 6 messages of at most 5 parts) so that a property test runs
 //! hundreds of cases quickly.
 //!
+//! Both flavours meet pydantic-ai itself in the verdict differential of `cargo xtask
+//! conformance` (`xtask/src/conformance_verdict.rs`): any-flavour histories are judged as they
+//! are and mutated, so a spelling added here is compared with `validate_json` on the next run.
+//!
 //! The part that restates the schema is generated from it by `cargo xtask codegen`
 //! ([`generated`]: one strategy per struct, union and string enum of a stored history, every
 //! property in schema order with absent/null/value chosen from the schema's `required`,

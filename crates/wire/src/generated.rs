@@ -415,7 +415,10 @@ impl<'de> Deserialize<'de> for ModelResponse {
                         "provider_response_id" => {
                             provider_response_id = rt::next_value(&mut map, "provider_response_id")?
                         }
-                        "vendor_id" => vendor_id = rt::next_value(&mut map, "vendor_id")?,
+                        "vendor_id" => match rt::next_alias_value(&mut map, "vendor_id")? {
+                            Ok(value) => vendor_id = value,
+                            Err(raw) => extra.push("vendor_id".to_owned(), raw),
+                        },
                         "finish_reason" => finish_reason = rt::next_value(&mut map, "finish_reason")?,
                         "run_id" => run_id = rt::next_value(&mut map, "run_id")?,
                         "conversation_id" => conversation_id = rt::next_value(&mut map, "conversation_id")?,
@@ -1254,7 +1257,10 @@ impl<'de> Deserialize<'de> for ToolAvailabilityDeltaPart {
                         "tools_added" => {
                             tools_added = rt::next_value::<rt::IndexedField<String>, _>(&mut map, "tools_added")?.0
                         }
-                        "added" => added = rt::next_value::<rt::IndexedField<String>, _>(&mut map, "added")?.0,
+                        "added" => match rt::next_alias_value(&mut map, "added")? {
+                            Ok(value) => added = value,
+                            Err(raw) => extra.push("added".to_owned(), raw),
+                        },
                         "tool_call_id" => tool_call_id = rt::next_value(&mut map, "tool_call_id")?,
                         "part_kind" => rt::expect_tag(&mut map, "part_kind", "tool-availability-delta")?,
                         other => {
@@ -4990,7 +4996,7 @@ pub struct ModelRequestAttempt {
     pub timestamp: Timestamp,
     /// How long the attempt took (`timedelta`): written as an ISO-8601 duration such as `PT1.5S`, `PT0S`, `P1DT1H1M1.000005S`, `-PT1S`; input also accepts seconds as a number and `HH:MM:SS.f` (§3 rule 8). Required.
     pub duration: Duration,
-    /// Usage of the failed attempt, if known. Default null.
+    /// Usage of the failed attempt, if known. Default null. Unlike a response's own `usage`, pydantic-ai 2.68.0 reads it without `_validate_usage`'s legacy defaults: a null `request_tokens` / `response_tokens` (the canonical key absent) is `int_type`, and unknown keys are dropped on load.
     pub usage: Field<RequestUsage>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -5242,14 +5248,20 @@ impl<'de> Deserialize<'de> for RequestUsage {
                 while let Some(key) = map.next_key::<rt::Key<'de>>()? {
                     match key.as_str() {
                         "input_tokens" => input_tokens = rt::next_value(&mut map, "input_tokens")?,
-                        "request_tokens" => request_tokens = rt::next_value(&mut map, "request_tokens")?,
+                        "request_tokens" => match rt::next_alias_value(&mut map, "request_tokens")? {
+                            Ok(value) => request_tokens = value,
+                            Err(raw) => extra.push("request_tokens".to_owned(), raw),
+                        },
                         "cache_write_tokens" => cache_write_tokens = rt::next_value(&mut map, "cache_write_tokens")?,
                         "cache_write_1h_tokens" => {
                             cache_write_1h_tokens = rt::next_value(&mut map, "cache_write_1h_tokens")?
                         }
                         "cache_read_tokens" => cache_read_tokens = rt::next_value(&mut map, "cache_read_tokens")?,
                         "output_tokens" => output_tokens = rt::next_value(&mut map, "output_tokens")?,
-                        "response_tokens" => response_tokens = rt::next_value(&mut map, "response_tokens")?,
+                        "response_tokens" => match rt::next_alias_value(&mut map, "response_tokens")? {
+                            Ok(value) => response_tokens = value,
+                            Err(raw) => extra.push("response_tokens".to_owned(), raw),
+                        },
                         "unmeasured_requests" => unmeasured_requests = rt::next_value(&mut map, "unmeasured_requests")?,
                         "output_reasoning_tokens" => {
                             output_reasoning_tokens = rt::next_value(&mut map, "output_reasoning_tokens")?

@@ -211,6 +211,21 @@ where
     result
 }
 
+/// Reads the value of a legacy alias (`x-msgflow-alias-of`) as its property's type, or, when it
+/// is not one, as written: pydantic-ai reads an alias only when its property is absent, so beside
+/// the property any value loads (probed: `vendor_id: 5` beside `provider_response_id`).
+pub(crate) fn next_alias_value<'de, T, A>(
+    map: &mut A,
+    key: &'static str,
+) -> Result<Result<crate::Field<T>, crate::RawJson>, A::Error>
+where
+    T: serde::de::DeserializeOwned,
+    A: MapAccess<'de>,
+{
+    let raw = next_unknown_value(map, key)?;
+    Ok(serde_json::from_str::<crate::Field<T>>(raw.get()).map_err(|_| raw))
+}
+
 /// Reads the value of a key the schema does not name.
 pub(crate) fn next_unknown_value<'de, A: MapAccess<'de>>(map: &mut A, key: &str) -> Result<crate::RawJson, A::Error> {
     push(Segment::Key(Cow::Owned(key.to_owned())));

@@ -359,6 +359,47 @@ impl<'a> Walker<'a> {
 
     /// A field with a default: absent is fine, `null` as `null` says.
     #[inline]
+    /// A legacy alias read where pydantic-ai reads it (its property absent) whose value msgflow
+    /// kept as an unknown key, not being of the property's type (`rt::next_alias_value`): the
+    /// error pydantic raises for it.
+    pub(crate) fn kept_alias(&mut self, key: &'a str, extra: &'a crate::Extra, alias_type: AliasType) {
+        // The last of repeated keys is the one pydantic reads.
+        let Some(raw) = extra
+            .iter()
+            .filter(|(name, _)| *name == key)
+            .map(|(_, value)| value)
+            .last()
+        else {
+            return;
+        };
+        self.at(Segment::Key(key), |w| match alias_type {
+            AliasType::String => w.report("string_type", "Input should be a valid string"),
+            AliasType::Int => match lax::int_error(raw.get()) {
+                Some((JSON_INVALID, message)) => w.report_json_invalid(message),
+                Some((error_type, message)) => w.report(error_type, message),
+                None => {}
+            },
+            AliasType::StringList => match raw.try_to_value() {
+                Ok(serde_json::Value::Array(items)) => {
+                    for (index, item) in items.iter().enumerate() {
+                        if !item.is_string() {
+                            w.report_at(Segment::Index(index), "string_type", "Input should be a valid string");
+                        }
+                    }
+                }
+                _ => w.report("list_type", "Input should be a valid list"),
+            },
+        });
+    }
+
+    /// A value pydantic never validates but its parser reads (a legacy alias next to the
+    /// canonical key, which `AliasChoices` takes instead): only the JSON-level limits apply.
+    pub(crate) fn unread<T: JsonLevel>(&mut self, key: &'a str, field: &'a Field<T>) {
+        if let Field::Present(value) = field {
+            self.at(Segment::Key(key), |w| value.json_level(w));
+        }
+    }
+
     pub(crate) fn field<T>(
         &mut self,
         key: &'a str,
@@ -504,8 +545,47 @@ fn check_unusual_int(int: &Int, w: &mut Walker<'_>) {
 impl Check for RawJson {
     /// The JSON-level limits of pydantic-core's parser: see [`json_limits::check`].
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        self.json_level(w);
+    }
+}
+
+/// The type of a legacy alias's property, for a value of another type kept as an unknown key
+/// ([`Walker::kept_alias`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum AliasType {
+    /// `str | None`.
+    String,
+    /// `int | None`.
+    Int,
+    /// `list[str]`.
+    StringList,
+}
+
+/// What pydantic-core's parser (jiter) refuses in a value before anything validates it, for
+/// values nothing validates ([`Walker::unread`]).
+pub(crate) trait JsonLevel {
+    fn json_level<'a>(&'a self, w: &mut Walker<'a>);
+}
+
+impl JsonLevel for RawJson {
+    /// See [`json_limits::check`].
+    fn json_level<'a>(&'a self, w: &mut Walker<'a>) {
         if let Some(message) = json_limits::check(self, || w.json_depth()) {
             w.report_json_invalid(message);
+        }
+    }
+}
+
+impl JsonLevel for Int {
+    /// An integer literal of more than 4300 digits ("number out of range"); every other
+    /// spelling msgflow reads as an `Int` parses.
+    fn json_level<'a>(&'a self, w: &mut Walker<'a>) {
+        let too_long = match self.written() {
+            Some(written) => lax::int_error(written).is_some_and(|(error_type, _)| error_type == JSON_INVALID),
+            None => self.to_i64().is_none() && self.digits().trim_start_matches('-').len() > lax::MAX_INT_DIGITS,
+        };
+        if too_long {
+            w.report_json_invalid("Invalid JSON: number out of range");
         }
     }
 }

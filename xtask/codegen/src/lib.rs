@@ -133,6 +133,9 @@ struct Prop {
     /// it (a class's literal tag read where the type is known, a typed class's literal
     /// `tool_name`); a `<field>_absent` flag records that, and the key is written back absent.
     absent_kept: bool,
+    /// `x-msgflow-alias-of`: a legacy input alias of that property, which pydantic-ai reads only
+    /// when the property is absent (`AliasChoices`).
+    alias_of: Option<String>,
 }
 
 /// The name of the flag that records a missing `x-msgflow-absent: kept` key.
@@ -563,6 +566,7 @@ impl Model {
                     doc,
                     kind: PropKind::Const(value.to_owned()),
                     absent_kept,
+                    alias_of: None,
                 });
                 continue;
             }
@@ -588,6 +592,10 @@ impl Model {
                 key: key.clone(),
                 doc,
                 absent_kept,
+                alias_of: prop
+                    .get("x-msgflow-alias-of")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 kind: PropKind::Value {
                     ty,
                     required: required.contains(key.as_str()),
@@ -1105,6 +1113,16 @@ impl Model {
                         (_, true, _) => format!("Some(rt::next_value(&mut map, {key})?)"),
                         (_, false, _) => format!("rt::next_value(&mut map, {key})?"),
                     };
+                    if prop.alias_of.is_some() && !required && *ty != Ty::RawJson {
+                        // pydantic-ai reads a legacy alias only when its property is absent, so
+                        // beside the property it may hold anything: a value of another type is
+                        // kept as an unknown key (the verdict checks it where pydantic-ai reads it).
+                        let _ = writeln!(
+                            out,
+                            "{key} => match rt::next_alias_value(&mut map, {key})? {{\nOk(value) => {field} = value,\nErr(raw) => extra.push({key}.to_owned(), raw),\n}},"
+                        );
+                        continue;
+                    }
                     let _ = writeln!(out, "{key} => {field} = {read},");
                 }
             }

@@ -214,7 +214,7 @@ impl Emitter<'_> {
              //! What pydantic-ai 2.68.0 refuses where the schema says it: `null` for a value that is not\n\
              //! `Optional`, literals outside their list, unknown union tags, opaque values that must be objects.\n\n\
              #[allow(unused_imports)]\n\
-             use super::{shape, smart, Check, JsonKind, Null, Segment, Walker};\n\
+             use super::{shape, smart, AliasType, Check, JsonKind, Null, Segment, Walker};\n\
              #[allow(unused_imports)]\n\
              use super::validators::{self, LocTag, Validate};\n\
              use crate::*;\n\n",
@@ -519,11 +519,42 @@ impl Emitter<'_> {
             // pydantic's `AliasChoices(name, alias)`: the alias is read only when the name is
             // absent, so a value under it next to the name is never validated.
             let line = self.field_line("self", &prop.key, *required, nullable, &null, &check);
+            // Next to the name, the alias is still read by the JSON parser: its JSON-level limits
+            // hold (a value too deep, an integer of too many digits; a typed string cannot
+            // break them).
             match prop_schema.get("x-msgflow-alias-of").and_then(Value::as_str) {
-                Some(target) if !line.is_empty() => {
-                    let _ = write!(out, "if self.{}.is_absent() {{\n{line}}}\n", rust_field_name(target));
+                Some(target) => {
+                    // A value of another type was kept as an unknown key on reading
+                    // (`rt::next_alias_value`): read here, it is refused as pydantic reads it.
+                    let kept = match ty {
+                        Ty::String => Some("AliasType::String"),
+                        Ty::I64 => Some("AliasType::Int"),
+                        Ty::Vec(inner) if **inner == Ty::String => Some("AliasType::StringList"),
+                        _ => None,
+                    };
+                    let line = match kept {
+                        Some(alias_type) => {
+                            format!("{line}w.kept_alias({}, &self.extra, {alias_type});\n", lit(&prop.key))
+                        }
+                        None => line,
+                    };
+                    let unread = match ty {
+                        Ty::RawJson | Ty::I64 => format!(
+                            " else {{\nw.unread({}, &self.{});\n}}",
+                            lit(&prop.key),
+                            rust_field_name(&prop.key)
+                        ),
+                        _ => String::new(),
+                    };
+                    if !line.is_empty() {
+                        let _ = write!(
+                            out,
+                            "if self.{}.is_absent() {{\n{line}}}{unread}\n",
+                            rust_field_name(target)
+                        );
+                    }
                 }
-                _ => out.push_str(&line),
+                None => out.push_str(&line),
             }
         }
         out.push_str("w.extra(&self.extra);\n");

@@ -7,7 +7,7 @@
 #[allow(unused_imports)]
 use super::validators::{self, LocTag, Validate};
 #[allow(unused_imports)]
-use super::{shape, smart, Check, JsonKind, Null, Segment, Walker};
+use super::{shape, smart, AliasType, Check, JsonKind, Null, Segment, Walker};
 use crate::*;
 
 impl Check for ModelMessage {
@@ -66,6 +66,11 @@ impl Check for ModelResponse {
                 w.dict(v);
                 v.check(w)
             });
+        } else {
+            w.unread("vendor_details", &self.vendor_details);
+        }
+        if self.provider_response_id.is_absent() {
+            w.kept_alias("vendor_id", &self.extra, AliasType::String);
         }
         w.field("finish_reason", &self.finish_reason, Null::Allowed, |w, v| v.check(w));
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| {
@@ -318,6 +323,7 @@ impl Check for ToolAvailabilityDeltaPart {
                 Null::Refused("list_type", "Input should be a valid list"),
                 |w, v| v.check(w),
             );
+            w.kept_alias("added", &self.extra, AliasType::StringList);
         }
         w.extra(&self.extra);
     }
@@ -777,6 +783,7 @@ impl Check for TextContent {
 
 impl Check for StructuredContent {
     fn check<'a>(&'a self, w: &mut Walker<'a>) {
+        let before = w.found();
         w.null_only(
             "content",
             &self.content,
@@ -785,6 +792,9 @@ impl Check for StructuredContent {
         w.field("metadata", &self.metadata, Null::Allowed, |w, v| v.check(w));
         w.value("value", &self.value, |w, v| v.check(w));
         w.extra(&self.extra);
+        if w.found() == before {
+            Validate::validate(self, w);
+        }
     }
 }
 
@@ -1102,7 +1112,10 @@ impl Check for ModelRequestAttempt {
         w.value("outcome", &self.outcome, |w, v| v.check(w));
         w.value("timestamp", &self.timestamp, |w, v| v.check(w));
         w.value("duration", &self.duration, |w, v| v.check(w));
-        w.field("usage", &self.usage, Null::Allowed, |w, v| v.check(w));
+        w.field("usage", &self.usage, Null::Allowed, |w, v| {
+            validators::attempt_usage(w, v);
+            v.check(w)
+        });
         w.extra(&self.extra);
     }
 }
@@ -1117,6 +1130,9 @@ impl Check for RequestUsage {
         );
         if self.input_tokens.is_absent() {
             w.field("request_tokens", &self.request_tokens, Null::Allowed, |w, v| v.check(w));
+            w.kept_alias("request_tokens", &self.extra, AliasType::Int);
+        } else {
+            w.unread("request_tokens", &self.request_tokens);
         }
         w.field(
             "cache_write_tokens",
@@ -1146,6 +1162,9 @@ impl Check for RequestUsage {
             w.field("response_tokens", &self.response_tokens, Null::Allowed, |w, v| {
                 v.check(w)
             });
+            w.kept_alias("response_tokens", &self.extra, AliasType::Int);
+        } else {
+            w.unread("response_tokens", &self.response_tokens);
         }
         w.field(
             "unmeasured_requests",

@@ -10,7 +10,8 @@ use std::cmp::Ordering;
 use super::{Segment, Walker};
 use crate::{
     Citation, CompactionPart, ContentCitationAnchor, DocumentCitationSource, Int, MarkerCitationAnchor, ModelRequest,
-    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RetryCause, RetryInfo, RetryPromptPart, SpeechPart,
+    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RequestUsage, RetryCause, RetryInfo, RetryPromptPart,
+    SpeechPart, StructuredContent,
 };
 
 /// A model validator of pydantic-ai, run on a value whose fields pydantic accepted.
@@ -58,6 +59,49 @@ impl Validate for ModelResponse {
         }
     }
 }
+
+/// `StructuredContent.__post_init__` (messages.py): a stored non-empty `content` is trusted; an
+/// empty one (or none: it defaults to `''`) is rendered again on load, and with a `tag` that
+/// rendering first checks it with `model_visible_name_error` (`_framing.py`: the legacy rule
+/// `[a-z_][a-z0-9_]*` still passes, with a deprecation warning, and it covers the `pyai:`
+/// prefix) and refuses the built-in framing tags. Rendering a JSON value never gives empty text.
+impl Validate for StructuredContent {
+    fn validate<'a>(&'a self, w: &mut Walker<'a>) {
+        if self.content.get().is_some_and(|content| !content.is_empty()) {
+            return;
+        }
+        let Some(tag) = self.tag.get() else {
+            return;
+        };
+        let legacy_name = tag.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b == b'_')
+            && tag
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !legacy_name {
+            w.report(
+                VALUE_ERROR,
+                format!("Value error, `StructuredContent.tag` must be lowercase snake_case, like `judge_feedback`; got {tag:?}."),
+            );
+        } else if FRAMING_TAGS.contains(&tag.as_str()) {
+            w.report(
+                VALUE_ERROR,
+                format!("Value error, `StructuredContent.tag` cannot be {tag:?}, a built-in framing tag."),
+            );
+        }
+    }
+}
+
+/// `_FRAMING_TAG_NAMES` (messages.py): `FramingTag`'s literals in `_framing.py`.
+const FRAMING_TAGS: &[&str] = &[
+    "system",
+    "tool_result",
+    "assistant_thinking",
+    "context",
+    "context_diff",
+    "validation_errors",
+    "retry_feedback",
+    "conversation_summary",
+];
 
 /// `_check_speech_part`.
 fn speaker_problem(part: &SpeechPart, speaker: &str) -> Option<String> {
@@ -244,8 +288,32 @@ pub(crate) fn int_values(w: &mut Walker<'_>, details: &RawJson) {
         return;
     }
     for (key, value) in super::locate::object_entries(details.get()).unwrap_or_default() {
-        if let Some((error_type, message)) = super::lax::int_error(value) {
-            w.report_under(&key, error_type, message);
+        match super::lax::int_error(value) {
+            // An integer too long for the parser is the whole document's `json_invalid`, which the
+            // value's own JSON-level check reports (with pydantic's empty `loc`).
+            Some((super::JSON_INVALID, _)) | None => {}
+            Some((error_type, message)) => w.report_under(&key, error_type, message),
+        }
+    }
+}
+
+/// `ModelRequestAttempt.usage` (`RequestUsage | None`): pydantic-ai 2.68.0 validates it without
+/// the wrap validator a response's own `usage` goes through (`_validate_usage` in usage.py, whose
+/// `_with_legacy_defaults` turns a null legacy count into 0), so a null `request_tokens` or
+/// `response_tokens` whose canonical key is absent is refused as the `int` it is (probed with
+/// the venv: `{"response_tokens": null}` loads as a response's usage, not as an attempt's).
+pub(crate) fn attempt_usage(w: &mut Walker<'_>, usage: &RequestUsage) {
+    let legacy = [
+        ("request_tokens", usage.input_tokens.is_absent(), &usage.request_tokens),
+        (
+            "response_tokens",
+            usage.output_tokens.is_absent(),
+            &usage.response_tokens,
+        ),
+    ];
+    for (key, canonical_absent, value) in legacy {
+        if canonical_absent && value.is_null() {
+            w.report_under(key, "int_type", "Input should be a valid integer");
         }
     }
 }

@@ -54,6 +54,18 @@ CASES = {
     "usage null": res(TEXT % "", ',"usage":null'),
     "usage count null": usage('"input_tokens":null'),
     "usage legacy alias null": usage('"request_tokens":null'),
+    # A legacy alias is read only when its property is absent (`AliasChoices`): beside the
+    # property any value loads; alone, a value of another type is refused as the property's type.
+    "usage legacy alias of another type beside its property": usage('"input_tokens":1,"request_tokens":{"a":1}'),
+    "usage legacy alias of another type": usage('"request_tokens":{"a":1}'),
+    "usage legacy alias with a fraction": usage('"response_tokens":"x","output_tokens":null,"request_tokens":5.5'),
+    "usage legacy alias too long beside its property": usage('"input_tokens":1,"request_tokens":"%s"' % ("7" * 4301)),
+    "vendor_id of another type beside provider_response_id": res(TEXT % "", ',"provider_response_id":"r","vendor_id":5'),
+    "vendor_id of another type": res(TEXT % "", ',"vendor_id":[1]'),
+    "vendor_id null": res(TEXT % "", ',"vendor_id":null'),
+    "tools added under the legacy alias, of another type beside tools_added": req('{"tools_added":["a"],"added":[1,"b"],"part_kind":"tool-availability-delta"}'),
+    "tools added under the legacy alias, of another type": req('{"added":[1,"b",{}],"part_kind":"tool-availability-delta"}'),
+    "tools added under the legacy alias, not a list": req('{"added":"ab","part_kind":"tool-availability-delta"}'),
     "usage details null": usage('"details":null'),
     "usage details not ints": usage('"details":{"a":true,"b":"x"}'),
     "part timestamp null": req(USER % ',"timestamp":null'),
