@@ -60,7 +60,7 @@ pub const ANTHROPIC_RULES: &[Rule] = &[
         requirement: "every `tool_result` answers a `tool_use` of the turn right before it",
         provider_error: "messages.{}: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
         documentation: "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks",
-        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result answering a call further back cannot be moved without reordering the conversation",
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result answering a call further back cannot be moved without reordering the conversation; nor is a result whose call the trim before a compaction leaves out of the request (the compaction stands for the conversation before it; remove the result, or the compaction, yourself)",
         fixable: false,
     },
     Rule {
@@ -262,7 +262,7 @@ pub const OPENAI_RESPONSES_RULES: &[Rule] = &[
         requirement: "every `function_call_output` answers a `function_call` earlier in the input",
         provider_error: "No tool call found for function call output with call_id {}.",
         documentation: "https://platform.openai.com/docs/guides/function-calling#handling-function-calls",
-        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result a turn late (after another response) or calls sharing an id are left as they are",
+        repair: "pydantic-ai's repair drops a result that answers no call (kept whole in the report); a result a turn late (after another response) or calls sharing an id are left as they are; nor is a result whose call the trim before a compaction leaves out of the request (the compaction stands for the conversation before it; remove the result, or the compaction, yourself)",
         fixable: false,
     },
     Rule {
@@ -474,32 +474,28 @@ pub fn check_with(
 }
 
 fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
-    let exported = anthropic::export_with(history, options.anthropic_thinking)?;
-    let messages = &exported.request.messages;
+    let crate::Exported { mut request, origins } = anthropic::export_with(history, options.anthropic_thinking)?;
     let provider = Provider::Anthropic;
     let mut violations = Vec::new();
-    let mut seen_ids = HashSet::new();
-    // Every image of the request counts, those of tool results too.
-    let image_count = messages
-        .iter()
-        .flat_map(|message| &message.content)
-        .flat_map(|block| match block {
-            Block::ToolResult {
-                content: ToolResultContent::Blocks(blocks),
-                ..
-            } => blocks.as_slice(),
-            other => std::slice::from_ref(other),
-        })
-        .filter(|block| matches!(block, Block::Image { .. }))
-        .count();
+    // One pass over the request's messages: each is checked, measured as JSON and freed while it
+    // is in the cache. A 100k-message request is several times the last-level cache, and a pass of
+    // its own for the size, and another for freeing it, each waited on memory for every message.
+    let mut messages = std::mem::take(&mut request.messages);
+    // `{"system":...,"messages":[]}`, then each message and the commas between them.
+    let mut size = msgflow_wire::compact_json_len(&request) + messages.len().saturating_sub(1);
+    // The largest message (the first of the largest), for `anthropic/request-too-large`.
+    let mut largest: Option<(usize, PartLocation)> = None;
+    let mut seen_ids: HashSet<String> = HashSet::new();
+    let mut images = AnthropicImages::default();
     let mut pdf_pages = AnthropicPdfPages::default();
-    let side = if image_count > limits::ANTHROPIC_MANY_IMAGES {
-        (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
-    } else {
-        (limits::ANTHROPIC_MAX_IMAGE_SIDE, "")
-    };
-    for (index, message) in messages.iter().enumerate() {
-        let origin = &exported.origins[index];
+    for index in 0..messages.len() {
+        let message = &messages[index];
+        let origin = &origins[index];
+        let message_size = msgflow_wire::compact_json_len(message);
+        size += message_size;
+        if largest.is_none_or(|(most, _)| message_size > most) {
+            largest = Some((message_size, origin.start));
+        }
         let previous_calls = block_ids(
             index.checked_sub(1).map(|previous| &messages[previous]),
             AnthropicRole::Assistant,
@@ -513,7 +509,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
             let block_text = || block_index.to_string();
             match block {
                 Block::ToolUse { id, .. } => {
-                    if !seen_ids.insert(id.as_str()) {
+                    if !seen_ids.insert(id.clone()) {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/duplicate-tool-use-id"),
                             at,
@@ -554,14 +550,8 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                                 Block::Image {
                                     source: AnthropicSource::Base64 { data, media_type },
                                     ..
-                                } => check_anthropic_image(
-                                    data,
-                                    media_type,
-                                    side,
-                                    at,
-                                    [&index_text(), &path()],
-                                    &mut violations,
-                                ),
+                                } => images.check(data, media_type, at, [&index_text(), &path()], &mut violations),
+                                Block::Image { .. } => images.count += 1,
                                 Block::Document {
                                     source: AnthropicSource::Base64 { data, media_type },
                                     ..
@@ -576,16 +566,8 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                 Block::Image {
                     source: AnthropicSource::Base64 { data, media_type },
                     ..
-                } => {
-                    check_anthropic_image(
-                        data,
-                        media_type,
-                        side,
-                        at,
-                        [&index_text(), &block_text()],
-                        &mut violations,
-                    );
-                }
+                } => images.check(data, media_type, at, [&index_text(), &block_text()], &mut violations),
+                Block::Image { .. } => images.count += 1,
                 Block::Document {
                     source: AnthropicSource::Base64 { data, media_type },
                     ..
@@ -594,7 +576,6 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                 // pydantic-ai drops a call left unanswered): no rule of the client tools applies.
                 Block::Thinking { .. }
                 | Block::RedactedThinking { .. }
-                | Block::Image { .. }
                 | Block::Document { .. }
                 | Block::ServerToolUse { .. }
                 | Block::McpToolUse { .. }
@@ -627,10 +608,88 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
                 }
             }
         }
+        // The message before is read no more (a result looks one message back).
+        if let Some(previous) = index.checked_sub(1) {
+            drop(std::mem::take(&mut messages[previous].content));
+        }
     }
+    images.finish(&mut violations);
     pdf_pages.finish(&mut violations);
-    check_anthropic_request_size(&exported, &mut violations);
+    // `anthropic/request-too-large`: the request's JSON, without the model and settings a client
+    // adds. A system prompt alone can pass the limit: the request is then reported at its start.
+    if size > limits::ANTHROPIC_MAX_REQUEST_BYTES {
+        let at = largest.map_or(PartLocation { message: 0, part: 0 }, |(_, start)| start);
+        violations.push(Violation::new(
+            rule(Provider::Anthropic, "anthropic/request-too-large"),
+            at,
+            &[&size.to_string()],
+        ));
+    }
     Ok(violations)
+}
+
+/// Anthropic's image rules over a request: each image's type and size as it is met, and its
+/// dimensions once the request's image count says which side limit applies (a request of many
+/// images has a smaller one).
+#[derive(Default)]
+struct AnthropicImages {
+    /// Every image of the request, those of tool results and those sent by URL too.
+    count: usize,
+    /// Each image sent as bytes whose header gives its dimensions: where it is, and its message and
+    /// block (in the request) for the error.
+    sized: Vec<(u32, u32, PartLocation, [String; 2])>,
+}
+
+impl AnthropicImages {
+    /// The media rules of one image sent as bytes: its type and size now, its dimensions at
+    /// [`AnthropicImages::finish`].
+    fn check(
+        &mut self,
+        data: &str,
+        media_type: &str,
+        at: PartLocation,
+        [message, block]: [&str; 2],
+        violations: &mut Vec<Violation>,
+    ) {
+        self.count += 1;
+        let provider = Provider::Anthropic;
+        if !limits::ANTHROPIC_IMAGE_TYPES.contains(&media_type) {
+            violations.push(Violation::new(
+                rule(provider, "anthropic/image-media-type"),
+                at,
+                &[message, block],
+            ));
+        }
+        if data.len() > limits::ANTHROPIC_MAX_IMAGE_BASE64 {
+            violations.push(Violation::new(
+                rule(provider, "anthropic/image-too-large"),
+                at,
+                &[message, block, &data.len().to_string()],
+            ));
+        }
+        if let Some((width, height)) = image_header_dimensions(data) {
+            self.sized
+                .push((width, height, at, [message.to_owned(), block.to_owned()]));
+        }
+    }
+
+    /// `anthropic/image-dimensions` for each image larger than the side its request allows.
+    fn finish(self, violations: &mut Vec<Violation>) {
+        let (limit, kind) = if self.count > limits::ANTHROPIC_MANY_IMAGES {
+            (limits::ANTHROPIC_MANY_IMAGES_SIDE, " for many-image requests")
+        } else {
+            (limits::ANTHROPIC_MAX_IMAGE_SIDE, "")
+        };
+        for (width, height, at, [message, block]) in self.sized {
+            if width > limit || height > limit {
+                violations.push(Violation::new(
+                    rule(Provider::Anthropic, "anthropic/image-dimensions"),
+                    at,
+                    &[&message, &block, kind, &limit.to_string()],
+                ));
+            }
+        }
+    }
 }
 
 /// The ids of `message`'s tool calls (or, with `results`, of the calls its results answer) when it
@@ -649,68 +708,6 @@ fn block_ids(message: Option<&AnthropicMessage>, role: AnthropicRole, results: b
         .collect();
     ids.sort_unstable();
     ids
-}
-
-/// `anthropic/request-too-large`: the request's JSON, without the model and settings a client
-/// adds (a few dozen bytes), counted as it is written, not built.
-fn check_anthropic_request_size(exported: &crate::Exported<anthropic::Request>, violations: &mut Vec<Violation>) {
-    let size = msgflow_wire::compact_json_len(&exported.request);
-    if size <= limits::ANTHROPIC_MAX_REQUEST_BYTES {
-        return;
-    }
-    let largest = exported
-        .request
-        .messages
-        .iter()
-        .enumerate()
-        .max_by_key(|(index, message)| (msgflow_wire::compact_json_len(message), std::cmp::Reverse(*index)))
-        .map(|(index, _)| index);
-    // A system prompt alone can pass the limit: the request is then reported at its start.
-    let at = largest.map_or(PartLocation { message: 0, part: 0 }, |index| {
-        exported.origins[index].start
-    });
-    violations.push(Violation::new(
-        rule(Provider::Anthropic, "anthropic/request-too-large"),
-        at,
-        &[&size.to_string()],
-    ));
-}
-
-/// The media rules of one Anthropic image sent as bytes: its type, its size, its dimensions
-/// (`side`: the largest side allowed and how the error names the limit).
-fn check_anthropic_image(
-    data: &str,
-    media_type: &str,
-    side: (u32, &str),
-    at: PartLocation,
-    [message, block]: [&str; 2],
-    violations: &mut Vec<Violation>,
-) {
-    let provider = Provider::Anthropic;
-    if !limits::ANTHROPIC_IMAGE_TYPES.contains(&media_type) {
-        violations.push(Violation::new(
-            rule(provider, "anthropic/image-media-type"),
-            at,
-            &[message, block],
-        ));
-    }
-    if data.len() > limits::ANTHROPIC_MAX_IMAGE_BASE64 {
-        violations.push(Violation::new(
-            rule(provider, "anthropic/image-too-large"),
-            at,
-            &[message, block, &data.len().to_string()],
-        ));
-    }
-    if let Some((width, height)) = image_header_dimensions(data) {
-        let (limit, kind) = side;
-        if width > limit || height > limit {
-            violations.push(Violation::new(
-                rule(provider, "anthropic/image-dimensions"),
-                at,
-                &[message, block, kind, &limit.to_string()],
-            ));
-        }
-    }
 }
 
 /// Width and height from the header of a base64 image (PNG, GIF, WebP, JPEG), decoding only its
