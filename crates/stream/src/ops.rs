@@ -13,6 +13,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
+
 use msgflow_wire::{ModelResponsePart, RawJson};
 use serde::Deserialize;
 
@@ -145,7 +147,7 @@ impl Op {
         match f.op {
             OpKind::Text => manager.handle_text_delta(TextDelta {
                 vendor_part_id,
-                content: f.content.as_deref().unwrap_or_default(),
+                content: f.content.as_deref().unwrap_or_default().into(),
                 id: f.id.clone(),
                 provider_name: f.provider_name.clone(),
                 provider_details: non_null(f.provider_details.clone()),
@@ -155,7 +157,7 @@ impl Op {
             }),
             OpKind::Thinking => manager.handle_thinking_delta(ThinkingDelta {
                 vendor_part_id,
-                content: f.content.as_deref(),
+                content: f.content.as_deref().map(Cow::Borrowed),
                 id: f.id.clone(),
                 signature: f.signature.clone(),
                 provider_name: f.provider_name.clone(),

@@ -6939,11 +6939,11 @@ impl<'de> Deserialize<'de> for SpeechPartDelta {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentStreamEvent {
     /// `event_kind` = `part_start`.
-    PartStart(PartStartEvent),
+    PartStart(Box<PartStartEvent>),
     /// `event_kind` = `part_delta`.
     PartDelta(PartDeltaEvent),
     /// `event_kind` = `part_end`.
-    PartEnd(PartEndEvent),
+    PartEnd(Box<PartEndEvent>),
     /// `event_kind` = `final_result`.
     FinalResult(FinalResultEvent),
     /// A `event_kind` this version of msgflow does not know (from a newer pydantic-ai), kept whole and
@@ -6969,15 +6969,31 @@ impl AgentStreamEvent {
     fn from_entries<E: de::Error>(entries: rt::Entries<'_>) -> Result<Self, E> {
         let tag = entries.tag::<E>("event_kind")?;
         match tag.as_ref().map(rt::Key::as_str) {
-            Some("part_start") => entries.into_struct::<PartStartEvent, E>().map(Self::PartStart),
+            Some("part_start") => entries
+                .into_struct::<PartStartEvent, E>()
+                .map(|value| Self::PartStart(Box::new(value))),
             Some("part_delta") => entries.into_struct::<PartDeltaEvent, E>().map(Self::PartDelta),
-            Some("part_end") => entries.into_struct::<PartEndEvent, E>().map(Self::PartEnd),
+            Some("part_end") => entries
+                .into_struct::<PartEndEvent, E>()
+                .map(|value| Self::PartEnd(Box::new(value))),
             Some("final_result") => entries.into_struct::<FinalResultEvent, E>().map(Self::FinalResult),
             Some(_) => Ok(Self::Unknown(entries.into_unknown())),
             None => Err(entries.error(format_args!(
                 "missing `event_kind`: expected one of \"part_start\", \"part_delta\", \"part_end\", \"final_result\""
             ))),
         }
+    }
+}
+
+impl From<PartStartEvent> for AgentStreamEvent {
+    fn from(value: PartStartEvent) -> Self {
+        Self::PartStart(Box::new(value))
+    }
+}
+
+impl From<PartEndEvent> for AgentStreamEvent {
+    fn from(value: PartEndEvent) -> Self {
+        Self::PartEnd(Box::new(value))
     }
 }
 

@@ -161,9 +161,10 @@ struct UnionDef {
     /// Tag value -> struct name, in schema order.
     variants: Vec<(String, String)>,
     plain_string: bool,
-    /// Variants hold `Box<Struct>` (`"boxed": true`): for unions of large structs, so that a
-    /// `Vec` of them stays small and moving one moves a pointer.
-    boxed: bool,
+    /// The tags whose variants hold `Box<Struct>` (`"boxed": true` for every one, or a list of
+    /// tags): for unions of large structs, so that a `Vec` of them stays small and moving one
+    /// moves a pointer, or for the few large members of a union whose others are small.
+    boxed: Vec<String>,
     unknown: UnknownPolicy,
     routes: Vec<Route>,
     /// The members of pydantic's smart union that an object without the tag may validate as
@@ -523,11 +524,26 @@ impl Model {
                 .map(|route| read_route(schema, route))
                 .collect::<Result<Vec<_>>>()
                 .with_context(|| format!("the routes of {name}"))?;
+            let boxed = match union.get("boxed") {
+                None | Some(Value::Bool(false)) => Vec::new(),
+                Some(Value::Bool(true)) => variants.iter().map(|(tag, _)| tag.clone()).collect(),
+                Some(Value::Array(tags)) => tags
+                    .iter()
+                    .map(|tag| {
+                        let tag = tag.as_str().ok_or_else(|| anyhow!("{name}: `boxed` lists tags"))?;
+                        if !variants.iter().any(|(known, _)| known == tag) {
+                            bail!("{name}: `boxed` names {tag}, which is not one of its tags");
+                        }
+                        Ok(tag.to_owned())
+                    })
+                    .collect::<Result<_>>()?,
+                Some(other) => bail!("{name}: `boxed` is true or a list of tags, not {other}"),
+            };
             return Ok(DefKind::Union(UnionDef {
                 tag: tag.to_owned(),
                 variants,
                 plain_string: union.get("plain").and_then(Value::as_str) == Some("string"),
-                boxed: union.get("boxed").and_then(Value::as_bool).unwrap_or(false),
+                boxed,
                 unknown,
                 routes,
                 untagged,
@@ -1231,7 +1247,7 @@ impl Model {
         for (value, target) in &u.variants {
             self.def(target)
                 .ok_or_else(|| anyhow!("union {name} names unknown struct {target}"))?;
-            let held = if u.boxed {
+            let held = if u.is_boxed(value) {
                 format!("Box<{target}>")
             } else {
                 target.clone()
@@ -1395,8 +1411,8 @@ impl Model {
         }
         out.push_str("}\n}\n}\n\n");
 
-        if u.boxed {
-            for (value, target) in &u.variants {
+        for (value, target) in &u.variants {
+            if u.is_boxed(value) {
                 let _ = writeln!(
                     out,
                     "impl From<{target}> for {name} {{\nfn from(value: {target}) -> Self {{\nSelf::{}(Box::new(value))\n}}\n}}\n",
@@ -1476,9 +1492,14 @@ impl Model {
 }
 
 impl UnionDef {
+    /// Whether the variant for tag `value` holds a `Box`.
+    fn is_boxed(&self, value: &str) -> bool {
+        self.boxed.iter().any(|tag| tag == value)
+    }
+
     /// The expression that makes the variant for tag `value` from its struct.
     fn constructor(&self, value: &str) -> String {
-        if self.boxed {
+        if self.is_boxed(value) {
             format!("|value| Self::{}(Box::new(value))", variant_name(value))
         } else {
             format!("Self::{}", variant_name(value))

@@ -369,7 +369,7 @@ impl<'a> Emitter<'a> {
         for (tag, target) in &u.variants {
             let target_note = annotation(self.def_schema(target)?, &format!("$defs/{target}"))?;
             let variant = variant_name(tag);
-            let constructor = if u.boxed {
+            let constructor = if u.is_boxed(tag) {
                 format!("|value| {name}::{variant}(Box::new(value))")
             } else {
                 format!("{name}::{variant}")

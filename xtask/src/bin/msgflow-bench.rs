@@ -247,7 +247,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
             let mut manager = PartsManager::new();
             let mut events = 0;
             for delta in deltas {
-                let delta = TextDelta::new(Some(VendorId::Int(0)), delta);
+                let delta = TextDelta::new(Some(VendorId::Int(0)), delta.as_str());
                 events += usize::from(manager.handle_text_delta(delta)?.is_some());
             }
             Output::Parts(manager.into_parts(), events)
