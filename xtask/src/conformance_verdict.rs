@@ -309,12 +309,21 @@ fn mutate(
     cases: &mut Vec<Case>,
 ) -> Result<usize> {
     let start = cases.len();
-    let mut candidate_total = 0usize;
-    for (index, (name, base)) in bases.iter().enumerate() {
-        // An even share of what is still missing: a small base's shortfall goes to the next ones.
-        let share = count.saturating_sub(cases.len() - start).div_ceil(bases.len() - index);
-        let all = candidates(schema, base);
-        candidate_total += all.len();
+    let all: Vec<Vec<Mutation>> = bases.iter().map(|(_, base)| candidates(schema, base)).collect();
+    let candidate_total = all.iter().map(Vec::len).sum();
+    // Even shares, the smallest bases first: each takes an even share of what is still missing,
+    // or all it has, so a small base's shortfall goes to the larger ones wherever they stand in
+    // the list (shared in list order, a shortfall near its end had no base left to take it).
+    let mut order: Vec<usize> = (0..bases.len()).collect();
+    order.sort_by_key(|&index| all[index].len());
+    let mut shares = vec![0; bases.len()];
+    let mut missing = count;
+    for (position, &index) in order.iter().enumerate() {
+        let share = missing.div_ceil(bases.len() - position).min(all[index].len());
+        shares[index] = share;
+        missing = missing.saturating_sub(share);
+    }
+    for (((name, base), all), share) in bases.iter().zip(all).zip(shares) {
         for mutation in sample(all, share, rng) {
             let mutated = mutation.apply(base)?;
             let reduced = match (&mutated, mutation.steps.as_slice()) {
