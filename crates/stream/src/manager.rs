@@ -467,9 +467,9 @@ pub struct PartsManager {
     ids: ToolCallIds,
 }
 
-/// `_vendor_id_to_part_index`, with the id last pointed at held beside the map: nearly every
-/// delta of a stream goes to the part the one before it went to, and comparing one id is a
-/// fraction of hashing it (the handlers' cost per delta is a few dozen nanoseconds).
+/// `_vendor_id_to_part_index`, with the id last inserted held beside the map: nearly every delta
+/// of a stream goes to the part that was started last, and comparing one id is a fraction of
+/// hashing it (the handlers' cost per delta is a few dozen nanoseconds).
 #[derive(Debug, Default)]
 struct VendorIndex {
     map: foldhash::HashMap<VendorId, usize>,
