@@ -513,14 +513,15 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
     // lookalikes in it (`_carried_thinking_notes` reads them).
     let (carried, speech) = carried_thinking(history, profile)?;
+    // `_render_system_prompt_contexts` runs ahead of every step that leaves a message out.
+    let mut contexts = RenderedContexts::of(history, profile);
     // `_convert_speech_parts` runs only on a history holding a speech part, and then leaves out
     // every message left without parts (`if request_parts:`), however it got empty.
-    let sent = Sent::of(history, speech, profile);
+    let sent = Sent::of(history, speech, &contexts);
     // A part's JSON path, for the errors: written into one buffer, not allocated per part.
     let mut path = String::new();
     // Refusals of parts pydantic-ai fails on only when it maps them, in history order.
     let mut when_mapped: Vec<ExportError> = Vec::new();
-    let mut contexts = Contexts::default();
     // The requests sent, for the instruction fallback (read again on the history the trim before a
     // compaction leaves).
     let mut requests: Vec<SentRequest<'_>> = Vec::new();
@@ -528,10 +529,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_standing_system_prompt_count` counts it on the prepared request, which
     // `_standing_prompt_request` keeps when a compaction trims the history.
     let mut standing_items = 0;
-    let mut scoped = RequestScoped::of(history, &sent, profile);
-    // `_render_system_prompt_contexts` runs ahead of `_convert_speech_parts`: its first request is
-    // the history's, sent or not.
-    let mut history_first_request = None;
+    let mut scoped = RequestScoped::of(history, &sent, &contexts, profile);
     // Whether a tool-search result became a request of its own ahead of the history's first request,
     // and the last one made after the history's last request, with where it is in `messages`
     // (`_synthesize_local_response`).
@@ -540,9 +538,6 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // Where the request-scoped prompts went: the last request's place in `messages`, and how many.
     let mut scoped_tail: Option<(usize, usize)> = None;
     for (message_index, message) in history.iter().enumerate() {
-        if matches!(message, ModelMessage::Request(_)) && history_first_request.is_none() {
-            history_first_request = Some(message_index);
-        }
         if !sent.at(message_index) {
             continue;
         }
@@ -559,9 +554,8 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 // of system prompts, which (unlike the standing prompt count) a request-scoped
                 // prompt continues, being a `SystemPromptPart` too.
                 let mut feedback_run = first_request;
-                // The request's context statements, rendered at its first one (a request left out
-                // by `_convert_speech_parts` states none: an opening without content opens nothing).
-                let mut rendered = None;
+                // The request's context statements, each taken where its part is written.
+                let mut rendered = contexts.of_message_mut(message_index);
                 let mut holds_request_scoped = false;
                 // Where the request's first current request-scoped prompt was written: it ends the
                 // count of the standing prompt `_announce_tool_availability_delta_messages` makes
@@ -573,14 +567,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                 for (part_index, part) in request.parts.iter().enumerate() {
                     // Left out before the standing prompt is counted: it is what remains that
                     // pydantic-ai counts (`_standing_system_prompt_count` runs after these drops).
-                    if rendered.is_none()
-                        && matches!(part, ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some())
-                    {
-                        rendered = contexts.render(request, history_first_request == Some(message_index), profile);
-                    }
-                    let context = rendered.as_mut().and_then(|rendered: &mut Vec<Option<Context>>| {
-                        rendered.get_mut(part_index).and_then(Option::take)
-                    });
+                    let context = rendered
+                        .as_deref_mut()
+                        .and_then(|rendered| rendered.get_mut(part_index).and_then(Option::take));
                     if left_out(part) || matches!(context, Some(Context::LeftOut)) {
                         continue;
                     }
@@ -1800,9 +1789,10 @@ struct RequestScoped {
 
 impl RequestScoped {
     /// Read from the end of the history, on the messages `prepare_messages` still has at each step
-    /// (`_convert_speech_parts` ran before; `_announce_tool_availability_delta_messages` runs
-    /// between the two steps).
-    fn of(history: &[ModelMessage], sent: &Sent, profile: Profile) -> Self {
+    /// (`_render_system_prompt_contexts` and `_convert_speech_parts` ran before;
+    /// `_announce_tool_availability_delta_messages` runs between the two steps, so a request it
+    /// leaves without parts ends no current prompt: they stay in the request before it).
+    fn of(history: &[ModelMessage], sent: &Sent, contexts: &RenderedContexts, profile: Profile) -> Self {
         let mut current_start = history.len();
         while current_start > 0
             && (!sent.at(current_start - 1) || matches!(history[current_start - 1], ModelMessage::Response(_)))
@@ -1820,7 +1810,7 @@ impl RequestScoped {
         }
         let last_request = history.iter().enumerate().rposition(|(index, message)| match message {
             ModelMessage::Request(request) => {
-                sent.at(index) && (profile.adds_tools || !only_tool_availability(request))
+                sent.at(index) && (profile.adds_tools || !only_tool_availability(request, contexts.of_message(index)))
             }
             ModelMessage::Response(_) => false,
         });
@@ -1926,6 +1916,42 @@ impl Contexts {
     }
 }
 
+/// What `_render_system_prompt_contexts` makes of the history: the statements of each request
+/// holding a part with a `context_id`, by history index. It runs on the whole history ahead of
+/// every step that leaves a message out, so a request left out later still opens its ids; most
+/// histories hold no such part, and only the requests that do are stored.
+#[derive(Debug)]
+struct RenderedContexts(Vec<(usize, Vec<Option<Context>>)>);
+
+impl RenderedContexts {
+    fn of(history: &[ModelMessage], profile: Profile) -> Self {
+        let mut contexts = Contexts::default();
+        let mut first = true;
+        let mut rendered = Vec::new();
+        for (index, message) in history.iter().enumerate() {
+            if let ModelMessage::Request(request) = message {
+                if let Some(statements) = contexts.render(request, std::mem::replace(&mut first, false), profile) {
+                    rendered.push((index, statements));
+                }
+            }
+        }
+        RenderedContexts(rendered)
+    }
+
+    /// The statements of the message at `index` (by part index), `None` where it holds none.
+    fn of_message(&self, index: usize) -> Option<&[Option<Context>]> {
+        let at = self.0.binary_search_by_key(&index, |(message, _)| *message).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    /// [`RenderedContexts::of_message`], for the export to take each statement where it writes its
+    /// part.
+    fn of_message_mut(&mut self, index: usize) -> Option<&mut [Option<Context>]> {
+        let at = self.0.binary_search_by_key(&index, |(message, _)| *message).ok()?;
+        Some(&mut self.0[at].1)
+    }
+}
+
 /// `is_framework_frame`: a text item whose metadata's `__pydantic_ai__` namespace marks it as a
 /// frame a capability wrote (`framework_frame: true`, `framework_frame_text`), with the author of
 /// its body (`framework_frame_body`: `framework_frame_author`, when it is one of pydantic-ai's
@@ -1983,12 +2009,28 @@ fn left_out(part: &ModelRequestPart) -> bool {
 }
 
 /// Whether every part of the request `prepare_messages` keeps is a tool-availability delta (and
-/// there is one).
-fn only_tool_availability(request: &msgflow_wire::ModelRequest) -> bool {
-    let mut kept = request.parts.iter().filter(|part| !left_out(part));
+/// there is one); `rendered` is the request's context statements.
+fn only_tool_availability(request: &msgflow_wire::ModelRequest, rendered: Option<&[Option<Context>]>) -> bool {
+    let mut kept = kept_parts(request, rendered);
     kept.next()
         .is_some_and(|part| matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)))
         && kept.all(|part| matches!(part, ModelRequestPart::ToolAvailabilityDelta(_)))
+}
+
+/// The parts of a request the steps before `_convert_speech_parts` keep: those [`left_out`]
+/// drops, and the context statements `_render_system_prompt_contexts` leaves out, are not
+/// among them. `rendered` is the request's context statements.
+fn kept_parts<'a>(
+    request: &'a msgflow_wire::ModelRequest,
+    rendered: Option<&'a [Option<Context>]>,
+) -> impl Iterator<Item = &'a ModelRequestPart> {
+    request.parts.iter().enumerate().filter_map(move |(index, part)| {
+        let stated = !matches!(
+            rendered.and_then(|rendered| rendered[index].as_ref()),
+            Some(Context::LeftOut)
+        );
+        (!left_out(part) && stated).then_some(part)
+    })
 }
 
 /// `part.transcript` is truthy.
@@ -2001,25 +2043,17 @@ fn has_transcript(speech: &SpeechPart) -> bool {
 struct Sent(Option<Vec<bool>>);
 
 impl Sent {
-    fn of(history: &[ModelMessage], speech: bool, profile: Profile) -> Self {
+    /// `contexts`: the statements `_render_system_prompt_contexts` (which runs first) leaves out
+    /// count too.
+    fn of(history: &[ModelMessage], speech: bool, contexts: &RenderedContexts) -> Self {
         if !speech {
             return Sent(None);
         }
-        // The statements `_render_system_prompt_contexts` (which runs first) leaves out count too.
-        let mut contexts = Contexts::default();
-        let mut first = true;
         Sent(Some(
             history
                 .iter()
-                .map(|message| {
-                    let rendered = match message {
-                        ModelMessage::Request(request) => {
-                            contexts.render(request, std::mem::replace(&mut first, false), profile)
-                        }
-                        ModelMessage::Response(_) => None,
-                    };
-                    sends_parts(message, rendered.as_deref())
-                })
+                .enumerate()
+                .map(|(index, message)| sends_parts(message, contexts.of_message(index)))
                 .collect(),
         ))
     }
@@ -2034,13 +2068,7 @@ impl Sent {
 /// kept; `rendered` is the request's context statements.
 fn sends_parts(message: &ModelMessage, rendered: Option<&[Option<Context>]>) -> bool {
     match message {
-        ModelMessage::Request(request) => request.parts.iter().enumerate().any(|(index, part)| {
-            !left_out(part)
-                && !matches!(
-                    rendered.and_then(|rendered| rendered[index].as_ref()),
-                    Some(Context::LeftOut)
-                )
-        }),
+        ModelMessage::Request(request) => kept_parts(request, rendered).next().is_some(),
         ModelMessage::Response(response) => response.parts.iter().enumerate().any(|(index, part)| {
             !matches!(part, ModelResponsePart::Speech(_))
                 || assistant_speech(response, index).is_some_and(|text| !text.is_empty())
@@ -2352,13 +2380,11 @@ fn tool_files(
             notes.push((index, unsupported_file_note(&file, &unsupported)));
             continue;
         }
-        // Images and documents go to the mapping, which refuses what pydantic-ai's does, and so does
-        // any text file relocated to a user message (inlined there as text); anything else (text-like
-        // data such as JSON) the other mappings refuse too.
-        let inlined = text_like && profile.relocates_tool_files;
-        if !(msgflow_media::is_image(media_type) || msgflow_media::is_document(media_type) || inlined) {
-            return Err(file.refused_because("its mapping takes only images and documents in a tool return".to_owned()));
-        }
+        // Every other file goes to the mapping, which refuses what pydantic-ai's does when it maps
+        // the result, in the history's order: Anthropic and OpenAI Responses take only images and
+        // documents in a tool return, and OpenAI Chat maps a relocated file as a user prompt's
+        // (a text file inlined as text). A refusal here would come ahead of a refusal the mapping
+        // makes of an earlier message, such as a URL pydantic-ai would download first.
         files.push((index, file));
     }
     // `_lookalike_texts` of the content as loaded (before the notes replace files), when it holds

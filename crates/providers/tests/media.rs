@@ -171,6 +171,24 @@ fn items_pydantic_ai_refuses_before_downloading_are_its_refusals() {
     export_equal_to_pydantic_ai("document-url-no-media-type", Provider::OpenAiResponses);
 }
 
+/// pydantic-ai's mapping refuses a file a tool returned when it maps that result: a JSON file on
+/// Anthropic and OpenAI Responses, which take only images and documents there (gpt-4o inlines it
+/// in the user message it moves it to). So a URL it would download in an earlier message is what
+/// stops it first (found by the live check).
+#[test]
+fn a_tool_file_is_refused_where_its_result_is_mapped() {
+    for provider in [Provider::Anthropic, Provider::OpenAiResponses] {
+        let json = refusal("tool-json-file", provider);
+        assert!(json.contains("$[2].parts[0].content[1]"), "{provider}: {json}");
+    }
+    let chat = export_equal_to_pydantic_ai("tool-json-file", Provider::OpenAiChat).to_string();
+    assert!(chat.contains("-----BEGIN FILE id="), "{chat}");
+    for provider in Provider::EXPORTABLE {
+        let first = refusal("download-before-tool-file", provider);
+        assert!(first.contains("$[0].parts[0].content[1]"), "{provider}: {first}");
+    }
+}
+
 /// A `force_download` pydantic-ai's lax mode reads as a bool is that bool: `"off"` sends the URL,
 /// `1` downloads it first (refused: msgflow never downloads), and a value it does not load is
 /// refused as such.

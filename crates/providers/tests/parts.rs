@@ -886,6 +886,23 @@ fn an_answered_request_scoped_prompt_ends_no_standing_prompt_for_the_delta_sort(
     assert_eq!(blocks[1]["type"], "tool_result");
 }
 
+/// A last request that a tool-availability delta and a context statement opening nothing leave
+/// empty is gone before the current request-scoped prompt moves to the last request: the prompt
+/// stays at the end of the request before it, and so do the instructions (found by the live check).
+#[test]
+fn a_request_left_empty_by_its_context_statements_takes_no_request_scoped_prompt() {
+    let expected = assert_exports_as_pydantic_ai("scoped-prompt-before-emptied-last-request");
+    let anthropic = &expected["anthropic"]["request"];
+    assert_eq!(anthropic["system"], "");
+    let blocks = &anthropic["messages"][2]["content"];
+    assert_eq!(
+        (&blocks[0]["text"], &blocks[1]["text"]),
+        (&json!("Next"), &json!("<system>Only for this turn.</system>"))
+    );
+    // Responses keeps the delta for its mapping, so the last request stays, with its instructions.
+    assert_eq!(expected["openai-responses"]["request"]["instructions"], "Be exact.");
+}
+
 /// The model's speech without a transcript is taken out before a tool search is translated, so
 /// it leaves no response ahead of the result's request; the speech with one is the response after.
 #[test]
