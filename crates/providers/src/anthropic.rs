@@ -433,7 +433,11 @@ pub fn export_with(history: &[ModelMessage], replayed: ReplayedThinking) -> Resu
 }
 
 fn export_inner(history: &[ModelMessage], profile: Profile) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, profile)?;
+    prepare::prepare(history, profile)?.map_in_order(map)
+}
+
+/// `_map_message` on the prepared history.
+fn map(prepared: prepare::PreparedHistory) -> Result<Exported<Request>, ExportError> {
     let mut system_parts = Vec::new();
     // At most one message per prepared message (a message of the role before joins it): sized up
     // front, not grown and copied.

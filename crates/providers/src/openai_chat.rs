@@ -308,7 +308,15 @@ fn export_inner(
     thinking: &ChatThinking,
     profile: Profile,
 ) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, profile)?;
+    prepare::prepare(history, profile)?.map_in_order(|prepared| map(prepared, thinking, profile))
+}
+
+/// `_map_messages` on the prepared history.
+fn map(
+    prepared: prepare::PreparedHistory,
+    thinking: &ChatThinking,
+    profile: Profile,
+) -> Result<Exported<Request>, ExportError> {
     // Sized up front, not grown and copied.
     let capacity = prepared.most_items();
     let mut messages = Vec::with_capacity(capacity);

@@ -357,7 +357,11 @@ pub fn export_with(history: &[ModelMessage], replayed: ReplayedThinking) -> Resu
 }
 
 fn export_inner(history: &[ModelMessage], profile: Profile) -> Result<Exported<Request>, ExportError> {
-    let prepared = prepare::prepare(history, profile)?;
+    prepare::prepare(history, profile)?.map_in_order(map)
+}
+
+/// `_map_messages` on the prepared history.
+fn map(prepared: prepare::PreparedHistory) -> Result<Exported<Request>, ExportError> {
     // Sized up front, not grown and copied.
     let capacity = prepared.most_items();
     let mut input = Vec::with_capacity(capacity);

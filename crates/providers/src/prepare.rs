@@ -401,9 +401,30 @@ pub(crate) struct PreparedHistory {
     /// `_instruction_parts_of`: the instructions of the last request, or of the one before it when
     /// the last holds only tool results. The message index is where they were read.
     pub instructions: Option<(usize, String)>,
+    /// The first part pydantic-ai fails on only when its mapping reaches it (a server-side tool
+    /// part it cannot map), after the trim before a compaction, which drops what it never maps.
+    /// Read by [`PreparedHistory::map_in_order`].
+    when_mapped: Option<ExportError>,
 }
 
 impl PreparedHistory {
+    /// Runs a provider's mapping on the prepared history, and answers as pydantic-ai does, which
+    /// maps the history in order and stops at the first part it fails on: the mapping's own
+    /// refusal (a file it would download, content it cannot take) where that comes first, the
+    /// part [`prepare`] found pydantic-ai failing on otherwise, even when the rest maps.
+    pub(crate) fn map_in_order<T>(
+        mut self,
+        map: impl FnOnce(PreparedHistory) -> Result<T, ExportError>,
+    ) -> Result<T, ExportError> {
+        let Some(pending) = self.when_mapped.take() else {
+            return map(self);
+        };
+        match map(self) {
+            Err(error) if error.location() < pending.location() => Err(error),
+            _ => Err(pending),
+        }
+    }
+
     /// At least how many messages (or items) a mapping makes of the prepared history: one per
     /// item, and one more per request for the files of its tool results. The mappings size their
     /// output with it, since growing a long request's vector copies it and, in glibc, makes every
@@ -903,23 +924,22 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     if profile.thinking != ThinkingMode::OpenAiChat {
         if let Some((trimmed, boundary)) = trim_before_compaction(&mut messages, &requests, standing_items, profile) {
             // What the trim dropped is never mapped, nor refused.
-            if let Some(refusal) = when_mapped
+            let when_mapped = when_mapped
                 .into_iter()
-                .find(|refusal| refusal.location().is_some_and(|at| at > boundary))
-            {
-                return Err(refusal);
-            }
+                .find(|refusal| refusal.location().is_some_and(|at| at > boundary));
             requests = trimmed;
             return Ok(PreparedHistory {
                 instructions: instruction_fallback(&messages, &requests),
                 messages,
+                when_mapped,
             });
         }
     }
-    if let Some(refusal) = when_mapped.into_iter().next() {
-        return Err(refusal);
-    }
-    Ok(PreparedHistory { messages, instructions })
+    Ok(PreparedHistory {
+        messages,
+        instructions,
+        when_mapped: when_mapped.into_iter().next(),
+    })
 }
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters, read on the

@@ -939,6 +939,43 @@ fn a_part_pydantic_ai_fails_to_map_is_refused_only_where_the_compaction_trim_kee
     }
 }
 
+/// pydantic-ai maps a history in order and stops at the first part it fails on: a URL it would
+/// download stops it before a later server-side part its mapping fails on, and the part before
+/// the URL stops it first (found by review; OpenAI's mappings send neither part).
+#[test]
+fn the_first_part_pydantic_ai_fails_on_in_mapping_order_is_the_refusal() {
+    let location = |name: &str, provider: Provider| {
+        let (history, expected) = fixture(name);
+        let refused = expected[provider.name()]["refused"].as_str().unwrap().to_owned();
+        let error = export(&history, provider).unwrap_err();
+        let downloads = matches!(error, ExportError::NeedsDownload { .. });
+        assert_eq!(
+            downloads,
+            refused.starts_with("DownloadRefused"),
+            "{name} / {provider}: {error}"
+        );
+        error.location().map(|at| (at.message, at.part))
+    };
+    for provider in Provider::EXPORTABLE {
+        assert_eq!(
+            location("unmappable-after-download", provider),
+            Some((0, 0)),
+            "{provider}"
+        );
+    }
+    assert_eq!(
+        location("unmappable-before-download", Provider::Anthropic),
+        Some((1, 0))
+    );
+    for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+        assert_eq!(
+            location("unmappable-before-download", provider),
+            Some((2, 0)),
+            "{provider}"
+        );
+    }
+}
+
 /// A URL item at the top level of a tool result, recorded, is sent as a file: Anthropic's image
 /// block by URL, Chat's relocated user message (the tool message saying `See file <identifier>.`),
 /// Responses' `input_image`; audio and video become pydantic-ai's note, which names a URL's media
