@@ -531,11 +531,20 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_note_lookalike_frames`: with inline system prompts, the first request with a note gets the
     // announcement (`framing_announcement` is `'when_needed'` by default).
     let mut pending_announcement = profile.inline_system_prompts;
-    // `_carried_thinking`: per response, the reasoning the model replays in a user turn, with the
-    // lookalikes in it (`_carried_thinking_notes` reads them).
-    let (carried, speech) = carried_thinking(history, profile)?;
+    // One walk ahead of the pass: per response, the reasoning the model replays in a user turn,
+    // with the lookalikes in it (`_carried_thinking_notes` reads them), and whether there is
+    // speech or a context statement anywhere.
+    let Scan {
+        carried,
+        speech,
+        contexts,
+    } = scan(history, profile);
     // `_render_system_prompt_contexts` runs ahead of every step that leaves a message out.
-    let mut contexts = RenderedContexts::of(history, profile);
+    let mut contexts = if contexts {
+        RenderedContexts::of(history, profile)
+    } else {
+        RenderedContexts::default()
+    };
     // `_convert_speech_parts` runs only on a history holding a speech part, and then leaves out
     // every message left without parts (`if request_parts:`), however it got empty.
     let sent = Sent::of(history, speech, &contexts);
@@ -1035,25 +1044,34 @@ struct CarriedThinking {
     tags: Vec<Tag>,
 }
 
-/// `_carried_thinking` for every message: for a response whose thinking this model replays in a
-/// user turn (`_carries_thinking_in_user_turn`), that reasoning's lookalikes; `None` otherwise.
-///
-/// Also whether the history holds a speech part, so that `_convert_speech_parts` runs (read in the
-/// same pass).
-fn carried_thinking(
-    history: &[ModelMessage],
-    profile: Profile,
-) -> Result<(Vec<Option<CarriedThinking>>, bool), ExportError> {
+/// What [`prepare`] reads of the whole history ahead of its pass, in one walk over it (a long
+/// history is several times the cache, and each walk waits on memory).
+struct Scan {
+    /// `_carried_thinking` for every message: for a response whose thinking this model replays in
+    /// a user turn (`_carries_thinking_in_user_turn`), that reasoning's lookalikes; `None`
+    /// otherwise.
+    carried: Vec<Option<CarriedThinking>>,
+    /// Whether the history holds a speech part, so that `_convert_speech_parts` runs.
+    speech: bool,
+    /// Whether it holds a system prompt with a `context_id`, which
+    /// `_render_system_prompt_contexts` renders ([`RenderedContexts`]).
+    contexts: bool,
+}
+
+fn scan(history: &[ModelMessage], profile: Profile) -> Scan {
     let mut carried = Vec::with_capacity(history.len());
     let mut speech = false;
+    let mut contexts = false;
     for (message_index, message) in history.iter().enumerate() {
         let response = match message {
             ModelMessage::Request(request) => {
-                speech = speech
-                    || request
-                        .parts
-                        .iter()
-                        .any(|part| matches!(part, ModelRequestPart::Speech(_)));
+                for part in &request.parts {
+                    match part {
+                        ModelRequestPart::Speech(_) => speech = true,
+                        ModelRequestPart::SystemPrompt(system) if system.context_id.get().is_some() => contexts = true,
+                        _ => {}
+                    }
+                }
                 carried.push(None);
                 continue;
             }
@@ -1078,12 +1096,15 @@ fn carried_thinking(
             };
             let entry = found.get_or_insert(CarriedThinking { at, tags: Vec::new() });
             // `lookalike_tags(part.content)` of every carried part, concatenated.
-            // `lookalike_tags(part.content)` of every carried part, concatenated.
             entry.tags.extend(framing::lookalike_tags(&thinking.content));
         }
         carried.push(found);
     }
-    Ok((carried, speech))
+    Scan {
+        carried,
+        speech,
+        contexts,
+    }
 }
 
 /// `Model._carries_thinking_in_user_turn`: reasoning with content, on a profile with
@@ -1940,7 +1961,7 @@ impl Contexts {
 /// holding a part with a `context_id`, by history index. It runs on the whole history ahead of
 /// every step that leaves a message out, so a request left out later still opens its ids; most
 /// histories hold no such part, and only the requests that do are stored.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct RenderedContexts(Vec<(usize, Vec<Option<Context>>)>);
 
 impl RenderedContexts {
