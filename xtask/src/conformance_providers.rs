@@ -94,7 +94,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push((format!("media-{index}"), history));
     }
     for index in 0..PARTS_COUNT {
-        let (history, thinks) = core_history(&mut rng, index % 2 == 0, false, true);
+        // A quarter of them with files and media too, whose refusals (a URL pydantic-ai would
+        // download) come before or after the parts its mapping fails on.
+        let (history, thinks) = core_history(&mut rng, index % 2 == 0, index % 4 == 3, true);
         let name = if thinks {
             format!("parts-{index}-thinking")
         } else {
@@ -768,7 +770,9 @@ const STAMP: &str = "2025-01-02T03:04:05.678901Z";
 /// content), texts (empty ones too), instructions; sometimes dangling calls, orphan returns,
 /// responses first, empty messages; thinking parts of every flavour (`thinking_part`). With `frames`,
 /// also mid-conversation system prompts, second user prompts, and tool names and call ids a note
-/// cannot quote. With `media`, most user prompts are lists with file and media items.
+/// cannot quote. With `media`, most user prompts are lists with file and media items. With
+/// `rewritten`, the parts `prepare_messages` rewrites or leaves out (`parts.rs`), and sometimes a
+/// run of requests at the end.
 fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (Value, bool) {
     let mut thinks = false;
     let mut messages = Vec::new();
@@ -984,6 +988,41 @@ fn core_history(rng: &mut Rng, frames: bool, media: bool, rewritten: bool) -> (V
             messages.push(response);
         }
         request_turn = if rng.chance(8) { request_turn } else { !request_turn };
+    }
+    if rewritten && rng.chance(10) {
+        // The current request as a run of requests (an interrupted run and the next one): current
+        // request-scoped prompts, parts pydantic-ai rewrites or leaves out, and statements opening
+        // an id with nothing to state. `_move_request_scoped_prompts_to_tail` looks for the last
+        // request after `_render_system_prompt_contexts` and
+        // `_announce_tool_availability_delta_messages` may have left some of them without parts.
+        for _ in 0..1 + rng.below(2) {
+            // Half of them deltas alone, which pydantic-ai leaves out for some providers.
+            let deltas = rng.chance(50);
+            let mut parts: Vec<Value> = (0..1 + rng.below(2))
+                .map(|_| {
+                    if deltas {
+                        parts::delta_part(rng)
+                    } else {
+                        parts::request_part(rng, &mut instruction_values)
+                    }
+                })
+                .collect();
+            if rng.chance(40) {
+                let at = rng.below(parts.len() + 1);
+                parts.insert(
+                    at,
+                    json!({"part_kind": "system-prompt", "content": text(rng), "scope": "request", "timestamp": STAMP}),
+                );
+            }
+            if rng.chance(40) {
+                parts.push(
+                    json!({"part_kind": "system-prompt", "content": "", "context_id": "unopened",
+                    "timestamp": STAMP}),
+                );
+            }
+            let instructions = if rng.chance(25) { json!(text(rng)) } else { Value::Null };
+            messages.push(json!({"kind": "request", "parts": parts, "instructions": instructions}));
+        }
     }
     (Value::Array(messages), thinks)
 }

@@ -32,22 +32,7 @@ pub(super) fn request_part(rng: &mut Rng, instruction_values: &mut Vec<String>) 
             let content = if rng.chance(20) { Value::Null } else { json!(text(rng)) };
             json!({"part_kind": "compaction", "content": content})
         }
-        0 => json!({"part_kind": "capability-load-delta", "loaded": ["docs"], "tool_call_id": "call_cap"}),
-        1 => {
-            let settings = rng
-                .pick(&[json!({"thinking": "high"}), json!({"temperature": 0.5}), json!({})])
-                .clone();
-            json!({"part_kind": "model-settings-delta", "settings": settings, "top_level": rng.chance(50)})
-        }
-        2 => {
-            let tool_call_id = if rng.chance(50) {
-                json!("call_reveal")
-            } else {
-                Value::Null
-            };
-            json!({"part_kind": "tool-availability-delta", "tools_added": ["search", "run_shell"],
-                "tool_call_id": tool_call_id})
-        }
+        0..=2 => delta_part(rng),
         3 | 4 => {
             let mut part = json!({"part_kind": "speech", "speaker": "user"});
             match rng.below(4) {
@@ -74,6 +59,29 @@ pub(super) fn request_part(rng: &mut Rng, instruction_values: &mut Vec<String>) 
             let content = json!([text(rng), {"kind": "structured-content", "content": format!("<state>{}</state>", text(rng)),
                 "value": {"open": ["a.rs"]}, "tag": "state"}]);
             json!({"part_kind": "user-prompt", "content": content, "timestamp": STAMP})
+        }
+    }
+}
+
+/// A delta part: a capability load or a settings change, which `prepare_messages` leaves out, or a
+/// tool-availability delta, which announces no tool without tools (OpenAI Responses keeps it).
+pub(super) fn delta_part(rng: &mut Rng) -> Value {
+    match rng.below(3) {
+        0 => json!({"part_kind": "capability-load-delta", "loaded": ["docs"], "tool_call_id": "call_cap"}),
+        1 => {
+            let settings = rng
+                .pick(&[json!({"thinking": "high"}), json!({"temperature": 0.5}), json!({})])
+                .clone();
+            json!({"part_kind": "model-settings-delta", "settings": settings, "top_level": rng.chance(50)})
+        }
+        _ => {
+            let tool_call_id = if rng.chance(50) {
+                json!("call_reveal")
+            } else {
+                Value::Null
+            };
+            json!({"part_kind": "tool-availability-delta", "tools_added": ["search", "run_shell"],
+                "tool_call_id": tool_call_id})
         }
     }
 }
