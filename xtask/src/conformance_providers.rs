@@ -94,9 +94,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push((format!("media-{index}"), history));
     }
     for index in 0..PARTS_COUNT {
-        // A quarter of them with files and media too, whose refusals (a URL pydantic-ai would
-        // download) come before or after the parts its mapping fails on.
-        let (history, thinks) = core_history(&mut rng, index % 2 == 0, index % 4 == 3, true);
+        // A quarter of them with files and media too (with and without thinking), whose refusals
+        // (a URL pydantic-ai would download) come before or after the parts its mapping fails on.
+        let (history, thinks) = core_history(&mut rng, index % 2 == 0, matches!(index % 8, 3 | 6), true);
         let name = if thinks {
             format!("parts-{index}-thinking")
         } else {

@@ -1979,17 +1979,20 @@ impl RenderedContexts {
         RenderedContexts(rendered)
     }
 
+    /// Where the statements of the message at `index` are stored, if it holds any.
+    fn position(&self, index: usize) -> Option<usize> {
+        self.0.binary_search_by_key(&index, |(message, _)| *message).ok()
+    }
+
     /// The statements of the message at `index` (by part index), `None` where it holds none.
     fn of_message(&self, index: usize) -> Option<&[Option<Context>]> {
-        let at = self.0.binary_search_by_key(&index, |(message, _)| *message).ok()?;
-        Some(&self.0[at].1)
+        self.position(index).map(|at| self.0[at].1.as_slice())
     }
 
     /// [`RenderedContexts::of_message`], for the export to take each statement where it writes its
     /// part.
     fn of_message_mut(&mut self, index: usize) -> Option<&mut [Option<Context>]> {
-        let at = self.0.binary_search_by_key(&index, |(message, _)| *message).ok()?;
-        Some(&mut self.0[at].1)
+        self.position(index).map(|at| self.0[at].1.as_mut_slice())
     }
 }
 
