@@ -474,7 +474,10 @@ pub fn check_with(
 }
 
 fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<Vec<Violation>, ExportError> {
-    let crate::Exported { mut request, origins } = anthropic::export_with(history, options.anthropic_thinking)?;
+    let crate::Exported {
+        mut request,
+        mut origins,
+    } = anthropic::export_with(history, options.anthropic_thinking)?;
     let provider = Provider::Anthropic;
     let mut violations = Vec::new();
     // One pass over the request's messages: each is checked, measured as JSON and freed while it
@@ -485,7 +488,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
     let mut size = msgflow_wire::compact_json_len(&request) + messages.len().saturating_sub(1);
     // The largest message (the first of the largest), for `anthropic/request-too-large`.
     let mut largest: Option<(usize, PartLocation)> = None;
-    let mut seen_ids: HashSet<String> = HashSet::new();
+    let mut seen_ids = SeenIds::default();
     let mut images = AnthropicImages::default();
     let mut pdf_pages = AnthropicPdfPages::default();
     for index in 0..messages.len() {
@@ -509,7 +512,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
             let block_text = || block_index.to_string();
             match block {
                 Block::ToolUse { id, .. } => {
-                    if !seen_ids.insert(id.clone()) {
+                    if !seen_ids.insert(id) {
                         violations.push(Violation::new(
                             rule(provider, "anthropic/duplicate-tool-use-id"),
                             at,
@@ -611,6 +614,7 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
         // The message before is read no more (a result looks one message back).
         if let Some(previous) = index.checked_sub(1) {
             drop(std::mem::take(&mut messages[previous].content));
+            drop(std::mem::take(&mut origins[previous].blocks));
         }
     }
     images.finish(&mut violations);
@@ -626,6 +630,40 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
         ));
     }
     Ok(violations)
+}
+
+/// The tool-use ids of a request so far, for `anthropic/duplicate-tool-use-id`. They are copied
+/// into one buffer, not kept as a `String` each: the check frees the blocks they come from as it
+/// goes, and an allocation per id, among the freed blocks, then a free per id in hash order at
+/// the end, each waited on memory in a request larger than the cache.
+#[derive(Default)]
+struct SeenIds {
+    text: String,
+    /// Each id's range in `text`.
+    ranges: hashbrown::HashTable<(usize, usize)>,
+    state: foldhash::fast::RandomState,
+}
+
+impl SeenIds {
+    /// Notes `id`, and answers whether it is new (as `HashSet::insert`).
+    fn insert(&mut self, id: &str) -> bool {
+        use std::hash::BuildHasher as _;
+        let Self { text, ranges, state } = self;
+        let hash = state.hash_one(id);
+        match ranges.entry(
+            hash,
+            |&(start, end)| &text[start..end] == id,
+            |&(start, end)| state.hash_one(&text[start..end]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                let start = text.len();
+                text.push_str(id);
+                vacant.insert((start, text.len()));
+                true
+            }
+        }
+    }
 }
 
 /// Anthropic's image rules over a request: each image's type and size as it is met, and its
@@ -1237,5 +1275,21 @@ mod tests {
         };
         // `aGVsbG8` is sent padded (`aGVsbG8=`): 8 characters, then 4.
         assert_eq!(tool_return_inline_base64(ret), 12);
+    }
+
+    #[test]
+    fn seen_ids_tell_each_id_again_after_the_table_grows() {
+        let mut seen = SeenIds::default();
+        // Ids that are prefixes of each other share the buffer's bytes but not their range.
+        let ids: Vec<String> = (0..5_000).map(|n| format!("toolu_{n}")).collect();
+        for id in &ids {
+            assert!(seen.insert(id), "{id} is new");
+        }
+        assert!(seen.insert(""), "the empty id is new");
+        for id in ids.iter().rev() {
+            assert!(!seen.insert(id), "{id} was seen");
+        }
+        assert!(!seen.insert(""));
+        assert!(seen.insert("toolu_5000"));
     }
 }
