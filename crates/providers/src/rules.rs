@@ -632,10 +632,10 @@ fn check_anthropic(history: &[ModelMessage], options: &ExportOptions) -> Result<
     Ok(violations)
 }
 
-/// The tool-use ids of a request so far, for `anthropic/duplicate-tool-use-id`. They are copied
-/// into one buffer, not kept as a `String` each: the check frees the blocks they come from as it
-/// goes, and an allocation per id, among the freed blocks, then a free per id in hash order at
-/// the end, each waited on memory in a request larger than the cache.
+/// The tool-use ids of a request so far, for `anthropic/duplicate-tool-use-id`, copied into one
+/// buffer. The check frees each block after reading it, so the set cannot borrow the ids, and a
+/// `String` per id cost the most of the check on a request larger than the cache: each allocation
+/// made glibc sort the blocks freed so far, and dropping the set freed every id in hash order.
 #[derive(Default)]
 struct SeenIds {
     text: String,
@@ -1280,7 +1280,6 @@ mod tests {
     #[test]
     fn seen_ids_tell_each_id_again_after_the_table_grows() {
         let mut seen = SeenIds::default();
-        // Ids that are prefixes of each other share the buffer's bytes but not their range.
         let ids: Vec<String> = (0..5_000).map(|n| format!("toolu_{n}")).collect();
         for id in &ids {
             assert!(seen.insert(id), "{id} is new");
@@ -1290,6 +1289,7 @@ mod tests {
             assert!(!seen.insert(id), "{id} was seen");
         }
         assert!(!seen.insert(""));
+        // It extends the seen `toolu_500`.
         assert!(seen.insert("toolu_5000"));
     }
 }
