@@ -341,7 +341,8 @@ pub struct RepairArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// The content of the results synthesized for dangling tool calls.
+    /// The content of the results synthesized for dangling tool calls (default: pydantic-ai's
+    /// "The tool call was interrupted before a result was produced."), e.g. '[Aborted by user]'.
     #[arg(long, value_name = "TEXT")]
     pub message: Option<String>,
     #[command(flatten)]
@@ -512,7 +513,7 @@ const REPAIR_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow repair history.json > repaired.json\n",
     "  msgflow repair --in-place --backup --report changes.json history.json\n",
-    "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n",
+    "  msgflow repair --keep-last-response --message '[Aborted by user]' history.json\n",
     "  msgflow repair --provider anthropic history.json  # then Anthropic's own rules\n\n",
     "The changes are listed on stderr, one per line, then every problem `msgflow check` still finds in\n",
     "the output, with why it was left. Exit 0: the output passes `check`; exit 1: the output was written\n",
