@@ -350,7 +350,10 @@ fn broken(history: &[ModelMessage]) -> BTreeMap<String, usize> {
     counts
 }
 
-/// The first path where two JSON values differ.
+/// The first path where two JSON values differ, their objects compared as maps: unlike the repair
+/// check's (`conformance_repair`), which holds histories to pydantic-ai's key order, a request's
+/// key order is the SDK's dicts' on one side and msgflow's structs' on the other, and no provider
+/// reads it.
 fn first_difference(path: &str, left: &Value, right: &Value) -> Option<String> {
     match (left, right) {
         (Value::Object(a), Value::Object(b)) => {
