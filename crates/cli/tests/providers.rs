@@ -67,7 +67,7 @@ fn repair_provider_anthropic_output_passes_the_check() {
 fn export_prints_the_request_of_each_provider() {
     let fixture = root().join("tests/fixtures/v2_68/tool-call-return-basic.json");
     for (provider, key) in [
-        ("anthropic", "system"),
+        ("anthropic", "messages"),
         ("openai-chat", "messages"),
         ("openai-responses", "input"),
     ] {

@@ -9,9 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use msgflow_sanitize::{
-    repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT,
-};
+use msgflow_sanitize::{repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions};
 use serde_json::Value;
 
 fn cases_dir() -> PathBuf {
@@ -70,7 +68,6 @@ fn repair_matches_pydantic_ai_on_every_committed_case() {
         for (suffix, repair_last_response) in [("expected.json", true), ("expected-keep-last.json", false)] {
             let expected_bytes = std::fs::read(format!("{name}.{suffix}")).unwrap();
             let options = RepairOptions {
-                content: PYDANTIC_AI_SYNTHESIZED_CONTENT.to_owned(),
                 repair_last_response,
                 ..RepairOptions::default()
             };
