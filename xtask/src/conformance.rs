@@ -8,7 +8,8 @@
 //!    one accepted and re-dumped by pydantic-ai to the same bytes (so msgflow wrote every key
 //!    pydantic-ai writes, in its order and spelling).
 //! 3. **Media types and identifiers** (`media_conformance`).
-//! 4. Further checks (canonical form, repair).
+//! 4. Further checks (canonical form, repair, provider exports, the real-world corpora beside
+//!    the checkout, ...).
 //!
 //! Every check runs even when an earlier one fails; the task exits non-zero when any failed.
 //! Scratch files go to `target/conformance/`.
@@ -109,6 +110,10 @@ pub fn run(args: &Args) -> Result<()> {
             let seed = head_seed(args.seed)?;
             crate::conformance_verdict::run(&python, &work, seed, args.record_verdict_fixtures)
         },
+    ));
+    results.push(check(
+        "realworld corpora: verdict, fmt, repair, export and trim equal pydantic-ai's",
+        || crate::conformance_realworld::run(&crate::venv::providers_python()?, &work),
     ));
     results.push(check(
         "streaming: pydantic-ai's parts manager and run_stream_events logs",

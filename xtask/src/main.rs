@@ -8,6 +8,7 @@ mod conformance;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_providers;
+mod conformance_realworld;
 mod conformance_repair;
 mod conformance_stream;
 mod conformance_tokens;

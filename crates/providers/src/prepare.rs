@@ -3793,16 +3793,14 @@ fn thinking_item(
     Ok(Some(ResponseItem::Thinking(item)))
 }
 
-/// pydantic-ai gives a call without an id a random one (`guard_tool_call_id`), so no export of it
-/// can be reproduced.
-fn tool_call_id(id: &Field<String>, at: PartLocation, path: &str) -> Result<String, ExportError> {
+/// A tool part's id as sent. pydantic-ai gives a part without one (absent, or empty when mapped:
+/// `guard_tool_call_id`) a random `pyd_ai_...` id of its own, so no two such parts share one; the
+/// export gives it `msgflow_call_<message>_<part>`, the id `repair` gives a call without one,
+/// unique to the part and the same on every run.
+fn tool_call_id(id: &Field<String>, at: PartLocation, _path: &str) -> Result<String, ExportError> {
     match id.get() {
         Some(id) if !id.is_empty() => Ok(id.clone()),
-        _ => Err(ExportError::unsupported(
-            at,
-            &format!("{path}.tool_call_id"),
-            "a tool call or return without an id (pydantic-ai sends a random one)",
-        )),
+        _ => Ok(format!("msgflow_call_{}_{}", at.message, at.part)),
     }
 }
 

@@ -1066,3 +1066,22 @@ fn a_url_pydantic_ai_would_download_from_a_tool_result_is_refused() {
         );
     }
 }
+
+/// pydantic-ai gives a tool part without an id a random one of its own on load (so a call and its
+/// result without ids never share one); the export gives each `msgflow_call_<message>_<part>`,
+/// the id `repair` gives such a call (`cargo xtask conformance --only realworld` compares it with
+/// pydantic-ai's request, generated ids masked).
+#[test]
+fn a_tool_part_without_an_id_is_sent_with_one_of_its_own() {
+    let history = msgflow_wire::from_str(
+        r#"[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"go"}]},
+            {"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"t","args":{}}]},
+            {"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"t","content":"ok","tool_call_id":""}]}]"#,
+    )
+    .unwrap();
+    let request = export(&history, Provider::Anthropic).unwrap();
+    assert_eq!(request["messages"][1]["content"][0]["id"], "msgflow_call_1_0");
+    assert_eq!(request["messages"][2]["content"][0]["tool_use_id"], "msgflow_call_2_0");
+    let chat = export(&history, Provider::OpenAiChat).unwrap();
+    assert_eq!(chat["messages"][1]["tool_calls"][0]["id"], "msgflow_call_1_0");
+}
