@@ -1,7 +1,7 @@
 //! The real-world check (part of `cargo xtask conformance`): every history of the corpora
 //! `../shared/realworld2/` and `../shared/realworld/` (beside the checkout; `PROVENANCE.md` in
 //! each says where every file came from), judged by msgflow and by pydantic-ai 2.68.0 itself
-//! (`python/realworld_oracle.py`, in the providers venv):
+//! (`oracle/realworld_oracle.py`, in the providers venv):
 //!
 //! * the loadability verdict equals pydantic-ai's (`validate_json`), for files msgflow's types
 //!   cannot hold too;
@@ -103,14 +103,14 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
     let manifest_path = dir.join("manifest.json");
     std::fs::write(&manifest_path, serde_json::to_vec(&manifest)?).context("writing the manifest")?;
     let answers_path = dir.join("answers.jsonl");
-    let script = project_root().join("python/realworld_oracle.py");
+    let script = project_root().join("oracle/realworld_oracle.py");
     let status = Command::new(python)
         .arg(&script)
         .arg("--manifest")
         .arg(&manifest_path)
         .arg("--out")
         .arg(&answers_path)
-        .current_dir(project_root().join("python"))
+        .current_dir(project_root().join("oracle"))
         .status()
         .with_context(|| format!("running {}", script.display()))?;
     if !status.success() {

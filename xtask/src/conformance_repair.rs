@@ -27,7 +27,7 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
     }
-    let script = crate::project_root().join("python/conformance.py");
+    let script = crate::project_root().join("oracle/conformance.py");
     let status = Command::new(python)
         .arg(&script)
         .args([

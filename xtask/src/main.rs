@@ -1,7 +1,7 @@
 //! msgflow's build tasks: `cargo xtask <task>`.
 //!
 //! Each task is a module with a `run` function; the Python side of the oracle tasks lives in
-//! `python/` and runs in a venv under `target/` that [`venv`] creates.
+//! `oracle/` and runs in a venv under `target/` that [`venv`] creates.
 
 mod bench;
 mod conformance;

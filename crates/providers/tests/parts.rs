@@ -4,7 +4,7 @@
 //! provider details, server-side tool parts, tool parts of a kind with no typed part,
 //! compactions, and instruction baselines and changes (`parts-instructions-*`). The
 //! expected requests (`tests/fixtures/providers/parts-*.expected.json`) are what pydantic-ai's own
-//! mapping built for each history (`generate_parts.py`, with `python/providers_oracle.py`); each
+//! mapping built for each history (`generate_parts.py`, with `oracle/providers_oracle.py`); each
 //! case is one the live check (`cargo xtask conformance --only provider`) once found msgflow
 //! getting wrong, and the check compares thousands of generated ones on every run.
 

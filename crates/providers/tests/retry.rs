@@ -1,7 +1,7 @@
 //! Legacy `retry-prompt` parts naming a tool, which pydantic-ai 2.68.0 loads as the call's result
 //! again with `outcome='retried'` (`_translate_legacy_retry_part`), its error details dumped by
 //! `_dump_error_details`. The expected texts are what pydantic-ai's own mapping sent for this
-//! history (recorded with `python/providers_oracle.py`); `cargo xtask conformance` compares
+//! history (recorded with `oracle/providers_oracle.py`); `cargo xtask conformance` compares
 //! generated ones on every run.
 
 use msgflow_providers::{export, Provider};

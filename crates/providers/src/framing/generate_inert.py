@@ -29,7 +29,7 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[4]
-sys.path.insert(0, str(ROOT / 'python'))
+sys.path.insert(0, str(ROOT / 'oracle'))
 import oracle_common  # noqa: E402,F401 - pins the environment before pydantic_ai is imported
 from pydantic_ai import _framing  # noqa: E402
 
