@@ -168,6 +168,13 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
             }
         }
     }
+    let answered = answers.lines().count();
+    if answered != files.len() {
+        failures.push(format!(
+            "the oracle answered for {answered} of {} histories",
+            files.len()
+        ));
+    }
     println!(
         "{} real-world histories ({loadable} loadable): {repaired} repairs equal pydantic-ai's, {exported} \
          exports equal, {trimmed} trimmed histories load",
