@@ -15,6 +15,8 @@ use crate::{IndexEntry, Marker, Options, Summary, DEFAULT_MAX_EMBEDDED_BYTES};
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
+/// The list of problems at the top starts open up to this many.
+const OPEN_PROBLEMS: usize = 30;
 
 /// `'sha256-...'` of `text`, as a CSP source.
 fn hash_source(text: &str) -> String {
@@ -112,7 +114,9 @@ pub fn render(history: &[ModelMessage], options: &Options) -> (String, Summary) 
     );
 
     if !options.markers.is_empty() {
-        out.push_str("<details class=\"problems\" open><summary>");
+        // A long list starts closed: the markers at the messages say the same.
+        let open = if options.markers.len() <= OPEN_PROBLEMS { " open" } else { "" };
+        let _ = write!(out, "<details class=\"problems\"{open}><summary>");
         out.push_str(&plural(options.markers.len(), "problem", "problems"));
         out.push_str("</summary><ul>");
         for marker in &options.markers {
