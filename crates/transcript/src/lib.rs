@@ -56,6 +56,9 @@ pub struct Options {
     pub tokens: Option<TokenCounts>,
     /// A context window to draw the cumulative count against.
     pub context_window: Option<u64>,
+    /// Findings about the whole history, shown at the top (a provider's rules that could not be
+    /// applied, ...).
+    pub notes: Vec<String>,
     /// The largest binary item embedded in the page, in decoded bytes (`None`: the default,
     /// [`DEFAULT_MAX_EMBEDDED_BYTES`]); larger ones are described but not embedded.
     pub max_embedded_bytes: Option<usize>,

@@ -113,6 +113,11 @@ pub fn render(history: &[ModelMessage], options: &Options) -> (String, Summary) 
          autocomplete=\"off\" aria-label=\"filter messages\"> <span id=\"shown\"></span></div></header>\n<main>\n",
     );
 
+    for note in &options.notes {
+        out.push_str("<p class=\"marker page-note\">");
+        push_escaped(&mut out, note);
+        out.push_str("</p>\n");
+    }
     if !options.markers.is_empty() {
         // A long list starts closed: the markers at the messages say the same.
         let open = if options.markers.len() <= OPEN_PROBLEMS { " open" } else { "" };

@@ -60,15 +60,24 @@ impl FileCommand for ShowHtml {
                 text: violation.to_string(),
             })
             .collect();
+        let mut notes = Vec::new();
+        let mut warnings = String::new();
         if let Some(provider) = self.provider {
-            let violations = msgflow_providers::check_with(&history, provider, &msgflow_providers::ExportOptions::default())
-                .map_err(|error| super::provider::export_failure(&error))?;
-            markers.extend(violations.iter().map(|violation| Marker {
-                message: violation.message,
-                part: violation.part,
-                source: provider.name().to_owned(),
-                text: super::provider::violation_line(violation).trim_end().to_owned(),
-            }));
+            match msgflow_providers::check_with(&history, provider, &msgflow_providers::ExportOptions::default()) {
+                Ok(violations) => markers.extend(violations.iter().map(|violation| Marker {
+                    message: violation.message,
+                    part: violation.part,
+                    source: provider.name().to_owned(),
+                    text: super::provider::violation_line(violation).trim_end().to_owned(),
+                })),
+                // `check --provider` fails here; the page is still worth having, so it says why
+                // the provider's rules could not be applied.
+                Err(error) => {
+                    let note = format!("{provider}'s rules were not checked: {error}");
+                    warnings.push_str(&format!("msgflow: warning: {}: {note}\n", source.label));
+                    notes.push(note);
+                }
+            }
         }
         let (counter, _) = super::tokens::counter_for(&self.tokenizer, &history)?;
         let per_message = history.par_iter().map(|message| counter.count_message(message)).collect();
@@ -84,6 +93,7 @@ impl FileCommand for ShowHtml {
                 per_message,
             }),
             context_window: self.context_window,
+            notes,
             max_embedded_bytes: None,
         };
         let (page, summary) = msgflow_transcript::render(&history, &options);
@@ -92,6 +102,7 @@ impl FileCommand for ShowHtml {
         }
         Ok(Processed {
             output: page.into_bytes(),
+            notes: warnings,
             ..Processed::default()
         })
     }
