@@ -90,3 +90,8 @@ pub struct IndexEntry {
     /// What the page holds, or why there is none.
     pub outcome: Result<Summary, String>,
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
