@@ -523,7 +523,10 @@ fn batch_output_directory(
         let name = output_name(command, &item.relative);
         if !seen.insert(name.clone()) {
             return Err(usage_error(
-                &format!("two inputs would both be written to {}", directory.join(&name).display()),
+                &format!(
+                    "two inputs would both be written to {}",
+                    directory.join(&name).display()
+                ),
                 Some("give them in separate runs, or pass their common directory instead"),
             ));
         }

@@ -30,7 +30,9 @@ fn a_page_has_the_messages_and_check_markers() -> TestResult {
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert_eq!(page.matches("<article class=\"msg ").count(), 7);
     // `check` finds the two dangling calls of message 5, parts 1 and 2.
-    assert!(page.contains("<div class=\"marker\" data-message=\"5\" data-part=\"1\"><span class=\"marker-source\">check</span>"));
+    assert!(page.contains(
+        "<div class=\"marker\" data-message=\"5\" data-part=\"1\"><span class=\"marker-source\">check</span>"
+    ));
     assert!(page.contains("<div class=\"marker\" data-message=\"5\" data-part=\"2\">"));
     assert!(page.contains("pydantic-ai 2.68.0 loads it"));
     assert!(page.contains("of a 2000-token context window"));

@@ -98,7 +98,10 @@ pub fn push_charts(out: &mut String, per_message: &[usize], turn_starts: &[usize
             let _ = write!(points, " {x:.2},{y:.2}");
         }
     }
-    let _ = write!(out, "<polyline points=\"{points}\"><title>{total} tokens</title></polyline>");
+    let _ = write!(
+        out,
+        "<polyline points=\"{points}\"><title>{total} tokens</title></polyline>"
+    );
     if let Some(window) = context_window {
         let y = HEIGHT - window as f64 / ceiling * (HEIGHT - 4.0);
         let _ = write!(

@@ -66,7 +66,10 @@ mod tests {
 
     #[test]
     fn markdown_is_rendered() {
-        assert_eq!(render("**bold** and `code`"), "<p><strong>bold</strong> and <code>code</code></p>\n");
+        assert_eq!(
+            render("**bold** and `code`"),
+            "<p><strong>bold</strong> and <code>code</code></p>\n"
+        );
         assert!(render("| a | b |\n|---|---|\n| 1 | 2 |").contains("<table>"));
     }
 

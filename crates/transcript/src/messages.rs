@@ -231,7 +231,9 @@ impl Messages<'_> {
 
     fn request_parts(&mut self, index: usize, request: &ModelRequest, markers: &[&Marker]) {
         if let Some(instructions) = request.instructions.get() {
-            self.out.push_str("<section class=\"part system instructions\"><div class=\"label\">instructions</div><div class=\"md\">");
+            self.out.push_str(
+                "<section class=\"part system instructions\"><div class=\"label\">instructions</div><div class=\"md\">",
+            );
             push_markdown(self.out, instructions);
             self.out.push_str("</div></section>");
         }
@@ -288,12 +290,24 @@ impl Messages<'_> {
                     self.close_part();
                 }
                 ModelRequestPart::ToolAvailabilityDelta(part) => {
-                    let added = part.tools_added.get().or(part.added.get()).map(|names| names.join(", "));
-                    self.note_part(at, &format!("tools made available: {}", added.unwrap_or_default()), markers);
+                    let added = part
+                        .tools_added
+                        .get()
+                        .or(part.added.get())
+                        .map(|names| names.join(", "));
+                    self.note_part(
+                        at,
+                        &format!("tools made available: {}", added.unwrap_or_default()),
+                        markers,
+                    );
                 }
                 ModelRequestPart::CapabilityLoadDelta(part) => {
                     let loaded = part.loaded.get().map(|names| names.join(", "));
-                    self.note_part(at, &format!("capabilities loaded: {}", loaded.unwrap_or_default()), markers);
+                    self.note_part(
+                        at,
+                        &format!("capabilities loaded: {}", loaded.unwrap_or_default()),
+                        markers,
+                    );
                 }
                 ModelRequestPart::ModelSettingsDelta(part) => {
                     let settings = serde_json::to_string(&part.settings).unwrap_or_default();
@@ -325,7 +339,9 @@ impl Messages<'_> {
         for (part_index, part) in response.parts.iter().enumerate() {
             let at = (index, part_index);
             match part {
-                ModelResponsePart::Text(part) => self.markdown_part(at, "assistant", "assistant", &part.content, markers),
+                ModelResponsePart::Text(part) => {
+                    self.markdown_part(at, "assistant", "assistant", &part.content, markers)
+                }
                 ModelResponsePart::Thinking(part) => {
                     self.open_part(at, "thinking", "thinking", markers);
                     let _ = write!(
@@ -347,7 +363,11 @@ impl Messages<'_> {
                 }
                 ModelResponsePart::BuiltinToolReturn(part) => {
                     let outcome = part.outcome.get().map_or("success", ToolReturnOutcome::as_str);
-                    let label = format!("builtin tool result {}{}", part.tool_name, id_suffix(&part.tool_call_id));
+                    let label = format!(
+                        "builtin tool result {}{}",
+                        part.tool_name,
+                        id_suffix(&part.tool_call_id)
+                    );
                     self.result(at, &label, outcome, false, &part.content, markers);
                 }
                 ModelResponsePart::Compaction(part) => {
@@ -401,7 +421,15 @@ impl Messages<'_> {
         self.close_part();
     }
 
-    fn result(&mut self, at: Pos, label: &str, outcome: &str, synthesized: bool, content: &RawJson, markers: &[&Marker]) {
+    fn result(
+        &mut self,
+        at: Pos,
+        label: &str,
+        outcome: &str,
+        synthesized: bool,
+        content: &RawJson,
+        markers: &[&Marker],
+    ) {
         let outcome_class: String = outcome
             .chars()
             .filter(|character| character.is_ascii_alphanumeric() || *character == '-')
@@ -411,7 +439,8 @@ impl Messages<'_> {
         push_escaped(self.out, outcome);
         self.out.push_str("</span>");
         if synthesized {
-            self.out.push_str(" <span class=\"badge synthesized\">synthesized by repair</span>");
+            self.out
+                .push_str(" <span class=\"badge synthesized\">synthesized by repair</span>");
         }
         match self.pairing.call_of.get(&at) {
             Some(&(message, part)) => {
@@ -420,7 +449,9 @@ impl Messages<'_> {
                     " <a class=\"to-call\" href=\"#m{message}p{part}\">&uarr; call in #{message}</a>"
                 );
             }
-            None => self.out.push_str(" <span class=\"badge outcome-none\">no matching call</span>"),
+            None => self
+                .out
+                .push_str(" <span class=\"badge outcome-none\">no matching call</span>"),
         }
         self.preformatted(&json_for_display(content));
         self.close_part();
@@ -478,21 +509,34 @@ impl Messages<'_> {
                 Some(text) => self.preformatted(text),
                 None => self.preformatted(&pretty(&item.value.to_value())),
             },
-            UserContent::ImageUrl(item) => {
-                push_url_item(self.out, "image URL", &item.url, item.media_type.get().map(String::as_str))
-            }
-            UserContent::AudioUrl(item) => {
-                push_url_item(self.out, "audio URL", &item.url, item.media_type.get().map(String::as_str))
-            }
-            UserContent::VideoUrl(item) => {
-                push_url_item(self.out, "video URL", &item.url, item.media_type.get().map(String::as_str))
-            }
-            UserContent::DocumentUrl(item) => {
-                push_url_item(self.out, "document URL", &item.url, item.media_type.get().map(String::as_str))
-            }
+            UserContent::ImageUrl(item) => push_url_item(
+                self.out,
+                "image URL",
+                &item.url,
+                item.media_type.get().map(String::as_str),
+            ),
+            UserContent::AudioUrl(item) => push_url_item(
+                self.out,
+                "audio URL",
+                &item.url,
+                item.media_type.get().map(String::as_str),
+            ),
+            UserContent::VideoUrl(item) => push_url_item(
+                self.out,
+                "video URL",
+                &item.url,
+                item.media_type.get().map(String::as_str),
+            ),
+            UserContent::DocumentUrl(item) => push_url_item(
+                self.out,
+                "document URL",
+                &item.url,
+                item.media_type.get().map(String::as_str),
+            ),
             UserContent::Binary(item) => push_binary(self.out, item, self.max_embedded),
             UserContent::UploadedFile(item) => {
-                self.out.push_str("<div class=\"media\"><span class=\"badge\">uploaded file</span> ");
+                self.out
+                    .push_str("<div class=\"media\"><span class=\"badge\">uploaded file</span> ");
                 push_escaped(self.out, &format!("{} ({})", item.file_id, item.provider_name.as_str()));
                 self.out.push_str("</div>");
             }

@@ -120,7 +120,11 @@ pub fn render(history: &[ModelMessage], options: &Options) -> (String, Summary) 
     }
     if !options.markers.is_empty() {
         // A long list starts closed: the markers at the messages say the same.
-        let open = if options.markers.len() <= OPEN_PROBLEMS { " open" } else { "" };
+        let open = if options.markers.len() <= OPEN_PROBLEMS {
+            " open"
+        } else {
+            ""
+        };
         let _ = write!(out, "<details class=\"problems\"{open}><summary>");
         out.push_str(&plural(options.markers.len(), "problem", "problems"));
         out.push_str("</summary><ul>");

@@ -49,7 +49,9 @@ fn the_example_has_every_message_call_and_link() {
     assert!(page.contains("<a class=\"to-result\" href=\"#m2p0\">"));
     assert!(page.contains("<a class=\"to-call\" href=\"#m1p2\">"));
     // The marker sits in message 5's part 1.
-    let marker = page.find("<div class=\"marker\" data-message=\"5\" data-part=\"1\">").unwrap();
+    let marker = page
+        .find("<div class=\"marker\" data-message=\"5\" data-part=\"1\">")
+        .unwrap();
     let part = page.find("id=\"m5p1\"").unwrap();
     assert!(part < marker && page[part..marker].find("</section>").is_none());
     assert!(page.contains("<details class=\"thinking\">"));

@@ -80,7 +80,10 @@ impl FileCommand for ShowHtml {
             }
         }
         let (counter, _) = super::tokens::counter_for(&self.tokenizer, &history)?;
-        let per_message = history.par_iter().map(|message| counter.count_message(message)).collect();
+        let per_message = history
+            .par_iter()
+            .map(|message| counter.count_message(message))
+            .collect();
         let title = Path::new(source.label)
             .file_name()
             .map_or_else(|| source.label.to_owned(), |name| name.to_string_lossy().into_owned());
@@ -142,24 +145,22 @@ pub fn run(args: &ShowArgs) -> Status {
     let summaries = command.summaries.into_inner().unwrap_or_default();
     let entries: Vec<IndexEntry> = pages
         .iter()
-        .map(|(label, name, page)| {
-            match summaries.get(label) {
-                Some(summary) => IndexEntry {
-                    name: name.clone(),
-                    href: Some(
-                        page.components()
-                            .map(|part| part.as_os_str().to_string_lossy())
-                            .collect::<Vec<_>>()
-                            .join("/"),
-                    ),
-                    outcome: Ok(summary.clone()),
-                },
-                None => IndexEntry {
-                    name: name.clone(),
-                    href: None,
-                    outcome: Err("no page: the input could not be read or shown (the error is printed above)".to_owned()),
-                },
-            }
+        .map(|(label, name, page)| match summaries.get(label) {
+            Some(summary) => IndexEntry {
+                name: name.clone(),
+                href: Some(
+                    page.components()
+                        .map(|part| part.as_os_str().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                ),
+                outcome: Ok(summary.clone()),
+            },
+            None => IndexEntry {
+                name: name.clone(),
+                href: None,
+                outcome: Err("no page: the input could not be read or shown (the error is printed above)".to_owned()),
+            },
         })
         .collect();
     let index = msgflow_transcript::render_index("msgflow transcripts", &entries);
