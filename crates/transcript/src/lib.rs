@@ -12,6 +12,7 @@
 //! not run or fetch anything.
 
 mod chart;
+pub mod display;
 pub mod escape;
 mod markdown;
 mod media;

@@ -9,6 +9,7 @@ use msgflow_wire::{
     UserContent, UserPromptContent,
 };
 
+use crate::display::{arguments_for_display, json_for_display, pretty};
 use crate::escape::push_escaped;
 use crate::markdown::push_markdown;
 use crate::media::{push_binary, push_url_item};
@@ -406,17 +407,7 @@ impl Messages<'_> {
             }
             None => self.out.push_str("<span class=\"badge outcome-none\">no result</span>"),
         }
-        let text = match args.get() {
-            None => String::new(),
-            Some(raw) => match raw.as_string() {
-                // pydantic-ai keeps arguments streamed as text as a string; show them as JSON when they are.
-                Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(value) => pretty(&value),
-                    Err(_) => format!("{text}\n(the arguments are not valid JSON)"),
-                },
-                None => json_for_display(raw),
-            },
-        };
+        let text = arguments_for_display(args);
         self.preformatted(&text);
         self.close_part();
     }
@@ -568,16 +559,4 @@ pub fn push_marker(out: &mut String, marker: &Marker) {
 
 fn id_suffix(id: &Field<String>) -> String {
     id.get().map(|id| format!(" [{id}]")).unwrap_or_default()
-}
-
-/// A JSON value for reading: strings as their text, everything else pretty-printed.
-fn json_for_display(raw: &RawJson) -> String {
-    match raw.as_string() {
-        Some(text) => text.to_string(),
-        None => pretty(&raw.to_value()),
-    }
-}
-
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

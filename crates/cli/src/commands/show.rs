@@ -12,6 +12,8 @@ use msgflow_wire::{
     UserContent, UserPromptContent,
 };
 
+use msgflow_transcript::display::{arguments_for_display, json_for_display, pretty};
+
 use crate::cli::ShowArgs;
 use crate::outcome::Failure;
 use crate::runner::{FileCommand, Mode, Processed, Source};
@@ -354,17 +356,7 @@ impl Show {
     }
 
     fn tool_call(&self, out: &mut String, label: &str, args: &Field<RawJson>) {
-        let text = match args.get() {
-            None => String::new(),
-            Some(raw) => match raw.as_string() {
-                // pydantic-ai keeps arguments streamed as text as a string; show them as JSON when they are.
-                Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(value) => pretty(&value),
-                    Err(_) => format!("{text}\n(the arguments are not valid JSON)"),
-                },
-                None => json_for_display(raw),
-            },
-        };
+        let text = arguments_for_display(args);
         self.block(out, Role::ToolCall, label, &text, true);
     }
 
@@ -390,18 +382,6 @@ fn unmatched_note(id: &Field<String>, seen: &HashSet<String>, note: &str) -> Str
         Some(id) if !seen.contains(id) => format!(" ({note})"),
         _ => String::new(),
     }
-}
-
-/// A JSON value for reading: strings as their text, everything else pretty-printed.
-fn json_for_display(raw: &RawJson) -> String {
-    match raw.as_string() {
-        Some(text) => text,
-        None => pretty(&raw.to_value()),
-    }
-}
-
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 fn user_prompt_text(content: &UserPromptContent) -> String {
