@@ -9,7 +9,7 @@ use msgflow_wire::{
     UserContent, UserPromptContent,
 };
 
-use crate::display::{arguments_for_display, json_for_display, pretty};
+use crate::display::{arguments_for_display, json_for_display, pretty, retry_feedback_label, setup_note};
 use crate::escape::push_escaped;
 use crate::markdown::push_markdown;
 use crate::media::{push_binary, push_url_item};
@@ -278,51 +278,20 @@ impl Messages<'_> {
                     }
                 },
                 ModelRequestPart::RetryFeedback(part) => {
-                    let mut label = format!("retry feedback ({}", part.retry.cause.as_str());
-                    if let Some(attempt) = part.retry.attempt.get() {
-                        let _ = write!(label, ", attempt {attempt}");
-                        if let Some(max) = part.retry.max_retries.get() {
-                            let _ = write!(label, " of {max}");
-                        }
-                    }
-                    label.push(')');
-                    self.open_part(at, "retry", &label, markers);
+                    self.open_part(at, "retry", &retry_feedback_label(part), markers);
                     self.preformatted(&json_for_display(&part.content));
                     self.close_part();
                 }
-                ModelRequestPart::ToolAvailabilityDelta(part) => {
-                    let added = part
-                        .tools_added
-                        .get()
-                        .or(part.added.get())
-                        .map(|names| names.join(", "));
-                    self.note_part(
-                        at,
-                        &format!("tools made available: {}", added.unwrap_or_default()),
-                        markers,
-                    );
-                }
-                ModelRequestPart::CapabilityLoadDelta(part) => {
-                    let loaded = part.loaded.get().map(|names| names.join(", "));
-                    self.note_part(
-                        at,
-                        &format!("capabilities loaded: {}", loaded.unwrap_or_default()),
-                        markers,
-                    );
-                }
-                ModelRequestPart::ModelSettingsDelta(part) => {
-                    let settings = serde_json::to_string(&part.settings).unwrap_or_default();
-                    self.note_part(at, &format!("model settings changed: {settings}"), markers);
+                ModelRequestPart::ToolAvailabilityDelta(_)
+                | ModelRequestPart::CapabilityLoadDelta(_)
+                | ModelRequestPart::ModelSettingsDelta(_)
+                | ModelRequestPart::InstructionBaseline(_) => {
+                    self.note_part(at, &setup_note(part).unwrap_or_default(), markers)
                 }
                 ModelRequestPart::InstructionDelta(part) => match &part.content {
                     Some(content) => self.markdown_part(at, "system", "instruction change", content, markers),
                     None => self.note_part(at, &format!("instruction {} removed", part.id.get()), markers),
                 },
-                ModelRequestPart::InstructionBaseline(part) => self.note_part(
-                    at,
-                    &format!("instruction baseline: {} block(s)", part.instructions.len()),
-                    markers,
-                ),
                 ModelRequestPart::Compaction(part) => {
                     self.open_part(at, "note", "compaction", markers);
                     self.preformatted(part.content.get().map_or("[compacted history]", String::as_str));

@@ -12,7 +12,7 @@ use msgflow_wire::{
     UserContent, UserPromptContent,
 };
 
-use msgflow_transcript::display::{arguments_for_display, json_for_display, pretty};
+use msgflow_transcript::display::{arguments_for_display, json_for_display, pretty, retry_feedback_label, setup_note};
 
 use crate::cli::ShowArgs;
 use crate::outcome::Failure;
@@ -177,41 +177,21 @@ impl Show {
                     };
                     self.block(out, Role::Failure, &label, &json_for_display(&part.content), true);
                 }
-                ModelRequestPart::RetryFeedback(part) => {
-                    let mut label = format!("retry feedback ({}", part.retry.cause.as_str());
-                    if let Some(attempt) = part.retry.attempt.get() {
-                        label.push_str(&format!(", attempt {attempt}"));
-                        if let Some(max) = part.retry.max_retries.get() {
-                            label.push_str(&format!(" of {max}"));
-                        }
-                    }
-                    label.push(')');
-                    self.block(out, Role::Failure, &label, &json_for_display(&part.content), true);
-                }
-                ModelRequestPart::ToolAvailabilityDelta(part) => {
-                    let added = part
-                        .tools_added
-                        .get()
-                        .or(part.added.get())
-                        .map(|names| names.join(", "));
-                    self.note(out, &format!("tools made available: {}", added.unwrap_or_default()));
-                }
-                ModelRequestPart::CapabilityLoadDelta(part) => {
-                    let loaded = part.loaded.get().map(|names| names.join(", "));
-                    self.note(out, &format!("capabilities loaded: {}", loaded.unwrap_or_default()));
-                }
-                ModelRequestPart::ModelSettingsDelta(part) => {
-                    let settings = serde_json::to_string(&part.settings).unwrap_or_default();
-                    self.note(out, &format!("model settings changed: {settings}"));
-                }
+                ModelRequestPart::RetryFeedback(part) => self.block(
+                    out,
+                    Role::Failure,
+                    &retry_feedback_label(part),
+                    &json_for_display(&part.content),
+                    true,
+                ),
+                ModelRequestPart::ToolAvailabilityDelta(_)
+                | ModelRequestPart::CapabilityLoadDelta(_)
+                | ModelRequestPart::ModelSettingsDelta(_)
+                | ModelRequestPart::InstructionBaseline(_) => self.note(out, &setup_note(part).unwrap_or_default()),
                 ModelRequestPart::InstructionDelta(part) => match &part.content {
                     Some(content) => self.block(out, Role::System, "instruction change", content, false),
                     None => self.note(out, &format!("instruction {} removed", part.id.get())),
                 },
-                ModelRequestPart::InstructionBaseline(part) => self.note(
-                    out,
-                    &format!("instruction baseline: {} block(s)", part.instructions.len()),
-                ),
                 ModelRequestPart::Compaction(part) => self.block(
                     out,
                     Role::Note,
