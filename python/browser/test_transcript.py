@@ -351,3 +351,36 @@ def test_a_big_history_opens_scrolls_and_filters(browser, tmp_path):
     print(f"\nbig history: written in {written:.2f} s (debug or release binary), "
           f"loaded in {opened.load_seconds:.2f} s, filtered in {filtered:.2f} s")
     assert_counts_match(opened, history)
+
+
+# A 1x1 PNG, and the start of a PDF: one image shown inline, one file offered as a download.
+PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PDF = "JVBERi0xLjQKJcTl8uXrp/Og0MTGCg=="
+
+
+def test_media_are_inline_or_downloads_and_urls_are_never_fetched(browser, tmp_path):
+    history = json.loads((ROOT / "examples" / "multimodal" / "history.json").read_text())
+    history.append({"kind": "request", "parts": [{"part_kind": "user-prompt", "content": [
+        "Here are the files.",
+        {"kind": "binary", "data": PNG_1X1, "media_type": "image/png", "identifier": "dot.png"},
+        {"kind": "binary", "data": PDF, "media_type": "application/pdf", "identifier": "spec.pdf"},
+    ]}]})
+    source = tmp_path / "media.json"
+    source.write_text(json.dumps(history))
+    out = tmp_path / "media.html"
+    show_html(source, out)
+    opened = browser.open(out)
+    assert_clean(opened)
+    page = opened.page
+    # The image decoded from its data: URL (the policy allows data: images and nothing else).
+    assert page.evaluate(
+        "() => Array.from(document.querySelectorAll('img.inline-image')).map(img => img.naturalWidth)"
+    ) == [1]
+    downloads = page.evaluate(
+        "() => Array.from(document.querySelectorAll('a.download')).map(a => a.getAttribute('download'))"
+    )
+    assert sorted(downloads) == ["e00675", "spec.pdf"]  # the example's CSV is named by its identifier
+    links = page.evaluate("() => Array.from(document.querySelectorAll('a.url')).map(a => a.href)")
+    assert "https://example.com/chart.png" in links and "https://example.com/report.pdf" in links
+    text = page.evaluate("() => document.body.innerText")
+    assert "application/pdf" in text and "text/csv" in text
