@@ -172,6 +172,21 @@ pub struct ShowArgs {
     /// Lines of tool arguments and output shown before truncating (ignored with --full).
     #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_lines: u32,
+    /// Write a self-contained HTML page instead (msgflow-transcript): the chat, check's findings
+    /// at their messages, media, and a token chart. In batch mode -o DIR gets one page per input
+    /// and an index.html.
+    #[arg(long, conflicts_with_all = ["color", "width", "full", "max_lines"])]
+    pub html: bool,
+    /// With --html: also mark what this provider would reject (as `check --provider` does).
+    #[arg(long, value_name = "PROVIDER", requires = "html", value_parser = crate::commands::parse_provider)]
+    pub provider: Option<msgflow_providers::Provider>,
+    /// With --html: draw the cumulative token count against a context window of N tokens.
+    #[arg(long, value_name = "N", requires = "html")]
+    pub context_window: Option<u64>,
+    /// With --html: the token counter of the chart (as `stats --tokens --tokenizer`).
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", requires = "html",
+          value_parser = crate::commands::parse_tokenizer)]
+    pub tokenizer: String,
 }
 
 /// `msgflow stats`.
@@ -475,7 +490,9 @@ const SHOW_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow show history.json\n",
     "  msgflow show --full --color always history.json | less -R\n",
-    "  msgflow show --width 80 histories/              # batch: one section per file\n\n",
+    "  msgflow show --width 80 histories/              # batch: one section per file\n",
+    "  msgflow show --html history.json -o session.html\n",
+    "  msgflow show --html --provider anthropic --context-window 200000 runs/ -o pages/  # one page each + index.html\n\n",
     exit_codes_text!()
 );
 

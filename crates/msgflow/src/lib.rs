@@ -18,6 +18,7 @@
 //!   streams (`msgflow_stream`).
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
 //!   clamping, token counts (`msgflow_context`).
+//! * [`transcript`]: a history as one self-contained, inert HTML page (`msgflow_transcript`).
 //!
 //! ```
 //! use msgflow::{sanitize, wire};
@@ -42,6 +43,7 @@ pub use msgflow_providers as providers;
 pub use msgflow_registry as registry;
 pub use msgflow_sanitize as sanitize;
 pub use msgflow_stream as stream;
+pub use msgflow_transcript as transcript;
 pub use msgflow_wire as wire;
 
 /// The README's examples, compiled and run as doctests.

@@ -11,6 +11,7 @@ mod provider;
 mod repair;
 mod schema;
 mod show;
+mod show_html;
 mod stats;
 mod tokens;
 mod tools;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             runner::run(&command, &args.input, &args.output)
         }
+        Command::Show(args) if args.html => show_html::run(&args),
         Command::Show(args) => {
             let destination = report_destination(args.output.output.clone());
             let command = show::Show::from_args(&args, runner::output_is_terminal(&destination));
