@@ -151,7 +151,9 @@ class FitContext(AbstractCapability[Any]):
         """The token budget for a request to ``model``."""
         if self.max_tokens is not None:
             return self.max_tokens
-        window = model.profile.context_window
+        profile = model.profile
+        # ModelProfile is a TypedDict in pydantic-ai 2.68; older profiles were objects.
+        window = profile.get("context_window") if isinstance(profile, dict) else getattr(profile, "context_window", None)
         if window is None:
             raise ValueError(
                 f"FitContext(max_fraction=...): the profile of model {model.model_name!r} names no context_window; "
