@@ -2,11 +2,12 @@
 """msgflow's Python package beside pydantic-ai 2.68.0 (the Python section of BENCHMARKS.md).
 
 Run with a Python that has the msgflow wheel, pydantic-ai-slim 2.68.0 and (for the FitContext row)
-pydantic-ai-harness installed; `.ci/python-bench` sets one up. The histories are the benchmark's own
+pydantic-ai-harness installed: after `.ci/python-tests`, `target/py-test/bin/python -m pip install --no-deps
+-r oracle/requirements-context.txt` adds the harness to its venv. The histories are the benchmark's own
 (`oracle/bench/gen_history.py`, seed 1), generated into --dir when missing. Each figure is the median
 of --runs runs after a warm-up, in this one process. Prints one JSON object per row.
 
-    python crates/python/bench/python_bench.py --dir target/bench-python --runs 5
+    target/py-test/bin/python crates/python/bench/python_bench.py --dir target/bench-python --runs 5
 """
 
 from __future__ import annotations

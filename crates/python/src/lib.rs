@@ -35,9 +35,12 @@ pyo3::create_exception!(
     "Even the newest turn alone exceeds the budget (`.needed`, `.limit`, `.unit`)."
 );
 
+/// An attribute to set on a raised exception: its name and its value, if it converted.
+type Attribute<'a> = (&'a str, PyResult<Py<PyAny>>);
+
 /// The Python exception for an [`Error`], with the attributes the facade documents.
 fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
-    let (err, attributes): (PyErr, Vec<(&str, PyResult<Py<PyAny>>)>) = match error {
+    let (err, attributes): (PyErr, Vec<Attribute<'_>>) = match error {
         Error::Parse(err) => (
             InvalidHistory::new_err(format!("not a pydantic-ai message history: {err}")),
             vec![

@@ -100,10 +100,11 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
             .map(|violation| {
                 let mut value = serde_json::to_value(violation).unwrap_or_default();
                 if let Some(object) = value.as_object_mut() {
+                    // As `msgflow check --json`: a message past the end counts in the last turn.
                     let turn = turns
-                        .starts()
-                        .partition_point(|&start| start <= violation.message_index);
-                    object.insert("turn".to_owned(), turn.saturating_sub(1).into());
+                        .turn_of(violation.message_index)
+                        .unwrap_or_else(|| turns.len().saturating_sub(1));
+                    object.insert("turn".to_owned(), turn.into());
                     object.insert("text".to_owned(), violation.to_string().into());
                     object.insert(
                         "path".to_owned(),
