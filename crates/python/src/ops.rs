@@ -13,7 +13,7 @@ use msgflow_context::trim::{self, Budget, TrimError};
 use msgflow_providers::{ExportError, Provider};
 use msgflow_wire::{ModelMessage, ModelResponsePart, ParseError};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Why a call failed; `lib.rs` raises each as its documented Python exception.
 #[derive(Debug)]
@@ -61,6 +61,31 @@ fn json_path(message: usize, part: Option<usize>) -> String {
     }
 }
 
+/// A violation as `check --json` prints it, with the CLI's text line and its JSON path. Reports
+/// are serialised straight to text, never through `serde_json::Value`: a tool result may hold
+/// the `NaN` pydantic-ai writes, which a `Value` cannot.
+#[derive(Serialize)]
+struct Located<'a, V: Serialize> {
+    #[serde(flatten)]
+    violation: &'a V,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<usize>,
+    text: String,
+    path: String,
+}
+
+/// `check --json`'s document (`provider` and `turns` as the CLI prints them for each mode).
+#[derive(Serialize)]
+struct CheckDocument<'a, V: Serialize> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider: Option<&'static str>,
+    valid: bool,
+    pydantic_ai_loadable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turns: Option<usize>,
+    violations: Vec<Located<'a, V>>,
+}
+
 /// `msgflow check --json` (with `--provider`, `check --provider P --json`), each violation with
 /// its `text` (the CLI's text line) and `path`, and pydantic-ai 2.68.0's verdict in both cases.
 pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> {
@@ -71,57 +96,59 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
         Err(_) => msgflow_sanitize::check(&history),
     };
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
-    let document = if let Some(provider) = provider {
+    if let Some(provider) = provider {
         let rules = msgflow_providers::check(&history, provider).map_err(Error::Export)?;
-        let located: Vec<Value> = rules
+        return to_json(&CheckDocument {
+            provider: Some(provider.name()),
+            valid: rules.is_empty(),
+            pydantic_ai_loadable: loadable,
+            turns: None,
+            violations: rules
+                .iter()
+                .map(|violation| Located {
+                    violation,
+                    turn: None,
+                    text: format!("{}: {}", violation.rule.id, violation.rule.requirement),
+                    path: json_path(violation.message, violation.part),
+                })
+                .collect(),
+        });
+    }
+    let turns = msgflow_sanitize::Turns::of(&history);
+    to_json(&CheckDocument {
+        provider: None,
+        valid: violations.is_empty(),
+        pydantic_ai_loadable: loadable,
+        turns: Some(turns.len()),
+        violations: violations
             .iter()
-            .map(|violation| {
-                let mut value = serde_json::to_value(violation).unwrap_or_default();
-                if let Some(object) = value.as_object_mut() {
-                    object.insert(
-                        "text".to_owned(),
-                        format!("{}: {}", violation.rule.id, violation.rule.requirement).into(),
-                    );
-                    object.insert("path".to_owned(), json_path(violation.message, violation.part).into());
-                }
-                value
-            })
-            .collect();
-        json!({
-            "provider": provider.name(),
-            "valid": rules.is_empty(),
-            "pydantic_ai_loadable": loadable,
-            "violations": located,
-        })
-    } else {
-        let turns = msgflow_sanitize::Turns::of(&history);
-        let located: Vec<Value> = violations
-            .iter()
-            .map(|violation| {
-                let mut value = serde_json::to_value(violation).unwrap_or_default();
-                if let Some(object) = value.as_object_mut() {
-                    // As `msgflow check --json`: a message past the end counts in the last turn.
-                    let turn = turns
+            .map(|violation| Located {
+                violation,
+                // As `msgflow check --json`: a message past the end counts in the last turn.
+                turn: Some(
+                    turns
                         .turn_of(violation.message_index)
-                        .unwrap_or_else(|| turns.len().saturating_sub(1));
-                    object.insert("turn".to_owned(), turn.into());
-                    object.insert("text".to_owned(), violation.to_string().into());
-                    object.insert(
-                        "path".to_owned(),
-                        json_path(violation.message_index, violation.part_index).into(),
-                    );
-                }
-                value
+                        .unwrap_or_else(|| turns.len().saturating_sub(1)),
+                ),
+                text: violation.to_string(),
+                path: json_path(violation.message_index, violation.part_index),
             })
-            .collect();
-        json!({
-            "valid": violations.is_empty(),
-            "pydantic_ai_loadable": loadable,
-            "turns": turns.len(),
-            "violations": located,
-        })
-    };
-    to_json(&document)
+            .collect(),
+    })
+}
+
+/// `repair --report`'s document.
+#[derive(Serialize)]
+struct RepairDocument<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider: Option<&'static str>,
+    changes: &'a [msgflow_sanitize::Change],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remaining: Option<&'a [msgflow_sanitize::Remaining]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider_changes: Option<&'a [msgflow_providers::ProviderChange]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unfixed: Option<&'a [msgflow_providers::Unfixed]>,
 }
 
 /// `msgflow repair` (with `--provider`, `repair --provider P`): the history and the `--report`
@@ -141,21 +168,25 @@ pub fn repair(
     options.repair_last_response = !keep_last_response;
     if let Some(provider) = provider {
         let repaired = msgflow_providers::repair(history, provider, &options).map_err(Error::Export)?;
-        let report = json!({
-            "provider": provider.name(),
-            "changes": repaired.report.changes,
-            "provider_changes": repaired.provider_changes,
-            "unfixed": repaired.unfixed,
-        });
-        return Ok((write(&repaired.history)?, to_json(&report)?));
+        let report = to_json(&RepairDocument {
+            provider: Some(provider.name()),
+            changes: &repaired.report.changes,
+            remaining: None,
+            provider_changes: Some(&repaired.provider_changes),
+            unfixed: Some(&repaired.unfixed),
+        })?;
+        return Ok((write(&repaired.history)?, report));
     }
     let repaired = msgflow_sanitize::repair(history, &options);
     let remaining = msgflow_sanitize::remaining(&repaired.history, &options);
-    let report = json!({
-        "changes": repaired.report.changes,
-        "remaining": remaining,
-    });
-    Ok((write(&repaired.history)?, to_json(&report)?))
+    let report = to_json(&RepairDocument {
+        provider: None,
+        changes: &repaired.report.changes,
+        remaining: Some(&remaining),
+        provider_changes: None,
+        unfixed: None,
+    })?;
+    Ok((write(&repaired.history)?, report))
 }
 
 /// The counter `tokenizer` names for `history` (`calibrated` needs a recorded input-token count),
@@ -220,6 +251,36 @@ fn size(history: &[ModelMessage], counter: &TokenCounter, unit: &str) -> usize {
     }
 }
 
+/// One step of `trim --report`: its size before and after, in the budget's unit.
+#[derive(Serialize)]
+struct Step {
+    step: &'static str,
+    unit: &'static str,
+    before: usize,
+    after: usize,
+}
+
+/// `trim --report`'s document.
+#[derive(Serialize)]
+struct TrimDocument {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cleared: Option<Vec<clear::ClearedResult>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clamped: Option<Vec<clamp::ClampedPart>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trim: Option<trim::TrimReport>,
+    steps: Vec<Step>,
+}
+
+/// What the binding's `trim` reports: the token counts and `trim --report`'s document.
+#[derive(Serialize)]
+struct Trimmed<'a> {
+    tokenizer: &'a str,
+    tokens_before: usize,
+    tokens_after: usize,
+    report: TrimDocument,
+}
+
 /// `msgflow trim`: clear, clamp, then keep the newest whole turns that fit. The report holds the
 /// tokens before and after and the CLI's `--report` document under `report`.
 pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String), Error> {
@@ -233,28 +294,39 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
     }
     let mut history = parse(data)?;
     let counter = counter_for(options.tokenizer, &history)?;
-    let tokens_before = count(&history, &counter);
     let unit = match budget {
         Some(Budget::Bytes(_) | Budget::Turns(_)) => "bytes",
         Some(Budget::Tokens(_)) | None => "tokens",
     };
-    let mut report = serde_json::Map::new();
-    let mut steps = Vec::new();
-    let mut before = size(&history, &counter, unit);
-    let mut step = |name: &str, history: &[ModelMessage]| {
+    let tokens_before = count(&history, &counter);
+    let mut before = if unit == "tokens" {
+        tokens_before
+    } else {
+        size(&history, &counter, unit)
+    };
+    let mut report = TrimDocument {
+        cleared: None,
+        clamped: None,
+        trim: None,
+        steps: Vec::new(),
+    };
+    let mut step = |name: &'static str, history: &[ModelMessage], steps: &mut Vec<Step>| {
         let after = size(history, &counter, unit);
-        steps.push(json!({"step": name, "unit": unit, "before": before, "after": after}));
+        steps.push(Step {
+            step: name,
+            unit,
+            before,
+            after,
+        });
         before = after;
     };
     if let Some(keep_turns) = options.clear_tool_results_older_than {
-        let cleared = clear::clear_tool_results(&mut history, keep_turns);
-        report.insert("cleared".to_owned(), serde_json::to_value(cleared).unwrap_or_default());
-        step("clear-tool-results", &history);
+        report.cleared = Some(clear::clear_tool_results(&mut history, keep_turns));
+        step("clear-tool-results", &history, &mut report.steps);
     }
     if let Some(max_bytes) = options.clamp_parts {
-        let clamped = clamp::clamp_parts(&mut history, max_bytes);
-        report.insert("clamped".to_owned(), serde_json::to_value(clamped).unwrap_or_default());
-        step("clamp-parts", &history);
+        report.clamped = Some(clamp::clamp_parts(&mut history, max_bytes));
+        step("clamp-parts", &history, &mut report.steps);
     }
     if let Some(budget) = budget {
         let trimmed = trim::trim(history, budget, &counter).map_err(|err| match err {
@@ -269,19 +341,20 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
             TrimError::NoTurns => Error::Value("keep_turns must be 1 or more".to_owned()),
         })?;
         history = trimmed.history;
-        report.insert(
-            "trim".to_owned(),
-            serde_json::to_value(trimmed.report).unwrap_or_default(),
-        );
-        step("trim", &history);
+        report.trim = Some(trimmed.report);
+        step("trim", &history, &mut report.steps);
     }
-    report.insert("steps".to_owned(), steps.into());
-    let document = json!({
-        "tokenizer": options.tokenizer,
-        "tokens_before": tokens_before,
-        "tokens_after": count(&history, &counter),
-        "report": report,
-    });
+    // In tokens, the last step's size is the count after; in bytes, count once more.
+    let tokens_after = match report.steps.last() {
+        Some(last) if unit == "tokens" => last.after,
+        _ => count(&history, &counter),
+    };
+    let document = Trimmed {
+        tokenizer: options.tokenizer,
+        tokens_before,
+        tokens_after,
+        report,
+    };
     Ok((write(&history)?, to_json(&document)?))
 }
 
@@ -364,6 +437,7 @@ pub fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     const SESSION: &[u8] = include_bytes!("../../../examples/interrupted-session.json");
 

@@ -24,8 +24,12 @@ def _id(path: Path) -> str:
 
 
 def test_the_corpora_are_there() -> None:
-    assert len(FIXTURE_FILES) > 1000
+    assert len(FIXTURE_FILES) > 900
     assert len(REALWORLD_FILES) >= 50, f"../shared/realworld missing beside the checkout ({REALWORLD})"
+
+
+def _text(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
 
 
 def _cli_error(result) -> str:
@@ -65,8 +69,9 @@ def test_check_fmt_and_repair_equal_the_cli(path: Path, tmp_path: Path) -> None:
     repaired = msgflow.repair(data)
     assert repaired.history == cli_repair.stdout
     cli_report = json.loads(report_path.read_text())
-    assert list(repaired.changes) == cli_report["changes"]
-    assert list(repaired.remaining) == cli_report["remaining"]
+    # Compared as JSON text: a change may quote a tool result holding NaN, which is unequal to itself.
+    assert _text(list(repaired.changes)) == _text(cli_report["changes"])
+    assert _text(list(repaired.remaining)) == _text(cli_report["remaining"])
 
 
 HISTORY_FILES = sorted((FIXTURES / "v2_68").glob("*.json")) + REALWORLD_FILES
@@ -93,7 +98,7 @@ def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> Non
     else:
         trimmed = msgflow.trim(data, max_tokens=budget, clamp_parts=4000)
         assert trimmed.history == cli_trim.stdout
-        assert trimmed.report == json.loads(report_path.read_text())
+        assert _text(trimmed.report) == _text(json.loads(report_path.read_text()))
         assert trimmed.tokens_after <= budget
 
     for provider in ("anthropic", "openai-chat", "openai-responses"):
