@@ -20,7 +20,7 @@ def msgflow_bin() -> str:
     """The `msgflow` binary the parity tests compare with (`.ci/python-tests` sets MSGFLOW_BIN)."""
     path = os.environ.get("MSGFLOW_BIN") or shutil.which("msgflow")
     if not path:
-        pytest.fail("set MSGFLOW_BIN to the msgflow binary (cargo build --release -p msgflow-cli)")
+        pytest.fail("set MSGFLOW_BIN to the msgflow binary (cargo build -p msgflow-cli)")
     return path
 
 
