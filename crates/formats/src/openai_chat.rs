@@ -176,6 +176,12 @@ impl Reader<'_> {
     }
 
     fn request_part(&mut self, part: ModelRequestPart, path: &str) {
+        let is_result = is_tool_result(&part);
+        // pydantic-ai sends a request's tool results ahead of its other parts: a result after a
+        // prompt begins the next request.
+        if is_result && self.request.iter().any(|part| !is_tool_result(part)) {
+            self.flush_request();
+        }
         if self.request_path.is_none() {
             self.request_path = Some(path.to_owned());
         }
@@ -447,6 +453,8 @@ impl Reader<'_> {
         let content_path = format!("{path}.content");
         match object.get("content").unwrap_or(&Value::Null) {
             Value::Null => {}
+            // An empty string is an empty text part (the export writes `null` when there is none).
+            Value::String(text) if text.is_empty() => parts.push(ModelResponsePart::Text(TextPart::new(String::new()))),
             Value::String(text) => parts.extend(split_thinking(text)),
             Value::Array(items) => {
                 for (index, item) in items.iter().enumerate() {
@@ -577,6 +585,14 @@ impl Reader<'_> {
     }
 }
 
+fn is_tool_result(part: &ModelRequestPart) -> bool {
+    match part {
+        ModelRequestPart::ToolReturn(_) => true,
+        ModelRequestPart::RetryPrompt(retry) => retry.tool_name.get().is_some(),
+        _ => false,
+    }
+}
+
 /// A function's name and arguments: a string as it came (pydantic-ai keeps the text, invalid JSON
 /// included), an object as it is.
 fn function(value: &Value, path: &str) -> Result<(String, RawJson), ShapeError> {
@@ -622,36 +638,66 @@ fn tool_result(name: String, text: String, id: Option<String>) -> ModelRequestPa
 }
 
 /// `split_content_into_text_and_thinking` with the default tags, thinking marked as
-/// `map_chat_content` marks it (`id='content'`, the provider's name).
+/// `map_chat_content` marks it (`id='content'`, the provider's name), undoing what the export
+/// adds around each part: the newline inside each tag and the blank line between parts (a
+/// response's parts are joined by one).
 fn split_thinking(content: &str) -> Vec<ModelResponsePart> {
     const START: &str = "<think>";
     const END: &str = "</think>";
     let mut parts = Vec::new();
     let mut rest = content;
+    let mut after_thinking = false;
     while let Some(start) = rest.find(START) {
-        let before = &rest[..start];
-        if !before.is_empty() {
-            parts.push(ModelResponsePart::Text(TextPart::new(before.to_owned())));
+        if let Some(text) = text_between(&rest[..start], after_thinking, true) {
+            parts.push(ModelResponsePart::Text(TextPart::new(text.to_owned())));
         }
         rest = &rest[start + START.len()..];
         match rest.find(END) {
             Some(end) => {
-                let mut thinking = ThinkingPart::new(rest[..end].to_owned());
+                let inner = &rest[..end];
+                let inner = inner
+                    .strip_prefix('\n')
+                    .and_then(|inner| inner.strip_suffix('\n'))
+                    .unwrap_or(inner);
+                let mut thinking = ThinkingPart::new(inner.to_owned());
                 thinking.id = Field::Present("content".to_owned());
                 thinking.provider_name = Field::Present(SYSTEM.to_owned());
                 parts.push(ModelResponsePart::Thinking(thinking));
                 rest = &rest[end + END.len()..];
+                after_thinking = true;
             }
             None => {
                 parts.push(ModelResponsePart::Text(TextPart::new(rest.to_owned())));
                 rest = "";
+                after_thinking = false;
             }
         }
     }
-    if !rest.is_empty() {
-        parts.push(ModelResponsePart::Text(TextPart::new(rest.to_owned())));
+    if let Some(text) = text_between(rest, after_thinking, false) {
+        parts.push(ModelResponsePart::Text(TextPart::new(text.to_owned())));
     }
     parts
+}
+
+/// The text part a segment of an assistant `content` around thinking tags holds, if any: the
+/// segment without the blank lines that join it to a thinking part before and after it (an empty
+/// text part still leaves its separators).
+fn text_between(segment: &str, after_thinking: bool, before_thinking: bool) -> Option<&str> {
+    const JOIN: &str = "\n\n";
+    match (after_thinking, before_thinking) {
+        (true, true) if segment == JOIN => None,
+        (_, _) if segment.is_empty() => None,
+        _ => {
+            let mut text = segment;
+            if after_thinking {
+                text = text.strip_prefix(JOIN).unwrap_or(text);
+            }
+            if before_thinking {
+                text = text.strip_suffix(JOIN).unwrap_or(text);
+            }
+            Some(text)
+        }
+    }
 }
 
 /// The texts of a `content`: a string, or an array of `text` parts. `null` is allowed (as no
