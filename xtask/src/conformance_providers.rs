@@ -366,7 +366,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     bail!("{} of the provider exports differ from pydantic-ai's", failures.len())
 }
 
-fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -> Result<()> {
+pub(crate) fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }

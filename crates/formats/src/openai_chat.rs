@@ -28,6 +28,19 @@ const SYSTEM: &str = "openai";
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 /// `RetryPromptPart.model_response`'s opening for a retry that answers no tool call.
 const RETRY_PREFIX: &str = "Validation feedback:\n";
+/// The keys of an assistant message with a meaning of their own.
+const ASSISTANT_KEYS: [&str; 10] = [
+    "role",
+    "content",
+    "name",
+    "tool_calls",
+    "function_call",
+    "refusal",
+    "annotations",
+    "audio",
+    "reasoning",
+    "reasoning_content",
+];
 /// The thinking fields `_process_thinking` reads, in its order.
 const THINKING_FIELDS: [&str; 2] = ["reasoning", "reasoning_content"];
 
@@ -200,18 +213,7 @@ impl Reader<'_> {
         let known: &[&str] = match role {
             "system" | "developer" => &["role", "content", "name"],
             "user" => &["role", "content", "name"],
-            "assistant" => &[
-                "role",
-                "content",
-                "name",
-                "tool_calls",
-                "function_call",
-                "refusal",
-                "annotations",
-                "audio",
-                "reasoning",
-                "reasoning_content",
-            ],
+            "assistant" => &ASSISTANT_KEYS,
             "tool" => &["role", "content", "tool_call_id"],
             "function" => &["role", "content", "name"],
             other => {
@@ -222,7 +224,10 @@ impl Reader<'_> {
             }
         };
         for (key, value) in object {
-            if !known.contains(&key.as_str()) && !value.is_null() {
+            // Any other text field of an assistant message is a thinking field (`_process_thinking`
+            // with `openai_chat_thinking_field` naming it; the export writes it by the part's id).
+            let thinking_field = role == "assistant" && value.is_string();
+            if !known.contains(&key.as_str()) && !value.is_null() && !thinking_field {
                 self.loss(
                     LossKind::Dropped,
                     format!("{path}.{key}"),
@@ -438,9 +443,14 @@ impl Reader<'_> {
     fn assistant(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
         let mut parts = Vec::new();
         let mut response_details = Map::new();
-        for field in THINKING_FIELDS {
+        let custom_fields = object
+            .iter()
+            .filter(|(key, value)| value.is_string() && !ASSISTANT_KEYS.contains(&key.as_str()))
+            .map(|(key, _)| key.as_str());
+        for field in THINKING_FIELDS.into_iter().chain(custom_fields) {
             match object.get(field) {
-                Some(Value::String(text)) if !text.is_empty() => {
+                // An empty `reasoning` or `reasoning_content` is the export's backfill, not a part.
+                Some(Value::String(text)) if !text.is_empty() || !THINKING_FIELDS.contains(&field) => {
                     let mut thinking = ThinkingPart::new(text.clone());
                     thinking.id = Field::Present(field.to_owned());
                     thinking.provider_name = Field::Present(SYSTEM.to_owned());
