@@ -104,8 +104,8 @@ impl Report {
 /// Reports every difference between `original` (a history's JSON) and `back` (the same history
 /// after a trip through a format), at its path in `original`.
 ///
-/// A key one side writes as `null` and the other leaves out is no difference (pydantic-ai reads
-/// both as the default). Tool-call `args` and tool-return `content` that come back as the JSON text
+/// A key the original leaves out and the other side writes with pydantic-ai's default for it
+/// (`null`, `complete`, an all-zero usage) is no difference: pydantic-ai loads both alike. Tool-call `args` and tool-return `content` that come back as the JSON text
 /// of the original value are reported as changed, not dropped.
 pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut Report) {
     let mut path = String::from("$");
@@ -178,7 +178,7 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
                 path.truncate(length);
             }
             for (key, right_value) in right {
-                if !left.contains_key(key) && !right_value.is_null() {
+                if !left.contains_key(key) && !is_default(right_value) {
                     let length = path.len();
                     push_key(path, key);
                     report.push(
@@ -223,6 +223,19 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
             path.clone(),
             format!("the value of a `{owner}`"),
         ),
+    }
+}
+
+/// Whether a value is the default pydantic-ai fills in for a key left out (`null`, zero, empty,
+/// `complete`, or an object of such values, as an all-zero usage).
+fn is_default(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(flag) => !flag,
+        Value::Number(number) => number.as_f64() == Some(0.0),
+        Value::String(text) => text.is_empty() || text == "complete",
+        Value::Array(items) => items.is_empty(),
+        Value::Object(object) => object.values().all(is_default),
     }
 }
 
