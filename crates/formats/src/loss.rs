@@ -198,8 +198,8 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
                 diff_at(left_value, right_value, path, owner, document, report);
                 path.truncate(length);
             }
-            for index in right.len()..left.len() {
-                let what = kind_of(&left[index]).unwrap_or(owner);
+            for (index, missing) in left.iter().enumerate().skip(right.len()) {
+                let what = kind_of(missing).unwrap_or(owner);
                 report.push(
                     LossKind::Dropped,
                     document,

@@ -239,8 +239,7 @@ impl Reader<'_> {
             }
         }
         if role != "function" && role != "assistant" {
-            if let Some(name) = object.get("name").filter(|name| !name.is_null()) {
-                let _ = name;
+            if object.get("name").is_some_and(|name| !name.is_null()) {
                 self.loss(
                     LossKind::Dropped,
                     format!("{path}.name"),
@@ -283,7 +282,7 @@ impl Reader<'_> {
                         String::new()
                     }
                 };
-                let part = tool_result(name, text, Some(id));
+                let part = tool_result(name, text, id);
                 self.request_part(part, path);
             }
             _ => {
@@ -302,7 +301,7 @@ impl Reader<'_> {
                     Some(at) => self.legacy_calls.remove(at).1,
                     None => self.invent_id(path),
                 };
-                self.request_part(tool_result(name, text, Some(id)), path);
+                self.request_part(tool_result(name, text, id), path);
             }
         }
         Ok(())
@@ -631,17 +630,17 @@ fn function(value: &Value, path: &str) -> Result<(String, RawJson), ShapeError> 
 
 /// A tool message's text made back into what pydantic-ai mapped to it: a retry prompt when it ends
 /// as `RetryPromptPart.model_response` ends, else a tool return.
-fn tool_result(name: String, text: String, id: Option<String>) -> ModelRequestPart {
+fn tool_result(name: String, text: String, id: String) -> ModelRequestPart {
     match text.strip_suffix(RETRY_SUFFIX) {
         Some(feedback) => {
             let mut retry = RetryPromptPart::new(RawJson::string(feedback));
             retry.tool_name = Field::Present(name);
-            retry.tool_call_id = id.map_or(Field::Absent, Field::Present);
+            retry.tool_call_id = Field::Present(id);
             ModelRequestPart::RetryPrompt(retry)
         }
         None => {
             let mut part = ToolReturnPart::new(name, RawJson::string(&text));
-            part.tool_call_id = id.map_or(Field::Absent, Field::Present);
+            part.tool_call_id = Field::Present(id);
             ModelRequestPart::ToolReturn(part)
         }
     }
