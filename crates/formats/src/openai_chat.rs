@@ -238,14 +238,12 @@ impl Reader<'_> {
                 );
             }
         }
-        if role != "function" && role != "assistant" {
-            if object.get("name").is_some_and(|name| !name.is_null()) {
-                self.loss(
-                    LossKind::Dropped,
-                    format!("{path}.name"),
-                    format!("`name` of a `{role}` message (parts carry no author name)"),
-                );
-            }
+        if role != "function" && role != "assistant" && object.get("name").is_some_and(|name| !name.is_null()) {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.name"),
+                format!("`name` of a `{role}` message (parts carry no author name)"),
+            );
         }
         let content = object.get("content").unwrap_or(&Value::Null);
         let content_path = format!("{path}.content");
