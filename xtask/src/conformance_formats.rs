@@ -13,7 +13,6 @@
 //! and map it to the messages msgflow's `to` gives.
 
 use std::path::Path;
-use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use msgflow_formats::{openai_chat, Report};
@@ -134,28 +133,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         lines.push('\n');
     }
     std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
-    let out_path = dir.join("oracle.jsonl");
-    let output = Command::new(python)
-        .arg(root.join("oracle/providers_oracle.py"))
-        .args(["--models", "openai-chat", "--cases"])
-        .arg(&cases_path)
-        .arg("--out")
-        .arg(&out_path)
-        .current_dir(root.join("oracle"))
-        .output()
-        .context("running oracle/providers_oracle.py")?;
-    if !output.status.success() {
-        bail!(
-            "providers_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let oracle: Vec<Value> = std::fs::read_to_string(&out_path)?
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .context("reading the oracle's output")?;
+    let oracle =
+        crate::conformance_providers::run_oracle(python, &cases_path, &dir.join("oracle.jsonl"), &["openai-chat"])?;
     if oracle.len() != cases.len() {
         bail!("the oracle answered {} of {} cases", oracle.len(), cases.len());
     }
