@@ -14,6 +14,8 @@
 //! * [`media`]: file items built in Rust exactly as pydantic-ai builds them (`msgflow_media`).
 //! * [`providers`]: the request pydantic-ai would send to Anthropic or OpenAI for a history, and
 //!   each provider's rules (`msgflow_providers`).
+//! * [`formats`]: conversions between histories and the formats around pydantic-ai (OpenAI Chat
+//!   messages), reporting what each drops or invents (`msgflow_formats`).
 //! * [`stream`]: pydantic-ai's streaming parts manager, event logs back to messages, interrupted
 //!   streams (`msgflow_stream`).
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
@@ -38,6 +40,7 @@
 pub use msgflow_adapter as adapter;
 pub use msgflow_canonical as canonical;
 pub use msgflow_context as context;
+pub use msgflow_formats as formats;
 pub use msgflow_media as media;
 pub use msgflow_providers as providers;
 pub use msgflow_registry as registry;

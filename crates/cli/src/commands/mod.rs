@@ -4,6 +4,7 @@
 mod assemble;
 mod check;
 mod convert;
+mod convert_format;
 mod export;
 mod fmt;
 mod media;
@@ -102,6 +103,14 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             let command = export::Export { to: args.to, options };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+        }
+        Command::ConvertFormat(args) => {
+            let command = convert_format::ConvertFormat {
+                from: args.from,
+                to: args.to,
+                strict: args.strict,
+            };
+            runner::run(&command, &args.input, &report_destination(args.output.clone()))
         }
         Command::Trim(args) => trim_command(&args),
         Command::Media(args) => {
