@@ -116,6 +116,18 @@ def check_markers(history: Path, *extra: str) -> Counter:
     return Counter((violation["message_index"], violation.get("part_index")) for violation in report["violations"])
 
 
+def open_history(browser, tmp_path: Path, history: list[dict], name: str, *extra: str) -> harness.Opened:
+    """Writes `history` as NAME.json, its page with `show --html EXTRA`, and opens the page with no
+    console error and no request."""
+    source = tmp_path / f"{name}.json"
+    source.write_text(json.dumps(history))
+    out = tmp_path / f"{name}.html"
+    show_html(source, out, *extra)
+    opened = browser.open(out)
+    assert_clean(opened)
+    return opened
+
+
 def test_the_example_renders_with_every_message_call_and_link(browser, tmp_path):
     out = tmp_path / "example.html"
     show_html(EXAMPLE, out)
@@ -127,18 +139,13 @@ def test_the_example_renders_with_every_message_call_and_link(browser, tmp_path)
 
 def test_check_markers_are_where_check_puts_them(browser, tmp_path):
     history = json.loads(EXAMPLE.read_text())
-    # An orphan result, an empty message and a duplicate call id besides the example's dangling calls.
+    # An orphan result and an empty message besides the example's dangling calls.
     history.insert(1, {"kind": "request", "parts": [
         {"part_kind": "tool-return", "tool_name": "ghost", "content": "no call made me", "tool_call_id": "ghost-1"}]})
     history.append({"kind": "response", "parts": []})
     history.append({"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "go on"}]})
-    source = tmp_path / "problems.json"
-    source.write_text(json.dumps(history))
-    out = tmp_path / "problems.html"
-    show_html(source, out)
-    opened = browser.open(out)
-    assert_clean(opened)
-    expected = check_markers(source)
+    opened = open_history(browser, tmp_path, history, "problems")
+    expected = check_markers(tmp_path / "problems.json")
     assert sum(expected.values()) >= 4
     assert page_markers(opened) == expected
     assert_counts_match(opened, history)
@@ -149,12 +156,8 @@ def test_provider_markers_are_where_check_provider_puts_them(browser, tmp_path, 
     history = json.loads(EXAMPLE.read_text())
     # Whitespace-only assistant text and an empty user prompt: what providers refuse.
     history[1]["parts"].insert(1, {"part_kind": "text", "content": "  \n "})
+    opened = open_history(browser, tmp_path, history, "provider", "--provider", provider)
     source = tmp_path / "provider.json"
-    source.write_text(json.dumps(history))
-    out = tmp_path / "provider.html"
-    show_html(source, out, "--provider", provider)
-    opened = browser.open(out)
-    assert_clean(opened)
     expected = check_markers(source) + check_markers(source, "--provider", provider)
     assert page_markers(opened) == expected
 
@@ -365,13 +368,7 @@ def test_media_are_inline_or_downloads_and_urls_are_never_fetched(browser, tmp_p
         {"kind": "binary", "data": PNG_1X1, "media_type": "image/png", "identifier": "dot.png"},
         {"kind": "binary", "data": PDF, "media_type": "application/pdf", "identifier": "spec.pdf"},
     ]}]})
-    source = tmp_path / "media.json"
-    source.write_text(json.dumps(history))
-    out = tmp_path / "media.html"
-    show_html(source, out)
-    opened = browser.open(out)
-    assert_clean(opened)
-    page = opened.page
+    page = open_history(browser, tmp_path, history, "media").page
     # The image decoded from its data: URL (the policy allows data: images and nothing else).
     assert page.evaluate(
         "() => Array.from(document.querySelectorAll('img.inline-image')).map(img => img.naturalWidth)"
