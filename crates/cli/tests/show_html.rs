@@ -1,5 +1,5 @@
 //! `msgflow show --html`: one page per input, the markers `check` finds, a batch's index, and
-//! the input left untouched. The pages themselves are opened in Chromium by python/browser/.
+//! the input left untouched. The pages themselves are opened in Chromium by tests/browser/.
 
 use std::fs;
 use std::path::{Path, PathBuf};

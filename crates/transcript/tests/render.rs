@@ -1,5 +1,5 @@
 //! The page of the shipped example and of hostile histories, checked on its markup (the browser
-//! tests in python/browser/ check it rendered).
+//! tests in tests/browser/ check it rendered).
 
 use msgflow_transcript::{render, render_index, IndexEntry, Marker, Options, Summary, TokenCounts};
 

@@ -1,6 +1,6 @@
 //! The transcript rows of `cargo xtask bench`: the time `msgflow show --html` takes to write the
 //! page of the 10,000-message benchmark history (target < 1 s, whole process), and how usable that
-//! page is in headless Chromium (`python/browser/measure.py`: load, search filter, scroll).
+//! page is in headless Chromium (`tests/browser/measure.py`: load, search filter, scroll).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -100,7 +100,7 @@ pub fn run(root: &Path, cli: &Path, history: &Path, bench_dir: &Path, runs: u32)
             );
             let _ = writeln!(
                 report,
-                "\nBrowser: {}, through Playwright (`python/browser/measure.py`); the filter's time includes \
+                "\nBrowser: {}, through Playwright (`tests/browser/measure.py`); the filter's time includes \
                  the search box's 150 ms debounce. The browser rows have no target but that the page opens \
                  and answers; they are kept to see changes.",
                 browser.chromium
@@ -119,20 +119,20 @@ pub fn run(root: &Path, cli: &Path, history: &Path, bench_dir: &Path, runs: u32)
     Ok(report)
 }
 
-/// Runs `python/browser/measure.py` with the browser tests' venv (`.ci/browser-tests` makes it).
+/// Runs `tests/browser/measure.py` with the browser tests' venv (`.ci/browser-tests` makes it).
 fn browser_times(root: &Path, page: &Path, runs: u32) -> Result<BrowserTimes> {
     let python = root.join("target/browser-venv/bin/python");
     if !python.exists() {
         bail!("no target/browser-venv: run .ci/browser-tests once to set it up");
     }
     let output = Command::new(&python)
-        .arg(root.join("python/browser/measure.py"))
+        .arg(root.join("tests/browser/measure.py"))
         .arg(page)
         .arg("--runs")
         .arg(runs.to_string())
         .stdin(Stdio::null())
         .output()
-        .context("running python/browser/measure.py")?;
+        .context("running tests/browser/measure.py")?;
     if !output.status.success() {
         bail!("measure.py failed: {}", String::from_utf8_lossy(&output.stderr).trim());
     }
