@@ -25,6 +25,14 @@ impl FileCommand for ConvertFormat {
         self.strict
     }
 
+    /// Input that is not UTF-8 text is no format's (the runner reads it before `process`).
+    fn unreadable_history(&self, err: &msgflow_wire::ParseError) -> Failure {
+        Failure::invalid(
+            format!("not {} input msgflow can convert: {err}", self.from),
+            Some("the input must be UTF-8 JSON or JSON Lines".to_owned()),
+        )
+    }
+
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let text = std::str::from_utf8(source.bytes())
             .map_err(|err| Failure::invalid(format!("the input is not UTF-8: {err}"), None))?;
