@@ -27,24 +27,34 @@ pub fn project_root() -> PathBuf {
 const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
+pub mod oracle_tables;
 mod strategies;
 mod verdict;
 
 /// Runs the generator; with `check`, fails instead of writing when a file is stale.
 pub fn run(check: bool) -> Result<()> {
     let root = project_root();
-    write_or_check(&root, OUTPUT, &generate(&root.join(SCHEMA))?, check)?;
+    write_or_check(&root, OUTPUT, &generate(&root.join(SCHEMA))?, SCHEMA, check)?;
     write_or_check(
         &root,
         strategies::OUTPUT,
         &strategies::generate(&root.join(SCHEMA))?,
+        SCHEMA,
         check,
     )?;
-    verdict::run(&root, &root.join(SCHEMA), check)
+    write_or_check(
+        &root,
+        verdict::OUTPUT,
+        &verdict::generate(&root.join(SCHEMA))?,
+        SCHEMA,
+        check,
+    )?;
+    oracle_tables::run(&root, check)
 }
 
-/// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs.
-fn write_or_check(root: &Path, relative: &str, generated: &str, check: bool) -> Result<()> {
+/// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs
+/// (naming `source`, the file it is generated from).
+fn write_or_check(root: &Path, relative: &str, generated: &str, source: &str, check: bool) -> Result<()> {
     let output = root.join(relative);
     let current = std::fs::read_to_string(&output)
         .unwrap_or_default()
@@ -61,7 +71,7 @@ fn write_or_check(root: &Path, relative: &str, generated: &str, check: bool) -> 
             .header("checked in", "generated")
             .to_string();
         let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
-        bail!("{relative} is stale relative to {SCHEMA}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
+        bail!("{relative} is stale relative to {source}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
     }
     if let Some(parent) = output.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;

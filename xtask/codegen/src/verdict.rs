@@ -31,33 +31,6 @@ use super::{lit, rust_field_name, variant_name, Def, DefKind, Model, PropKind, R
 /// Where the rules are written.
 pub const OUTPUT: &str = "crates/wire/src/verdict/rules.rs";
 
-/// Writes the rules for the schema at `schema_path`; with `check`, fails instead when the
-/// checked-in file differs from them.
-pub fn run(root: &Path, schema_path: &Path, check: bool) -> Result<()> {
-    let generated = generate(schema_path)?;
-    let output = root.join(OUTPUT);
-    let current = std::fs::read_to_string(&output)
-        .unwrap_or_default()
-        .replace("\r\n", "\n");
-    if current == generated {
-        eprintln!("{OUTPUT} is up to date");
-        return Ok(());
-    }
-    if check {
-        let diff = similar::TextDiff::from_lines(&current, &generated);
-        let shown = diff
-            .unified_diff()
-            .context_radius(2)
-            .header("checked in", "generated")
-            .to_string();
-        let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
-        bail!("{OUTPUT} is stale relative to the schema:\n{shown}\nrun `cargo xtask codegen` and commit the result");
-    }
-    std::fs::write(&output, generated).with_context(|| format!("writing {}", output.display()))?;
-    eprintln!("wrote {OUTPUT}");
-    Ok(())
-}
-
 /// The formatted Rust source of the rules for a schema file.
 pub fn generate(schema_path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(schema_path).with_context(|| format!("reading {}", schema_path.display()))?;
