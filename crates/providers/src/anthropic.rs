@@ -35,7 +35,7 @@ const PROFILE: Profile = Profile {
     carries_foreign_thinking: true,
     // Read for OpenAI Chat only.
     thinking_as_text: prepare::ThinkingAsText::All,
-    supported_documents: prepare::ANTHROPIC_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::Only(&["application/pdf", "text/plain"]),
 };
 
 /// Where reasoning Anthropic cannot take back as its own goes (`claude-sonnet-4-5`: a user turn).

@@ -37,7 +37,7 @@ const PROFILE: Profile = Profile {
     args_as_text: true,
     carries_foreign_thinking: false,
     thinking_as_text: ThinkingAsText::WithoutField,
-    supported_documents: prepare::KNOWN_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::AllKnown,
 };
 
 /// The `messages` of a Chat Completions request.

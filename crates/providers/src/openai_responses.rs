@@ -37,7 +37,7 @@ const PROFILE: Profile = Profile {
     carries_foreign_thinking: false,
     // Read for OpenAI Chat only.
     thinking_as_text: prepare::ThinkingAsText::All,
-    supported_documents: prepare::KNOWN_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::AllKnown,
 };
 
 /// The `instructions` and `input` of a Responses request.

@@ -472,7 +472,7 @@ pub(crate) struct Profile {
     pub relocates_tool_files: bool,
     /// `supported_document_media_types`: the known document types the model reads; a tool's file
     /// of another known type is replaced by a note (`unsupported_file_input`).
-    pub supported_documents: &'static [&'static str],
+    pub supported_documents: SupportedDocuments,
     /// Whether the mapping sends a call's arguments as JSON text (`args_as_json_str`, OpenAI's
     /// `arguments`) rather than as an object (Anthropic's `input`).
     pub args_as_text: bool,
@@ -495,21 +495,27 @@ pub(crate) enum ThinkingAsText {
     None,
 }
 
-/// `KNOWN_DOCUMENT_MEDIA_TYPES` (every `DocumentMediaType`), all of which OpenAI's profiles read.
-pub(crate) const KNOWN_DOCUMENTS: &[&str] = &[
-    "application/pdf",
-    "text/plain",
-    "text/csv",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    "text/html",
-    "text/markdown",
-    "application/msword",
-    "application/vnd.ms-excel",
-];
+/// `supported_document_media_types`: which of pydantic-ai's known document types
+/// ([`msgflow_media::is_known_document_media_type`]) a profile reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SupportedDocuments {
+    /// Every known type (OpenAI's profiles).
+    AllKnown,
+    /// These types only (Anthropic's profile: `application/pdf` and `text/plain`).
+    Only(&'static [&'static str]),
+}
 
-/// The document types Anthropic's profile reads (`supported_document_media_types`).
-pub(crate) const ANTHROPIC_DOCUMENTS: &[&str] = &["application/pdf", "text/plain"];
+impl SupportedDocuments {
+    /// Whether a file of `media_type` is a known document type the profile leaves out, which
+    /// `unsupported_file_input` replaces by a note.
+    fn refuses(self, media_type: &str) -> bool {
+        msgflow_media::is_known_document_media_type(media_type)
+            && match self {
+                SupportedDocuments::AllKnown => false,
+                SupportedDocuments::Only(types) => !types.contains(&media_type),
+            }
+    }
+}
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
@@ -2499,10 +2505,7 @@ fn unsupported_file_input(media_type: &str, profile: Profile) -> Option<String> 
         Some("audio files".to_owned())
     } else if msgflow_media::is_video(media_type) {
         Some("video".to_owned())
-    } else if msgflow_media::is_document(media_type)
-        && KNOWN_DOCUMENTS.contains(&media_type)
-        && !profile.supported_documents.contains(&media_type)
-    {
+    } else if msgflow_media::is_document(media_type) && profile.supported_documents.refuses(media_type) {
         Some(format!("{media_type} documents"))
     } else {
         None
@@ -2523,9 +2526,7 @@ fn unsupported_url_input(file: &File, profile: Profile) -> Option<String> {
         UrlKind::Video => Some("video".to_owned()),
         UrlKind::Document => media_type
             .as_deref()
-            .filter(|media_type| {
-                KNOWN_DOCUMENTS.contains(media_type) && !profile.supported_documents.contains(media_type)
-            })
+            .filter(|media_type| profile.supported_documents.refuses(media_type))
             .map(|media_type| format!("{media_type} documents")),
     }
 }

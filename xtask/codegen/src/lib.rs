@@ -52,6 +52,17 @@ pub fn run(check: bool) -> Result<()> {
     oracle_tables::run(&root, check)
 }
 
+/// `true` when a property's schema is a JSON object, or a union (`anyOf`/`oneOf`, at any depth)
+/// one of whose members is: the one answer the verdict rules and the strategies read.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        || schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)
+            .is_some_and(|options| options.iter().any(is_object_schema))
+}
+
 /// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs
 /// (naming `source`, the file it is generated from).
 fn write_or_check(root: &Path, relative: &str, generated: &str, source: &str, check: bool) -> Result<()> {
@@ -1621,6 +1632,24 @@ mod tests {
         if let Err(err) = super::run(true) {
             panic!("{err:#}");
         }
+    }
+
+    #[test]
+    fn a_union_is_an_object_when_a_member_is_at_any_depth() {
+        use serde_json::json;
+        assert!(super::is_object_schema(&json!({"type": "object"})));
+        assert!(super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"type": "object"}]})
+        ));
+        assert!(super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"oneOf": [{"type": "object"}]}]})
+        ));
+        assert!(!super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"type": "string"}]})
+        ));
+        assert!(!super::is_object_schema(
+            &json!({"type": "array", "items": {"type": "object"}})
+        ));
     }
 
     #[test]

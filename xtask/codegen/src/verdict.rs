@@ -145,18 +145,6 @@ fn prop_note(schema: &Value, at: &str) -> Result<PropNote> {
     Ok(note)
 }
 
-/// `true` when the schema (or its non-null member) is a JSON object type.
-fn is_object(schema: &Value) -> bool {
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return true;
-    }
-    schema.get("anyOf").and_then(Value::as_array).is_some_and(|options| {
-        options
-            .iter()
-            .any(|o| o.get("type").and_then(Value::as_str) == Some("object"))
-    })
-}
-
 /// `'a', 'b' or 'c'`, as pydantic lists the literals it expected.
 fn literal_list(values: &[&str]) -> String {
     let quoted: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
@@ -404,7 +392,7 @@ impl Emitter<'_> {
                 })
                 .collect();
             format!("|w, v| {{ w.json_kinds(v, &[{}]); v.check(w) }}", members.join(", "))
-        } else if *ty == Ty::RawJson && is_object(prop_schema) {
+        } else if *ty == Ty::RawJson && super::is_object_schema(prop_schema) {
             "|w, v| { w.dict(v); v.check(w) }".to_owned()
         } else if matches!(ty, Ty::String | Ty::Bool | Ty::F64) {
             ACCEPTED.to_owned()
