@@ -1,6 +1,6 @@
 //! The real-world corpus (`tests/fixtures/realworld/`): 59 histories from public projects that
 //! use pydantic-ai (`PROVENANCE.md` says where each came from), each with pydantic-ai 2.68.0's
-//! answer in `expected-2.68/<name>` (written by `python/verdict_oracle.py realworld`).
+//! answer in `expected-2.68/<name>` (written by `oracle/verdict_oracle.py realworld`).
 //!
 //! * msgflow's loadability verdict equals pydantic-ai's, and for a history both refuse, so do
 //!   the errors' (type, loc).
@@ -76,7 +76,7 @@ fn corpus() -> Vec<Entry> {
             let answer_path = dir.join("expected-2.68").join(&name);
             let text_of_answer = std::fs::read_to_string(&answer_path).unwrap_or_else(|err| {
                 panic!(
-                    "{}: {err} (run python/verdict_oracle.py realworld)",
+                    "{}: {err} (run oracle/verdict_oracle.py realworld)",
                     answer_path.display()
                 )
             });

@@ -2,7 +2,7 @@
 //! ever found between msgflow and pydantic-ai 2.68.0, kept as a fixture: the input
 //! `tests/fixtures/verdict/<name>.json` and pydantic-ai's verdict on it,
 //! `<name>.expected.json` (loadable, errors [{type, loc}], written by
-//! `python/verdict_oracle.py expect`). msgflow's verdict must equal it: loadable or not, and the
+//! `oracle/verdict_oracle.py expect`). msgflow's verdict must equal it: loadable or not, and the
 //! same set of (type, loc) when refused. An input msgflow cannot read at all counts as refused
 //! (with no reasons to compare). For an input pydantic-ai loads, `fmt` must keep its JSON value.
 //!
@@ -442,7 +442,7 @@ fn every_fixture_has_its_test_and_expectation() {
     for name in &inputs {
         assert!(
             dir.join(format!("{name}.expected.json")).is_file(),
-            "{name}: no expected verdict (run python/verdict_oracle.py expect --dir tests/fixtures/verdict)"
+            "{name}: no expected verdict (run oracle/verdict_oracle.py expect --dir tests/fixtures/verdict)"
         );
     }
 }

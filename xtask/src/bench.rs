@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: msgflow side by side with pydantic-ai 2.68.0 and the JSON parsing limit.
 //!
-//! 1. Generates the benchmark histories with `python/bench/gen_history.py` (pydantic-ai's own
+//! 1. Generates the benchmark histories with `oracle/bench/gen_history.py` (pydantic-ai's own
 //!    bytes), cached under `target/bench/` by shape, seed, size and a hash of the generator.
 //! 2. Release-builds `msgflow-bench` (this package's timing binary) and the `msgflow` CLI.
 //! 3. Runs every operation in a fresh process, alternating between pydantic-ai and msgflow on
@@ -422,7 +422,7 @@ fn cli_parts(measurements: &BTreeMap<String, Measurement>) -> Option<Measurement
 
 fn pydantic_command(python: &Path, root: &Path) -> Command {
     let mut command = Command::new(python);
-    command.arg(root.join("python/bench/pydantic_bench.py"));
+    command.arg(root.join("oracle/bench/pydantic_bench.py"));
     command
 }
 
@@ -461,7 +461,7 @@ fn generator_hash(script: &[u8]) -> String {
 
 /// The cached history for `dataset`, generating it first if needed.
 fn generate(root: &Path, python: &Path, bench_dir: &Path, dataset: &Dataset, seed: u64) -> Result<PathBuf> {
-    let script = root.join("python/bench/gen_history.py");
+    let script = root.join("oracle/bench/gen_history.py");
     let script_bytes = fs::read(&script).with_context(|| format!("reading {}", script.display()))?;
     let (size_arg, size_value, size_name) = match dataset.size {
         Size::Scale(factor) => ("--scale", factor.to_string(), format!("x{factor}")),

@@ -1,7 +1,7 @@
 //! `cargo xtask codegen`: refreshes the tables only Python knows, then runs xtask-codegen.
 //!
-//! Without `--check` the oracle scripts of `xtask/codegen/oracle/` print their tables with pydantic-ai
-//! 2.68.0 in `target/venv` and the JSON lands in `xtask/codegen/data/`; xtask-codegen then renders every
+//! Without `--check` the oracle scripts of `xtask/codegen/tables/` print their tables with pydantic-ai
+//! 2.68.0 in `target/venv` and the JSON lands in `xtask/codegen/tables/`; xtask-codegen then renders every
 //! generated Rust file (from the schema and from that JSON). With `--check` nothing runs in Python: the
 //! checked-in files are compared with what the generators write from checked-in inputs (the same check
 //! as xtask-codegen's freshness test in `cargo test`). `cargo xtask conformance` checks the JSON against
@@ -51,7 +51,7 @@ fn print_table(python: &Path, table: &Table) -> Result<String> {
     let root = project_root();
     let output = Command::new(python)
         .arg(root.join(table.script))
-        .env("PYTHONPATH", root.join("python"))
+        .env("PYTHONPATH", root.join("oracle"))
         .output()
         .with_context(|| format!("running {}", table.script))?;
     if !output.status.success() {

@@ -1,5 +1,5 @@
 //! `cargo xtask conformance [--count N] [--seed S]`: live differential checks against
-//! pydantic-ai 2.68.0 (the oracle scripts in `python/`, run in the pinned venv).
+//! pydantic-ai 2.68.0 (the oracle scripts in `oracle/`, run in the pinned venv).
 //!
 //! 1. **pydantic-ai -> msgflow.** `conformance.py gen-histories` writes random valid histories
 //!    with pydantic-ai; msgflow must parse each and write it back byte for byte.
@@ -8,7 +8,8 @@
 //!    one accepted and re-dumped by pydantic-ai to the same bytes (so msgflow wrote every key
 //!    pydantic-ai writes, in its order and spelling).
 //! 3. **Media types and identifiers** (`media_conformance`).
-//! 4. Further checks (canonical form, repair).
+//! 4. Further checks (canonical form, repair, provider exports, the real-world corpora beside
+//!    the checkout, ...).
 //!
 //! Every check runs even when an earlier one fails; the task exits non-zero when any failed.
 //! Scratch files go to `target/conformance/`.
@@ -43,7 +44,7 @@ pub struct Args {
     #[arg(long)]
     only: Option<String>,
     /// Copy one input per verdict disagreement to `tests/fixtures/verdict/` with its expected
-    /// verdict (`python/verdict_oracle.py expect`).
+    /// verdict (`oracle/verdict_oracle.py expect`).
     #[arg(long)]
     record_verdict_fixtures: bool,
 }
@@ -111,6 +112,10 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "realworld corpora: verdict, fmt, repair, export and trim equal pydantic-ai's",
+        || crate::conformance_realworld::run(&crate::venv::providers_python()?, &work),
+    ));
+    results.push(check(
         "streaming: pydantic-ai's parts manager and run_stream_events logs",
         || {
             let seed = head_seed(args.seed)?;
@@ -119,7 +124,7 @@ pub fn run(args: &Args) -> Result<()> {
     ));
 
     results.push(check(
-        "the Unicode and media tables of xtask/codegen/data/ are what Python 3.11 and pydantic-ai print",
+        "the Unicode and media tables of xtask/codegen/tables/ are what Python 3.11 and pydantic-ai print",
         || crate::codegen::oracle_tables_are_fresh(&python),
     ));
     results.push(check(
@@ -183,17 +188,17 @@ pub(crate) fn fresh_dir(path: &Path) -> Result<()> {
     std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))
 }
 
-/// Runs `python/conformance.py` with `args` from the project root.
+/// Runs `oracle/conformance.py` with `args` from the project root.
 fn run_oracle(python: &Path, args: &[&str]) -> Result<()> {
     let output = Command::new(python)
-        .arg(project_root().join("python/conformance.py"))
+        .arg(project_root().join("oracle/conformance.py"))
         .args(args)
         .current_dir(project_root())
         .output()
-        .with_context(|| format!("running {} python/conformance.py", python.display()))?;
+        .with_context(|| format!("running {} oracle/conformance.py", python.display()))?;
     if !output.status.success() {
         bail!(
-            "python/conformance.py {} failed ({}):\n{}{}",
+            "oracle/conformance.py {} failed ({}):\n{}{}",
             args.join(" "),
             output.status,
             String::from_utf8_lossy(&output.stdout),
@@ -418,7 +423,7 @@ pub(crate) fn seeded_runner(seed: u64) -> TestRunner {
 
 /// pydantic-ai's `dump_json(validate_json(file))`, for showing a difference.
 fn python_redump(python: &Path, path: &Path) -> Result<Vec<u8>> {
-    const SCRIPT: &str = "import sys\nsys.path.insert(0, 'python')\nimport oracle_common\nfrom pydantic_ai.messages import ModelMessagesTypeAdapter as A\ndata = open(sys.argv[1], 'rb').read()\nsys.stdout.buffer.write(A.dump_json(A.validate_json(data)))\n";
+    const SCRIPT: &str = "import sys\nsys.path.insert(0, 'oracle')\nimport oracle_common\nfrom pydantic_ai.messages import ModelMessagesTypeAdapter as A\ndata = open(sys.argv[1], 'rb').read()\nsys.stdout.buffer.write(A.dump_json(A.validate_json(data)))\n";
     let output = Command::new(python)
         .arg("-c")
         .arg(SCRIPT)

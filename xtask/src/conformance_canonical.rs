@@ -5,7 +5,7 @@
 //! prompts with multimodal items, tool calls with object and string arguments, tool returns with
 //! every outcome, retry feedback, files, builtin tool calls and returns), converts them with
 //! `msgflow_adapter::from_canonical_history`, writes `work/canonical-built/hist-<i>.json` and asks
-//! `python/conformance.py roundtrip-dir` about each file.
+//! `oracle/conformance.py roundtrip-dir` about each file.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,7 +37,7 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
     let root = crate::project_root();
     let status = Command::new(python)
         .current_dir(&root)
-        .arg("python/conformance.py")
+        .arg("oracle/conformance.py")
         .arg("roundtrip-dir")
         .arg("--dir")
         .arg(&dir)
@@ -46,7 +46,7 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
         .status()
         .with_context(|| format!("cannot run {}", python.display()))?;
     if !status.success() {
-        bail!("python/conformance.py roundtrip-dir failed ({status})");
+        bail!("oracle/conformance.py roundtrip-dir failed ({status})");
     }
     let report: Vec<Value> = serde_json::from_slice(
         &std::fs::read(&report_path).with_context(|| format!("cannot read {}", report_path.display()))?,
@@ -348,7 +348,7 @@ mod tests {
         }
     }
 
-    /// The live check (needs the venv: `python3 python/setup_venv.py --venv target/venv ...`).
+    /// The live check (needs the venv: `python3 oracle/setup_venv.py --venv target/venv ...`).
     #[test]
     #[ignore = "runs pydantic-ai from target/venv"]
     fn pydantic_ai_accepts_canonical_built_histories() {

@@ -1,6 +1,6 @@
 //! The context check of `cargo xtask conformance`: msgflow-context's `clear_like_harness` and
 //! `clamp_like_harness` must write exactly what pydantic-ai-harness 0.62.0's `ClearToolResults`
-//! and `ClampOversizedMessages` `compact` dump (`python/context_oracle.py`, in
+//! and `ClampOversizedMessages` `compact` dump (`oracle/context_oracle.py`, in
 //! `target/venv-context`), on every pydantic-ai 2.68.0 fixture and on random pydantic-flavour
 //! histories, each with several parameter sets. The histories and parameters are drawn from a
 //! seed (the git HEAD commit id unless `--seed` is given), printed so that a failure reproduces.
@@ -135,7 +135,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     std::fs::write(work.join("context-cases.jsonl"), &input)?;
-    let stdout = crate::conformance::pipe_through(python, "python/context_oracle.py", &[], input)?;
+    let stdout = crate::conformance::pipe_through(python, "oracle/context_oracle.py", &[], input)?;
 
     let mut failures = Vec::new();
     let mut changed = 0;

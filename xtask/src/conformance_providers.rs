@@ -2,7 +2,7 @@
 //! fixture, thousands of seeded histories built from the parts msgflow exports, and arbitrary
 //! pydantic-ai histories (`msgflow_wire::arbitrary`, `Flavour::Pydantic`) are exported by
 //! msgflow-providers to each provider and compared, as JSON values, with what pydantic-ai 2.68.0's
-//! own models build (`python/providers_oracle.py`, one process for the whole batch, in the
+//! own models build (`oracle/providers_oracle.py`, one process for the whole batch, in the
 //! `target/venv-providers` venv with the `anthropic` and `openai` extras).
 //!
 //! * msgflow exports and pydantic-ai builds a request: the two must be equal.
@@ -136,14 +136,14 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
     let out_path = dir.join("oracle.jsonl");
     let output = Command::new(python)
-        .arg(root.join("python/providers_oracle.py"))
+        .arg(root.join("oracle/providers_oracle.py"))
         .arg("--cases")
         .arg(&cases_path)
         .arg("--out")
         .arg(&out_path)
-        .current_dir(root.join("python"))
+        .current_dir(root.join("oracle"))
         .output()
-        .context("running python/providers_oracle.py")?;
+        .context("running oracle/providers_oracle.py")?;
     if !output.status.success() {
         bail!(
             "providers_oracle.py failed ({}):\n{}",
@@ -175,7 +175,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut outside = BTreeMap::<String, (usize, usize)>::new();
     let mut failures = Vec::new();
     // Each provider with its default profile, and OpenAI Chat with each thinking mode msgflow
-    // offers (`python/providers_oracle.py` builds a model per mode with the same names).
+    // offers (`oracle/providers_oracle.py` builds a model per mode with the same names).
     let mut targets: Vec<(String, Provider, ExportOptions)> = Provider::EXPORTABLE
         .into_iter()
         .map(|provider| (provider.name().to_owned(), provider, ExportOptions::default()))

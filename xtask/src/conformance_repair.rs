@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use msgflow_sanitize::{
-    repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions, PYDANTIC_AI_SYNTHESIZED_CONTENT,
-};
+use msgflow_sanitize::{repair, upgrade_legacy_retry_prompts, LegacyUpgrade, RepairOptions};
 use serde_json::Value;
 
 /// The gen-broken seed (the committed cases in tests/fixtures/repair use seed 1).
@@ -29,7 +27,7 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
     }
-    let script = crate::project_root().join("python/conformance.py");
+    let script = crate::project_root().join("oracle/conformance.py");
     let status = Command::new(python)
         .arg(&script)
         .args([
@@ -66,7 +64,6 @@ pub fn run(python: &Path, work: &Path) -> Result<()> {
             let expected_path = with_suffix(&case, suffix);
             let expected = read(&expected_path)?;
             let options = RepairOptions {
-                content: PYDANTIC_AI_SYNTHESIZED_CONTENT.to_owned(),
                 repair_last_response,
                 ..RepairOptions::default()
             };

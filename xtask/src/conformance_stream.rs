@@ -75,11 +75,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
 
 /// Runs `stream_oracle.py` with `args`, keeping its output in `work/stream-<name>.jsonl`.
 fn oracle(python: &Path, work: &Path, args: &[&str], name: &str) -> Result<String> {
-    let script = project_root().join("python/stream_oracle.py");
+    let script = project_root().join("oracle/stream_oracle.py");
     let output = Command::new(python)
         .arg(&script)
         .args(args)
-        .current_dir(project_root().join("python"))
+        .current_dir(project_root().join("oracle"))
         .output()
         .with_context(|| format!("running {}", script.display()))?;
     if !output.status.success() {

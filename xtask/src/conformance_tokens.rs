@@ -1,7 +1,7 @@
 //! The token check of `cargo xtask conformance`: msgflow's token counter (tiktoken-rs's
 //! `o200k_base` and `cl100k_base`) must give, token for token, what Python `tiktoken` gives on
 //! the same text, with Python's cache seeded from the vocabulary files tiktoken-rs ships
-//! (`python/tokens_oracle.py`, in `target/venv-providers`; nothing is downloaded, and tiktoken
+//! (`oracle/tokens_oracle.py`, in `target/venv-providers`; nothing is downloaded, and tiktoken
 //! checks each file against the hash OpenAI publishes for it).
 //!
 //! The texts: every string value and the whole text of each pydantic-ai 2.68.0 fixture and
@@ -96,7 +96,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         OsStr::new("--cache"),
         cache.as_os_str(),
     ];
-    let stdout = crate::conformance::pipe_through(python, "python/tokens_oracle.py", &args, input)?;
+    let stdout = crate::conformance::pipe_through(python, "oracle/tokens_oracle.py", &args, input)?;
 
     let mut failures = Vec::new();
     let mut answers = 0;

@@ -456,14 +456,14 @@ fn open_fixtures() -> Result<BTreeSet<String>> {
 fn bases(python: &Path, dir: &Path, seed: u64) -> Result<Vec<(String, Json)>> {
     let pydantic_dir = dir.join("bases-pydantic");
     let status = Command::new(python)
-        .arg(project_root().join("python/conformance.py"))
+        .arg(project_root().join("oracle/conformance.py"))
         .args(["gen-histories", "--seed", &seed.to_string(), "--count"])
         .arg(PYDANTIC_BASES.to_string())
         .arg("--out")
         .arg(&pydantic_dir)
         .current_dir(project_root())
         .status()
-        .context("running python/conformance.py gen-histories")?;
+        .context("running oracle/conformance.py gen-histories")?;
     if !status.success() {
         bail!("conformance.py gen-histories failed ({status})");
     }
@@ -588,15 +588,15 @@ fn judge_pydantic(python: &Path, dir: &Path, cases: &[Case]) -> Result<BTreeMap<
     std::fs::write(&manifest_path, serde_json::to_vec(&manifest)?)?;
     let report_path = dir.join("pydantic.json");
     let output = Command::new(python)
-        .arg(project_root().join("python/verdict_oracle.py"))
+        .arg(project_root().join("oracle/verdict_oracle.py"))
         .arg("judge")
         .arg("--manifest")
         .arg(&manifest_path)
         .arg("--out")
         .arg(&report_path)
-        .current_dir(project_root().join("python"))
+        .current_dir(project_root().join("oracle"))
         .output()
-        .context("running python/verdict_oracle.py judge")?;
+        .context("running oracle/verdict_oracle.py judge")?;
     if !output.status.success() {
         bail!(
             "verdict_oracle.py judge failed ({}):\n{}{}",
@@ -923,13 +923,13 @@ fn record_fixtures(python: &Path, disagreements: &[&Disagreement]) -> Result<()>
     }
     let written = smallest.len();
     let status = Command::new(python)
-        .arg(project_root().join("python/verdict_oracle.py"))
+        .arg(project_root().join("oracle/verdict_oracle.py"))
         .arg("expect")
         .arg("--dir")
         .arg(&fixtures)
-        .current_dir(project_root().join("python"))
+        .current_dir(project_root().join("oracle"))
         .status()
-        .context("running python/verdict_oracle.py expect")?;
+        .context("running oracle/verdict_oracle.py expect")?;
     if !status.success() {
         bail!("verdict_oracle.py expect failed ({status})");
     }

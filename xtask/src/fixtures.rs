@@ -1,5 +1,5 @@
 //! `cargo xtask fixtures [--legacy]`: regenerates `tests/fixtures/` with the pinned pydantic-ai
-//! venvs (see `python/README.md`), including pydantic-ai's answers for the real-world corpus and
+//! venvs (see `oracle/README.md`), including pydantic-ai's answers for the real-world corpus and
 //! the verdict fixtures, and shows what changed.
 
 use std::path::Path;
@@ -28,13 +28,13 @@ pub fn run(args: &Args) -> Result<()> {
     run_python(
         &python,
         &[
-            root.join("python/gen_fixtures.py").as_os_str(),
+            root.join("oracle/gen_fixtures.py").as_os_str(),
             "--out".as_ref(),
             fixtures.as_os_str(),
         ],
     )?;
-    // pydantic-ai's answers for the real-world corpus and the verdict fixtures (python/README.md).
-    let verdict_oracle = root.join("python/verdict_oracle.py");
+    // pydantic-ai's answers for the real-world corpus and the verdict fixtures (oracle/README.md).
+    let verdict_oracle = root.join("oracle/verdict_oracle.py");
     for (command, dir) in [("realworld", "realworld"), ("expect", "verdict")] {
         let dir = fixtures.join(dir);
         run_python(
@@ -55,7 +55,7 @@ pub fn run(args: &Args) -> Result<()> {
             run_python(
                 &python,
                 &[
-                    root.join("python/gen_legacy_fixtures.py").as_os_str(),
+                    root.join("oracle/gen_legacy_fixtures.py").as_os_str(),
                     "--out".as_ref(),
                     legacy_dir.as_os_str(),
                     "--tag".as_ref(),

@@ -1,7 +1,7 @@
 //! msgflow's build tasks: `cargo xtask <task>`.
 //!
 //! Each task is a module with a `run` function; the Python side of the oracle tasks lives in
-//! `python/` and runs in a venv under `target/` that [`venv`] creates.
+//! `oracle/` and runs in a venv under `target/` that [`venv`] creates.
 
 mod bench;
 mod codegen;
@@ -9,6 +9,7 @@ mod conformance;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_providers;
+mod conformance_realworld;
 mod conformance_repair;
 mod conformance_stream;
 mod conformance_tokens;

@@ -1,12 +1,12 @@
 //! The media-type and identifier differential check (part of `cargo xtask conformance`).
 //!
-//! 1. **Corpus.** `python/media_corpus.py` writes ~3,400 items (every baseline extension in every URL kind, case,
+//! 1. **Corpus.** `oracle/media_corpus.py` writes ~3,400 items (every baseline extension in every URL kind, case,
 //!    query/fragment, compression suffixes, YouTube hosts, data URIs, uploaded-file ids, explicit overrides, base64
-//!    variants); `python/conformance.py media` adds pydantic-ai's computed `media_type` and `identifier` to each.
+//!    variants); `oracle/conformance.py media` adds pydantic-ai's computed `media_type` and `identifier` to each.
 //!    msgflow-media computes the same two values for every item (through its builders); any difference fails.
 //! 2. **Histories.** Histories built in Rust with every item kind, every constructor, every `force_download` value,
 //!    explicit and computed media types and identifiers, vendor metadata and tool results holding file items are
-//!    written to `<work>/media/histories/`; `python/conformance.py check-accepts` must report each one accepted by
+//!    written to `<work>/media/histories/`; `oracle/conformance.py check-accepts` must report each one accepted by
 //!    pydantic-ai and re-dumped to the same bytes.
 
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ fn check_corpus(python: &Path, media_dir: &Path) -> Result<()> {
     run_python(
         python,
         &[
-            root.join("python/media_corpus.py").as_os_str(),
+            root.join("oracle/media_corpus.py").as_os_str(),
             "--out".as_ref(),
             corpus.as_os_str(),
         ],
@@ -93,7 +93,7 @@ fn check_corpus(python: &Path, media_dir: &Path) -> Result<()> {
     run_python(
         python,
         &[
-            root.join("python/conformance.py").as_os_str(),
+            root.join("oracle/conformance.py").as_os_str(),
             "media".as_ref(),
             "--corpus".as_ref(),
             corpus.as_os_str(),
@@ -598,7 +598,7 @@ fn check_histories(python: &Path, media_dir: &Path) -> Result<()> {
     run_python(
         python,
         &[
-            project_root().join("python/conformance.py").as_os_str(),
+            project_root().join("oracle/conformance.py").as_os_str(),
             "check-accepts".as_ref(),
             "--dir".as_ref(),
             dir.as_os_str(),

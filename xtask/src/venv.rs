@@ -1,4 +1,4 @@
-//! The Python venvs the oracle tasks run pydantic-ai in (created by `python/setup_venv.py`).
+//! The Python venvs the oracle tasks run pydantic-ai in (created by `oracle/setup_venv.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,24 +7,24 @@ use anyhow::{bail, Context, Result};
 
 use crate::project_root;
 
-/// The legacy pydantic-ai releases with a pinned requirements file (`python/requirements-legacy-<ver>.txt`).
+/// The legacy pydantic-ai releases with a pinned requirements file (`oracle/requirements-legacy-<ver>.txt`).
 pub const LEGACY_VERSIONS: &[&str] = &["0.4.0", "1.0.0", "2.0.0"];
 
-/// Creates (or reuses) `target/venv` with `python/requirements.txt` and returns its interpreter.
+/// Creates (or reuses) `target/venv` with `oracle/requirements.txt` and returns its interpreter.
 pub fn pydantic_ai_python() -> Result<PathBuf> {
     let root = project_root();
-    setup_venv(&root.join("target/venv"), &root.join("python/requirements.txt"))
+    setup_venv(&root.join("target/venv"), &root.join("oracle/requirements.txt"))
 }
 
-/// Creates (or reuses) `target/venv-context`: pydantic-ai 2.68.0 (`python/requirements.txt`) and
-/// then `python/requirements-context.txt` (pydantic-ai-harness) installed with `--no-deps`, as its
+/// Creates (or reuses) `target/venv-context`: pydantic-ai 2.68.0 (`oracle/requirements.txt`) and
+/// then `oracle/requirements-context.txt` (pydantic-ai-harness) installed with `--no-deps`, as its
 /// release pins pydantic-ai-slim 2.62.0 while its compaction strategies run on 2.68.0 with nothing
 /// more. Returns the interpreter (for `context_oracle.py`).
 pub fn context_python() -> Result<PathBuf> {
     let root = project_root();
     let venv = root.join("target/venv-context");
-    let python = setup_venv(&venv, &root.join("python/requirements.txt"))?;
-    let requirements = root.join("python/requirements-context.txt");
+    let python = setup_venv(&venv, &root.join("oracle/requirements.txt"))?;
+    let requirements = root.join("oracle/requirements-context.txt");
     let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
     // Installed again only when the file changes (a stamp holding its bytes, like setup_venv.py's).
     let stamp = venv.join(".msgflow-context-no-deps");
@@ -55,21 +55,21 @@ pub fn context_python() -> Result<PathBuf> {
     Ok(python)
 }
 
-/// Creates (or reuses) `target/venv-providers` with `python/requirements-providers.txt` (pydantic-ai
+/// Creates (or reuses) `target/venv-providers` with `oracle/requirements-providers.txt` (pydantic-ai
 /// with its `anthropic` and `openai` extras, for `providers_oracle.py`) and returns its interpreter.
 pub fn providers_python() -> Result<PathBuf> {
     let root = project_root();
     setup_venv(
         &root.join("target/venv-providers"),
-        &root.join("python/requirements-providers.txt"),
+        &root.join("oracle/requirements-providers.txt"),
     )
 }
 
-/// Creates (or reuses) `target/venv-legacy-<version>` with `python/requirements-legacy-<version>.txt`
+/// Creates (or reuses) `target/venv-legacy-<version>` with `oracle/requirements-legacy-<version>.txt`
 /// (a legacy pydantic-ai writer, for `gen_legacy_fixtures.py`) and returns its interpreter.
 pub fn legacy_python(version: &str) -> Result<PathBuf> {
     let root = project_root();
-    let requirements = root.join(format!("python/requirements-legacy-{version}.txt"));
+    let requirements = root.join(format!("oracle/requirements-legacy-{version}.txt"));
     if !requirements.is_file() {
         bail!(
             "no pinned requirements for pydantic-ai {version} ({} is missing; known: {})",
@@ -80,18 +80,18 @@ pub fn legacy_python(version: &str) -> Result<PathBuf> {
     setup_venv(&root.join(format!("target/venv-legacy-{version}")), &requirements)
 }
 
-/// Runs `python/setup_venv.py`, which installs only when the requirements changed, and returns
+/// Runs `oracle/setup_venv.py`, which installs only when the requirements changed, and returns
 /// the interpreter path it prints.
 fn setup_venv(venv: &Path, requirements: &Path) -> Result<PathBuf> {
     let root = project_root();
     let output = Command::new("python3")
-        .arg(root.join("python/setup_venv.py"))
+        .arg(root.join("oracle/setup_venv.py"))
         .arg("--venv")
         .arg(venv)
         .arg("--requirements")
         .arg(requirements)
         .output()
-        .context("running python3 python/setup_venv.py (is Python 3 installed?)")?;
+        .context("running python3 oracle/setup_venv.py (is Python 3 installed?)")?;
     if !output.status.success() {
         bail!(
             "creating the venv {} failed:\n{}",

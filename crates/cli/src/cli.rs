@@ -301,12 +301,19 @@ pub struct CheckArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: ReportOutputArgs,
-    /// Print the violations as JSON (JSON Lines, one object per file, in batch mode).
+    /// Print the violations as JSON (JSON Lines, one object per file, in batch mode):
+    /// `valid` (no violations: exit 0), `pydantic_ai_loadable` (pydantic-ai 2.68.0 would load the
+    /// history; a dangling call loads, yet is a violation), `turns`, `violations`, `notes`.
     #[arg(long)]
     pub json: bool,
+    /// Exit 1 exactly when pydantic-ai 2.68.0 would not load the input, whether or not msgflow's
+    /// own types can hold it (not JSON, not a history, or `pydantic_ai_loadable: false`), and 0
+    /// when it would, whatever else is found.
+    #[arg(long, conflicts_with = "provider")]
+    pub require_loadable: bool,
     /// Check against a provider's rules instead, on the request msgflow would export:
     /// anthropic, openai-chat, openai-responses or gemini.
-    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    #[arg(long, visible_alias = "to", value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
     pub provider: Option<msgflow_providers::Provider>,
     #[command(flatten)]
     pub profile: ProfileArgs,
@@ -341,7 +348,8 @@ pub struct RepairArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// The content of the results synthesized for dangling tool calls.
+    /// The content of the results synthesized for dangling tool calls (default: pydantic-ai's
+    /// "The tool call was interrupted before a result was produced."), e.g. '[Aborted by user]'.
     #[arg(long, value_name = "TEXT")]
     pub message: Option<String>,
     #[command(flatten)]
@@ -359,7 +367,7 @@ pub struct RepairArgs {
     pub report: Option<PathBuf>,
     /// After pydantic-ai's repair, fix what this provider would still reject (anthropic,
     /// openai-chat, openai-responses or gemini); exit 1 if something is left that it cannot fix.
-    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    #[arg(long, visible_alias = "to", value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
     pub provider: Option<msgflow_providers::Provider>,
 }
 
@@ -371,7 +379,7 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub output: ReportOutputArgs,
     /// The provider whose request to build: anthropic, openai-chat or openai-responses.
-    #[arg(long, value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
+    #[arg(long, visible_alias = "provider", value_name = "PROVIDER", value_parser = crate::commands::parse_provider)]
     pub to: msgflow_providers::Provider,
     #[command(flatten)]
     pub profile: ProfileArgs,
@@ -501,10 +509,15 @@ const CHECK_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow check history.json\n",
     "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
-    "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
     "  msgflow check --json history.json | jq '.violations[].kind'\n",
+    "  msgflow check --require-loadable history.json      # exit 1 only if pydantic-ai would not load it\n",
     "  msgflow check -r histories/                      # batch: exit 1 if any file has problems\n\n",
-    "Exit status 1 means at least one violation was found.\n\n",
+    "Exit status 1 means at least one violation was found; a history pydantic-ai 2.68.0 would not load\n",
+    "always has one (not-loadable) when msgflow's types can hold it, and exits 2 (not a pydantic-ai\n",
+    "message history) when they cannot. With --require-loadable: 0 when pydantic-ai would load the input,\n",
+    "1 when it would not (either way), 2 only for usage errors and unreadable files.\n",
+    "Lines starting with `note:` (`notes` in --json) are the merges pydantic-ai's repair makes in a history\n",
+    "nothing is wrong with (consecutive requests, consecutive synthetic responses); they fail nothing.\n\n",
     exit_codes_text!()
 );
 
@@ -512,7 +525,7 @@ const REPAIR_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow repair history.json > repaired.json\n",
     "  msgflow repair --in-place --backup --report changes.json history.json\n",
-    "  msgflow repair --keep-last-response --message 'Tool call was cancelled.' history.json\n",
+    "  msgflow repair --keep-last-response --message '[Aborted by user]' history.json\n",
     "  msgflow repair --provider anthropic history.json  # then Anthropic's own rules\n\n",
     "The changes are listed on stderr, one per line, then every problem `msgflow check` still finds in\n",
     "the output, with why it was left. Exit 0: the output passes `check`; exit 1: the output was written\n",

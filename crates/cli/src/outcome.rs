@@ -42,10 +42,13 @@ impl Status {
 macro_rules! exit_codes_text {
     () => {
         "Exit codes:
-  0  success: the input is valid (and, for checking commands, has no problems)
-  1  the input is a valid history, but problems were found in it (in batch mode: in at least one file)
-  2  invalid input (not JSON, or not a pydantic-ai history), a usage error, or a file that cannot be
-     read or written"
+  0  success: the input is a history msgflow reads (and, for checking commands, has no problems)
+  1  the input is a history msgflow reads, but problems were found in it (in batch mode: in at least
+     one file); a history pydantic-ai would not load is such a problem when msgflow reads it
+  2  invalid input (not JSON, or JSON msgflow cannot read as a pydantic-ai history), a usage error,
+     a file that cannot be read or written, or --strict refusing output pydantic-ai would not load
+  `check --require-loadable` exits 1 exactly when pydantic-ai 2.68.0 would not load the input,
+  whether msgflow reads it or not"
     };
 }
 

@@ -110,6 +110,12 @@ pub trait FileCommand: Sync {
 
     /// Processes one input. Must not write anywhere itself: the runner delivers the output.
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure>;
+
+    /// The failure for an input that is not a history msgflow's types hold (not UTF-8, not
+    /// JSON, not the shape of a history): exit 2 unless the command makes it a finding.
+    fn unreadable_history(&self, err: &msgflow_wire::ParseError) -> Failure {
+        Failure::from_parse_error(err)
+    }
 }
 
 /// Where reports go when a command has only `-o` (no `--in-place`).
@@ -287,7 +293,7 @@ fn process_and_deliver(
     let input = match msgflow_wire::Input::from_vec(bytes) {
         Ok(input) => input,
         Err(err) => {
-            let failure = Failure::from_parse_error(&err);
+            let failure = command.unreadable_history(&err);
             return (failure.status, failure.render(label), None);
         }
     };

@@ -1,5 +1,5 @@
 //! `msgflow assemble`: the shipped event log of an interrupted run (written by pydantic-ai,
-//! `python/gen_stream_example.py`), cut logs, malformed lines, `--json`, `--in-place`.
+//! `oracle/gen_stream_example.py`), cut logs, malformed lines, `--json`, `--in-place`.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -67,7 +67,7 @@ fn repair_provider_anthropic_output_passes_the_check() {
 fn export_prints_the_request_of_each_provider() {
     let fixture = root().join("tests/fixtures/v2_68/tool-call-return-basic.json");
     for (provider, key) in [
-        ("anthropic", "system"),
+        ("anthropic", "messages"),
         ("openai-chat", "messages"),
         ("openai-responses", "input"),
     ] {
@@ -124,25 +124,25 @@ fn export_says_whether_pydantic_ai_refuses_would_download_or_msgflow_stops_short
             "pydantic-ai would download AudioUrl `https://example.com/voice.mp3` before sending it to openai-chat",
         ),
         (
-            "a call without an id",
+            "a server-side tool search",
             "anthropic",
-            "at $[1].parts[0].tool_call_id: msgflow cannot export a tool call or return without an id \
-             (pydantic-ai sends a random one) to anthropic yet",
+            "at $[1].parts[0]: msgflow cannot export a server-side tool part (`tool_search`) pydantic-ai \
+             sends back to this provider to anthropic yet",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let without_id = dir.path().join("without-id.json");
+    let tool_search = dir.path().join("tool-search.json");
     std::fs::write(
-        &without_id,
+        &tool_search,
         r#"[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"hi"}]},
-            {"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"lint","args":{}}]}]"#,
+            {"kind":"response","parts":[{"part_kind":"builtin-tool-call","tool_name":"tool_search","args":{"foo":"bar"},"tool_call_id":"c3"}]}]"#,
     )
     .unwrap();
     for (name, provider, reason) in cases {
         let file = if name.ends_with(".json") {
             fixtures.join(name)
         } else {
-            without_id.clone()
+            tool_search.clone()
         };
         let before = std::fs::read(&file).unwrap();
         let output = msgflow()

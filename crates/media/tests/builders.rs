@@ -1,6 +1,6 @@
 //! The builders against pydantic-ai 2.68.0 (CPython 3.11.7, `target/venv`).
 //!
-//! How the expected values were obtained: `python/oracle_common.py` imported first (so the mime table is the
+//! How the expected values were obtained: `oracle/oracle_common.py` imported first (so the mime table is the
 //! 169-entry baseline), then for each item built in Python as noted next to it,
 //! `pydantic.TypeAdapter(type(item)).dump_json(item)` (the same bytes the item has inside a
 //! `ModelMessagesTypeAdapter.dump_json` history). The files for `from_path` were `photo.PNG` holding

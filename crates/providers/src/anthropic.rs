@@ -44,8 +44,11 @@ pub use crate::ReplayedThinking;
 /// The `system` and `messages` of a Messages API request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
-    /// The system prompt: a string, or text blocks when there are instructions.
-    pub system: System,
+    /// The system prompt: a string, or text blocks when there are instructions; `None` (left out of
+    /// the request) when there is none, as `_messages_create_params` sends
+    /// `system=prepared.system_prompt or OMIT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<System>,
     /// The conversation.
     pub messages: Vec<Message>,
 }
@@ -54,7 +57,7 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum System {
-    /// The standing system prompts joined by a blank line (`""` when there are none).
+    /// The standing system prompts joined by a blank line (never empty).
     Text(String),
     /// The system prompt's block (when not empty), then one block per instruction part.
     Blocks(Vec<TextBlock>),
@@ -621,14 +624,15 @@ fn map(prepared: prepare::PreparedHistory) -> Result<Exported<Request>, ExportEr
     // `_build_system_prompt`: the hoisted system prompt, then one block per instruction part.
     let system_prompt = system_parts.join("\n\n");
     let system = match prepared.instructions {
-        None => System::Text(system_prompt),
+        None if system_prompt.is_empty() => None,
+        None => Some(System::Text(system_prompt)),
         Some((_, instructions)) => {
             let mut blocks = Vec::with_capacity(2);
             if !system_prompt.is_empty() {
                 blocks.push(TextBlock::new(system_prompt));
             }
             blocks.push(TextBlock::new(instructions));
-            System::Blocks(blocks)
+            Some(System::Blocks(blocks))
         }
     };
     Ok(Exported {

@@ -2264,10 +2264,15 @@ fn dump_error_details(details: Vec<Value>) -> Option<Value> {
     let mut dumped = Vec::with_capacity(details.len());
     for detail in details {
         let Value::Object(mut detail) = detail else { return None };
-        let loc = detail.get("loc")?.as_array()?;
+        let loc = detail
+            .get("loc")?
+            .as_array()?
+            .iter()
+            .map(loc_item)
+            .collect::<Option<Vec<Value>>>()?;
         let loc_len = loc.len();
-        let loads = loc.iter().all(|item| item.is_string() || is_integer(item))
-            && detail.get("type")?.is_string()
+        detail.insert("loc".to_owned(), Value::Array(loc));
+        let loads = detail.get("type")?.is_string()
             && detail.get("msg")?.is_string()
             && detail.contains_key("input")
             && detail.get("url").is_none_or(Value::is_string);
@@ -2292,6 +2297,28 @@ fn dump_error_details(details: Vec<Value>) -> Option<Value> {
         dumped.push(Value::Object(ordered));
     }
     Some(Value::Array(dumped))
+}
+
+/// An item of `ErrorDetails.loc` (`tuple[int | str, ...]`) as pydantic loads it: a string or an
+/// integer as written, and what lax `int` reads as one (probed with the venv: `true` is `1`, `2.0`
+/// and `1e2` are `2` and `100`; `1.5`, `1e19`, `null` are refused), so the part is sent with the
+/// integer pydantic-ai holds. `None` for an item pydantic-ai does not load.
+fn loc_item(item: &Value) -> Option<Value> {
+    match item {
+        Value::String(_) => Some(item.clone()),
+        Value::Bool(flag) => Some(Value::from(u8::from(*flag))),
+        Value::Number(_) if is_integer(item) => Some(item.clone()),
+        Value::Number(number) => {
+            // pydantic-core's `float_as_int`: whole, and strictly within `i64`.
+            let value = number.as_f64()?;
+            let whole = value.is_finite() && value.fract() == 0.0;
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            let within = value > i64::MIN as f64 && value < i64::MAX as f64;
+            #[allow(clippy::cast_possible_truncation)]
+            (whole && within).then(|| Value::from(value as i64))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a JSON number is written as an integer (which Python reads as an `int`, of any size).
@@ -3767,16 +3794,14 @@ fn thinking_item(
     Ok(Some(ResponseItem::Thinking(item)))
 }
 
-/// pydantic-ai gives a call without an id a random one (`guard_tool_call_id`), so no export of it
-/// can be reproduced.
-fn tool_call_id(id: &Field<String>, at: PartLocation, path: &str) -> Result<String, ExportError> {
+/// A tool part's id as sent. pydantic-ai gives a part without one (absent, or empty when mapped:
+/// `guard_tool_call_id`) a random `pyd_ai_...` id of its own, so no two such parts share one; the
+/// export gives it `msgflow_call_<message>_<part>`, the id `repair` gives a call without one,
+/// unique to the part and the same on every run.
+fn tool_call_id(id: &Field<String>, at: PartLocation, _path: &str) -> Result<String, ExportError> {
     match id.get() {
         Some(id) if !id.is_empty() => Ok(id.clone()),
-        _ => Err(ExportError::unsupported(
-            at,
-            &format!("{path}.tool_call_id"),
-            "a tool call or return without an id (pydantic-ai sends a random one)",
-        )),
+        _ => Ok(format!("msgflow_call_{}_{}", at.message, at.part)),
     }
 }
 

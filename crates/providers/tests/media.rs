@@ -4,7 +4,7 @@
 //!
 //! The `media-*.json` histories in `tests/fixtures/providers/` and the requests (or refusals) next
 //! to them (`media-*.expected.json`) are both written by pydantic-ai (`generate_media.py` runs
-//! `python/providers_oracle.py`'s mapping on each, with downloads refused): msgflow's exports must
+//! `oracle/providers_oracle.py`'s mapping on each, with downloads refused): msgflow's exports must
 //! equal them.
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Legacy `retry-prompt` parts naming a tool, which pydantic-ai 2.68.0 loads as the call's result
 //! again with `outcome='retried'` (`_translate_legacy_retry_part`), its error details dumped by
 //! `_dump_error_details`. The expected texts are what pydantic-ai's own mapping sent for this
-//! history (recorded with `python/providers_oracle.py`); `cargo xtask conformance` compares
+//! history (recorded with `oracle/providers_oracle.py`); `cargo xtask conformance` compares
 //! generated ones on every run.
 
 use msgflow_providers::{export, Provider};
@@ -48,6 +48,24 @@ fn a_retry_prompt_naming_a_tool_goes_back_as_that_calls_error_result() {
     assert_eq!(responses["input"][3]["output"], format!(r#"{{"error":{DETAILS}}}"#));
 }
 
+/// `ErrorDetails.loc` is `tuple[int | str, ...]`, which pydantic loads in lax mode: `true` is `1`,
+/// `2.0` is `2` (`retry-legacy-loc-lax-int.expected.json` holds what pydantic-ai sends); `1.5` is
+/// no integer and refused.
+#[test]
+fn a_loc_item_pydantic_reads_as_an_integer_is_sent_as_that_integer() {
+    let (history, _) = fixture("legacy-loc-lax-int");
+    let chat = export(&history, Provider::OpenAiChat).unwrap();
+    assert_eq!(
+        chat["messages"][2]["content"],
+        r#"{"error":[{"type":"x","loc":[1,"q",0,2],"msg":"bad","input":null}]}"#
+    );
+    let mut value: serde_json::Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
+    value[2]["parts"][0]["content"][0]["loc"] = json!([1.5]);
+    let history = msgflow_wire::from_str(&value.to_string()).unwrap();
+    let error = export(&history, Provider::OpenAiChat).unwrap_err().to_string();
+    assert!(error.contains("error details"), "{error}");
+}
+
 #[test]
 fn error_details_pydantic_ai_would_not_load_are_refused() {
     let mut value: serde_json::Value = serde_json::from_str(&msgflow_wire::to_string(&history()).unwrap()).unwrap();
@@ -71,7 +89,7 @@ fn fixture(name: &str) -> (Vec<msgflow_wire::ModelMessage>, serde_json::Value) {
 /// (for Anthropic, which has no mid-conversation system role, a `<system>` block in the user turn).
 #[test]
 fn retry_feedback_goes_back_in_the_voice_its_cause_calls_for() {
-    for name in ["output-feedback", "legacy-prompts"] {
+    for name in ["output-feedback", "legacy-prompts", "legacy-loc-lax-int"] {
         let (history, expected) = fixture(name);
         for provider in Provider::EXPORTABLE {
             let request = &expected[provider.name()]["request"];
@@ -102,4 +120,26 @@ fn retry_feedback_goes_back_in_the_voice_its_cause_calls_for() {
         .unwrap()
         .get("instructions")
         .is_none());
+}
+
+/// pydantic-ai sends `system=prepared.system_prompt or OMIT` (`_messages_create_params`): a history
+/// with no system prompt and no instructions has no `system` at all, not an empty one
+/// (`retry-legacy-prompts.expected.json` is such a history).
+#[test]
+fn anthropic_leaves_system_out_when_there_is_no_system_prompt() {
+    let (history, expected) = fixture("legacy-prompts");
+    let request = export(&history, Provider::Anthropic).unwrap();
+    assert!(request.get("system").is_none(), "{request}");
+    assert!(expected["anthropic"]["request"].get("system").is_none());
+    let mut value: serde_json::Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
+    value[0]["parts"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({"part_kind": "system-prompt", "content": "Be brief."}));
+    let history = msgflow_wire::from_str(&value.to_string()).unwrap();
+    let request = export(&history, Provider::Anthropic).unwrap();
+    assert!(
+        request["system"].as_str().unwrap().ends_with("\n\nBe brief."),
+        "{request}"
+    );
 }

@@ -5,7 +5,7 @@
 //!
 //! The `thinking-*.json` histories in `tests/fixtures/providers/` and the requests next to them
 //! (`thinking-*.expected.json`) are both written by pydantic-ai (`generate_thinking.py` runs
-//! `python/providers_oracle.py`'s mapping on each): msgflow's exports must equal them.
+//! `oracle/providers_oracle.py`'s mapping on each): msgflow's exports must equal them.
 
 use std::path::Path;
 

@@ -15,7 +15,8 @@ use crate::typed;
 pub enum ViolationKind {
     /// A `tool-call` that no later result answers (matched by id, oldest open call first; a call
     /// whose id a later response reuses can no longer be answered). Includes the calls of the
-    /// last response (the live frontier), which a resumed run may still answer.
+    /// last response, which a resumed run may still answer when no user prompt follows it (the
+    /// live frontier).
     DanglingCall,
     /// A result (`tool-return`, or `retry-prompt` naming a tool) whose `tool_call_id` matches no
     /// call in an earlier response.
@@ -468,9 +469,21 @@ impl<'a> Scan<'a> {
             let detail = if self.collector.ids_at(pos).0.is_none() {
                 "it has no tool_call_id, so no result can answer it".to_owned()
             } else if walk.last_response == Some(pos.message) {
-                "no later result answers it (it is in the last response, the live frontier a resumed run may still \
-                 answer)"
-                    .to_owned()
+                // Only a response nothing has been said after is a frontier a run may still
+                // answer; a user prompt after it means the conversation went on without it.
+                let prompted_after = self.collector.history[pos.message + 1..].iter().any(|message| {
+                    matches!(message, ModelMessage::Request(request)
+                        if request.parts.iter().any(|part| matches!(part, ModelRequestPart::UserPrompt(_))))
+                });
+                if prompted_after {
+                    "no later result answers it (it is in the last response, but a user prompt follows it, so no run \
+                     will answer it)"
+                        .to_owned()
+                } else {
+                    "no later result answers it (it is in the last response, the live frontier a resumed run may \
+                     still answer)"
+                        .to_owned()
+                }
             } else {
                 "no later result answers it".to_owned()
             };

@@ -2,7 +2,8 @@
 //!
 //! * [`check`] lists what a provider would reject or what pydantic-ai would change: dangling tool
 //!   calls, orphan results, duplicate call ids, builtin calls without their return, misplaced
-//!   results, empty messages, parts and content items of unknown kinds.
+//!   results, empty messages, parts and content items of unknown kinds; [`normalisations`] the
+//!   merges pydantic-ai's repair makes in a history nothing is wrong with (notes, not problems).
 //! * [`repair`] does exactly what pydantic-ai 2.68.0's `repair_messages` does (drop orphan
 //!   results, synthesize results for dangling calls, merge consecutive messages), on the wire
 //!   types so that nothing else changes, and reports every change ([`RepairReport`]), including
@@ -21,6 +22,7 @@
 
 mod check;
 mod legacy;
+mod normalisations;
 mod pairing;
 mod remaining;
 mod repair;
@@ -30,6 +32,7 @@ mod typed;
 
 pub use check::{check, check_located, Violation, ViolationKind};
 pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};
+pub use normalisations::{normalisations, Note, NoteKind};
 pub use remaining::{remaining, Remaining};
 pub use repair::{
     repair, Repair, RepairOptions, DEFAULT_SYNTHESIZED_CONTENT, PYDANTIC_AI_SYNTHESIZED_CONTENT,

@@ -10,11 +10,13 @@ use msgflow_wire::{
 use crate::pairing::{self, Pos};
 use crate::report::{Change, MoveReason, RepairReport};
 
-/// msgflow's default content for synthesized results (the text of the original design document).
-pub const DEFAULT_SYNTHESIZED_CONTENT: &str = "[Aborted by user]";
-
-/// pydantic-ai's content for synthesized results (`INTERRUPTED_TOOL_RETURN_CONTENT`).
+/// pydantic-ai's content for synthesized results (`INTERRUPTED_TOOL_RETURN_CONTENT` in
+/// `_history_repair.py`).
 pub const PYDANTIC_AI_SYNTHESIZED_CONTENT: &str = "The tool call was interrupted before a result was produced.";
+
+/// msgflow's default content for synthesized results: pydantic-ai's, so a history repaired by
+/// msgflow is the one pydantic-ai's own repair makes (and a prompt cache sees the same text).
+pub const DEFAULT_SYNTHESIZED_CONTENT: &str = PYDANTIC_AI_SYNTHESIZED_CONTENT;
 
 /// The metadata key pydantic-ai sets to `true` on synthesized results.
 pub const SYNTHESIZED_METADATA_KEY: &str = "pydantic_ai_synthesized_tool_return";
@@ -25,8 +27,9 @@ const FRAMEWORK_METADATA_KEY: &str = "__pydantic_ai__";
 /// How [`repair`] behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepairOptions {
-    /// The `content` of synthesized results. Default [`DEFAULT_SYNTHESIZED_CONTENT`]; use
-    /// [`PYDANTIC_AI_SYNTHESIZED_CONTENT`] for output identical to pydantic-ai's.
+    /// The `content` of synthesized results. Default [`DEFAULT_SYNTHESIZED_CONTENT`]
+    /// (pydantic-ai's own text); any other text, such as `[Aborted by user]`, makes the output
+    /// differ from pydantic-ai's in that content only.
     pub content: String,
     /// Close out the dangling calls of the last response too (pydantic-ai's
     /// `repair_last_response`). Default `true`; `false` leaves that live frontier alone, for a

@@ -3,7 +3,7 @@
 mod common;
 
 use common::history;
-use msgflow_sanitize::{check, Violation, ViolationKind};
+use msgflow_sanitize::{check, normalisations, NoteKind, Violation, ViolationKind};
 use msgflow_wire::{
     Field, ModelMessage, ModelRequestPart, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart, RawJson,
     UnknownObject, UserContent, UserPromptContent,
@@ -48,6 +48,15 @@ fn dangling_calls_follow_the_matching_walk() {
     let violations = check(&history("R[user] S[call a]"));
     assert_eq!(violations.len(), 1);
     assert!(violations[0].detail.contains("live frontier"), "{}", violations[0]);
+    // A user prompt after the last response: the conversation went on without the call.
+    let violations = check(&history(r#"R[user] S[call a] R[user "next"]"#));
+    assert_eq!(violations.len(), 1);
+    assert!(!violations[0].detail.contains("live frontier"), "{}", violations[0]);
+    assert!(
+        violations[0].detail.contains("a user prompt follows it"),
+        "{}",
+        violations[0]
+    );
 }
 
 #[test]
@@ -289,4 +298,45 @@ mod typed_parts {
             );
         }
     }
+}
+
+/// pydantic-ai's repair merges consecutive requests (a run that died before the model answered,
+/// then a new prompt) and consecutive synthetic responses: nothing is wrong, so these are notes.
+#[test]
+fn the_merges_pydantic_ais_repair_makes_are_notes_not_violations() {
+    let notes = |history: &[ModelMessage]| {
+        normalisations(history)
+            .into_iter()
+            .map(|note| (note.kind, note.message_indices))
+            .collect::<Vec<_>>()
+    };
+    let input = history(r#"R[user "a"] R[user "b"] S[text] R[user] R[user] R[user]"#);
+    assert!(check(&input).is_empty());
+    assert_eq!(
+        notes(&input),
+        vec![
+            (NoteKind::MergedRequests, vec![0, 1]),
+            (NoteKind::MergedRequests, vec![3, 4, 5])
+        ]
+    );
+    // The test responses have no model name or provider: synthetic, so they merge too.
+    assert_eq!(
+        notes(&history("R[user] S[text] S[text]")),
+        vec![(NoteKind::MergedResponses, vec![1, 2])]
+    );
+    // Alternating messages, and requests with different instructions, are left as they are.
+    assert!(notes(&history("R[user] S[text] R[user] S[text]")).is_empty());
+    let mut different = history("R[user] R[user]");
+    for (message, text) in different.iter_mut().zip(["first", "second"]) {
+        if let ModelMessage::Request(request) = message {
+            request.instructions = Field::Present(text.to_owned());
+        }
+    }
+    assert!(notes(&different).is_empty());
+    let note = &normalisations(&input)[0];
+    assert!(
+        note.to_string()
+            .starts_with("note: consecutive requests at messages 0, 1: "),
+        "{note}"
+    );
 }

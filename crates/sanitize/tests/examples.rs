@@ -130,8 +130,18 @@ fn synthesized_result_and_new_request_are_byte_exact() {
 }
 
 #[test]
-fn default_content_is_the_seed_text() {
+fn default_content_is_pydantic_ais_text_and_any_other_is_kept() {
     let repaired = repair(history("R[user] S[call a]"), &RepairOptions::default());
+    let text = msgflow_wire::to_string(&repaired.history).expect("serialisable");
+    assert!(
+        text.contains(r#""content":"The tool call was interrupted before a result was produced.""#),
+        "{text}"
+    );
+    let aborted = RepairOptions {
+        content: "[Aborted by user]".to_owned(),
+        ..RepairOptions::default()
+    };
+    let repaired = repair(history("R[user] S[call a]"), &aborted);
     let text = msgflow_wire::to_string(&repaired.history).expect("serialisable");
     assert!(text.contains(r#""content":"[Aborted by user]""#), "{text}");
 }

@@ -1,4 +1,4 @@
-//! The differential checks against pydantic-ai's own runs, recorded by `python/stream_oracle.py`:
+//! The differential checks against pydantic-ai's own runs, recorded by `oracle/stream_oracle.py`:
 //! shared by this crate's tests (on committed recordings) and `cargo xtask conformance` (on fresh
 //! ones). Each function takes one recorded JSON line and says where msgflow differs.
 

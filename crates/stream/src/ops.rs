@@ -1,6 +1,6 @@
 //! Manager calls as data: one JSON object per call to a [`PartsManager`] handler.
 //!
-//! This is the form `python/stream_oracle.py` records pydantic-ai's calls in, so that the same
+//! This is the form `oracle/stream_oracle.py` records pydantic-ai's calls in, so that the same
 //! sequence can be run through both managers and compared (`cargo xtask conformance`), and the
 //! form the fuzz target drives the manager with.
 //!

@@ -1,5 +1,5 @@
 //! Real `Agent.run_stream_events` runs on pydantic-ai's `FunctionModel`, recorded by
-//! `python/stream_oracle.py runs` (`tests/fixtures/agent-runs.jsonl`): streamed thinking, text
+//! `oracle/stream_oracle.py runs` (`tests/fixtures/agent-runs.jsonl`): streamed thinking, text
 //! and tool calls, tools that ran, some runs cancelled midway. Each run's event log, assembled by
 //! msgflow, must give the messages the run recorded: the same kinds, the same parts byte for
 //! byte, the same states; where pydantic-ai sent a request without an event (retry feedback),

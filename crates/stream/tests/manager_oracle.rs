@@ -1,4 +1,4 @@
-//! pydantic-ai's own `ModelResponsePartsManager` runs, recorded by `python/stream_oracle.py`
+//! pydantic-ai's own `ModelResponsePartsManager` runs, recorded by `oracle/stream_oracle.py`
 //! (`tests/fixtures/manager-cases.jsonl`), replayed through msgflow's manager: every event and
 //! the final parts byte for byte, the same errors, and the same replay through `apply_event`.
 //! `cargo xtask conformance` runs thousands of fresh cases the same way.

@@ -3,8 +3,8 @@
 //! (`crates/media/src/tables.rs`).
 //!
 //! Their inputs are facts only that Python holds (its Unicode 14 database, its `mimetypes` defaults,
-//! pydantic-ai's private tables), so they come in two steps. The oracle scripts in `xtask/codegen/oracle/`
-//! print them as JSON, which `cargo xtask codegen` writes to `xtask/codegen/data/` with the oracle venv
+//! pydantic-ai's private tables), so they come in two steps. The oracle scripts in `xtask/codegen/tables/`
+//! print them as JSON, which `cargo xtask codegen` writes to `xtask/codegen/tables/` with the oracle venv
 //! (and `cargo xtask conformance` checks is still what Python prints). This module renders the Rust files
 //! from that checked-in JSON, so the freshness test runs in `cargo test` with no Python.
 
@@ -16,15 +16,15 @@ use serde_json::Value;
 
 /// The Unicode tables: the oracle script, its JSON and the Rust file rendered from it.
 pub const UNICODE: Table = Table {
-    script: "xtask/codegen/oracle/unicode_tables.py",
-    data: "xtask/codegen/data/unicode_tables.json",
+    script: "xtask/codegen/tables/unicode_tables.py",
+    data: "xtask/codegen/tables/unicode_tables.json",
     output: "crates/providers/src/framing/inert.rs",
 };
 
 /// The media-type tables: the oracle script, its JSON and the Rust file rendered from it.
 pub const MEDIA: Table = Table {
-    script: "xtask/codegen/oracle/media_tables.py",
-    data: "xtask/codegen/data/media_tables.json",
+    script: "xtask/codegen/tables/media_tables.py",
+    data: "xtask/codegen/tables/media_tables.json",
     output: "crates/media/src/tables.rs",
 };
 

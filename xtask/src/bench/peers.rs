@@ -14,7 +14,7 @@
 //! The linearity targets are timed apart from the rows: [`SCALING_ROUNDS`] rounds alternating the
 //! two sizes ([`LINEARITY`]), the median of the rounds' ratios deciding.
 //!
-//! The Python side of every row is `python/bench/peer_bench.py`, in the venv that has the peer.
+//! The Python side of every row is `oracle/bench/peer_bench.py`, in the venv that has the peer.
 //! The section goes between [`BEGIN_MARKER`] and [`END_MARKER`] of `BENCHMARKS.md`.
 
 use std::fmt::Write as _;
@@ -412,7 +412,7 @@ pub fn run(bench_bin: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<S
                 Venv::Context => &context,
             };
             let mut command = Command::new(python);
-            command.arg(root.join("python/bench/peer_bench.py"));
+            command.arg(root.join("oracle/bench/peer_bench.py"));
             command.arg("--budget").arg(budget.to_string());
             command.arg("--assets").arg(&assets).arg("--cache").arg(&cache);
             let output = bench_dir.join("peer-output.json");

@@ -1,5 +1,5 @@
 //! Times one msgflow operation on a history file and prints one JSON line (the Rust side of
-//! `cargo xtask bench`; the Python side is `python/bench/pydantic_bench.py`, whose method and
+//! `cargo xtask bench`; the Python side is `oracle/bench/pydantic_bench.py`, whose method and
 //! output this mirrors).
 //!
 //! ```text

@@ -1,5 +1,8 @@
-//! `msgflow check`: list what a provider would reject or pydantic-ai would change
-//! (msgflow-sanitize's `check`), exit 1 when anything is found.
+//! `msgflow check`: list what a provider would reject or pydantic-ai would refuse or fix
+//! (msgflow-sanitize's `check`), exit 1 when anything is found, and note the merges
+//! pydantic-ai's repair makes in a history nothing is wrong with (`normalisations`).
+
+use msgflow_wire::ParseErrorCategory;
 
 use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
@@ -8,10 +11,17 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 /// would not load always has violations (`not-loadable` and the unknown or mismatched parts
 /// pydantic-ai refuses), so it exits 1.
 pub struct Check {
-    /// Print `{"valid": bool, "pydantic_ai_loadable": bool, "turns": N, "violations": [...]}`
-    /// instead of text; each violation names the turn it is in (`msgflow_sanitize::Turns`, the
-    /// cut points `trim` uses).
+    /// Print `{"valid": bool, "pydantic_ai_loadable": bool, "turns": N, "violations": [...],
+    /// "notes": [...]}` instead of text: `valid` is "no violations" (exit 0), which a history
+    /// pydantic-ai loads may still lack (a dangling call loads, a provider rejects it); each
+    /// violation names the turn it is in (`msgflow_sanitize::Turns`, the cut points `trim` uses);
+    /// `notes` are the merges pydantic-ai's repair makes (`msgflow_sanitize::normalisations`),
+    /// which fail nothing.
     pub json: bool,
+    /// Exit 1 exactly when pydantic-ai 2.68.0 would not load the input (`--require-loadable`):
+    /// an input msgflow's types cannot hold is then a finding, not an error, and violations
+    /// that do not stop pydantic-ai loading the history do not change the exit status.
+    pub require_loadable: bool,
     /// Check against this provider's rules instead (msgflow-providers).
     pub provider: Option<msgflow_providers::Provider>,
     /// The profile settings of the request the provider's rules are evaluated on.
@@ -23,14 +33,39 @@ impl FileCommand for Check {
         Mode::Report { json: self.json }
     }
 
+    /// Not UTF-8, not JSON, or not the shape of a history: pydantic-ai's `validate_json` refuses
+    /// such an input too (`json_invalid`, or a validation error where msgflow's types, which
+    /// mirror pydantic-ai's, fail), so `--require-loadable` reports it with exit 1. A limit
+    /// (`--max-input-bytes`, nesting) says nothing about pydantic-ai and stays an error.
+    fn unreadable_history(&self, err: &msgflow_wire::ParseError) -> Failure {
+        let mut failure = Failure::from_parse_error(err);
+        let refused_by_pydantic_ai = matches!(
+            err.category(),
+            ParseErrorCategory::Syntax | ParseErrorCategory::Eof | ParseErrorCategory::Data
+        );
+        if self.require_loadable && refused_by_pydantic_ai {
+            failure.status = Status::Problems;
+            failure.message = format!("pydantic-ai 2.68.0 would not load it: {}", failure.message);
+        }
+        failure
+    }
+
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         if let Some(provider) = self.provider {
             return super::provider::check(source, provider, &self.options, self.json);
         }
-        let history = super::parse_history(source)?;
+        let history = source.input.parse().map_err(|err| self.unreadable_history(&err))?;
         let violations = msgflow_sanitize::check_located(&history, source.input.as_str());
         let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
-        let status = if violations.is_empty() {
+        // What pydantic-ai's repair changes in a history with nothing wrong: notes, no failure.
+        let notes = msgflow_sanitize::normalisations(&history);
+        let status = if self.require_loadable {
+            if loadable {
+                Status::Ok
+            } else {
+                Status::Problems
+            }
+        } else if violations.is_empty() {
             Status::Ok
         } else {
             Status::Problems
@@ -55,15 +90,19 @@ impl FileCommand for Check {
                 "pydantic_ai_loadable": loadable,
                 "turns": turns.len(),
                 "violations": located,
+                "notes": notes,
             });
             let mut text = serde_json::to_string_pretty(&document)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
             text.push('\n');
             text
-        } else if violations.is_empty() {
-            "no problems found\n".to_owned()
         } else {
-            violations.iter().map(|violation| format!("{violation}\n")).collect()
+            let mut text: String = violations.iter().map(|violation| format!("{violation}\n")).collect();
+            text.extend(notes.iter().map(|note| format!("{note}\n")));
+            if violations.is_empty() {
+                text.push_str("no problems found\n");
+            }
+            text
         };
         Ok(Processed {
             output: output.into_bytes(),

@@ -66,6 +66,7 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             let command = check::Check {
                 json: args.json,
+                require_loadable: args.require_loadable,
                 provider: args.provider,
                 options,
             };

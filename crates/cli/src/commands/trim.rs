@@ -159,11 +159,11 @@ fn dry_run_text(report: &Report) -> String {
     if let Some(trim) = &report.trim {
         let _ = writeln!(
             out,
-            "trim keeps {} of {} turns ({} of {} messages), removes {}",
+            "trim keeps {} of {} ({} of {}), removes {}",
             trim.turns_kept,
-            trim.turns_before,
+            counted(trim.turns_before, "turn"),
             trim.messages_kept,
-            trim.messages_before,
+            counted(trim.messages_before, "message"),
             trim.removed.len()
         );
     }
@@ -192,21 +192,22 @@ fn notes(label: &str, report: &Report) -> String {
     }
     if let Some(trim) = &report.trim {
         if trim.removed.is_empty() {
-            let _ = writeln!(
-                out,
-                "msgflow: {label}: fits ({} of {} {}): nothing removed",
-                trim.size_after,
-                budget_limit(trim.budget),
-                trim.size_unit
-            );
+            // The budget is in the unit the user gave: turns for --keep-turns, else the size's.
+            let fits = match trim.budget {
+                Budget::Turns(limit) => format!("{} of at most {limit}", counted(trim.turns_before, "turn")),
+                Budget::Tokens(limit) | Budget::Bytes(limit) => {
+                    format!("{} of {limit} {}", trim.size_after, trim.size_unit)
+                }
+            };
+            let _ = writeln!(out, "msgflow: {label}: fits ({fits}): nothing removed");
         } else {
             let _ = writeln!(
                 out,
-                "msgflow: {label}: removed messages 0..={} ({} of {} turns); kept {} turns, {} {} (was {})",
+                "msgflow: {label}: removed messages 0..={} ({} of {}); kept {}, {} {} (was {})",
                 trim.removed.len() - 1,
                 trim.turns_before - trim.turns_kept,
-                trim.turns_before,
-                trim.turns_kept,
+                counted(trim.turns_before, "turn"),
+                counted(trim.turns_kept, "turn"),
                 trim.size_after,
                 trim.size_unit,
                 trim.size_before
@@ -223,9 +224,12 @@ fn notes(label: &str, report: &Report) -> String {
     out
 }
 
-fn budget_limit(budget: Budget) -> usize {
-    match budget {
-        Budget::Tokens(limit) | Budget::Turns(limit) | Budget::Bytes(limit) => limit,
+/// `1 turn`, `2 turns`.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("{count} {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 

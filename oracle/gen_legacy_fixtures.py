@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write histories as an OLD pydantic-ai release serialises them (legacy fixtures).
 
-Usage (with a legacy venv, e.g. one built from python/requirements-legacy-1.0.0.txt):
-    python python/gen_legacy_fixtures.py --out tests/fixtures/legacy --tag 1.0.0
+Usage (with a legacy venv, e.g. one built from oracle/requirements-legacy-1.0.0.txt):
+    python oracle/gen_legacy_fixtures.py --out tests/fixtures/legacy --tag 1.0.0
 
 Writes ``OUT/<tag>-<name>.json``:
 

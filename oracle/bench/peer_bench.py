@@ -9,7 +9,7 @@ The peers, each run in the venv ``cargo xtask bench`` gives it:
   events are consumed as an application consumes them, then ``get_parts()``.
 * ``map-anthropic`` / ``map-openai-chat`` / ``map-openai-responses`` (``target/venv-providers``): the request
   pydantic-ai's own model class builds for the history of ``--file`` (``prepare_messages`` and its message mapping,
-  exactly as ``python/providers_oracle.py`` runs them for the conformance check); the history is loaded outside
+  exactly as ``oracle/providers_oracle.py`` runs them for the conformance check); the history is loaded outside
   the timing.
 * ``harness-sliding-window`` (``target/venv-context``): pydantic-ai-harness 0.62.0's
   ``SlidingWindowCompaction(keep_tokens=--budget).compact`` on the loaded history (its ~4 characters per token
@@ -19,7 +19,7 @@ The peers, each run in the venv ``cargo xtask bench`` gives it:
   ``encode_ordinary``, called text by text)
   over the texts of ``--file`` (a JSON array: exactly the texts msgflow's counter encodes for a history,
   ``TokenCounter::texts``), with its cache seeded from tiktoken-rs's vocabulary (``--assets``, ``--cache``; see
-  ``python/tokens_oracle.py``).
+  ``oracle/tokens_oracle.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # python/: oracle_common, providers_oracle, tokens_oracle
+sys.path.insert(0, os.path.dirname(HERE))  # oracle/: oracle_common, providers_oracle, tokens_oracle
 
 import oracle_common  # noqa: E402,F401 - pins the mime table before pydantic_ai is imported
 

@@ -12,7 +12,7 @@ rebuilds what the run recorded (the interrupted response keeps its partial ``edi
 ``msgflow repair`` then answers that call.
 
 Run with the pydantic-ai 2.68.0 venv:
-``target/venv/bin/python python/gen_stream_example.py --out examples/interrupted-stream``.
+``target/venv/bin/python oracle/gen_stream_example.py --out examples/interrupted-stream``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 
 `cargo xtask codegen` runs it with the oracle venv (Python 3.11, pydantic-ai 2.68.0, with `oracle_common` on
 `PYTHONPATH`, which empties `mimetypes.knownfiles` before pydantic-ai builds its table) and writes its output to
-xtask/codegen/data/media_tables.json; xtask-codegen renders crates/media/src/tables.rs from that file.
+xtask/codegen/tables/media_tables.json; xtask-codegen renders crates/media/src/tables.rs from that file.
 """
 import json
 import mimetypes

@@ -2,7 +2,7 @@
 """Create (or reuse) a virtualenv and install pinned requirements into it.
 
 Usage:
-    python3 python/setup_venv.py --venv DIR --requirements FILE [--requirements FILE ...]
+    python3 oracle/setup_venv.py --venv DIR --requirements FILE [--requirements FILE ...]
 
 The venv is created with ``python3 -m venv`` when it does not exist. Requirements are installed with pip only
 when the stamp file ``DIR/.msgflow-requirements.sha256`` (a SHA-256 over the requirement files' names and bytes)

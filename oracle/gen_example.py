@@ -5,7 +5,7 @@ the tests; the user aborts while the last two tool calls are running and types a
 history is what pydantic-ai persists at that point (its own `dump_json`), with the aborted
 response's calls left unanswered: the case `msgflow repair` exists for.
 
-Run with the pydantic-ai 2.68.0 venv: `target/venv/bin/python python/gen_example.py --out examples/interrupted-session.json`.
+Run with the pydantic-ai 2.68.0 venv: `target/venv/bin/python oracle/gen_example.py --out examples/interrupted-session.json`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """Generate the media-type corpus for ``conformance.py media`` (stdlib only, deterministic).
 
 Usage:
-    python3 python/media_corpus.py --out target/media-corpus.json
+    python3 oracle/media_corpus.py --out target/media-corpus.json
 
 The corpus is a JSON array of ``{"kind", "value", "media_type", "identifier"}`` items, where ``kind`` is one of
 ``image-url``, ``audio-url``, ``video-url``, ``document-url``, ``uploaded-file``, ``binary`` or ``guess`` and ``value``

@@ -21,7 +21,7 @@ them stays as it is.
 
 Unassigned code points are left out of both although Python reads them as themselves: a later Unicode version may assign
 them a decomposition. `cargo xtask codegen` runs this with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai
-2.68.0, `oracle_common` on `PYTHONPATH`) into xtask/codegen/data/unicode_tables.json, from which xtask-codegen renders
+2.68.0, `oracle_common` on `PYTHONPATH`) into xtask/codegen/tables/unicode_tables.json, from which xtask-codegen renders
 inert.rs.
 """
 import re

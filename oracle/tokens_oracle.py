@@ -10,7 +10,7 @@ ships OpenAI's vocabulary unchanged.
 ``tokens_oracle.py --assets DIR --cache DIR``
     stdin: one JSON object per line, ``{"id": ..., "encoding": "o200k_base", "text": ...}``; stdout: one line per
     input, ``{"id": ..., "tokens": [...]}`` (``encode_ordinary``, what msgflow's counter runs). Used by
-    ``cargo xtask conformance`` (token for token agreement); ``python/bench/peer_bench.py`` times the same
+    ``cargo xtask conformance`` (token for token agreement); ``oracle/bench/peer_bench.py`` times the same
     encoding for ``cargo xtask bench``.
 """
 

@@ -3,7 +3,8 @@
 For each history and provider this runs the model's own ``prepare_messages`` and then its private message mapping,
 called the way pydantic-ai's own tests call it, on a model built with a dummy API key (nothing is ever sent):
 
-* ``anthropic``: ``AnthropicModel('claude-sonnet-4-5')._map_message`` -> ``{"system": ..., "messages": [...]}``, with
+* ``anthropic``: ``AnthropicModel('claude-sonnet-4-5')._map_message`` -> ``{"system": ..., "messages": [...]}`` (no
+  ``system`` where it is empty, as ``_messages_create_params`` leaves it out), with
   the cache points settled as ``_prepare_messages_create`` then does (``_limit_cache_points``,
   ``raise_earlier_breakpoint_ttls``)
 * ``openai-chat``: ``OpenAIChatModel('gpt-4o')._map_messages`` -> ``{"messages": [...]}``
@@ -37,7 +38,7 @@ import sys
 import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is imported
 
 from pydantic_ai.models import ModelRequestParameters  # noqa: E402
-from pydantic_ai.models.anthropic import AnthropicModel  # noqa: E402
+from pydantic_ai.models.anthropic import OMIT, AnthropicModel  # noqa: E402
 from pydantic_ai.models.anthropic._cache_control import raise_earlier_breakpoint_ttls  # noqa: E402
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel  # noqa: E402
 from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
@@ -139,7 +140,8 @@ async def export(name: str, model, history: list) -> dict:
         # ttl raised to the longest after it.
         model._limit_cache_points(system, messages, [], automatic_caching=False)  # noqa: SLF001
         raise_earlier_breakpoint_ttls(system, messages, [], None)
-        return {"system": system, "messages": messages}
+        # `_messages_create_params` sends `system=prepared.system_prompt or OMIT`: no system prompt, no `system`.
+        return {"system": system or OMIT, "messages": messages}
     if provider == "openai-chat":
         messages = await model._map_messages(prepared, params, model_settings=settings)  # noqa: SLF001
         return {"messages": messages}

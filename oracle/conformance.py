@@ -17,7 +17,7 @@ Subcommands (all output is deterministic for a given seed; exit 2 on usage error
       ``case-<i>.expected-keep-last.json`` = dump_json(repair_messages(h, repair_last_response=False)), where h is
       the input as 2.68.0 loads it back from ``case-<i>.input.json``.
   media --corpus CORPUS.json --out OUT.json
-      Media-type inference and identifiers for a corpus (see python/media_corpus.py), with pydantic-ai's private
+      Media-type inference and identifiers for a corpus (see oracle/media_corpus.py), with pydantic-ai's private
       mime table pinned to its 169-entry platform-independent baseline.
 """
 
