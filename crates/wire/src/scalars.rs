@@ -302,8 +302,8 @@ pub(crate) fn read_lax_bool(written: &str) -> Result<bool, BoolRefusal> {
         // A float goes through `float_as_int` first: a whole one within 64 bits is an int, which
         // must be 0 or 1 (probed: `5.0` and `1E16` are `bool_parsing`); any other is `bool_type`.
         _ if is_number => match written.parse::<f64>() {
-            Ok(value) if value == 0.0 => Ok(false),
-            Ok(value) if value == 1.0 => Ok(true),
+            Ok(0.0) => Ok(false),
+            Ok(1.0) => Ok(true),
             Ok(value) if value.fract() == 0.0 && value > I64_MIN_F64 && value < I64_MAX_F64 => {
                 Err(BoolRefusal::Parsing)
             }

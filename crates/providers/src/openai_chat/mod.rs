@@ -9,6 +9,8 @@
 //! `_map_response_thinking_part`: in a field or as `<think>` text) and `_map_messages`' `'auto'`
 //! backfill of a thinking field.
 
+pub(crate) mod rules;
+
 use std::borrow::Cow;
 
 use msgflow_media::UrlKind;

@@ -10,6 +10,8 @@
 //! `_map_response_thinking_part` / `_map_thinking_to_reasoning_item` (reasoning items, or `<think>`
 //! text). `instructions` is absent without instructions (`OMIT`).
 
+pub(crate) mod rules;
+
 use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};

@@ -9,6 +9,8 @@
 //! natively, other reasoning as `<assistant_thinking>` text) and `_append_model_response_turns`
 //! (that reasoning in a user turn ahead of the assistant turn). A turn with no blocks is not sent.
 
+pub(crate) mod rules;
+
 use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
