@@ -1,5 +1,5 @@
 //! Pure functions reproducing pydantic-ai 2.68.0's multimodal rules, for `ImageUrl`, `AudioUrl`, `VideoUrl`,
-//! `DocumentUrl`, `BinaryContent` and `UploadedFile` (wire-format reference §6, §3 rule 12, §10).
+//! `DocumentUrl`, `BinaryContent` and `UploadedFile`.
 //!
 //! * Media types: [`guess_media_type`] (CPython 3.11 `mimetypes.guess_type` on a fixed, platform-independent
 //!   table), [`infer_url_media_type`], [`uploaded_file_media_type`], [`media_type_from_path`],
