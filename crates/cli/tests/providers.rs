@@ -135,7 +135,7 @@ fn export_says_whether_pydantic_ai_refuses_would_download_or_msgflow_stops_short
     std::fs::write(
         &tool_search,
         r#"[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"hi"}]},
-            {"kind":"response","parts":[{"part_kind":"builtin-tool-call","tool_name":"tool_search","args":{"foo":"bar"},"tool_call_id":"c3"}]}]"#,
+            {"kind":"response","parts":[{"part_kind":"builtin-tool-call","tool_name":"tool_search","args":{"foo":"bar"},"tool_call_id":"c3","provider_name":"anthropic"}]}]"#,
     )
     .unwrap();
     for (name, provider, reason) in cases {

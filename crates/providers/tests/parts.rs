@@ -1085,3 +1085,25 @@ fn a_tool_part_without_an_id_is_sent_with_one_of_its_own() {
     let chat = export(&history, Provider::OpenAiChat).unwrap();
     assert_eq!(chat["messages"][1]["tool_calls"][0]["id"], "msgflow_call_1_0");
 }
+
+/// A base `tool_search` part (no typed `tool-search` kind) is refused only where a mapping sends
+/// it back by its name: one no mapping replays (no provider, no return) is left out, as pydantic-ai
+/// leaves it out (found on pydantic-ai's own `test_tool_search.py` history by `cargo xtask
+/// conformance --only realworld`).
+#[test]
+fn a_base_tool_search_part_no_mapping_replays_is_left_out() {
+    let call = |provider: &str| {
+        format!(
+            r#"[{{"kind":"request","parts":[{{"part_kind":"user-prompt","content":"hi"}}]}},
+                {{"kind":"response","parts":[{{"part_kind":"text","content":"ok"}},{{"part_kind":"builtin-tool-call","tool_name":"tool_search","args":{{}},"tool_call_id":"c3"{provider}}}]}}]"#
+        )
+    };
+    let left_out = msgflow_wire::from_str(&call("")).unwrap();
+    for provider in Provider::EXPORTABLE {
+        let request = export(&left_out, provider).unwrap_or_else(|error| panic!("{provider}: {error}"));
+        assert!(!request.to_string().contains("c3"), "{provider}: {request}");
+    }
+    let replayed = msgflow_wire::from_str(&call(r#","provider_name":"anthropic""#)).unwrap();
+    let error = export(&replayed, Provider::Anthropic).unwrap_err().to_string();
+    assert!(error.contains("`tool_search`"), "{error}");
+}

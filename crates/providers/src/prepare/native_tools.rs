@@ -152,18 +152,18 @@ pub(super) fn native_tool_part(
             own || (tool_name == TOOL_SEARCH && accepts())
         }
     };
+    if !replayed {
+        return Ok(None);
+    }
     // A base part named `tool_search` (no typed `tool-search` kind, which `native_tool_search_kept`
-    // handles): `_synthesize_local_response` leaves it alone and the mappings send it by its name,
-    // which msgflow does not rebuild.
+    // handles) that the mapping replays: `_synthesize_local_response` leaves it alone and the
+    // mappings send it by its name, which msgflow does not rebuild. One left out is left out.
     if tool_name == TOOL_SEARCH {
         return Err(ExportError::unsupported(
             at,
             path,
             &format!("a server-side tool part (`{tool_name}`) pydantic-ai sends back to this provider"),
         ));
-    }
-    if !replayed {
-        return Ok(None);
     }
     let mapped = match profile.thinking {
         ThinkingMode::Anthropic => anthropic_native_block(part, at, path),
