@@ -11,7 +11,7 @@
 //! Each provider's table and its `check` live in its folder (`anthropic/rules.rs`,
 //! `openai_chat/rules.rs`, `openai_responses/rules.rs`, `gemini/rules.rs`); this module holds the
 //! types, the dispatch (a new provider adds one arm to [`rules`] and [`check_with`]) and, in
-//! [`media`] and [`openai`], the media limits more than one provider checks.
+//! `media` and `openai`, the media limits more than one provider checks.
 
 pub(crate) mod media;
 pub(crate) mod openai;
