@@ -172,9 +172,11 @@ async def run_case(models: dict, history_value, history_text: str | None = None)
     return out
 
 
-async def main_async(cases_path: str, out_path: str) -> int:
+async def main_async(cases_path: str, out_path: str, only: list[str] | None = None) -> int:
     _patch_downloads()
     models = build_models()
+    if only:
+        models = {name: model for name, model in models.items() if name in only}
     with open(cases_path, encoding="utf-8") as cases, open(out_path, "w", encoding="utf-8") as out:
         for line in cases:
             if not line.strip():
@@ -191,10 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", required=True, help="JSONL: {name, history} per line")
     parser.add_argument("--out", required=True, help="JSONL: {name, <provider>: {request|refused}} per line")
+    parser.add_argument("--models", nargs="*", help="only these models (names as in the output), e.g. openai-chat")
     args = parser.parse_args(argv)
     oracle_common.assert_oracle_version()
     os.environ.setdefault("OPENAI_API_KEY", DUMMY_KEY)
-    return asyncio.run(main_async(args.cases, args.out))
+    return asyncio.run(main_async(args.cases, args.out, args.models))
 
 
 if __name__ == "__main__":

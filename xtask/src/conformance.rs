@@ -98,6 +98,13 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "formats: openai-chat from msgflow-formats is inverted by pydantic-ai's OpenAIChatModel mapping",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_formats::run(&crate::venv::providers_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
             let seed = head_seed(args.seed)?;

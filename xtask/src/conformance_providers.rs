@@ -134,29 +134,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         lines.push('\n');
     }
     std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
-    let out_path = dir.join("oracle.jsonl");
-    let output = Command::new(python)
-        .arg(root.join("oracle/providers_oracle.py"))
-        .arg("--cases")
-        .arg(&cases_path)
-        .arg("--out")
-        .arg(&out_path)
-        .current_dir(root.join("oracle"))
-        .output()
-        .context("running oracle/providers_oracle.py")?;
-    if !output.status.success() {
-        bail!(
-            "providers_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let oracle_text = std::fs::read_to_string(&out_path)?;
-    let oracle: Vec<Value> = oracle_text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .context("reading the oracle's output")?;
+    let oracle = run_oracle(python, &cases_path, &dir.join("oracle.jsonl"), &[])?;
     if oracle.len() != cases.len() {
         bail!("the oracle answered {} of {} cases", oracle.len(), cases.len());
     }
@@ -366,7 +344,39 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     bail!("{} of the provider exports differ from pydantic-ai's", failures.len())
 }
 
-fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -> Result<()> {
+/// Runs `oracle/providers_oracle.py` on a file of cases (all its models, or only `models`) and
+/// returns its answers, one per case.
+pub(crate) fn run_oracle(python: &Path, cases_path: &Path, out_path: &Path, models: &[&str]) -> Result<Vec<Value>> {
+    let root = crate::project_root();
+    let mut command = Command::new(python);
+    command.arg(root.join("oracle/providers_oracle.py"));
+    if !models.is_empty() {
+        command.arg("--models").args(models);
+    }
+    let output = command
+        .arg("--cases")
+        .arg(cases_path)
+        .arg("--out")
+        .arg(out_path)
+        .current_dir(root.join("oracle"))
+        .output()
+        .context("running oracle/providers_oracle.py")?;
+    if !output.status.success() {
+        bail!(
+            "providers_oracle.py failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let oracle_text = std::fs::read_to_string(out_path)?;
+    oracle_text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the oracle's output")
+}
+
+pub(crate) fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String, Value)>) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }

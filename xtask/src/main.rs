@@ -8,6 +8,7 @@ mod codegen;
 mod conformance;
 mod conformance_canonical;
 mod conformance_context;
+mod conformance_formats;
 mod conformance_providers;
 mod conformance_realworld;
 mod conformance_repair;

@@ -59,6 +59,9 @@ pub enum Command {
     /// Print the request pydantic-ai would send for a history to a provider (JSON).
     #[command(after_help = EXPORT_HELP)]
     Export(ExportArgs),
+    /// Convert between pydantic-ai histories and other formats (OpenAI Chat messages), reporting every loss.
+    #[command(name = "convert", after_help = CONVERT_HELP)]
+    ConvertFormat(ConvertFormatArgs),
     /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
     #[command(after_help = TRIM_HELP)]
     Trim(TrimArgs),
@@ -172,6 +175,21 @@ pub struct ShowArgs {
     /// Lines of tool arguments and output shown before truncating (ignored with --full).
     #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_lines: u32,
+    /// Write a self-contained HTML page instead (msgflow-transcript): the chat, check's findings
+    /// at their messages, media, and a token chart. In batch mode -o DIR gets one page per input
+    /// and an index.html.
+    #[arg(long, conflicts_with_all = ["color", "width", "full", "max_lines"])]
+    pub html: bool,
+    /// With --html: also mark what this provider would reject (as `check --provider` does).
+    #[arg(long, value_name = "PROVIDER", requires = "html", value_parser = crate::commands::parse_provider)]
+    pub provider: Option<msgflow_providers::Provider>,
+    /// With --html: draw the cumulative token count against a context window of N tokens.
+    #[arg(long, value_name = "N", requires = "html")]
+    pub context_window: Option<u64>,
+    /// With --html: the token counter of the chart (as `stats --tokens --tokenizer`).
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", requires = "html",
+          value_parser = crate::commands::parse_tokenizer)]
+    pub tokenizer: String,
 }
 
 /// `msgflow stats`.
@@ -385,6 +403,31 @@ pub struct ExportArgs {
     pub profile: ProfileArgs,
 }
 
+/// `msgflow convert`.
+#[derive(Debug, Args)]
+pub struct ConvertFormatArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write to FILE instead of standard output (`-` is stdout); in batch mode, a directory DIR
+    /// that receives one file per input.
+    #[arg(short = 'o', long, value_name = "FILE|DIR")]
+    pub output: Option<PathBuf>,
+    /// The input's format: pydantic-ai or openai-chat.
+    #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
+    pub from: msgflow_formats::Format,
+    /// The output's format: pydantic-ai or openai-chat.
+    #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
+    pub to: msgflow_formats::Format,
+    /// Refuse any loss: exit 2 and write nothing when the conversion would drop, invent or change
+    /// a value (or write a history pydantic-ai 2.68.0 would not load).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+fn parse_format(name: &str) -> Result<msgflow_formats::Format, String> {
+    name.parse()
+}
+
 /// `msgflow assemble`.
 #[derive(Debug, Args)]
 pub struct AssembleArgs {
@@ -475,7 +518,9 @@ const SHOW_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow show history.json\n",
     "  msgflow show --full --color always history.json | less -R\n",
-    "  msgflow show --width 80 histories/              # batch: one section per file\n\n",
+    "  msgflow show --width 80 histories/              # batch: one section per file\n",
+    "  msgflow show --html history.json -o session.html\n",
+    "  msgflow show --html --provider anthropic --context-window 200000 runs/ -o pages/  # one page each + index.html\n\n",
     exit_codes_text!()
 );
 
@@ -565,6 +610,21 @@ const EXPORT_HELP: &str = concat!(
     "The request equals what pydantic-ai 2.68.0's AnthropicModel (claude-sonnet-4-5), OpenAIChatModel (gpt-4o)\n",
     "and OpenAIResponsesModel (gpt-5) build with default settings and no tools. A history holding parts\n",
     "msgflow does not export exactly yet is refused with exit 2, naming the part; nothing is downloaded.\n\n",
+    exit_codes_text!()
+);
+
+const CONVERT_HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow convert --from openai-chat chat.json -o history.json     # messages from a database\n",
+    "  msgflow convert --from openai-chat finetune.jsonl -o histories.jsonl\n",
+    "  msgflow convert --to openai-chat history.json                     # {\"messages\": [...]}\n\n",
+    "openai-chat input is an array of Chat Completions messages, a request body {\"messages\": [...]}, a Batch\n",
+    "API line {\"body\": {...}}, or JSON Lines of those (one conversation per line; the output is then JSON\n",
+    "Lines too). To openai-chat is the request pydantic-ai 2.68.0's OpenAIChatModel sends; from it, the\n",
+    "inverse of that mapping. Every value dropped, invented (timestamps pydantic-ai fills in, tool-call ids\n",
+    "of legacy function calls) or changed is reported on stderr, grouped, with the JSON path of its first\n",
+    "occurrence; --strict refuses any. The crate README of msgflow-formats tabulates what each direction\n",
+    "cannot hold.\n\n",
     exit_codes_text!()
 );
 

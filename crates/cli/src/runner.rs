@@ -29,7 +29,9 @@ use crate::outcome::{usage_error, Failure, Status};
 /// What a command produces for each input, which decides where its output may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// The output is a rewritten history: it can replace the input (`--in-place`).
+    /// The output is a file of its own for each input: a rewritten history, which can replace
+    /// the input (`--in-place`), or a page (`show --html`). A batch writes one file per input
+    /// into `-o DIR`.
     Transform,
     /// The output is a report about the input (text, or JSON when `json`).
     Report {
@@ -106,6 +108,12 @@ pub trait FileCommand: Sync {
     /// is written with one warning line naming the first reason.
     fn strict(&self) -> bool {
         false
+    }
+
+    /// In batch mode with `-o DIR`, the extension each output file gets instead of its input's
+    /// (`None`: the input's file name, for commands that write histories).
+    fn output_extension(&self) -> Option<&'static str> {
+        None
     }
 
     /// Processes one input. Must not write anywhere itself: the runner delivers the output.
@@ -200,6 +208,23 @@ pub fn run(command: &dyn FileCommand, inputs: &InputArgs, destination: &OutputAr
             }
         }
         Ok(Plan::Batch(items)) => run_batch(command, &items, destination, inputs.max_input_bytes),
+    }
+}
+
+/// Where a batch input's output goes, relative to `-o DIR`.
+pub fn output_name(command: &dyn FileCommand, relative: &Path) -> PathBuf {
+    match command.output_extension() {
+        Some(extension) => relative.with_extension(extension),
+        None => relative.to_path_buf(),
+    }
+}
+
+/// The files of a batch (each with its path relative to the argument that named it), or `None`
+/// when `inputs` are not a batch or cannot be listed (the run itself reports why).
+pub fn batch_files(inputs: &InputArgs) -> Option<Vec<(PathBuf, PathBuf)>> {
+    match plan(inputs) {
+        Ok(Plan::Batch(items)) => Some(items.into_iter().map(|item| (item.path, item.relative)).collect()),
+        _ => None,
     }
 }
 
@@ -406,7 +431,7 @@ fn run_batch(
     max_input_bytes: Option<u64>,
 ) -> Status {
     let mode = command.mode();
-    let output_directory = match batch_output_directory(mode, items, destination) {
+    let output_directory = match batch_output_directory(command, items, destination) {
         Ok(directory) => directory,
         Err(status) => return status,
     };
@@ -422,7 +447,7 @@ fn run_batch(
             let label = item.path.display().to_string();
             let target = output_directory
                 .as_ref()
-                .map(|directory| directory.join(&item.relative));
+                .map(|directory| directory.join(output_name(command, &item.relative)));
             let result = match files::read_file(&item.path, max_input_bytes) {
                 Ok(bytes) => {
                     let (status, stderr, report) =
@@ -470,11 +495,11 @@ fn run_batch(
 /// Checks the output options of a batch; for `-o DIR` with a transforming command, creates the
 /// directory and returns it.
 fn batch_output_directory(
-    mode: Mode,
+    command: &dyn FileCommand,
     items: &[BatchItem],
     destination: &OutputArgs,
 ) -> Result<Option<PathBuf>, Status> {
-    if mode != Mode::Transform {
+    if command.mode() != Mode::Transform {
         return Ok(None);
     }
     if destination.in_place {
@@ -501,18 +526,19 @@ fn batch_output_directory(
     }
     let mut seen = HashSet::new();
     for item in items {
-        if !seen.insert(&item.relative) {
+        let name = output_name(command, &item.relative);
+        if !seen.insert(name.clone()) {
             return Err(usage_error(
                 &format!(
                     "two inputs would both be written to {}",
-                    directory.join(&item.relative).display()
+                    directory.join(&name).display()
                 ),
                 Some("give them in separate runs, or pass their common directory instead"),
             ));
         }
     }
     for item in items {
-        if let Some(parent) = directory.join(&item.relative).parent() {
+        if let Some(parent) = directory.join(output_name(command, &item.relative)).parent() {
             if let Err(err) = std::fs::create_dir_all(parent) {
                 return Err(usage_error(
                     &format!("cannot create the directory {}: {err}", parent.display()),

@@ -14,10 +14,13 @@
 //! * [`media`]: file items built in Rust exactly as pydantic-ai builds them (`msgflow_media`).
 //! * [`providers`]: the request pydantic-ai would send to Anthropic or OpenAI for a history, and
 //!   each provider's rules (`msgflow_providers`).
+//! * [`formats`]: conversions between histories and the formats around pydantic-ai (OpenAI Chat
+//!   messages), reporting what each drops or invents (`msgflow_formats`).
 //! * [`stream`]: pydantic-ai's streaming parts manager, event logs back to messages, interrupted
 //!   streams (`msgflow_stream`).
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
 //!   clamping, token counts (`msgflow_context`).
+//! * [`transcript`]: a history as one self-contained, inert HTML page (`msgflow_transcript`).
 //!
 //! ```
 //! use msgflow::{sanitize, wire};
@@ -37,11 +40,13 @@
 pub use msgflow_adapter as adapter;
 pub use msgflow_canonical as canonical;
 pub use msgflow_context as context;
+pub use msgflow_formats as formats;
 pub use msgflow_media as media;
 pub use msgflow_providers as providers;
 pub use msgflow_registry as registry;
 pub use msgflow_sanitize as sanitize;
 pub use msgflow_stream as stream;
+pub use msgflow_transcript as transcript;
 pub use msgflow_wire as wire;
 
 /// The README's examples, compiled and run as doctests.

@@ -46,6 +46,13 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 use crate::{Field, Float, Int, ModelMessage, RawJson, Timestamp};
+
+/// The 1-based (line, column) where the value at a msgflow JSON path (`$[0].parts["odd key"][2]`)
+/// starts in `input`, or `None` when the path is not in the text. For errors about JSON that was
+/// read as a plain value first (the foreign formats of `msgflow-formats`), never on a happy path.
+pub fn line_column_of(input: &str, path: &str) -> Option<(usize, usize)> {
+    locate::line_column_of(input, path)
+}
 pub(crate) use lax::MAX_INT_DIGITS;
 
 /// pydantic-ai's answer for one history: loadable, or every reason it is not.

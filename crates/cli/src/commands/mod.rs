@@ -4,6 +4,7 @@
 mod assemble;
 mod check;
 mod convert;
+mod convert_format;
 mod export;
 mod fmt;
 mod media;
@@ -11,6 +12,7 @@ mod provider;
 mod repair;
 mod schema;
 mod show;
+mod show_html;
 mod stats;
 mod tokens;
 mod tools;
@@ -34,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             runner::run(&command, &args.input, &args.output)
         }
+        Command::Show(args) if args.html => show_html::run(&args),
         Command::Show(args) => {
             let destination = report_destination(args.output.output.clone());
             let command = show::Show::from_args(&args, runner::output_is_terminal(&destination));
@@ -100,6 +103,14 @@ pub fn dispatch(cli: Cli) -> Status {
             };
             let command = export::Export { to: args.to, options };
             runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+        }
+        Command::ConvertFormat(args) => {
+            let command = convert_format::ConvertFormat {
+                from: args.from,
+                to: args.to,
+                strict: args.strict,
+            };
+            runner::run(&command, &args.input, &report_destination(args.output.clone()))
         }
         Command::Trim(args) => trim_command(&args),
         Command::Media(args) => {

@@ -83,7 +83,7 @@ pub(crate) fn export_failure(error: &ExportError) -> Failure {
     Failure::invalid(error.to_string(), hint)
 }
 
-fn violation_line(violation: &Violation) -> String {
+pub(crate) fn violation_line(violation: &Violation) -> String {
     let part = violation.part.map_or(String::new(), |part| format!(", part {part}"));
     format!(
         "message {}{part}: {}: {}\n  {} would answer: {}\n  repair --provider: {}\n",

@@ -12,6 +12,8 @@ use msgflow_wire::{
     UserContent, UserPromptContent,
 };
 
+use msgflow_transcript::display::{arguments_for_display, json_for_display, pretty, retry_feedback_label, setup_note};
+
 use crate::cli::ShowArgs;
 use crate::outcome::Failure;
 use crate::runner::{FileCommand, Mode, Processed, Source};
@@ -175,41 +177,21 @@ impl Show {
                     };
                     self.block(out, Role::Failure, &label, &json_for_display(&part.content), true);
                 }
-                ModelRequestPart::RetryFeedback(part) => {
-                    let mut label = format!("retry feedback ({}", part.retry.cause.as_str());
-                    if let Some(attempt) = part.retry.attempt.get() {
-                        label.push_str(&format!(", attempt {attempt}"));
-                        if let Some(max) = part.retry.max_retries.get() {
-                            label.push_str(&format!(" of {max}"));
-                        }
-                    }
-                    label.push(')');
-                    self.block(out, Role::Failure, &label, &json_for_display(&part.content), true);
-                }
-                ModelRequestPart::ToolAvailabilityDelta(part) => {
-                    let added = part
-                        .tools_added
-                        .get()
-                        .or(part.added.get())
-                        .map(|names| names.join(", "));
-                    self.note(out, &format!("tools made available: {}", added.unwrap_or_default()));
-                }
-                ModelRequestPart::CapabilityLoadDelta(part) => {
-                    let loaded = part.loaded.get().map(|names| names.join(", "));
-                    self.note(out, &format!("capabilities loaded: {}", loaded.unwrap_or_default()));
-                }
-                ModelRequestPart::ModelSettingsDelta(part) => {
-                    let settings = serde_json::to_string(&part.settings).unwrap_or_default();
-                    self.note(out, &format!("model settings changed: {settings}"));
-                }
+                ModelRequestPart::RetryFeedback(part) => self.block(
+                    out,
+                    Role::Failure,
+                    &retry_feedback_label(part),
+                    &json_for_display(&part.content),
+                    true,
+                ),
+                ModelRequestPart::ToolAvailabilityDelta(_)
+                | ModelRequestPart::CapabilityLoadDelta(_)
+                | ModelRequestPart::ModelSettingsDelta(_)
+                | ModelRequestPart::InstructionBaseline(_) => self.note(out, &setup_note(part).unwrap_or_default()),
                 ModelRequestPart::InstructionDelta(part) => match &part.content {
                     Some(content) => self.block(out, Role::System, "instruction change", content, false),
                     None => self.note(out, &format!("instruction {} removed", part.id.get())),
                 },
-                ModelRequestPart::InstructionBaseline(part) => self.note(
-                    out,
-                    &format!("instruction baseline: {} block(s)", part.instructions.len()),
-                ),
                 ModelRequestPart::Compaction(part) => self.block(
                     out,
                     Role::Note,
@@ -354,17 +336,7 @@ impl Show {
     }
 
     fn tool_call(&self, out: &mut String, label: &str, args: &Field<RawJson>) {
-        let text = match args.get() {
-            None => String::new(),
-            Some(raw) => match raw.as_string() {
-                // pydantic-ai keeps arguments streamed as text as a string; show them as JSON when they are.
-                Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(value) => pretty(&value),
-                    Err(_) => format!("{text}\n(the arguments are not valid JSON)"),
-                },
-                None => json_for_display(raw),
-            },
-        };
+        let text = arguments_for_display(args);
         self.block(out, Role::ToolCall, label, &text, true);
     }
 
@@ -390,18 +362,6 @@ fn unmatched_note(id: &Field<String>, seen: &HashSet<String>, note: &str) -> Str
         Some(id) if !seen.contains(id) => format!(" ({note})"),
         _ => String::new(),
     }
-}
-
-/// A JSON value for reading: strings as their text, everything else pretty-printed.
-fn json_for_display(raw: &RawJson) -> String {
-    match raw.as_string() {
-        Some(text) => text,
-        None => pretty(&raw.to_value()),
-    }
-}
-
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 fn user_prompt_text(content: &UserPromptContent) -> String {

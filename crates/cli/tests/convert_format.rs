@@ -1,0 +1,152 @@
+//! `msgflow convert --from FORMAT --to FORMAT` through the built binary.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn msgflow() -> Command {
+    Command::cargo_bin("msgflow").unwrap()
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/interrupted-session.json")
+}
+
+const CHAT: &str = r#"{"model": "gpt-4o", "messages": [
+  {"role": "system", "content": "Be brief."},
+  {"role": "user", "content": "Weather in Paris?", "name": "ann"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+  {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+  {"role": "assistant", "content": "Sunny."}
+]}"#;
+
+#[test]
+fn openai_chat_becomes_a_history_that_checks_clean_and_every_loss_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.json");
+    let output = msgflow()
+        .args(["convert", "--from", "openai-chat", "-", "-o"])
+        .arg(&history)
+        .write_stdin(CHAT)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("dropped request field `model`"), "{stderr}");
+    assert!(stderr.contains("dropped `name` of a `user` message"), "{stderr}");
+    assert!(stderr.contains("(at $.messages[1].name)"), "{stderr}");
+    assert!(stderr.contains("invented request timestamps"), "{stderr}");
+    msgflow().arg("check").arg(&history).assert().code(0);
+    let text = std::fs::read_to_string(&history).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed.as_array().unwrap().len(), 4);
+    assert_eq!(parsed[1]["parts"][0]["tool_call_id"], "call_1");
+    assert_eq!(parsed[2]["parts"][0]["tool_name"], "weather");
+}
+
+#[test]
+fn strict_refuses_a_lossy_conversion_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let output = msgflow()
+        .args(["convert", "--strict", "--from", "openai-chat", "-", "-o"])
+        .arg(&out)
+        .write_stdin(CHAT)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("refusing a lossy conversion from openai-chat to pydantic-ai"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn input_that_is_not_the_format_is_located() {
+    let bad = "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"robot\", \"content\": \"beep\"}\n]";
+    let output = msgflow()
+        .args(["convert", "--from", "openai-chat", "-"])
+        .write_stdin(bad)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("at $[1].role (line 3, column 12): unknown role `robot`"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_history_becomes_the_messages_pydantic_ai_sends_and_its_losses_are_listed() {
+    let output = msgflow()
+        .args(["convert", "--to", "openai-chat"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let request: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let exported: serde_json::Value = serde_json::from_slice(
+        &msgflow()
+            .args(["export", "--to", "openai-chat"])
+            .arg(example())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(request, exported);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("dropped `timestamp` of a `user-prompt`"), "{stderr}");
+    assert!(stderr.contains("dropped `model_name` of a `response`"), "{stderr}");
+}
+
+#[test]
+fn json_lines_convert_line_by_line() {
+    let lines = concat!(
+        r#"{"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]}"#,
+        "\n",
+        r#"{"messages": [{"role": "user", "content": "c"}]}"#,
+        "\n"
+    );
+    let output = msgflow()
+        .args(["convert", "--from", "openai-chat", "-"])
+        .write_stdin(lines)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let histories: Vec<serde_json::Value> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(histories.len(), 2);
+    assert_eq!(histories[1][0]["parts"][0]["content"], "c");
+    let output = msgflow()
+        .args(["convert", "--from", "openai-chat", "-"])
+        .write_stdin("{\"messages\": []}\n{\"messages\": 3}\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("document 1 (0-based)"), "{stderr}");
+    assert!(stderr.contains("(line 2, column 14)"), "{stderr}");
+}
+
+#[test]
+fn formats_not_converted_yet_are_named() {
+    let output = msgflow()
+        .args(["convert", "--from", "anthropic", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr)
+        .unwrap()
+        .contains("cannot convert `anthropic` yet"));
+}

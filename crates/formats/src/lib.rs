@@ -1,0 +1,185 @@
+//! Conversions between pydantic-ai 2.68.0 histories and the formats around them, never silent
+//! about what a format cannot hold.
+//!
+//! * [`openai_chat`]: OpenAI Chat Completions messages. To it: the request pydantic-ai's
+//!   `OpenAIChatModel` sends (`msgflow_providers::openai_chat::export`). From it: the inverse of
+//!   that mapping, reading responses as `OpenAIChatModel._process_response` does.
+//! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
+//!   dropped, invented or changed (at its JSON path in the input).
+//!
+//! ```
+//! use msgflow_formats::{convert, Format, Output};
+//! let chat = r#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]"#;
+//! let converted = convert(chat, Format::OpenAiChat, Format::PydanticAi)?;
+//! let Output::Histories(histories) = &converted.output else { unreachable!() };
+//! assert_eq!(histories[0].len(), 2);
+//! // Chat messages carry no timestamps: pydantic-ai fills in the load time, and the report says so.
+//! assert!(converted.report.losses.iter().any(|loss| loss.what.contains("timestamp")));
+//! # Ok::<(), msgflow_formats::ConvertError>(())
+//! ```
+
+mod document;
+mod loss;
+pub mod openai_chat;
+
+use std::fmt;
+use std::str::FromStr;
+
+use msgflow_wire::ModelMessage;
+use serde_json::Value;
+
+pub use loss::{Loss, LossGroup, LossKind, Report};
+
+/// The formats msgflow converts between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// A pydantic-ai history (`ModelMessagesTypeAdapter` JSON).
+    PydanticAi,
+    /// OpenAI Chat Completions messages: an array of messages, a request body `{"messages": [...]}`
+    /// (fine-tuning lines), or a Batch API line `{"body": {"messages": [...]}}`.
+    OpenAiChat,
+}
+
+impl Format {
+    /// Every format, in the order the CLI lists them.
+    pub const ALL: [Format; 2] = [Format::PydanticAi, Format::OpenAiChat];
+
+    /// The name on the command line (`pydantic-ai`, `openai-chat`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::PydanticAi => "pydantic-ai",
+            Format::OpenAiChat => "openai-chat",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
+                let planned = ["anthropic", "otel", "vercel-ui", "ag-ui"];
+                if planned.contains(&name) {
+                    format!(
+                        "msgflow cannot convert `{name}` yet: the formats are {}",
+                        known.join(", ")
+                    )
+                } else {
+                    format!("unknown format `{name}`: expected one of {}", known.join(", "))
+                }
+            })
+    }
+}
+
+/// Input that is not the format it was named as, or a history the target cannot take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct ConvertError {
+    /// The document of the input (0 unless the input is JSON Lines).
+    pub document: usize,
+    /// The JSON path of the value, in that document.
+    pub path: String,
+    /// Its 1-based line and column in the whole input, when known.
+    pub position: Option<(usize, usize)>,
+    /// What was expected, or why the conversion is impossible.
+    pub message: String,
+}
+
+impl ConvertError {
+    fn render(&self) -> String {
+        match self.position {
+            Some((line, column)) => format!("at {} (line {line}, column {column}): {}", self.path, self.message),
+            None => format!("at {}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// What a conversion produced: histories, or documents of a foreign format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// One history per input document.
+    Histories(Vec<Vec<ModelMessage>>),
+    /// One foreign document per input document.
+    Documents(Vec<Value>),
+}
+
+impl Output {
+    /// How many documents (conversations) the output holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Output::Histories(histories) => histories.len(),
+            Output::Documents(documents) => documents.len(),
+        }
+    }
+
+    /// Whether the output holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The result of [`convert`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    /// The converted documents, in input order.
+    pub output: Output,
+    /// Everything dropped, invented or changed on the way.
+    pub report: Report,
+}
+
+/// Converts `input` (one JSON document, or JSON Lines: one document per line) from one format to
+/// another, through a pydantic-ai history.
+///
+/// `pydantic-ai` to `pydantic-ai` reads and rewrites the histories; a foreign format to itself
+/// goes through a history and reports the losses of both legs.
+pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, ConvertError> {
+    let documents = document::split(input)?;
+    let mut report = Report::default();
+    let mut histories = Vec::with_capacity(documents.len());
+    for (index, doc) in documents.iter().enumerate() {
+        let history = match from {
+            Format::PydanticAi => msgflow_wire::from_str(doc.text).map_err(|err| ConvertError {
+                document: index,
+                path: err.path().to_owned(),
+                position: Some((err.line() + doc.lines_before, err.column())),
+                message: format!("not a pydantic-ai history: {}", err.message()),
+            })?,
+            Format::OpenAiChat => {
+                let value = document::value(doc, index)?;
+                openai_chat::from_value(&value, index, &mut report)
+                    .map_err(|err| doc.error_at(index, &err.path, err.message))?
+            }
+        };
+        histories.push(history);
+    }
+    let output = match to {
+        Format::PydanticAi => Output::Histories(histories),
+        Format::OpenAiChat => {
+            // A trip between two foreign formats reports the losses of each leg; the second leg's
+            // paths are in the history between them.
+            let mut documents = Vec::with_capacity(histories.len());
+            for (index, history) in histories.iter().enumerate() {
+                let value = openai_chat::to_value(history, index, &mut report)?;
+                documents.push(value);
+            }
+            Output::Documents(documents)
+        }
+    };
+    Ok(Converted { output, report })
+}
+
+/// The JSON of a history, as pydantic-ai writes it (for the loss diff).
+pub(crate) fn history_value(history: &[ModelMessage]) -> Value {
+    let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
+    serde_json::from_str(&text).expect("msgflow writes valid JSON")
+}

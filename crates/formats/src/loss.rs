@@ -1,0 +1,315 @@
+//! What a conversion could not carry: every value dropped, invented or changed, at its JSON path.
+//!
+//! The "to" directions find their losses by difference: the history is converted, read back with
+//! the format's "from", and every value that did not survive is reported at its path in the
+//! history. The report is then exactly what the format cannot hold, whatever the history holds.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What happened to a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// The input holds it and the output does not.
+    Dropped,
+    /// The output holds a value the input did not give (made up, or left for pydantic-ai to fill
+    /// in at load time, such as timestamps).
+    Invented,
+    /// The output holds it differently (an object written as its JSON text, a part of another kind).
+    Changed,
+}
+
+impl fmt::Display for LossKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LossKind::Dropped => "dropped",
+            LossKind::Invented => "invented",
+            LossKind::Changed => "changed",
+        })
+    }
+}
+
+/// One value a conversion did not carry over as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Loss {
+    /// Dropped, invented or changed.
+    pub kind: LossKind,
+    /// The document of the input (0 unless the input is JSON Lines: its line's document index).
+    pub document: usize,
+    /// The JSON path of the value in that document of the input.
+    pub path: String,
+    /// What it is, without indices, so that losses of one kind group together.
+    pub what: String,
+}
+
+/// Everything a conversion dropped, invented or changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The losses, in input order.
+    pub losses: Vec<Loss>,
+}
+
+/// Losses of one kind and description, counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LossGroup {
+    /// Dropped, invented or changed.
+    pub kind: LossKind,
+    /// What was lost.
+    pub what: String,
+    /// How many times.
+    pub count: usize,
+    /// The first place it happened: (document, JSON path).
+    pub first: (usize, String),
+}
+
+impl Report {
+    /// Whether the conversion carried everything over.
+    pub fn is_lossless(&self) -> bool {
+        self.losses.is_empty()
+    }
+
+    pub(crate) fn push(&mut self, kind: LossKind, document: usize, path: impl Into<String>, what: impl Into<String>) {
+        self.losses.push(Loss {
+            kind,
+            document,
+            path: path.into(),
+            what: what.into(),
+        });
+    }
+
+    /// The losses grouped by kind and description, in order of first occurrence.
+    pub fn groups(&self) -> Vec<LossGroup> {
+        let mut groups: Vec<LossGroup> = Vec::new();
+        for loss in &self.losses {
+            match groups
+                .iter_mut()
+                .find(|group| group.kind == loss.kind && group.what == loss.what)
+            {
+                Some(group) => group.count += 1,
+                None => groups.push(LossGroup {
+                    kind: loss.kind,
+                    what: loss.what.clone(),
+                    count: 1,
+                    first: (loss.document, loss.path.clone()),
+                }),
+            }
+        }
+        groups
+    }
+}
+
+/// Reports every difference between `original` (a history's JSON) and `back` (the same history
+/// after a trip through a format), at its path in `original`.
+///
+/// A key the original leaves out and the other side writes with pydantic-ai's default for it
+/// (`null`, `complete`, an all-zero usage) is no difference: pydantic-ai loads both alike. Tool-call `args` and tool-return `content` that come back as the JSON text
+/// of the original value are reported as changed, not dropped.
+pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut Report) {
+    let mut path = String::from("$");
+    diff_at(original, back, &mut path, "history", document, report);
+}
+
+fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {
+    if original == back {
+        return;
+    }
+    match (original, back) {
+        (Value::Object(left), Value::Object(right)) => {
+            let owner_kind = kind_of(original).unwrap_or(owner).to_owned();
+            if kind_of(original) != kind_of(back) {
+                report.push(
+                    LossKind::Changed,
+                    document,
+                    path.clone(),
+                    format!("a `{}` became a `{}`", owner_kind, kind_of(back).unwrap_or("?")),
+                );
+                return;
+            }
+            for (key, left_value) in left {
+                let right_value = right.get(key).unwrap_or(&Value::Null);
+                if left_value == right_value {
+                    continue;
+                }
+                let length = path.len();
+                push_key(path, key);
+                if right_value.is_null() {
+                    report.push(
+                        LossKind::Dropped,
+                        document,
+                        path.clone(),
+                        format!("`{key}` of a `{owner_kind}`"),
+                    );
+                } else if left_value.is_null() {
+                    report.push(
+                        LossKind::Invented,
+                        document,
+                        path.clone(),
+                        format!("`{key}` of a `{owner_kind}`"),
+                    );
+                } else if is_json_text_of(right_value, left_value) {
+                    report.push(
+                        LossKind::Changed,
+                        document,
+                        path.clone(),
+                        format!("`{key}` of a `{owner_kind}` written as its JSON text"),
+                    );
+                } else if left_value.is_object() && right_value.is_object()
+                    || left_value.is_array() && right_value.is_array()
+                {
+                    diff_at(
+                        left_value,
+                        right_value,
+                        path,
+                        &format!("{owner_kind}.{key}"),
+                        document,
+                        report,
+                    );
+                } else {
+                    report.push(
+                        LossKind::Changed,
+                        document,
+                        path.clone(),
+                        format!("`{key}` of a `{owner_kind}`"),
+                    );
+                }
+                path.truncate(length);
+            }
+            for (key, right_value) in right {
+                if !left.contains_key(key) && !is_default(right_value) {
+                    let length = path.len();
+                    push_key(path, key);
+                    report.push(
+                        LossKind::Invented,
+                        document,
+                        path.clone(),
+                        format!("`{key}` of a `{owner_kind}`"),
+                    );
+                    path.truncate(length);
+                }
+            }
+        }
+        (Value::Array(left), Value::Array(right)) => {
+            for (index, (left_value, right_value)) in left.iter().zip(right).enumerate() {
+                let length = path.len();
+                path.push_str(&format!("[{index}]"));
+                diff_at(left_value, right_value, path, owner, document, report);
+                path.truncate(length);
+            }
+            for (index, missing) in left.iter().enumerate().skip(right.len()) {
+                let what = kind_of(missing).unwrap_or(owner);
+                report.push(
+                    LossKind::Dropped,
+                    document,
+                    format!("{path}[{index}]"),
+                    format!("a `{what}`"),
+                );
+            }
+            for (index, extra) in right.iter().enumerate().skip(left.len()) {
+                let what = kind_of(extra).unwrap_or(owner);
+                report.push(
+                    LossKind::Invented,
+                    document,
+                    format!("{path}[{index}]"),
+                    format!("a `{what}`"),
+                );
+            }
+        }
+        _ => report.push(
+            LossKind::Changed,
+            document,
+            path.clone(),
+            format!("the value of a `{owner}`"),
+        ),
+    }
+}
+
+/// Whether a value is the default pydantic-ai fills in for a key left out (`null`, zero, empty,
+/// `complete`, or an object of such values, as an all-zero usage).
+fn is_default(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(flag) => !flag,
+        Value::Number(number) => number.as_f64() == Some(0.0),
+        Value::String(text) => text.is_empty() || text == "complete",
+        Value::Array(items) => items.is_empty(),
+        Value::Object(object) => object.values().all(is_default),
+    }
+}
+
+/// The kind a history object declares: its `part_kind` or `kind` (`user-prompt`, `request`, `image-url`).
+fn kind_of(value: &Value) -> Option<&str> {
+    let object = value.as_object()?;
+    object
+        .get("part_kind")
+        .or_else(|| object.get("kind"))
+        .and_then(Value::as_str)
+}
+
+fn is_json_text_of(text: &Value, value: &Value) -> bool {
+    match text.as_str() {
+        Some(text) if !value.is_string() => serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value),
+        _ => false,
+    }
+}
+
+fn push_key(path: &mut String, key: &str) {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push('[');
+        path.push_str(&serde_json::to_string(key).expect("a string always serialises"));
+        path.push(']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn differences_are_reported_at_their_path_by_kind() {
+        let original = json!([{"kind": "response", "parts": [
+            {"part_kind": "tool-call", "tool_name": "f", "args": {"a": 1}, "id": "x"}
+        ], "timestamp": "2025-01-01T00:00:00Z", "model_name": null}]);
+        let back = json!([{"kind": "response", "parts": [
+            {"part_kind": "tool-call", "tool_name": "f", "args": "{\"a\":1}", "id": null}
+        ], "provider_name": "openai"}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        let found: Vec<_> = report
+            .losses
+            .iter()
+            .map(|loss| (loss.kind, loss.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (LossKind::Changed, "$[0].parts[0].args"),
+                (LossKind::Dropped, "$[0].parts[0].id"),
+                (LossKind::Dropped, "$[0].timestamp"),
+                (LossKind::Invented, "$[0].provider_name"),
+            ]
+        );
+        assert_eq!(report.losses[1].what, "`id` of a `tool-call`");
+    }
+
+    #[test]
+    fn a_part_of_another_kind_is_one_change_and_missing_parts_are_dropped() {
+        let original = json!([{"part_kind": "user-prompt", "content": "a"}, {"part_kind": "text", "content": "b"}]);
+        let back = json!([{"part_kind": "system-prompt", "content": "a"}]);
+        let mut report = Report::default();
+        diff(&original, &back, 3, &mut report);
+        assert_eq!(report.losses.len(), 2);
+        assert_eq!(report.losses[0].what, "a `user-prompt` became a `system-prompt`");
+        assert_eq!(
+            (report.losses[1].kind, report.losses[1].document),
+            (LossKind::Dropped, 3)
+        );
+        assert_eq!(report.groups()[1].what, "a `text`");
+    }
+}

@@ -1,0 +1,87 @@
+//! The real foreign files of `../shared/formats` (see its PROVENANCE.md) convert with the expected
+//! counts, and what `from` makes of them is a history pydantic-ai loads.
+
+use std::path::PathBuf;
+
+use msgflow_formats::{convert, Format, Output};
+
+fn folder(format: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/formats")
+        .join(format);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    // CI runs on a clean clone beside `shared/`: a missing corpus there is a failure, not a skip.
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the foreign-format corpus {} is missing",
+        dir.display()
+    );
+    eprintln!("skipped: {} is missing (outside CI)", dir.display());
+    None
+}
+
+/// (file name, documents, messages per history, tool calls in all).
+const OPENAI_CHAT: [(&str, usize, &[usize], usize); 12] = [
+    ("openai__openai-cookbook__examples__data__toy_chat_fine_tuning.jsonl", 5, &[2, 8, 2, 2, 2], 0),
+    ("zgimszhd61__openai-batch-quickstart__batchinput.jsonl", 4, &[1, 1, 1, 1], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_openai__test_image_url_tool_response.yaml__request1.json", 1, &[3], 1),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_openai__test_multiple_agent_tool_calls.yaml__request3.json", 1, &[7], 2),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_openai__test_audio_as_binary_content_input.yaml__request0.json", 1, &[1], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_openai__test_openai_o1_mini_system_role[developer].yaml__request0.json", 1, &[1], 0),
+    ("traceloop__openllmetry__packages__opentelemetry-instrumentation-openai__tests__traces__cassettes__test_chat__test_chat_history_message_pydantic.yaml__request1.json", 1, &[3], 0),
+    ("traceloop__openllmetry__packages__opentelemetry-instrumentation-openai__tests__traces__cassettes__test_chat__test_chat_pydantic_based_tool_calls.yaml__request0.json", 1, &[2], 1),
+    ("traceloop__openllmetry__packages__opentelemetry-instrumentation-openai__tests__traces__cassettes__test_functions__test_open_ai_function_calls.yaml__request0.json", 1, &[1], 0),
+    ("open-telemetry__opentelemetry-python-contrib__instrumentation-genai__opentelemetry-instrumentation-openai-v2__tests__cassettes__test_chat_completion_tool_calls_with_content.yaml__request1.json", 1, &[3], 2),
+    ("litongjava__db-ai-assistant__docs__courses-function-call.md__block1.json", 1, &[5], 1),
+    ("LlmKira__LLMBot__sdk__endpoint__openai__note.md__L79__literal.json", 1, &[1], 0),
+];
+
+#[test]
+fn real_openai_chat_files_convert_with_the_expected_counts() {
+    let Some(dir) = folder("openai-chat") else { return };
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(
+        files,
+        OPENAI_CHAT.len(),
+        "a file was added to or removed from {}",
+        dir.display()
+    );
+    for (name, documents, messages, calls) in OPENAI_CHAT {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let converted =
+            convert(&text, Format::OpenAiChat, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let Output::Histories(histories) = converted.output else {
+            panic!("{name}: not histories")
+        };
+        assert_eq!(histories.len(), documents, "{name}");
+        let lengths: Vec<usize> = histories.iter().map(Vec::len).collect();
+        assert_eq!(lengths, messages, "{name}");
+        let json = histories
+            .iter()
+            .map(|history| msgflow_wire::to_string(history).unwrap())
+            .collect::<String>();
+        assert_eq!(json.matches("\"part_kind\":\"tool-call\"").count(), calls, "{name}");
+        for history in &histories {
+            let verdict = msgflow_wire::verdict::verdict(history);
+            assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
+            // `check` is clean on what `from` makes of them, but for the one conversation that sends
+            // a legacy function's result back as a user message: its call is left unanswered.
+            let violations = msgflow_sanitize::check(history);
+            let unanswered = usize::from(name.starts_with("litongjava__"));
+            assert_eq!(violations.len(), unanswered, "{name}: {violations:?}");
+        }
+        // And back: every history is one pydantic-ai sends to OpenAI Chat.
+        let again = convert(&json_lines(&histories), Format::PydanticAi, Format::OpenAiChat)
+            .unwrap_or_else(|err| panic!("{name}: back to openai-chat: {err}"));
+        assert_eq!(again.output.len(), documents, "{name}");
+    }
+}
+
+fn json_lines(histories: &[Vec<msgflow_wire::ModelMessage>]) -> String {
+    histories
+        .iter()
+        .map(|history| msgflow_wire::to_string(history).unwrap() + "\n")
+        .collect()
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""msgflow's Python package beside pydantic-ai 2.68.0 (the Python section of BENCHMARKS.md).
+
+Run with a Python that has the msgflow wheel, pydantic-ai-slim 2.68.0 and (for the FitContext row)
+pydantic-ai-harness installed: after `.ci/python-tests`, `target/py-test/bin/python -m pip install --no-deps
+-r oracle/requirements-context.txt` adds the harness to its venv. The histories are the benchmark's own
+(`oracle/bench/gen_history.py`, seed 1), generated into --dir when missing. Each figure is the median
+of --runs runs after a warm-up, in this one process. Prints one JSON object per row.
+
+    target/py-test/bin/python crates/python/bench/python_bench.py --dir target/bench-python --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+import msgflow
+from msgflow import _msgflow
+from msgflow.pydantic_ai import fit_messages
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def median_seconds(operation, runs: int) -> float:
+    operation()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        operation()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def history(directory: Path, shape: str, extra: list[str]) -> Path:
+    path = directory / f"{shape}{'-' + '-'.join(extra) if extra else ''}-seed1.json"
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "oracle/bench/gen_history.py"), "--shape", shape, "--seed", "1",
+             "--out", str(path), *extra],
+            check=True,
+        )
+    return path
+
+
+def row(**fields) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", type=Path, default=ROOT / "target/bench-python")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--budget", type=int, default=100_000, help="FitContext's max_tokens")
+    args = parser.parse_args()
+
+    for shape, target in (("big-structured", 10.0), ("big-strings", 4.0)):
+        data = history(args.dir, shape, []).read_bytes()
+        pydantic = median_seconds(lambda: ModelMessagesTypeAdapter.validate_json(data), args.runs)
+        facade = median_seconds(lambda: msgflow.check(data), args.runs)
+        native = median_seconds(lambda: _msgflow.check(data, None), args.runs)
+        row(row="check vs validate_json", history=shape, mib=round(len(data) / 2**20, 1),
+            pydantic_s=pydantic, msgflow_s=facade, ratio=pydantic / facade, target=target,
+            met=pydantic / facade >= target)
+        row(row="facade over native call", history=shape, native_s=native, facade_s=facade,
+            ratio=facade / native, target=1.2, met=facade / native <= 1.2)
+
+    two = (ROOT / "tests/fixtures/v2_68/minimal.json").read_bytes()
+    calls = 20_000
+    per_call = median_seconds(lambda: [msgflow.check(two) for _ in range(calls)], args.runs) / calls
+    native_call = median_seconds(lambda: [_msgflow.check(two, None) for _ in range(calls)], args.runs) / calls
+    row(row="check on a two-message history", history="v2_68/minimal.json", msgflow_us=per_call * 1e6,
+        native_us=native_call * 1e6, target_us=20, met=per_call * 1e6 < 20)
+
+    messages = ModelMessagesTypeAdapter.validate_json(history(args.dir, "small", ["--messages", "10000"]).read_bytes())
+    fit = median_seconds(lambda: fit_messages(messages, max_tokens=args.budget), args.runs)
+    try:
+        from pydantic_ai_harness.compaction import SlidingWindowCompaction
+    except ImportError:
+        row(row="FitContext per request", history="small 10,000 messages", msgflow_s=fit, harness="not importable")
+        return 0
+    strategy = SlidingWindowCompaction(max_messages=1, keep_tokens=args.budget)
+    loop = asyncio.new_event_loop()
+    harness = median_seconds(lambda: loop.run_until_complete(strategy.compact(messages, None)), args.runs)
+    row(row="FitContext per request vs SlidingWindowCompaction", history="small 10,000 messages",
+        budget=args.budget, msgflow_s=fit, harness_s=harness, ratio=harness / fit, target=5.0,
+        met=harness / fit >= 5.0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The functions, their result objects, and history forms in and out."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from conftest import EXAMPLES, FIXTURES
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+
+import msgflow
+
+SESSION = (EXAMPLES / "interrupted-session.json").read_bytes()
+
+
+def test_check_finds_the_dangling_calls_and_repair_answers_them() -> None:
+    report = msgflow.check(SESSION)
+    assert not report.ok and report.loadable
+    assert [problem.code for problem in report.problems] == ["dangling-call", "dangling-call"]
+    first = report.problems[0]
+    assert (first.message_index, first.part_index, first.path) == (5, 1, "$[5].parts[1]")
+    assert first.tool_name == "edit_file" and first.text.startswith("dangling tool call at message 5, part 1")
+
+    repaired = msgflow.repair(SESSION)
+    assert isinstance(repaired.history, bytes)
+    assert [change["change"] for change in repaired.changes] == ["inserted-synthetic-return"] * 2
+    assert msgflow.check(repaired.history).ok
+
+
+def test_repair_default_text_comes_from_the_library() -> None:
+    messages = ModelMessagesTypeAdapter.validate_json(msgflow.repair(SESSION).history)
+    returns = [part for message in messages for part in message.parts if isinstance(part, ToolReturnPart)]
+    assert returns[-1].content == msgflow.default_repair_message()
+    custom = msgflow.repair(SESSION, message="stopped by the user").history
+    assert b"stopped by the user" in custom
+
+
+def test_keep_last_response_leaves_the_live_calls() -> None:
+    assert msgflow.repair(SESSION, keep_last_response=True).changes == ()
+
+
+def test_history_comes_back_in_the_form_it_was_given() -> None:
+    messages = ModelMessagesTypeAdapter.validate_json(SESSION)
+    as_objects = msgflow.repair(messages).history
+    assert isinstance(as_objects, list) and isinstance(as_objects[-1], ModelRequest)
+    as_text = msgflow.repair(SESSION.decode()).history
+    assert isinstance(as_text, str)
+    assert ModelMessagesTypeAdapter.dump_json(as_objects) == as_text.encode() == msgflow.repair(SESSION).history
+
+
+def test_fmt_is_dump_json() -> None:
+    messages = ModelMessagesTypeAdapter.validate_json(SESSION)
+    assert msgflow.fmt(SESSION) == ModelMessagesTypeAdapter.dump_json(messages)
+    assert msgflow.fmt(messages) == ModelMessagesTypeAdapter.dump_json(messages)
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "v2_68").glob("*.json")), ids=lambda path: path.name)
+def test_objects_round_trip_losslessly_where_pydantic_ai_does(path) -> None:
+    data = path.read_bytes()
+    try:
+        messages = ModelMessagesTypeAdapter.validate_json(data)
+    except ValueError:
+        pytest.skip("pydantic-ai does not load it")
+    expected = ModelMessagesTypeAdapter.dump_json(messages)
+    out = msgflow.trim(messages, keep_turns=10_000).history
+    assert ModelMessagesTypeAdapter.dump_json(out) == expected
+    assert msgflow.fmt(messages) == expected
+
+
+def test_trim_keeps_whole_turns_within_the_budget() -> None:
+    total = msgflow.count_tokens(SESSION).total
+    trimmed = msgflow.trim(SESSION, max_tokens=total - 1)
+    assert trimmed.tokens_before == total and trimmed.tokens_after <= total - 1
+    assert trimmed.removed
+    assert all(problem.code != "orphan-return" for problem in msgflow.check(trimmed.history).problems)
+    with pytest.raises(msgflow.DoesNotFit) as raised:
+        msgflow.trim(SESSION, max_tokens=5)
+    assert raised.value.limit == 5 and raised.value.unit == "tokens" and raised.value.needed > 5
+    assert isinstance(raised.value, ValueError)
+
+
+def test_trim_needs_one_budget_or_a_step() -> None:
+    with pytest.raises(ValueError, match="needs a budget"):
+        msgflow.trim(SESSION)
+    with pytest.raises(ValueError, match="one budget"):
+        msgflow.trim(SESSION, max_tokens=10, keep_turns=1)
+    with pytest.raises(ValueError):
+        msgflow.trim(SESSION, max_tokens=10, tokenizer="nope")
+
+
+def test_count_tokens_sums_its_messages() -> None:
+    count = msgflow.count_tokens(SESSION)
+    assert count.total == sum(count.messages) == sum(count.by_part_kind.values())
+    assert count.tokenizer == "o200k_base" and len(count.messages) == 7
+    assert msgflow.count_tokens(SESSION, tokenizer="chars4").total != count.total
+
+
+def test_export_builds_the_request_or_refuses_with_the_location() -> None:
+    repaired = msgflow.repair(SESSION).history
+    request = msgflow.export(repaired, to="anthropic")
+    assert isinstance(request, dict) and request["messages"]
+    with pytest.raises(ValueError, match="unknown provider"):
+        msgflow.export(repaired, to="nope")
+    with pytest.raises(msgflow.ExportRefused) as raised:
+        msgflow.export(repaired, to="gemini")
+    assert raised.value.message_index is None
+
+
+def test_results_are_frozen_with_readable_reprs_and_dicts() -> None:
+    report = msgflow.check(SESSION)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.loadable = False  # type: ignore[misc]
+    assert repr(report) == "Report(ok=False, loadable=True, problems=[dangling-call, dangling-call])"
+    assert report.to_dict()["problems"][0]["code"] == "dangling-call"
+    trimmed = msgflow.trim(SESSION, keep_turns=1)
+    assert repr(trimmed).startswith("Trimmed(tokens_before=")
+    assert set(trimmed.to_dict()) == {"history", "tokens_before", "tokens_after", "removed", "report"}
+
+
+def test_assemble_rebuilds_the_interrupted_stream() -> None:
+    history = (EXAMPLES / "interrupted-stream-history.json").read_bytes()
+    events = (EXAMPLES / "interrupted-stream.jsonl").read_text()
+    assembled = msgflow.assemble(events, history=history, model_name="claude-sonnet-4-5")
+    assert assembled.report["completed"] is False
+    messages = ModelMessagesTypeAdapter.validate_json(assembled.history)
+    assert len(messages) > len(ModelMessagesTypeAdapter.validate_json(history))
+    lines = [line for line in events.splitlines() if line.strip()]
+    again = msgflow.assemble(lines, history=history, model_name="claude-sonnet-4-5", timestamp=None)
+    assert again.report == assembled.report

@@ -1,0 +1,122 @@
+"""The Python answers equal the CLI's on every fixture and on the real-world corpus.
+
+Each history goes through `msgflow` (MSGFLOW_BIN) and through the package: the same report, the same
+bytes, or, for input that is not a history, the same error message (InvalidHistory).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, REALWORLD, run_cli
+
+import msgflow
+
+FIXTURE_FILES = sorted(path for path in FIXTURES.rglob("*.json") if not path.name.endswith(".expected.json"))
+REALWORLD_FILES = sorted(REALWORLD.glob("*.json")) if REALWORLD.is_dir() else []
+EVERY_FILE = FIXTURE_FILES + REALWORLD_FILES
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(FIXTURES)) if path.is_relative_to(FIXTURES) else f"realworld/{path.name}"
+
+
+def test_the_corpora_are_there() -> None:
+    assert len(FIXTURE_FILES) > 900
+    assert len(REALWORLD_FILES) >= 50, f"../shared/realworld missing beside the checkout ({REALWORLD})"
+
+
+def _text(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _cli_error(result) -> str:
+    """The CLI's error line without the `msgflow: error: FILE: ` prefix."""
+    line = result.stderr.decode().splitlines()[0]
+    return line.split(": ", 3)[3]
+
+
+def _invalid_alike(path: Path, call) -> bool:
+    """Checks a CLI refusal against the package's; true when the input was not a history."""
+    result = run_cli("fmt", path)
+    if result.returncode != 2:
+        return False
+    with pytest.raises(msgflow.InvalidHistory) as raised:
+        call()
+    assert str(raised.value) == _cli_error(result)
+    return True
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=_id)
+def test_check_fmt_and_repair_equal_the_cli(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    if _invalid_alike(path, lambda: msgflow.check(data)):
+        return
+    cli = json.loads(run_cli("check", "--json", path).stdout)
+    report = msgflow.check(data)
+    assert report.ok == cli["valid"]
+    assert report.loadable == cli["pydantic_ai_loadable"]
+    assert [(p.code, p.message_index, p.part_index, p.detail, p.turn) for p in report.problems] == [
+        (v["kind"], v["message_index"], v.get("part_index"), v["detail"], v["turn"]) for v in cli["violations"]
+    ]
+
+    assert msgflow.fmt(data) == run_cli("fmt", path).stdout
+
+    report_path = tmp_path / "report.json"
+    cli_repair = run_cli("repair", path, "--report", report_path)
+    repaired = msgflow.repair(data)
+    assert repaired.history == cli_repair.stdout
+    cli_report = json.loads(report_path.read_text())
+    # Compared as JSON text: a change may quote a tool result holding NaN, which is unequal to itself.
+    assert _text(list(repaired.changes)) == _text(cli_report["changes"])
+    assert _text(list(repaired.remaining)) == _text(cli_report["remaining"])
+
+
+HISTORY_FILES = sorted((FIXTURES / "v2_68").glob("*.json")) + REALWORLD_FILES
+
+
+@pytest.mark.parametrize("path", HISTORY_FILES, ids=_id)
+def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    if _invalid_alike(path, lambda: msgflow.count_tokens(data)):
+        return
+    cli_tokens = json.loads(run_cli("stats", "--tokens", "--json", path).stdout)
+    count = msgflow.count_tokens(data)
+    assert count.total == cli_tokens["total"]
+    assert list(count.messages) == [message["tokens"] for message in cli_tokens["messages"]]
+    assert count.by_part_kind == cli_tokens["by_part_kind"]
+
+    budget = max(count.total // 2, 1)
+    report_path = tmp_path / "trim.json"
+    cli_trim = run_cli("trim", path, "--max-tokens", str(budget), "--clamp-parts", "4000", "--report", report_path)
+    if cli_trim.returncode != 0:
+        with pytest.raises(msgflow.DoesNotFit) as raised:
+            msgflow.trim(data, max_tokens=budget, clamp_parts=4000)
+        assert str(raised.value) in cli_trim.stderr.decode()
+    else:
+        trimmed = msgflow.trim(data, max_tokens=budget, clamp_parts=4000)
+        assert trimmed.history == cli_trim.stdout
+        assert _text(trimmed.report) == _text(json.loads(report_path.read_text()))
+        assert trimmed.tokens_after <= budget
+
+    for provider in ("anthropic", "openai-chat", "openai-responses"):
+        cli_export = run_cli("export", "--to", provider, path)
+        if cli_export.returncode == 0:
+            assert msgflow.export(data, to=provider) == json.loads(cli_export.stdout)
+        else:
+            with pytest.raises(msgflow.ExportRefused) as raised:
+                msgflow.export(data, to=provider)
+            assert str(raised.value) == _cli_error(cli_export)
+        cli_check = run_cli("check", "--provider", provider, "--json", path)
+        if cli_check.returncode == 2:
+            with pytest.raises(msgflow.ExportRefused):
+                msgflow.check(data, provider=provider)
+            continue
+        expected = json.loads(cli_check.stdout)
+        report = msgflow.check(data, provider=provider)
+        assert report.ok == expected["valid"]
+        assert [(p.code, p.message_index, p.part_index, p.provider_error) for p in report.problems] == [
+            (v["rule"]["id"], v["message"], v.get("part"), v["provider_error"]) for v in expected["violations"]
+        ]

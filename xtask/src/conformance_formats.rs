@@ -1,0 +1,179 @@
+//! The format-conversion differential check (part of `cargo xtask conformance`, `--only formats`):
+//! msgflow-formats' `from openai-chat` against pydantic-ai 2.68.0's own `OpenAIChatModel` mapping
+//! (`oracle/providers_oracle.py --models openai-chat`, in the `target/venv-providers` venv).
+//!
+//! For every committed fixture, every history of the real-world corpora (`../shared/realworld*`)
+//! and seeded arbitrary histories (`Flavour::Pydantic`), msgflow converts the history to Chat
+//! messages (`to`, the export) and back (`from`); pydantic-ai then loads what `from` made and maps
+//! it to Chat messages itself. It must load, and its messages must be the very ones `from` read:
+//! `from` inverts pydantic-ai's mapping on everything Chat messages hold. Histories whose messages
+//! carry pydantic-ai's framing (lookalike notes, `<pyai:...>` frames) are read back as the text
+//! they are (the crate README's table): for those only loading is required. The real foreign
+//! files of `../shared/formats/openai-chat` are converted too: pydantic-ai must load each history
+//! and map it to the messages msgflow's `to` gives.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use msgflow_formats::{openai_chat, Report};
+use msgflow_wire::arbitrary::{history, Flavour};
+use proptest::strategy::{Strategy, ValueTree};
+use serde_json::{json, Value};
+
+/// Seeded arbitrary histories per run.
+const ARBITRARY_COUNT: usize = 2500;
+/// Mismatches shown in detail.
+const SHOWN: usize = 8;
+
+/// What the oracle's Chat messages of a case must be.
+enum Expect {
+    /// The messages `from` read (the case is compared).
+    Messages(Value),
+    /// Loading is all that is required (framed text).
+    Loads,
+}
+
+/// Runs the check with the given seed.
+pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
+    println!("seed {seed} (from the HEAD commit unless --seed is given)");
+    let dir = work.join("formats");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let root = crate::project_root();
+    let mut sources: Vec<(String, Value)> = Vec::new();
+    for fixtures in [
+        "tests/fixtures/v2_68",
+        "tests/fixtures/providers",
+        "tests/fixtures/realworld",
+    ] {
+        crate::conformance_providers::collect_fixtures(&root.join(fixtures), fixtures, &mut sources)?;
+    }
+    let fixture_count = sources.len();
+    for corpus in ["../shared/realworld", "../shared/realworld2"] {
+        let dir = root.join(corpus);
+        if !dir.is_dir() {
+            if std::env::var_os("CI").is_some() {
+                bail!("the real-world corpus {} is missing", dir.display());
+            }
+            println!("skipped {corpus}: missing (outside CI)");
+            continue;
+        }
+        crate::conformance_providers::collect_fixtures(&dir, corpus, &mut sources)?;
+    }
+    let realworld_count = sources.len() - fixture_count;
+    let mut runner = crate::conformance::seeded_runner(seed);
+    let strategy = history(Flavour::Pydantic);
+    for index in 0..ARBITRARY_COUNT {
+        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
+        let text = msgflow_wire::to_string(&tree.current())?;
+        sources.push((format!("arbitrary-{index}"), serde_json::from_str(&text)?));
+    }
+
+    let mut cases: Vec<(String, Value, Expect)> = Vec::new();
+    let mut refused = 0usize;
+    for (name, value) in &sources {
+        let original = msgflow_wire::from_str(&value.to_string())?;
+        let Ok(sent) = openai_chat::to_value(&original, 0, &mut Report::default()) else {
+            refused += 1; // the export's refusals are the provider check's business
+            continue;
+        };
+        let back = openai_chat::from_value(&sent, 0, &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{name}: msgflow cannot read its own messages: {err:?}"))?;
+        let expect = if framed(&sent) {
+            Expect::Loads
+        } else {
+            Expect::Messages(sent)
+        };
+        cases.push((
+            name.clone(),
+            serde_json::from_str(&msgflow_wire::to_string(&back)?)?,
+            expect,
+        ));
+    }
+    let foreign_dir = root.join("../shared/formats/openai-chat");
+    let mut foreign = 0usize;
+    if foreign_dir.is_dir() {
+        let mut paths: Vec<_> = std::fs::read_dir(&foreign_dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path)?;
+            let converted = msgflow_formats::convert(
+                &text,
+                msgflow_formats::Format::OpenAiChat,
+                msgflow_formats::Format::PydanticAi,
+            )
+            .map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))?;
+            let msgflow_formats::Output::Histories(histories) = converted.output else {
+                unreachable!()
+            };
+            for (index, history) in histories.iter().enumerate() {
+                let messages = openai_chat::to_value(history, 0, &mut Report::default())
+                    .map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))?;
+                let name = format!(
+                    "formats/{}#{index}",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                );
+                cases.push((
+                    name,
+                    serde_json::from_str(&msgflow_wire::to_string(history)?)?,
+                    Expect::Messages(messages),
+                ));
+                foreign += 1;
+            }
+        }
+    } else if std::env::var_os("CI").is_some() {
+        bail!("the foreign-format corpus {} is missing", foreign_dir.display());
+    }
+
+    let cases_path = dir.join("cases.jsonl");
+    let mut lines = String::new();
+    for (name, history, _) in &cases {
+        lines.push_str(&serde_json::to_string(&json!({ "name": name, "history": history }))?);
+        lines.push('\n');
+    }
+    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
+    let oracle =
+        crate::conformance_providers::run_oracle(python, &cases_path, &dir.join("oracle.jsonl"), &["openai-chat"])?;
+    if oracle.len() != cases.len() {
+        bail!("the oracle answered {} of {} cases", oracle.len(), cases.len());
+    }
+    let (mut equal, mut loaded) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    for ((name, _, expect), answer) in cases.iter().zip(&oracle) {
+        let answer = &answer["openai-chat"];
+        if let Some(invalid) = answer.get("invalid") {
+            failures.push(format!("{name}: pydantic-ai does not load what `from` made: {invalid}"));
+            continue;
+        }
+        match (expect, answer.get("request")) {
+            (Expect::Loads, _) => loaded += 1,
+            (Expect::Messages(messages), Some(request)) if request == messages => equal += 1,
+            (Expect::Messages(messages), Some(request)) => failures.push(format!(
+                "{name}: pydantic-ai maps the history to other messages\n  msgflow read:  {messages}\n  pydantic-ai:   {request}"
+            )),
+            (Expect::Messages(_), None) => failures.push(format!("{name}: pydantic-ai refuses: {}", answer["refused"])),
+        }
+    }
+    println!(
+        "{} cases ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary, {foreign} from \
+         real openai-chat files; {refused} refused by the export): {equal} mapped back by pydantic-ai to the very \
+         messages read, {loaded} framed ones loaded",
+        cases.len()
+    );
+    if !failures.is_empty() {
+        for failure in failures.iter().take(SHOWN) {
+            println!("FAIL {failure}");
+        }
+        bail!("{} of {} cases differ", failures.len(), cases.len());
+    }
+    if equal < cases.len() / 3 {
+        bail!("too few cases compared: {equal} of {}", cases.len());
+    }
+    Ok(())
+}
+
+fn framed(sent: &Value) -> bool {
+    let text = sent.to_string();
+    text.contains("looks like an application frame") || text.contains("<pyai:") || text.contains("<system>")
+}
