@@ -7,7 +7,7 @@ Usage:
 The corpus is a JSON array of ``{"kind", "value", "media_type", "identifier"}`` items, where ``kind`` is one of
 ``image-url``, ``audio-url``, ``video-url``, ``document-url``, ``uploaded-file``, ``binary`` or ``guess`` and ``value``
 is a URL, a file id, base64 data or (for ``guess``) a path. It covers: every extension of the 169-entry baseline
-table (wire-format reference section 10.1) in every URL kind, upper and mixed case, double extensions, the
+table in every URL kind, upper and mixed case, double extensions, the
 suffix/encoding maps (.tar.gz, .tgz, .taz, .tz, .tbz2, .txz, .svgz, .gz, .Z vs .z, .bz2, .xz, .br), query strings
 and fragments (which Python 3.11 does not strip), YouTube hosts and near-misses, data: URIs, no extension,
 directory-looking paths, unknown extensions, uploaded-file ids with paths/schemes/queries, explicit media types and
@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-# Section 10.1 of the wire-format reference: Python 3.11 defaults plus pydantic-ai overrides (strict table).
+# The baseline table: Python 3.11 defaults plus pydantic-ai overrides (strict table).
 BASELINE_EXTENSIONS = (
     ".3g2 .3gp .3gpp .3gpp2 .a .aac .adts .ai .aif .aifc .aiff .asciidoc .ass .au .avi .avif .bat .bcpio .bin .bmp "
     ".c .cdf .cpio .csh .css .csv .dll .doc .docx .dot .dvi .eml .eps .etx .exe .flac .flv .gif .gtar .h .h5 .hdf "

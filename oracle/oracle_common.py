@@ -4,7 +4,7 @@ Importing this module pins the environment *before* pydantic-ai is imported:
 
 * ``mimetypes.knownfiles`` is emptied, so pydantic-ai's private media-type table (``messages.py:93-137``) is built
   from Python's built-in defaults plus pydantic-ai's overrides only, never from the platform's ``mime.types``.
-  The resulting strict table must have the 169-entry baseline of the wire-format reference (section 10.1); this is
+  The resulting strict table must have the 169-entry baseline (Python 3.11 defaults plus pydantic-ai's overrides); this is
   asserted here so that a different Python version or a patched table fails loudly instead of silently changing
   inferred ``media_type`` values in fixtures.
 

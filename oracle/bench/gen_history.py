@@ -5,8 +5,8 @@ The histories are built as real pydantic-ai objects and written with
 ``ModelMessagesTypeAdapter.dump_json``, so the output is exactly what pydantic-ai 2.68.0 itself would store.  The
 shapes follow §9.1 / §9.2 of ``/work/shared/reference/pydantic-ai-wire-format.md``:
 
-* ``big-strings``    (§9.1): 5,000 messages, ~36 MB; ``read_file`` returns a pseudo source **string** (3-26 KB).
-* ``big-structured`` (§9.2): the same history (same random draws), except that every ``read_file`` result is a list
+* ``big-strings``   : 5,000 messages, ~36 MB; ``read_file`` returns a pseudo source **string** (3-26 KB).
+* ``big-structured``: the same history (same random draws), except that every ``read_file`` result is a list
   of ``{"line": n, "text": "..."}`` objects, one per source line (~46 MB).
 * ``small``: the same conversation structure with short tool outputs, short prose and few thinking parts, meant for
   very long histories (``--shape small --messages 100000``).
@@ -56,7 +56,7 @@ SHAPES = ("big-strings", "big-structured", "small")
 DEFAULT_MESSAGE_COUNT = 5_000
 UNANSWERED_CALLS_AT_END = 3
 
-# The fixed vocabulary of 63 programming words used for prompts, text and thinking (§9.1).
+# The fixed vocabulary of 63 programming words used for prompts, text and thinking.
 # fmt: off
 VOCABULARY = (
     "function", "variable", "module", "class", "method", "return", "import", "export", "async", "await",
@@ -70,7 +70,7 @@ VOCABULARY = (
 # fmt: on
 assert len(VOCABULARY) == 63
 
-# Snippets that give pseudo source code its occasional non-ASCII characters (§9.1).
+# Snippets that give pseudo source code its occasional non-ASCII characters.
 NON_ASCII_SNIPPETS = ("naïve", "café", "—", "✓", "naïve café — ✓")
 
 SIGNATURE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

@@ -131,20 +131,8 @@ pub fn run(args: &Args) -> Result<()> {
     ));
 
     results.push(check(
-        "the lookalike tables of crates/providers/src/framing/inert.rs are what Python 3.11's Unicode data gives",
-        || {
-            let python = crate::venv::providers_python()?;
-            let output = Command::new(&python)
-                .arg(project_root().join("crates/providers/src/framing/generate_inert.py"))
-                .arg("--check")
-                .output()
-                .context("running generate_inert.py --check")?;
-            print!("{}", String::from_utf8_lossy(&output.stdout));
-            if !output.status.success() {
-                bail!("{}", String::from_utf8_lossy(&output.stderr));
-            }
-            Ok(())
-        },
+        "the Unicode and media tables of xtask/codegen/tables/ are what Python 3.11 and pydantic-ai print",
+        || crate::codegen::oracle_tables_are_fresh(&python),
     ));
     results.push(check(
         "token counts equal Python tiktoken's on the vocabulary tiktoken-rs ships",

@@ -4,6 +4,7 @@
 //! `oracle/` and runs in a venv under `target/` that [`venv`] creates.
 
 mod bench;
+mod codegen;
 mod conformance;
 mod conformance_canonical;
 mod conformance_context;
@@ -33,9 +34,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Generate crates/wire/src/generated.rs from schema/pydantic-ai-messages.schema.json.
+    /// Generate the wire types, strategies and verdict rules from schema/pydantic-ai-messages.schema.json,
+    /// and the Unicode and media tables from what Python 3.11 and pydantic-ai print.
     Codegen {
-        /// Fail when the checked-in file is stale instead of rewriting it.
+        /// Fail when a checked-in file is stale instead of rewriting it (runs no Python).
         #[arg(long)]
         check: bool,
     },
@@ -49,7 +51,7 @@ enum Task {
 
 fn main() -> Result<()> {
     match Cli::parse().task {
-        Task::Codegen { check } => xtask_codegen::run(check),
+        Task::Codegen { check } => codegen::run(check),
         Task::Fixtures(args) => fixtures::run(&args),
         Task::Conformance(args) => conformance::run(&args),
         Task::Bench(args) => bench::run(&args),

@@ -653,31 +653,36 @@ fn schema_prints_the_committed_wire_schema() -> TestResult {
 }
 
 #[test]
-fn schema_prints_the_registry_schema() -> TestResult {
-    let assert = msgflow()?.args(["schema", "registry"]).assert().success();
-    let schema: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout)?;
-    assert_eq!(schema["title"], "ToolCallRegistry");
-    Ok(())
-}
-
-#[test]
 fn completions_are_generated_for_each_shell() -> TestResult {
-    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        msgflow()?
-            .args(["completions", shell])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains("msgflow"));
+    // Each shell's own registration, and the subcommands it completes.
+    for (shell, registration) in [
+        ("bash", "complete -F _msgflow"),
+        ("zsh", "#compdef msgflow"),
+        ("fish", "complete -c msgflow"),
+        ("elvish", "edit:completion:arg-completer[msgflow]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let assert = msgflow()?.args(["completions", shell]).assert().success();
+        let script = String::from_utf8(assert.get_output().stdout.clone())?;
+        assert!(script.contains(registration), "{shell}: no `{registration}`");
+        for command in ["check", "repair", "export", "trim", "schema", "completions"] {
+            assert!(script.contains(command), "{shell}: `{command}` is not completed");
+        }
     }
     msgflow()?.args(["completions", "tcsh"]).assert().code(2);
     Ok(())
 }
 
 #[test]
-fn schema_prints_the_canonical_schema() -> TestResult {
-    let assert = msgflow()?.args(["schema", "canonical"]).assert().success();
-    let schema: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout)?;
-    assert_eq!(schema["type"], "array");
+fn schema_prints_the_registry_and_canonical_schemas() -> TestResult {
+    for (kind, expected) in [
+        ("registry", msgflow_registry::registry_schema()),
+        ("canonical", msgflow_canonical::canonical_schema()),
+    ] {
+        let assert = msgflow()?.args(["schema", kind]).assert().success();
+        let printed: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout)?;
+        assert_eq!(printed, expected, "{kind}");
+    }
     Ok(())
 }
 

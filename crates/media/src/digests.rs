@@ -1,4 +1,4 @@
-//! `content_file_digests`: the record pydantic-ai writes next to a tool result's content (§3 rule 12, §6.6).
+//! `content_file_digests`: the record pydantic-ai writes next to a tool result's content.
 
 use crate::identifier::to_lower_hex;
 use crate::pyjson::python_json_dumps_sorted_ascii;

@@ -154,6 +154,17 @@ pub fn document_format(media_type: &str) -> Result<&'static str, MediaError> {
     document_format_option(media_type).ok_or_else(|| MediaError::UnknownDocumentMediaType(media_type.to_owned()))
 }
 
+/// Whether `media_type` is one of pydantic-ai's `KNOWN_DOCUMENT_MEDIA_TYPES` (every
+/// `DocumentMediaType`, the types `_document_format_lookup` names).
+///
+/// ```
+/// assert!(msgflow_media::is_known_document_media_type("text/markdown"));
+/// assert!(!msgflow_media::is_known_document_media_type("application/zip"));
+/// ```
+pub fn is_known_document_media_type(media_type: &str) -> bool {
+    lookup(DOCUMENT_FORMATS, media_type).is_some()
+}
+
 /// `BinaryContent.is_audio`: the media type starts with `audio/` (case-sensitive).
 ///
 /// ```
@@ -223,7 +234,7 @@ pub fn is_text_like_media_type(media_type: &str) -> bool {
 /// assert!(!is_document("application/x-unknown")); // no extension known
 /// ```
 pub fn is_document(media_type: &str) -> bool {
-    if lookup(DOCUMENT_FORMATS, media_type).is_some() {
+    if is_known_document_media_type(media_type) {
         return true;
     }
     if is_audio(media_type) || is_image(media_type) || is_video(media_type) || is_text_like_media_type(media_type) {

@@ -1,5 +1,5 @@
 //! Pure functions reproducing pydantic-ai 2.68.0's multimodal rules, for `ImageUrl`, `AudioUrl`, `VideoUrl`,
-//! `DocumentUrl`, `BinaryContent` and `UploadedFile` (wire-format reference §6, §3 rule 12, §10).
+//! `DocumentUrl`, `BinaryContent` and `UploadedFile`.
 //!
 //! * Media types: [`guess_media_type`] (CPython 3.11 `mimetypes.guess_type` on a fixed, platform-independent
 //!   table), [`infer_url_media_type`], [`uploaded_file_media_type`], [`media_type_from_path`],
@@ -77,7 +77,7 @@ pub use digests::{
 pub use error::MediaError;
 pub use format::{
     audio_format, binary_format, document_format, image_format, is_audio, is_document, is_image,
-    is_text_like_media_type, is_video, uploaded_file_format, video_format,
+    is_known_document_media_type, is_text_like_media_type, is_video, uploaded_file_format, video_format,
 };
 pub use guess::{
     guess_media_type, infer_url_media_type, is_youtube_url, media_type_from_path, uploaded_file_item_media_type,

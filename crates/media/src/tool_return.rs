@@ -1,4 +1,4 @@
-//! Tool-return parts built in Rust, with `content_file_digests` recorded as pydantic-ai records it (§3 rule 12).
+//! Tool-return parts built in Rust, with `content_file_digests` recorded as pydantic-ai records it.
 
 use msgflow_wire::{
     Extra, Field, FileDigests, NativeToolReturnPart, RawJson, Timestamp, ToolReturnOutcome, ToolReturnPart,

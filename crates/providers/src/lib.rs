@@ -27,6 +27,7 @@ pub mod anthropic;
 mod difflib;
 mod dumped;
 mod framing;
+mod gemini;
 mod instructions;
 mod media;
 pub mod openai_chat;

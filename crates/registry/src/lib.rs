@@ -3,8 +3,7 @@
 //! A tool-call lifecycle registry for pydantic-ai message histories, its JSON export, and
 //! ReAct-style guidance for the next model turn.
 //!
-//! This is the corrected counterpart of tunacode's era-B/C `ToolCallRegistry` (see
-//! `repair-semantics.md` §5.6–5.7):
+//! This is the corrected counterpart of tunacode's era-B/C `ToolCallRegistry`
 //!
 //! * **Checked lifecycle.** [`ToolCallStatus`] moves only forward (`pending → running →
 //!   completed | failed | cancelled`, or straight from pending to a terminal status). Illegal

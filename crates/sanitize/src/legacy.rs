@@ -15,8 +15,8 @@ pub struct LegacyUpgrade {
     pub untranslated: usize,
 }
 
-/// Rewrites legacy `retry-prompt` parts as pydantic-ai 2.68.0 reads them (wire-format reference,
-/// C1 and C2), for parts with string content and a timestamp: with a tool name, a `tool-return`
+/// Rewrites legacy `retry-prompt` parts as pydantic-ai 2.68.0 reads them (`_RetryPromptPart` in
+/// `messages.py`), for parts with string content and a timestamp: with a tool name, a `tool-return`
 /// with outcome `retried`; without one, a `retry-feedback` with cause `model_retry`.
 ///
 /// msgflow keeps legacy parts as written everywhere else (both forms answer a call the same way);

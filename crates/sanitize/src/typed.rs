@@ -1,6 +1,5 @@
 //! pydantic-ai 2.68.0's typed tool parts: parts routed by `tool_kind` to a narrower class whose
-//! shape, when it does not fit, makes pydantic-ai reject the whole history (wire-format
-//! reference §1.3, "strictness trap"). msgflow holds them in the base structs and reports here
+//! shape, when it does not fit, makes pydantic-ai reject the whole history. msgflow holds them in the base structs and reports here
 //! what pydantic-ai would refuse.
 
 use msgflow_wire::{Field, ModelRequestPart, ModelResponsePart, RawJson, ToolReturnOutcome, TypedRoute};

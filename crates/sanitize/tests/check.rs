@@ -213,7 +213,7 @@ fn display_and_json_say_what_where_and_how_to_fix() {
     assert_eq!(json["tool_call_id"], "b");
 }
 
-/// Parts pydantic-ai 2.68.0 routes by `tool_kind` to a typed class (wire-format reference §1.3):
+/// Parts pydantic-ai 2.68.0 routes by `tool_kind` to a typed class:
 /// the refusals listed there are reported, everything pydantic-ai accepts is not.
 mod typed_parts {
     use msgflow_sanitize::{check, ViolationKind};

@@ -1,4 +1,4 @@
-//! The worked examples of repair-semantics.md §2.6 (verified against pydantic-ai-slim 2.68.0),
+//! Worked examples of repair (verified against pydantic-ai-slim 2.68.0),
 //! in both modes, plus the wire form of synthesized parts and merged requests.
 
 mod common;
@@ -79,7 +79,7 @@ const EXAMPLES: &[(&str, &str, &str)] = &[
         "S[call a] R[ret a, ret a]",
         "S[call a] R[ret a, ret a]",
     ),
-    // Synthesized order: the id seen first as a call comes first (verified in §2.4).
+    // Synthesized order: the id seen first as a call comes first (verified against pydantic-ai).
     (
         "S[call b] R[ret b] S[call a, call b]",
         "S[call b] R[ret b] S[call a, call b] R[synth b, synth a]",

@@ -493,7 +493,7 @@ fn unknown_object_text(tag_key: &'static str, flavour: Flavour) -> BoxedStrategy
 // ---------------------------------------------------------------------------------------------
 
 /// Integer texts at the machine-integer boundaries and far beyond them: pydantic-ai writes
-/// Python integers exactly, of any size and sign (reference §3; Python's limit is 4300 digits).
+/// Python integers exactly, of any size and sign.
 const BOUNDARY_INTEGERS: &[&str] = &[
     "0",
     "-1",

@@ -101,7 +101,7 @@ impl<'de> Deserialize<'de> for ModelMessage {
     }
 }
 
-/// A request sent to the model: everything pydantic-ai sends in one turn (prompts, tool returns, retries, instruction and settings deltas). `kind` is the 4th of 8 keys (§2.1).
+/// A request sent to the model: everything pydantic-ai sends in one turn (prompts, tool returns, retries, instruction and settings deltas). `kind` is the 4th of 8 keys.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelRequest {
     /// The request parts, in order. Required.
@@ -225,7 +225,7 @@ impl<'de> Deserialize<'de> for ModelRequest {
     }
 }
 
-/// A response from the model. `kind` is the 6th of 19 keys (§2.1). Legacy input aliases: `vendor_details` (C4), `vendor_id` (C4); `provider_request_id` (2025-08 only) has no alias and is dropped by pydantic-ai (C5).
+/// A response from the model. `kind` is the 6th of 19 keys. Legacy input aliases: `vendor_details` (C4), `vendor_id` (C4); `provider_request_id` (2025-08 only) has no alias and is dropped by pydantic-ai (C5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelResponse {
     /// The response parts, in order. Required.
@@ -236,7 +236,7 @@ pub struct ModelResponse {
     pub model_name: Field<String>,
     /// Provider-specific model id, when it differs from the name. Default null.
     pub model_id: Field<String>,
-    /// When the response was received. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the response was received. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// Name of the provider (e.g. `openai`). Default null.
     pub provider_name: Field<String>,
@@ -466,7 +466,7 @@ impl<'de> Deserialize<'de> for ModelResponse {
     }
 }
 
-/// A part of a `ModelRequest`, selected by `part_kind` (required). pydantic-ai routes `tool-return` parts with a registered `tool_kind` and a `success` outcome to typed subclasses (§1.2); msgflow holds them in `ToolReturnPart` and records the route. Legacy `retry-prompt` parts are translated by pydantic-ai on load (C1-C3); msgflow keeps their stored shape. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
+/// A part of a `ModelRequest`, selected by `part_kind` (required). pydantic-ai routes `tool-return` parts with a registered `tool_kind` and a `success` outcome to typed subclasses; msgflow holds them in `ToolReturnPart` and records the route. Legacy `retry-prompt` parts are translated by pydantic-ai on load (C1-C3); msgflow keeps their stored shape. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
 ///
 /// pydantic-ai routes some parts by more than their tag; msgflow holds those typed parts in
 /// their base struct (nothing is lost when one does not fit its narrower shape):
@@ -640,12 +640,12 @@ impl<'de> Deserialize<'de> for ModelRequestPart {
     }
 }
 
-/// A system prompt, generally written by the application developer (§2.2).
+/// A system prompt, generally written by the application developer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SystemPromptPart {
     /// The system prompt text. Required.
     pub content: String,
-    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// Qualified name of the dynamic system-prompt function that produced this part, so it can be re-evaluated. Default null.
     pub dynamic_ref: Field<String>,
@@ -754,12 +754,12 @@ impl<'de> Deserialize<'de> for SystemPromptPart {
     }
 }
 
-/// A user prompt: a string or a list of content items (§2.2, §2.4).
+/// A user prompt: a string or a list of content items.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserPromptPart {
     /// A string or an array of user content items. Required; other JSON types are rejected.
     pub content: UserPromptContent,
-    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -836,26 +836,26 @@ impl<'de> Deserialize<'de> for UserPromptPart {
     }
 }
 
-/// The result of a function tool call (§2.2). Also the 2.68.0 form of a legacy `retry-prompt` with a tool name (`outcome: retried`, C1). `content_file_digests` may follow `part_kind`.
+/// The result of a function tool call. Also the 2.68.0 form of a legacy `retry-prompt` with a tool name (`outcome: retried`, C1). `content_file_digests` may follow `part_kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolReturnPart {
     /// Name of the tool that was called. Required.
     pub tool_name: String,
-    /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load (§6.6, C15, C16).
+    /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load.
     pub content: RawJson,
     /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
     pub tool_call_id: Field<String>,
-    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass (§1.2-1.3); user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
+    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
     /// Arbitrary application metadata (`Any`), not sent to models; kept as written. Default null. `pydantic_ai_synthesized_tool_return: true` marks a return synthesized by history repair.
     pub metadata: Field<RawJson>,
-    /// When the tool returned. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the tool returned. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// How the tool call ended. Default `success`. Only `success` (or a missing key) lets a registered `tool_kind` route the part to its typed subclass.
     pub outcome: Field<ToolReturnOutcome>,
     /// Retry details when `outcome` is `retried` (cause is a `ToolRetryCause`). Default null.
     pub retry: Field<RetryInfo>,
-    /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
+    /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content`; `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
     pub content_file_digests: Field<FileDigests>,
     /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
     /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
@@ -997,7 +997,7 @@ pub struct RetryFeedbackPart {
     pub content: RawJson,
     /// Why the retry happened (cause is a `RetryFeedbackCause`). Required.
     pub retry: RetryInfo,
-    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -1089,7 +1089,7 @@ pub struct RetryPromptPart {
     pub tool_name: Field<String>,
     /// Id of the tool call being retried. Missing on input: generated `pyd_ai_` + uuid4 hex; discarded when translated to `RetryFeedbackPart`.
     pub tool_call_id: Field<String>,
-    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the part was created. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -1618,7 +1618,7 @@ impl<'de> Deserialize<'de> for InstructionBaselinePart {
     }
 }
 
-/// A summary replacing earlier history (shared by requests and responses, §2.2/§2.3). Inside a request `id`, `provider_name` and `provider_details` must be null (`messages.py:4607-4615`); in a response they may hold a provider's opaque compaction.
+/// A summary replacing earlier history (shared by requests and responses). Inside a request `id`, `provider_name` and `provider_details` must be null (`messages.py:4607-4615`); in a response they may hold a provider's opaque compaction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompactionPart {
     /// The summary text, if any. Default null.
@@ -1863,7 +1863,7 @@ impl<'de> Deserialize<'de> for SpeechPart {
     }
 }
 
-/// A part of a `ModelResponse`, selected by `part_kind` (required). pydantic-ai routes call parts with a registered `tool_kind` (and `builtin-tool-return` parts with `tool_kind: tool-search` and a `success` outcome) to typed subclasses (§1.3); msgflow holds them in the base struct and records the route. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
+/// A part of a `ModelResponse`, selected by `part_kind` (required). pydantic-ai routes call parts with a registered `tool_kind` (and `builtin-tool-return` parts with `tool_kind: tool-search` and a `success` outcome) to typed subclasses; msgflow holds them in the base struct and records the route. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
 ///
 /// pydantic-ai routes some parts by more than their tag; msgflow holds those typed parts in
 /// their base struct (nothing is lost when one does not fit its narrower shape):
@@ -2029,7 +2029,7 @@ impl<'de> Deserialize<'de> for ModelResponsePart {
     }
 }
 
-/// Plain text output of the model (§2.3).
+/// Plain text output of the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextPart {
     /// The text. Required.
@@ -2137,7 +2137,7 @@ impl<'de> Deserialize<'de> for TextPart {
     }
 }
 
-/// Reasoning output of the model (§2.3).
+/// Reasoning output of the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThinkingPart {
     /// The reasoning text (may be empty when only a signature or encrypted data is kept). Required.
@@ -2243,16 +2243,16 @@ impl<'de> Deserialize<'de> for ThinkingPart {
     }
 }
 
-/// A call of a function tool, executed by pydantic-ai (§2.3).
+/// A call of a function tool, executed by pydantic-ai.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallPart {
     /// Name of the tool to call. Required.
     pub tool_name: String,
-    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null (§3 rule 10). Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
+    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
     pub args: Field<RawJson>,
     /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
     pub tool_call_id: Field<String>,
-    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass (§1.2-1.3); user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
+    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
     /// Provider-assigned id of this part, if any. Default null.
     pub id: Field<String>,
@@ -2384,11 +2384,11 @@ impl<'de> Deserialize<'de> for ToolCallPart {
 pub struct NativeToolCallPart {
     /// Name of the tool to call. Required.
     pub tool_name: String,
-    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null (§3 rule 10). Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
+    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
     pub args: Field<RawJson>,
     /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
     pub tool_call_id: Field<String>,
-    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass (§1.2-1.3); user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
+    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
     /// Provider-assigned id of this part, if any. Default null.
     pub id: Field<String>,
@@ -2519,15 +2519,15 @@ impl<'de> Deserialize<'de> for NativeToolCallPart {
 pub struct NativeToolReturnPart {
     /// Name of the tool that was called. Required.
     pub tool_name: String,
-    /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load (§6.6, C15, C16).
+    /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load.
     pub content: RawJson,
     /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
     pub tool_call_id: Field<String>,
-    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass (§1.2-1.3); user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
+    /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
     /// Arbitrary application metadata (`Any`), not sent to models; kept as written. Default null. `pydantic_ai_synthesized_tool_return: true` marks a return synthesized by history repair.
     pub metadata: Field<RawJson>,
-    /// When the tool returned. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits (§3 rule 7).
+    /// When the tool returned. Missing on input: pydantic-ai fills the load time (UTC, written with `Z`), so the value is not stable across loads. Explicit null is rejected (`datetime_type`). Written as text with its original offset or naiveness and 0 or 6 fractional digits.
     pub timestamp: Field<Timestamp>,
     /// How the tool call ended. Default `success`. Only `success` (or a missing key) lets a registered `tool_kind` route the part to its typed subclass.
     pub outcome: Field<ToolReturnOutcome>,
@@ -2535,7 +2535,7 @@ pub struct NativeToolReturnPart {
     pub provider_name: Field<String>,
     /// Provider-specific data (`dict[str, Any] | None`) kept as written. Default null.
     pub provider_details: Field<RawJson>,
-    /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content` (§3 rule 12); `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
+    /// Sorted, de-duplicated lowercase hex SHA-256 digests of every FileUrl/UploadedFile item inside `content`; `[]` when there are none. Consumed on input (must be a list of strings, else `invalid_file_record`); it is the last key, after `part_kind`.
     pub content_file_digests: Field<FileDigests>,
     /// `true` when the input had no `tool_name`, which the typed class pydantic-ai routes the part to by its `tool_kind` defaults
     /// (`tool_name` is then that class's literal; elsewhere it is empty and the part is refused): it is written back without it, so
@@ -2822,7 +2822,7 @@ impl<'de> Deserialize<'de> for UserPromptContent {
     }
 }
 
-/// One item of a user prompt array: a plain JSON string or an object tagged by `kind` (§2.4). pydantic-ai uses a smart-mode union here: an object without `kind` still validates (`{"content":"x"}` → TextContent, `{"value":1}` → StructuredContent, `{}` → CachePoint) and an unknown `kind` is an error; msgflow keeps both kinds of item verbatim as unknown items.
+/// One item of a user prompt array: a plain JSON string or an object tagged by `kind`. pydantic-ai uses a smart-mode union here: an object without `kind` still validates (`{"content":"x"}` → TextContent, `{"value":1}` → StructuredContent, `{}` → CachePoint) and an unknown `kind` is an error; msgflow keeps both kinds of item verbatim as unknown items.
 #[derive(Clone, Debug, PartialEq)]
 pub enum UserContent {
     /// A plain JSON string.
@@ -3044,7 +3044,7 @@ impl<'de> Deserialize<'de> for TextContent {
     }
 }
 
-/// A structured value with its rendered text (added in 2.62). Declared as a subclass of `TextContent`, so its own `value`, `tag`, `description` follow `kind` (§2.4).
+/// A structured value with its rendered text (added in 2.62). Declared as a subclass of `TextContent`, so its own `value`, `tag`, `description` follow `kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructuredContent {
     /// The text sent to models without native structured input, rendered once when the item is created and stored (compact JSON with `<`, `>`, `&` escaped as `\u003c`, `\u003e`, `\u0026`; wrapped in `<tag>` and prefixed by `description` when set). Default `""`: an empty value is re-rendered from `value` on load (C19); a non-empty one is trusted.
@@ -3150,7 +3150,7 @@ impl<'de> Deserialize<'de> for StructuredContent {
     }
 }
 
-/// A image referenced by URL, inside a user prompt or tool-return content (§2.4, §6).
+/// A image referenced by URL, inside a user prompt or tool-return content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageUrl {
     /// The URL. Required.
@@ -3159,9 +3159,9 @@ pub struct ImageUrl {
     pub force_download: Field<ForceDownload>,
     /// Provider-specific options for this file item (`dict[str, Any] | None`). Default null.
     pub vendor_metadata: Field<RawJson>,
-    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL (§6.3) and writes the inferred value, or null when inference fails.
+    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL and writes the inferred value, or null when inference fails.
     pub media_type: Field<String>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -3256,7 +3256,7 @@ impl<'de> Deserialize<'de> for ImageUrl {
     }
 }
 
-/// A audio file referenced by URL, inside a user prompt or tool-return content (§2.4, §6).
+/// A audio file referenced by URL, inside a user prompt or tool-return content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AudioUrl {
     /// The URL. Required.
@@ -3265,9 +3265,9 @@ pub struct AudioUrl {
     pub force_download: Field<ForceDownload>,
     /// Provider-specific options for this file item (`dict[str, Any] | None`). Default null.
     pub vendor_metadata: Field<RawJson>,
-    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL (§6.3) and writes the inferred value, or null when inference fails.
+    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL and writes the inferred value, or null when inference fails.
     pub media_type: Field<String>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -3362,7 +3362,7 @@ impl<'de> Deserialize<'de> for AudioUrl {
     }
 }
 
-/// A video referenced by URL, inside a user prompt or tool-return content (§2.4, §6).
+/// A video referenced by URL, inside a user prompt or tool-return content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VideoUrl {
     /// The URL. Required.
@@ -3371,9 +3371,9 @@ pub struct VideoUrl {
     pub force_download: Field<ForceDownload>,
     /// Provider-specific options for this file item (`dict[str, Any] | None`). Default null.
     pub vendor_metadata: Field<RawJson>,
-    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL (§6.3) and writes the inferred value, or null when inference fails.
+    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL and writes the inferred value, or null when inference fails.
     pub media_type: Field<String>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -3468,7 +3468,7 @@ impl<'de> Deserialize<'de> for VideoUrl {
     }
 }
 
-/// A document referenced by URL, inside a user prompt or tool-return content (§2.4, §6).
+/// A document referenced by URL, inside a user prompt or tool-return content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocumentUrl {
     /// The URL. Required.
@@ -3477,9 +3477,9 @@ pub struct DocumentUrl {
     pub force_download: Field<ForceDownload>,
     /// Provider-specific options for this file item (`dict[str, Any] | None`). Default null.
     pub vendor_metadata: Field<RawJson>,
-    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL (§6.3) and writes the inferred value, or null when inference fails.
+    /// Computed media type, written after all fields. On input it is an optional override (alias of the private `_media_type`); when absent pydantic-ai infers it from the URL and writes the inferred value, or null when inference fails.
     pub media_type: Field<String>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -3577,13 +3577,13 @@ impl<'de> Deserialize<'de> for DocumentUrl {
 /// Inline binary data (also `BinaryImage`/`BinaryAudio` in Python, which serialize identically with `kind: binary`). Used in user prompts, `FilePart.content`, `SpeechPart.audio` and tool-return content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BinaryContent {
-    /// The bytes, written as URL-safe base64 (`-`, `_`) with `=` padding; on input the standard alphabet and missing padding are accepted too, wrong padding and whitespace are rejected (§3 rule 6, §4). Required.
+    /// The bytes, written as URL-safe base64 (`-`, `_`) with `=` padding; on input the standard alphabet and missing padding are accepted too, wrong padding and whitespace are rejected. Required.
     pub data: Base64Data,
     /// Media type; any string is accepted (the Audio/Image/Document literals are documentation only). Required.
     pub media_type: String,
     /// Provider-specific options for this file item (`dict[str, Any] | None`). Default null.
     pub vendor_metadata: Field<RawJson>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// `true` when the input had no `kind`, which pydantic-ai defaults where the type is not chosen by it: it is written back without it, so
     /// that the JSON value is the input's.
@@ -3683,7 +3683,7 @@ impl<'de> Deserialize<'de> for BinaryContent {
     }
 }
 
-/// A file previously uploaded to a provider, referenced by id (§2.4, §6).
+/// A file previously uploaded to a provider, referenced by id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UploadedFile {
     /// The provider's file id (or a path/URI, from which the media type can be inferred). Required.
@@ -3694,7 +3694,7 @@ pub struct UploadedFile {
     pub vendor_metadata: Field<RawJson>,
     /// Computed media type, written after all fields. On input an optional override; when absent pydantic-ai infers it from `file_id`, falling back to `application/octet-stream` (never null on output).
     pub media_type: Field<String>,
-    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1 (§6.2). Never null on output.
+    /// Computed identifier, written last. On input it is an optional override (alias of the private `_identifier`); when absent pydantic-ai writes the first 6 hex digits of a SHA-1. Never null on output.
     pub identifier: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -4994,7 +4994,7 @@ pub struct ModelRequestAttempt {
     pub error: Field<String>,
     /// When the attempt was made. Required.
     pub timestamp: Timestamp,
-    /// How long the attempt took (`timedelta`): written as an ISO-8601 duration such as `PT1.5S`, `PT0S`, `P1DT1H1M1.000005S`, `-PT1S`; input also accepts seconds as a number and `HH:MM:SS.f` (§3 rule 8). Required.
+    /// How long the attempt took (`timedelta`): written as an ISO-8601 duration such as `PT1.5S`, `PT0S`, `P1DT1H1M1.000005S`, `-PT1S`; input also accepts seconds as a number and `HH:MM:SS.f`. Required.
     pub duration: Duration,
     /// Usage of the failed attempt, if known. Default null. Unlike a response's own `usage`, pydantic-ai 2.68.0 reads it without `_validate_usage`'s legacy defaults: a null `request_tokens` / `response_tokens` (the canonical key absent) is `int_type`, and unknown keys are dropped on load.
     pub usage: Field<RequestUsage>,
@@ -6417,7 +6417,7 @@ impl<'de> Deserialize<'de> for ResponsePartKind {
     }
 }
 
-/// A partial update of a response part, tagged by `part_delta_kind`. Stream type (§2.6): not part of stored histories.
+/// A partial update of a response part, tagged by `part_delta_kind`. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelResponsePartDelta {
     /// `part_delta_kind` = `text`.
@@ -6503,7 +6503,7 @@ impl<'de> Deserialize<'de> for ModelResponsePartDelta {
     }
 }
 
-/// A delta of a `TextPart`. Stream type (§2.6): not part of stored histories.
+/// A delta of a `TextPart`. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextPartDelta {
     /// Text to append. Required.
@@ -6604,7 +6604,7 @@ impl<'de> Deserialize<'de> for TextPartDelta {
     }
 }
 
-/// A delta of a `ThinkingPart`. Stream type (§2.6): not part of stored histories.
+/// A delta of a `ThinkingPart`. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThinkingPartDelta {
     /// Reasoning text to append. Default null.
@@ -6613,7 +6613,7 @@ pub struct ThinkingPartDelta {
     pub signature_delta: Field<String>,
     /// Name of the provider that produced this part (used to decide whether `id`/`provider_details` can be sent back). Default null.
     pub provider_name: Field<String>,
-    /// Provider details to merge (`ProviderDetailsDelta`: a dict, or a callable in Python, which is written as null, §3 rule 16). Default null.
+    /// Provider details to merge (`ProviderDetailsDelta`: a dict, or a callable in Python, which is written as null). Default null.
     pub provider_details: Field<RawJson>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -6708,7 +6708,7 @@ impl<'de> Deserialize<'de> for ThinkingPartDelta {
     }
 }
 
-/// A delta of a `ToolCallPart` (note the underscore in the tag `tool_call`). Stream type (§2.6): not part of stored histories.
+/// A delta of a `ToolCallPart` (note the underscore in the tag `tool_call`). Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallPartDelta {
     /// Text to append to the tool name. Default null.
@@ -6820,7 +6820,7 @@ impl<'de> Deserialize<'de> for ToolCallPartDelta {
     }
 }
 
-/// A delta of a `SpeechPart`. Stream type (§2.6): not part of stored histories.
+/// A delta of a `SpeechPart`. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpeechPartDelta {
     /// Who is speaking, when it becomes known. Default null.
@@ -6935,7 +6935,7 @@ impl<'de> Deserialize<'de> for SpeechPartDelta {
     }
 }
 
-/// A model response stream event, tagged by `event_kind` (pydantic-ai's `ModelResponseStreamEvent`; its `AgentStreamEvent` also includes tool-handling events, which are not covered here). Stream type (§2.6): not part of stored histories.
+/// A model response stream event, tagged by `event_kind` (pydantic-ai's `ModelResponseStreamEvent`; its `AgentStreamEvent` also includes tool-handling events, which are not covered here). Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentStreamEvent {
     /// `event_kind` = `part_start`.
@@ -7037,7 +7037,7 @@ impl<'de> Deserialize<'de> for AgentStreamEvent {
     }
 }
 
-/// A new response part started; a repeated index replaces the earlier part. Stream type (§2.6): not part of stored histories.
+/// A new response part started; a repeated index replaces the earlier part. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartStartEvent {
     /// Index of the part in the response. Required.
@@ -7135,7 +7135,7 @@ impl<'de> Deserialize<'de> for PartStartEvent {
     }
 }
 
-/// A delta for an existing response part. Stream type (§2.6): not part of stored histories.
+/// A delta for an existing response part. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartDeltaEvent {
     /// Index of the part in the response. Required.
@@ -7217,7 +7217,7 @@ impl<'de> Deserialize<'de> for PartDeltaEvent {
     }
 }
 
-/// A response part is complete. Stream type (§2.6): not part of stored histories.
+/// A response part is complete. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartEndEvent {
     /// Index of the part in the response. Required.
@@ -7315,7 +7315,7 @@ impl<'de> Deserialize<'de> for PartEndEvent {
     }
 }
 
-/// The response matches the output schema and could produce a result. Stream type (§2.6): not part of stored histories.
+/// The response matches the output schema and could produce a result. Stream type: not part of stored histories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinalResultEvent {
     /// Name of the output tool, or null when the result comes from text. Required, nullable.

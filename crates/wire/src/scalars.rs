@@ -263,17 +263,53 @@ impl LaxBool {
     }
 }
 
-/// pydantic-core's lax booleans: the strings `str_as_bool` knows (in any case, but not padded:
-/// `" t "` is refused, as the verdict's `lax::bool_error` says), the integers 0 and 1, and the
-/// floats 0.0 and 1.0.
 fn lax_bool(raw: &RawJson) -> Option<bool> {
-    if let Some(text) = raw.as_string() {
-        return str_as_bool(&text);
-    }
-    match raw.get().parse::<f64>() {
-        Ok(0.0) => Some(false),
-        Ok(1.0) => Some(true),
-        _ => None,
+    read_lax_bool(raw.get()).ok()
+}
+
+/// Why pydantic refuses a JSON literal as a `bool`: the verdict's `bool_parsing` or `bool_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoolRefusal {
+    /// A string or number of the right kind that is no boolean (`"maybe"`, `2`, `5.0`).
+    Parsing,
+    /// Any other value (`0.5`, `null`, an integer beyond 64 bits).
+    Type,
+}
+
+/// pydantic's lax `bool` for a JSON literal (pydantic-core `input/shared.rs` `str_as_bool`,
+/// `int_as_bool` and `validate_bool` for JSON): `true`, `false`, the integers and floats 0 and 1,
+/// and the strings [`str_as_bool`] knows. The one rule behind [`LaxBool::value`],
+/// [`ForceDownload::downloads`] and the verdict's `lax::bool_error`.
+pub(crate) fn read_lax_bool(written: &str) -> Result<bool, BoolRefusal> {
+    const I64_MIN_F64: f64 = i64::MIN as f64;
+    const I64_MAX_F64: f64 = i64::MAX as f64;
+    let is_number = matches!(written.as_bytes().first(), Some(b'-' | b'0'..=b'9'));
+    match written {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ if written.starts_with('"') => serde_json::from_str::<String>(written)
+            .ok()
+            .and_then(|text| str_as_bool(&text))
+            .ok_or(BoolRefusal::Parsing),
+        // jiter reads an integer beyond 64 bits as a big int, which `int_as_bool` does not take:
+        // a type error, not a parsing one (probed with the venv: 2**63 is `bool_type`).
+        _ if is_number && !written.contains(['.', 'e', 'E']) => match written.parse::<i64>() {
+            Ok(0) => Ok(false),
+            Ok(1) => Ok(true),
+            Ok(_) => Err(BoolRefusal::Parsing),
+            Err(_) => Err(BoolRefusal::Type),
+        },
+        // A float goes through `float_as_int` first: a whole one within 64 bits is an int, which
+        // must be 0 or 1 (probed: `5.0` and `1E16` are `bool_parsing`); any other is `bool_type`.
+        _ if is_number => match written.parse::<f64>() {
+            Ok(0.0) => Ok(false),
+            Ok(1.0) => Ok(true),
+            Ok(value) if value.fract() == 0.0 && value > I64_MIN_F64 && value < I64_MAX_F64 => {
+                Err(BoolRefusal::Parsing)
+            }
+            _ => Err(BoolRefusal::Type),
+        },
+        _ => Err(BoolRefusal::Type),
     }
 }
 

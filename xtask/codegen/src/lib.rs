@@ -27,24 +27,45 @@ pub fn project_root() -> PathBuf {
 const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
+pub mod oracle_tables;
 mod strategies;
 mod verdict;
 
 /// Runs the generator; with `check`, fails instead of writing when a file is stale.
 pub fn run(check: bool) -> Result<()> {
     let root = project_root();
-    write_or_check(&root, OUTPUT, &generate(&root.join(SCHEMA))?, check)?;
+    write_or_check(&root, OUTPUT, &generate(&root.join(SCHEMA))?, SCHEMA, check)?;
     write_or_check(
         &root,
         strategies::OUTPUT,
         &strategies::generate(&root.join(SCHEMA))?,
+        SCHEMA,
         check,
     )?;
-    verdict::run(&root, &root.join(SCHEMA), check)
+    write_or_check(
+        &root,
+        verdict::OUTPUT,
+        &verdict::generate(&root.join(SCHEMA))?,
+        SCHEMA,
+        check,
+    )?;
+    oracle_tables::run(&root, check)
 }
 
-/// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs.
-fn write_or_check(root: &Path, relative: &str, generated: &str, check: bool) -> Result<()> {
+/// `true` when a property's schema is a JSON object, or a union (`anyOf`/`oneOf`, at any depth)
+/// one of whose members is: the one answer the verdict rules and the strategies read.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        || schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)
+            .is_some_and(|options| options.iter().any(is_object_schema))
+}
+
+/// Writes `generated` to `relative` (under `root`); with `check`, fails with a diff instead when it differs
+/// (naming `source`, the file it is generated from).
+fn write_or_check(root: &Path, relative: &str, generated: &str, source: &str, check: bool) -> Result<()> {
     let output = root.join(relative);
     let current = std::fs::read_to_string(&output)
         .unwrap_or_default()
@@ -61,7 +82,7 @@ fn write_or_check(root: &Path, relative: &str, generated: &str, check: bool) -> 
             .header("checked in", "generated")
             .to_string();
         let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
-        bail!("{relative} is stale relative to {SCHEMA}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
+        bail!("{relative} is stale relative to {source}:\n{shown}\nrun `cargo xtask codegen` and commit the result");
     }
     if let Some(parent) = output.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
@@ -1611,6 +1632,24 @@ mod tests {
         if let Err(err) = super::run(true) {
             panic!("{err:#}");
         }
+    }
+
+    #[test]
+    fn a_union_is_an_object_when_a_member_is_at_any_depth() {
+        use serde_json::json;
+        assert!(super::is_object_schema(&json!({"type": "object"})));
+        assert!(super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"type": "object"}]})
+        ));
+        assert!(super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"oneOf": [{"type": "object"}]}]})
+        ));
+        assert!(!super::is_object_schema(
+            &json!({"anyOf": [{"type": "null"}, {"type": "string"}]})
+        ));
+        assert!(!super::is_object_schema(
+            &json!({"type": "array", "items": {"type": "object"}})
+        ));
     }
 
     #[test]

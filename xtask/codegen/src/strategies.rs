@@ -98,16 +98,6 @@ fn annotation(schema: &Value, at: &str) -> Result<Annotation> {
     Ok(out)
 }
 
-/// `true` when a property's schema (or a member of its nullable wrapper) is a JSON object.
-fn is_object_schema(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("object")
-        || schema
-            .get("anyOf")
-            .or_else(|| schema.get("oneOf"))
-            .and_then(Value::as_array)
-            .is_some_and(|options| options.iter().any(is_object_schema))
-}
-
 struct Emitter<'a> {
     model: &'a Model,
     defs_json: &'a serde_json::Map<String, Value>,
@@ -282,7 +272,7 @@ impl<'a> Emitter<'a> {
             }
             let value = match &prop_note.value {
                 Some(hook) => format!("super::{hook}(flavour)"),
-                None => self.value_expr(ty, is_object_schema(prop_json))?,
+                None => self.value_expr(ty, super::is_object_schema(prop_json))?,
             };
             // The schema's own nullability (typify makes every optional key an `Option`), and
             // `default: null` without a nullable type (`Any`-typed keys): null is a value pydantic-ai writes.

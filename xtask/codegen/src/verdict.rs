@@ -31,33 +31,6 @@ use super::{lit, rust_field_name, variant_name, Def, DefKind, Model, PropKind, R
 /// Where the rules are written.
 pub const OUTPUT: &str = "crates/wire/src/verdict/rules.rs";
 
-/// Writes the rules for the schema at `schema_path`; with `check`, fails instead when the
-/// checked-in file differs from them.
-pub fn run(root: &Path, schema_path: &Path, check: bool) -> Result<()> {
-    let generated = generate(schema_path)?;
-    let output = root.join(OUTPUT);
-    let current = std::fs::read_to_string(&output)
-        .unwrap_or_default()
-        .replace("\r\n", "\n");
-    if current == generated {
-        eprintln!("{OUTPUT} is up to date");
-        return Ok(());
-    }
-    if check {
-        let diff = similar::TextDiff::from_lines(&current, &generated);
-        let shown = diff
-            .unified_diff()
-            .context_radius(2)
-            .header("checked in", "generated")
-            .to_string();
-        let shown: String = shown.lines().take(60).collect::<Vec<_>>().join("\n");
-        bail!("{OUTPUT} is stale relative to the schema:\n{shown}\nrun `cargo xtask codegen` and commit the result");
-    }
-    std::fs::write(&output, generated).with_context(|| format!("writing {}", output.display()))?;
-    eprintln!("wrote {OUTPUT}");
-    Ok(())
-}
-
 /// The formatted Rust source of the rules for a schema file.
 pub fn generate(schema_path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(schema_path).with_context(|| format!("reading {}", schema_path.display()))?;
@@ -170,18 +143,6 @@ fn prop_note(schema: &Value, at: &str) -> Result<PropNote> {
         }
     }
     Ok(note)
-}
-
-/// `true` when the schema (or its non-null member) is a JSON object type.
-fn is_object(schema: &Value) -> bool {
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return true;
-    }
-    schema.get("anyOf").and_then(Value::as_array).is_some_and(|options| {
-        options
-            .iter()
-            .any(|o| o.get("type").and_then(Value::as_str) == Some("object"))
-    })
 }
 
 /// `'a', 'b' or 'c'`, as pydantic lists the literals it expected.
@@ -431,7 +392,7 @@ impl Emitter<'_> {
                 })
                 .collect();
             format!("|w, v| {{ w.json_kinds(v, &[{}]); v.check(w) }}", members.join(", "))
-        } else if *ty == Ty::RawJson && is_object(prop_schema) {
+        } else if *ty == Ty::RawJson && super::is_object_schema(prop_schema) {
             "|w, v| { w.dict(v); v.check(w) }".to_owned()
         } else if matches!(ty, Ty::String | Ty::Bool | Ty::F64) {
             ACCEPTED.to_owned()

@@ -1,4 +1,4 @@
-//! Builds small histories from the notation of repair-semantics.md §2.6 and prints them back.
+//! Builds small histories from a compact notation (`R[user] S[call a, ...]`) and prints them back.
 //!
 //! `R[...]` is a request, `S[...]` a response (no provider fields). Parts: `user` / `user "x"`,
 //! `call a`, `ret a`, `synth a` (a synthesized result, output only), `retry a` (legacy retry
@@ -87,7 +87,7 @@ pub fn long_merge_chain(requests: usize) -> Vec<ModelMessage> {
     chain
 }
 
-/// Parses the §2.6 notation, e.g. `R[user] S[call a, call b] R[ret a, user "next"]`.
+/// Parses the notation, e.g. `R[user] S[call a, call b] R[ret a, user "next"]`.
 pub fn history(notation: &str) -> Vec<ModelMessage> {
     let mut messages = Vec::new();
     let mut rest = notation.trim();
@@ -131,7 +131,7 @@ fn response_part(token: &str) -> ModelResponsePart {
     }
 }
 
-/// Prints a history in the §2.6 notation.
+/// Prints a history in the notation.
 pub fn notation(history: &[ModelMessage]) -> String {
     history
         .iter()

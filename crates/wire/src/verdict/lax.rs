@@ -68,41 +68,17 @@ pub(super) fn int_error(written: &str) -> Option<(&'static str, &'static str)> {
     }
 }
 
-/// pydantic's lax `bool` (pydantic-core `input/shared.rs` `str_as_bool`, `int_as_bool`) for a
-/// JSON literal: `true`, `false`, the integers and floats 0 and 1, and the strings `0 off f false
-/// n no 1 on t true y yes` in any case; `None` when accepted.
+/// pydantic's lax `bool` for a JSON literal, as [`crate::scalars::read_lax_bool`] reads it (the
+/// rule [`crate::LaxBool::value`] reads too); `None` when accepted.
 pub(super) fn bool_error(written: &str) -> Option<(&'static str, &'static str)> {
-    const PARSING: (&str, &str) = (
-        "bool_parsing",
-        "Input should be a valid boolean, unable to interpret input",
-    );
-    match written.as_bytes().first()? {
-        b't' | b'f' if written == "true" || written == "false" => None,
-        b'"' => {
-            let text: String = serde_json::from_str(written).ok()?;
-            crate::scalars::str_as_bool(&text).is_none().then_some(PARSING)
-        }
-        // jiter reads an integer beyond 64 bits as a big int, which `int_as_bool` does not take:
-        // a type error, not a parsing one (probed with the venv: 2**63 is `bool_type`).
-        b'-' | b'0'..=b'9' if !written.contains(['.', 'e', 'E']) && written.parse::<i64>().is_err() => {
-            Some(("bool_type", "Input should be a valid boolean"))
-        }
-        b'-' | b'0'..=b'9' if !written.contains(['.', 'e', 'E']) => (!matches!(written, "0" | "1" | "-0")).then_some((
+    use crate::scalars::BoolRefusal;
+    match crate::scalars::read_lax_bool(written) {
+        Ok(_) => None,
+        Err(BoolRefusal::Parsing) => Some((
             "bool_parsing",
             "Input should be a valid boolean, unable to interpret input",
         )),
-        // A float goes through `float_as_int` first (pydantic-core's `validate_bool` for JSON):
-        // a whole one within 64 bits is an int, which must be 0 or 1 (`bool_parsing`, probed:
-        // `5.0` and `1E16` are `bool_parsing`); any other float is `bool_type`.
-        b'-' | b'0'..=b'9' => match written.parse::<f64>() {
-            Ok(value) if value == 0.0 || value == 1.0 => None,
-            Ok(value) if value.fract() == 0.0 && value > I64_MIN_F64 && value < I64_MAX_F64 => Some((
-                "bool_parsing",
-                "Input should be a valid boolean, unable to interpret input",
-            )),
-            _ => Some(("bool_type", "Input should be a valid boolean")),
-        },
-        _ => Some(("bool_type", "Input should be a valid boolean")),
+        Err(BoolRefusal::Type) => Some(("bool_type", "Input should be a valid boolean")),
     }
 }
 
@@ -693,6 +669,42 @@ mod tests {
             ("\"YES\"", None),
         ] {
             assert_eq!(bool_error(written).map(|e| e.0), expected, "{written}");
+        }
+    }
+
+    #[test]
+    fn the_verdict_accepts_exactly_the_bools_the_value_reads() {
+        // A `LaxBool` the verdict accepts must have a value, and one it refuses must have none:
+        // otherwise msgflow would load a history pydantic-ai refuses, or read a flag it refuses.
+        for written in [
+            "true",
+            "false",
+            "0",
+            "1",
+            "-0",
+            "2",
+            "-1",
+            "0.0",
+            "1.0",
+            "-0.0",
+            "1E0",
+            "10e-1",
+            "0.5",
+            "5.0",
+            "1e16",
+            "1e400",
+            "9223372036854775808",
+            "\"yes\"",
+            "\"OFF\"",
+            "\" t \"",
+            "\"\"",
+            "\"maybe\"",
+            "null",
+            "[]",
+            "{}",
+        ] {
+            let value: crate::LaxBool = serde_json::from_str(written).expect(written);
+            assert_eq!(value.value().is_some(), bool_error(written).is_none(), "{written}");
         }
     }
 

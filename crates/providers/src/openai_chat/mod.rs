@@ -9,6 +9,8 @@
 //! `_map_response_thinking_part`: in a field or as `<think>` text) and `_map_messages`' `'auto'`
 //! backfill of a thinking field.
 
+pub(crate) mod rules;
+
 use std::borrow::Cow;
 
 use msgflow_media::UrlKind;
@@ -37,7 +39,7 @@ const PROFILE: Profile = Profile {
     args_as_text: true,
     carries_foreign_thinking: false,
     thinking_as_text: ThinkingAsText::WithoutField,
-    supported_documents: prepare::KNOWN_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::AllKnown,
 };
 
 /// The `messages` of a Chat Completions request.

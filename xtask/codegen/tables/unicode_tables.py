@@ -1,4 +1,4 @@
-"""Writes crates/providers/src/framing/inert.rs: the non-ASCII characters pydantic-ai's lookalike check reads as
+"""Prints, as JSON, the tables of crates/providers/src/framing/inert.rs: the non-ASCII characters pydantic-ai's lookalike check reads as
 themselves (`INERT`), and those NFKC changes nothing before (`BOUNDARY`), for msgflow's `framing::lookalike_tags`;
 and, for the text those cannot decide (`framing::comparable`), the characters Unicode 14 assigns, the format
 characters `_comparable` drops, Python's non-ASCII whitespace, the characters `re.IGNORECASE` matches to an ASCII
@@ -20,18 +20,17 @@ composition, and so is the first character of its compatibility decomposition. W
 them stays as it is.
 
 Unassigned code points are left out of both although Python reads them as themselves: a later Unicode version may assign
-them a decomposition. Run with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0):
-target/venv-providers/bin/python crates/providers/src/framing/generate_inert.py   (--check: compare, write nothing)
+them a decomposition. `cargo xtask codegen` runs this with the oracle venv (Python 3.11, Unicode 14.0.0, pydantic-ai
+2.68.0, `oracle_common` on `PYTHONPATH`) into xtask/codegen/tables/unicode_tables.json, from which xtask-codegen renders
+inert.rs.
 """
 import re
 import sys
 import unicodedata
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[4]
-sys.path.insert(0, str(ROOT / 'oracle'))
-import oracle_common  # noqa: E402,F401 - pins the environment before pydantic_ai is imported
-from pydantic_ai import _framing  # noqa: E402
+import oracle_common  # noqa: F401 - pins the environment before pydantic_ai is imported
+from pydantic_ai import _framing
+from table_json import write_json
 
 LAST = 0x10FFFF
 
@@ -55,6 +54,7 @@ def primary_composites():
 
 
 def main():
+    assert sys.version_info[:2] == (3, 11), sys.version
     assert unicodedata.unidata_version == '14.0.0', unicodedata.unidata_version
     seconds, starts = primary_composites()
     assert not any(char.isascii() for char in seconds), 'an ASCII character ends a composition'
@@ -104,41 +104,20 @@ def main():
         for letter in 'abcdefghijklmnopqrstuvwxyz'
         if re.fullmatch(letter, chr(cp), re.IGNORECASE)
     ]
-    confusables = sorted((cp, ord(to)) for cp, to in _framing._CONFUSABLES.items())
     assert all(any(a <= start and end <= b for a, b in boundary) for start, end in inert), 'an inert non-boundary'
-    lines = [
-        '//! Written by `generate_inert.py` (Python 3.11, Unicode 14.0.0, pydantic-ai 2.68.0): do not edit.',
-        '//!',
-        '//! Inclusive ranges of code points, in order (see the script for the exact rules).',
-        '',
-    ]
-    for name, doc, ranges in (
-        ('INERT', "The non-ASCII characters pydantic-ai's lookalike check reads as themselves, after any text.", inert),
-        ('BOUNDARY', 'The non-ASCII characters NFKC changes nothing before.', boundary),
-        ('ASSIGNED', 'The non-ASCII characters Unicode 14 assigns (NFKC of them is the same in any later version).', assigned),
-        ('FORMAT', '`_FORMAT_CHARACTERS`, which `_comparable` drops after NFKC.', formats),
-        ('SPACE', "The non-ASCII characters Python's `\\s` matches.", spaces),
-    ):
-        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u32); {len(ranges)}] = [']
-        lines += [f'    (0x{start:04X}, 0x{end:04X}),' for start, end in ranges]
-        lines += ['];', '']
-        print(f'{name}: {len(ranges)} ranges, {sum(end - start + 1 for start, end in ranges)} characters')
-    for name, doc, pairs in (
-        ('ASCII_LETTER', 'The non-ASCII characters `re.IGNORECASE` matches to an ASCII letter, and that letter.', letters),
-        ('CONFUSABLES', '`_CONFUSABLES`: a look-alike letter and the Latin letter `_comparable` maps it to.', confusables),
-    ):
-        lines += [f'/// {doc}', f'pub(super) const {name}: [(u32, u8); {len(pairs)}] = [']
-        lines += [f"    (0x{cp:04X}, b'{chr(to) if isinstance(to, int) else to}')," for cp, to in pairs]
-        lines += ['];', '']
-    target = Path(__file__).resolve().parent / 'inert.rs'
-    text = '\n'.join(lines)
-    if '--check' in sys.argv[1:]:
-        # `cargo xtask conformance`: the committed table must be what this Python and pydantic-ai give.
-        if target.read_text() != text:
-            sys.exit(f'{target} is stale: rerun {Path(__file__).name} with the oracle venv')
-        print(f'{target.name} is up to date')
-        return
-    target.write_text(text)
+    data = {
+        'python': '3.11',
+        'unicode': unicodedata.unidata_version,
+        'pydantic_ai': oracle_common.EXPECTED_PYDANTIC_AI_VERSION,
+        'INERT': inert,
+        'BOUNDARY': boundary,
+        'ASSIGNED': assigned,
+        'FORMAT': formats,
+        'SPACE': spaces,
+        'ASCII_LETTER': letters,
+        'CONFUSABLES': sorted(_framing._CONFUSABLES.items()),
+    }
+    write_json(data)
 
 
 def ranges_of(member):

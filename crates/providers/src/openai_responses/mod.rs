@@ -10,6 +10,8 @@
 //! `_map_response_thinking_part` / `_map_thinking_to_reasoning_item` (reasoning items, or `<think>`
 //! text). `instructions` is absent without instructions (`OMIT`).
 
+pub(crate) mod rules;
+
 use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
@@ -37,7 +39,7 @@ const PROFILE: Profile = Profile {
     carries_foreign_thinking: false,
     // Read for OpenAI Chat only.
     thinking_as_text: prepare::ThinkingAsText::All,
-    supported_documents: prepare::KNOWN_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::AllKnown,
 };
 
 /// The `instructions` and `input` of a Responses request.

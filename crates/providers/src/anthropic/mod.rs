@@ -9,6 +9,8 @@
 //! natively, other reasoning as `<assistant_thinking>` text) and `_append_model_response_turns`
 //! (that reasoning in a user turn ahead of the assistant turn). A turn with no blocks is not sent.
 
+pub(crate) mod rules;
+
 use msgflow_media::UrlKind;
 use msgflow_wire::ModelMessage;
 use serde::{Deserialize, Serialize};
@@ -35,7 +37,7 @@ const PROFILE: Profile = Profile {
     carries_foreign_thinking: true,
     // Read for OpenAI Chat only.
     thinking_as_text: prepare::ThinkingAsText::All,
-    supported_documents: prepare::ANTHROPIC_DOCUMENTS,
+    supported_documents: prepare::SupportedDocuments::Only(&["application/pdf", "text/plain"]),
 };
 
 /// Where reasoning Anthropic cannot take back as its own goes (`claude-sonnet-4-5`: a user turn).
