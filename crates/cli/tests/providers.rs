@@ -268,3 +268,40 @@ fn export_and_check_take_where_openai_puts_reasoning_it_writes_out_as_text() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("thinking"), "{args:?}");
     }
 }
+
+/// A tool call and its result written without ids: the request names them by ids msgflow made
+/// up, and stderr says so (pydantic-ai would invent random ones on load).
+#[test]
+fn export_says_when_it_names_tool_parts_without_ids() {
+    let history = r#"[
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "weather?"}]},
+      {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "weather", "args": {}}]},
+      {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "weather", "content": "sun"}]}
+    ]"#;
+    let output = msgflow()
+        .args(["export", "--to", "openai-chat", "-"])
+        .write_stdin(history)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("2 tool part(s) have no tool_call_id (the first at $[1].parts[0])"),
+        "{stderr}"
+    );
+    let request: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(request["messages"][1]["tool_calls"][0]["id"], "msgflow_call_1_0");
+
+    // With every id present, nothing is said.
+    let output = msgflow()
+        .args(["export", "--to", "openai-chat"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(output.stderr).unwrap().contains("tool_call_id"));
+}
