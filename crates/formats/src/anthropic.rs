@@ -15,7 +15,7 @@ use msgflow_wire::{Base64Data, ModelMessage};
 use serde_json::{json, Map, Value};
 
 use crate::loss::{LossKind, Report};
-use crate::openai_chat::ShapeError;
+use crate::openai_chat::{shape, ShapeError};
 use crate::ConvertError;
 
 /// `AnthropicModel.system`: the provider name of the parts its responses carry.
@@ -27,13 +27,6 @@ const RETRY_PREFIX: &str = "Validation feedback:\n";
 /// `assistant_thinking_frame`: reasoning carried into a user turn.
 const CARRIED_START: &str = "<assistant_thinking>\n";
 const CARRIED_END: &str = "\n</assistant_thinking>";
-
-fn shape(path: &str, message: impl Into<String>) -> ShapeError {
-    ShapeError {
-        path: path.to_owned(),
-        message: message.into(),
-    }
-}
 
 /// The Messages request pydantic-ai would send for `history` (`{"system": ..., "messages": [...]}`),
 /// reporting in `report` every value of the history the request cannot hold (found by reading it
@@ -401,18 +394,15 @@ impl Reader<'_> {
             }
             Some("url") => {
                 let url = string("url")?;
+                // `media_type` is written (`null`) as pydantic-ai writes it: a tool return's content
+                // is read as a file only with every key of its dump.
                 if image {
-                    Ok(json!({"kind": "image-url", "url": url}))
+                    Ok(json!({"kind": "image-url", "url": url, "media_type": null}))
                 } else {
-                    let mut item = json!({"kind": "document-url", "url": url});
-                    // Anthropic takes PDFs by URL: a URL that does not say so gets the media type.
-                    if !url
-                        .split(['?', '#'])
-                        .next()
-                        .unwrap_or(url)
-                        .to_ascii_lowercase()
-                        .ends_with(".pdf")
-                    {
+                    let mut item = json!({"kind": "document-url", "url": url, "media_type": null});
+                    // Anthropic takes PDFs by URL: a URL that does not say so gets the media type
+                    // (pydantic-ai guesses it from the URL's end, a query string included).
+                    if !url.to_ascii_lowercase().ends_with(".pdf") {
                         item["media_type"] = json!("application/pdf");
                         self.loss(
                             LossKind::Invented,
@@ -424,7 +414,9 @@ impl Reader<'_> {
                 }
             }
             Some("file") => {
-                let mut item = json!({"kind": "uploaded-file", "file_id": string("file_id")?, "provider_name": SYSTEM});
+                let mut item = json!({
+                    "kind": "uploaded-file", "file_id": string("file_id")?, "provider_name": SYSTEM, "media_type": null,
+                });
                 if image {
                     // `_map_uploaded_file` sends an image only for an `image/...` media type.
                     item["media_type"] = json!("image/*");
@@ -477,7 +469,10 @@ impl Reader<'_> {
                     let inner_path = format!("{content_path}[{index}]");
                     match inner.get("type").and_then(Value::as_str) {
                         Some("text") => items.push(Value::String(self.text_block(inner, &inner_path)?)),
-                        Some("image" | "document") => items.push(self.file(inner, &inner_path)?),
+                        Some("image" | "document") => {
+                            let file = self.file(inner, &inner_path)?;
+                            items.push(recorded_file(file, &inner_path)?);
+                        }
                         _ => {
                             return Err(shape(
                                 &inner_path,
@@ -517,7 +512,12 @@ impl Reader<'_> {
             [Value::String(_)] => items.pop().expect("one item"),
             _ => Value::Array(items),
         };
+        let digests = msgflow_media::content_file_digests_field(&content);
         let mut part = json!({"part_kind": "tool-return", "tool_name": name, "content": content, "tool_call_id": id});
+        if let Some(digests) = digests.get() {
+            // `_RecordsContentFiles`: the uploaded files of the result are files, not JSON data.
+            part["content_file_digests"] = serde_json::to_value(digests).expect("digests serialise");
+        }
         if is_error {
             part["outcome"] = json!("failed");
         }
@@ -705,6 +705,33 @@ impl Reader<'_> {
             "citations": [{"sources": sources, "anchor": anchor}],
         }))
     }
+}
+
+/// A URL or uploaded file in a tool result, dumped as pydantic-ai dumps it (every key, the media
+/// type guessed and the identifier filled in): pydantic-ai reads such a mapping in a result's
+/// content as a file only in that form, with its digest recorded (`_RecordsContentFiles`).
+fn recorded_file(mut file: Value, path: &str) -> Result<Value, ShapeError> {
+    let kind = file["kind"].as_str().unwrap_or_default().to_owned();
+    if kind == "uploaded-file" {
+        let file_id = file["file_id"].as_str().unwrap_or_default().to_owned();
+        if file["media_type"].is_null() {
+            let media_type = msgflow_media::uploaded_file_media_type(&file_id)
+                .map_err(|err| shape(&format!("{path}.source.file_id"), err.to_string()))?;
+            file["media_type"] = Value::String(media_type);
+        }
+        file["identifier"] = Value::String(msgflow_media::identifier_for_file_id(&file_id));
+    } else if let Some(url_kind) = msgflow_media::UrlKind::from_kind_tag(&kind) {
+        let url = file["url"].as_str().unwrap_or_default().to_owned();
+        let explicit = file["media_type"].as_str().map(str::to_owned);
+        file["media_type"] =
+            msgflow_media::url_item_media_type(url_kind, explicit.as_deref(), &url).map_or(Value::Null, Value::String);
+        file["force_download"] = Value::Bool(false);
+        file["identifier"] = Value::String(msgflow_media::identifier_for_url(&url));
+    } else {
+        return Ok(file);
+    }
+    file["vendor_metadata"] = Value::Null;
+    Ok(file)
 }
 
 /// A user prompt, or the retry feedback `RetryPromptPart.model_response` framed as one.

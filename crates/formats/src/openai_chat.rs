@@ -53,7 +53,8 @@ pub struct ShapeError {
     pub message: String,
 }
 
-fn shape(path: &str, message: impl Into<String>) -> ShapeError {
+/// A [`ShapeError`] at `path`.
+pub(crate) fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
         path: path.to_owned(),
         message: message.into(),

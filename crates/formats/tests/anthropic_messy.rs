@@ -137,6 +137,31 @@ fn images_and_documents_every_source() {
 }
 
 #[test]
+fn files_in_tool_results_are_recorded_as_pydantic_ai_records_them() {
+    let (history, _) = from(json!({"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "fetch", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "chart"},
+            {"type": "image", "source": {"type": "url", "url": "https://x.test/chart.png"}},
+            {"type": "document", "source": {"type": "file", "file_id": "file_1"}}]}]}
+    ]}));
+    let result = &history[1]["parts"][0];
+    // Every key of the dump, so that pydantic-ai reads them as files and not as JSON data.
+    let image = &result["content"][1];
+    assert_eq!(
+        (image["media_type"].as_str(), image["force_download"].as_bool()),
+        (Some("image/png"), Some(false))
+    );
+    assert!(msgflow_media::is_recorded_file_item(image), "{image}");
+    assert!(
+        msgflow_media::is_recorded_file_item(&result["content"][2]),
+        "{}",
+        result["content"][2]
+    );
+    assert_eq!(result["content_file_digests"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
 fn server_tools_mcp_citations_and_compaction() {
     let (history, report) = from(json!({"messages": [
         {"role": "user", "content": "search"},
