@@ -261,3 +261,56 @@ fn to_reports_what_the_request_cannot_hold() {
     assert!(paths.contains(&"$[1].model_name"), "{paths:?}");
     assert!(paths.contains(&"$[0].parts[0].timestamp"), "{paths:?}");
 }
+
+#[test]
+fn no_value_of_a_real_request_replaced_by_another_shape_panics() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/formats/anthropic");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing", dir.display());
+        return;
+    };
+    let replacements = [
+        json!(null),
+        json!(1),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!([{"type": "text"}]),
+    ];
+    for entry in entries {
+        let original: Value = serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap();
+        let mut pointers = Vec::new();
+        collect_pointers(&original, String::new(), &mut pointers);
+        for pointer in &pointers {
+            for replacement in &replacements {
+                let mut mutated = original.clone();
+                *mutated.pointer_mut(pointer).expect("a pointer of the value") = replacement.clone();
+                // An error or a history, never a panic; a history always loads.
+                if let Ok(history) = anthropic::from_value(&mutated, 0, &mut Report::default()) {
+                    assert!(msgflow_wire::verdict::verdict(&history).is_loadable(), "{pointer}");
+                }
+            }
+        }
+    }
+}
+
+/// The JSON pointer of every value inside `value` (not the root).
+fn collect_pointers(value: &Value, at: String, pointers: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match value {
+        Value::Object(object) => object
+            .iter()
+            .map(|(key, inner)| (key.replace('~', "~0").replace('/', "~1"), inner))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, inner)| (index.to_string(), inner))
+            .collect(),
+        _ => return,
+    };
+    for (key, inner) in children {
+        let pointer = format!("{at}/{key}");
+        pointers.push(pointer.clone());
+        collect_pointers(inner, pointer, pointers);
+    }
+}
