@@ -314,3 +314,33 @@ fn collect_pointers(value: &Value, at: String, pointers: &mut Vec<String>) {
         collect_pointers(inner, pointer, pointers);
     }
 }
+
+#[test]
+fn message_batches_lines_convert_one_history_each() {
+    let lines = concat!(
+        r#"{"custom_id": "a", "params": {"model": "claude", "max_tokens": 10, "messages": [{"role": "user", "content": "one"}]}}"#,
+        "\n",
+        r#"{"custom_id": "b", "params": {"model": "claude", "max_tokens": 10, "system": "s", "messages": [{"role": "user", "content": "two"}]}}"#,
+        "\n"
+    );
+    let converted = convert(lines, Format::Anthropic, Format::PydanticAi).unwrap();
+    let msgflow_formats::Output::Histories(histories) = &converted.output else {
+        unreachable!()
+    };
+    assert_eq!(histories.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1]);
+    let custom = converted
+        .report
+        .losses
+        .iter()
+        .find(|loss| loss.path == "$.custom_id")
+        .expect("reported");
+    assert_eq!(
+        (custom.document, custom.what.as_str()),
+        (0, "batch field `custom_id` (a history holds messages only)")
+    );
+    assert!(converted
+        .report
+        .losses
+        .iter()
+        .any(|loss| loss.document == 1 && loss.path == "$.params.model"));
+}
