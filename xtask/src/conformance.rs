@@ -98,7 +98,7 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
-        "formats: openai-chat from msgflow-formats is inverted by pydantic-ai's OpenAIChatModel mapping",
+        "formats: openai-chat and anthropic from msgflow-formats are inverted by pydantic-ai's OpenAIChatModel and AnthropicModel mappings",
         || {
             let seed = head_seed(args.seed)?;
             crate::conformance_formats::run(&crate::venv::providers_python()?, &work, seed)

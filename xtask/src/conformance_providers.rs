@@ -1097,7 +1097,7 @@ fn thinking_part(rng: &mut Rng, next_id: &mut usize) -> Value {
 /// JSON values equal as pydantic-ai compares them: numbers by value (the workspace's serde_json
 /// keeps a number's spelling, and the oracle's `json.dumps` spells `1e-05` where pydantic-core
 /// writes `0.00001`).
-fn json_equal(left: &Value, right: &Value) -> bool {
+pub(crate) fn json_equal(left: &Value, right: &Value) -> bool {
     match (left, right) {
         (Value::Number(a), Value::Number(b)) => match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
             (Some(a), Some(b), _, _) => a == b,

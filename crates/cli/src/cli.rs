@@ -412,10 +412,10 @@ pub struct ConvertFormatArgs {
     /// that receives one file per input.
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
-    /// The input's format: pydantic-ai or openai-chat.
+    /// The input's format: pydantic-ai, openai-chat or anthropic.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub from: msgflow_formats::Format,
-    /// The output's format: pydantic-ai or openai-chat.
+    /// The output's format: pydantic-ai, openai-chat or anthropic.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub to: msgflow_formats::Format,
     /// Refuse any loss: exit 2 and write nothing when the conversion would drop, invent or change
@@ -617,11 +617,15 @@ const CONVERT_HELP: &str = concat!(
     "Examples:\n",
     "  msgflow convert --from openai-chat chat.json -o history.json     # messages from a database\n",
     "  msgflow convert --from openai-chat finetune.jsonl -o histories.jsonl\n",
-    "  msgflow convert --to openai-chat history.json                     # {\"messages\": [...]}\n\n",
+    "  msgflow convert --to openai-chat history.json                     # {\"messages\": [...]}\n",
+    "  msgflow convert --from anthropic request.json -o history.json     # a logged Messages API request\n\n",
     "openai-chat input is an array of Chat Completions messages, a request body {\"messages\": [...]}, a Batch\n",
     "API line {\"body\": {...}}, or JSON Lines of those (one conversation per line; the output is then JSON\n",
     "Lines too). To openai-chat is the request pydantic-ai 2.68.0's OpenAIChatModel sends; from it, the\n",
-    "inverse of that mapping. Every value dropped, invented (timestamps pydantic-ai fills in, tool-call ids\n",
+    "inverse of that mapping. anthropic input is a Messages API request {\"system\": ..., \"messages\": [...]}, a\n",
+    "Message Batches line {\"params\": {...}}, a bare array of messages, or JSON Lines of those; to and from it\n",
+    "mirror AnthropicModel the same way.\n",
+    "Every value dropped, invented (timestamps pydantic-ai fills in, tool-call ids\n",
     "of legacy function calls) or changed is reported on stderr, grouped, with the JSON path of its first\n",
     "occurrence; --strict refuses any. The crate README of msgflow-formats tabulates what each direction\n",
     "cannot hold.\n\n",

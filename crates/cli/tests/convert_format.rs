@@ -141,12 +141,47 @@ fn json_lines_convert_line_by_line() {
 
 #[test]
 fn formats_not_converted_yet_are_named() {
-    let output = msgflow()
-        .args(["convert", "--from", "anthropic", "-"])
-        .output()
-        .unwrap();
+    let output = msgflow().args(["convert", "--from", "otel", "-"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8(output.stderr)
         .unwrap()
-        .contains("cannot convert `anthropic` yet"));
+        .contains("cannot convert `otel` yet"));
+}
+
+#[test]
+fn anthropic_requests_convert_both_ways_and_strict_refuses_loss() {
+    let request = r#"{"model": "claude", "system": "be brief", "messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "weather", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "sunny"}]}]}"#;
+    let output = msgflow()
+        .args(["convert", "--from", "anthropic", "-"])
+        .write_stdin(request)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let history: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(history[2]["parts"][0]["tool_name"], "weather");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("request field `model`"));
+    let back = msgflow()
+        .args(["convert", "--to", "anthropic", "-"])
+        .write_stdin(output.stdout)
+        .output()
+        .unwrap();
+    assert_eq!(back.status.code(), Some(0), "{}", String::from_utf8_lossy(&back.stderr));
+    let sent: serde_json::Value = serde_json::from_slice(&back.stdout).unwrap();
+    assert_eq!(sent["system"], "be brief");
+    assert_eq!(sent["messages"][1]["content"][0]["id"], "t1");
+    let strict = msgflow()
+        .args(["convert", "--strict", "--from", "anthropic", "-"])
+        .write_stdin(request)
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(strict.stdout.is_empty());
 }

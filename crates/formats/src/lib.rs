@@ -4,6 +4,9 @@
 //! * [`openai_chat`]: OpenAI Chat Completions messages. To it: the request pydantic-ai's
 //!   `OpenAIChatModel` sends (`msgflow_providers::openai_chat::export`). From it: the inverse of
 //!   that mapping, reading responses as `OpenAIChatModel._process_response` does.
+//! * [`anthropic`]: Anthropic Messages requests. To it: the request pydantic-ai's `AnthropicModel`
+//!   sends (`msgflow_providers::anthropic::export`). From it: the inverse of that mapping, reading
+//!   assistant turns as `AnthropicModel._process_response` does.
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
@@ -18,6 +21,7 @@
 //! # Ok::<(), msgflow_formats::ConvertError>(())
 //! ```
 
+pub mod anthropic;
 mod document;
 mod loss;
 pub mod openai_chat;
@@ -38,17 +42,21 @@ pub enum Format {
     /// OpenAI Chat Completions messages: an array of messages, a request body `{"messages": [...]}`
     /// (fine-tuning lines), or a Batch API line `{"body": {"messages": [...]}}`.
     OpenAiChat,
+    /// An Anthropic Messages request `{"system": ..., "messages": [...]}`, a Message Batches line
+    /// `{"params": {...}}`, or a bare array of messages.
+    Anthropic,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 2] = [Format::PydanticAi, Format::OpenAiChat];
+    pub const ALL: [Format; 3] = [Format::PydanticAi, Format::OpenAiChat, Format::Anthropic];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
     pub fn name(self) -> &'static str {
         match self {
             Format::PydanticAi => "pydantic-ai",
             Format::OpenAiChat => "openai-chat",
+            Format::Anthropic => "anthropic",
         }
     }
 }
@@ -68,7 +76,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["anthropic", "otel", "vercel-ui", "ag-ui"];
+                let planned = ["otel", "vercel-ui", "ag-ui"];
                 if planned.contains(&name) {
                     format!(
                         "msgflow cannot convert `{name}` yet: the formats are {}",
@@ -159,22 +167,31 @@ pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, Conve
                 openai_chat::from_value(&value, index, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
+            Format::Anthropic => {
+                let value = document::value(doc, index)?;
+                anthropic::from_value(&value, index, &mut report)
+                    .map_err(|err| doc.error_at(index, &err.path, err.message))?
+            }
         };
         histories.push(history);
     }
-    let output = match to {
-        Format::PydanticAi => Output::Histories(histories),
-        Format::OpenAiChat => {
-            // A trip between two foreign formats reports the losses of each leg; the second leg's
-            // paths are in the history between them.
-            let mut documents = Vec::with_capacity(histories.len());
-            for (index, history) in histories.iter().enumerate() {
-                let value = openai_chat::to_value(history, index, &mut report)?;
-                documents.push(value);
-            }
-            Output::Documents(documents)
+    let to_value: fn(&[ModelMessage], usize, &mut Report) -> Result<Value, ConvertError> = match to {
+        Format::PydanticAi => {
+            return Ok(Converted {
+                output: Output::Histories(histories),
+                report,
+            })
         }
+        Format::OpenAiChat => openai_chat::to_value,
+        Format::Anthropic => anthropic::to_value,
     };
+    // A trip between two foreign formats reports the losses of each leg; the second leg's paths
+    // are in the history between them.
+    let mut documents = Vec::with_capacity(histories.len());
+    for (index, history) in histories.iter().enumerate() {
+        documents.push(to_value(history, index, &mut report)?);
+    }
+    let output = Output::Documents(documents);
     Ok(Converted { output, report })
 }
 
@@ -182,4 +199,41 @@ pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, Conve
 pub(crate) fn history_value(history: &[ModelMessage]) -> Value {
     let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
     serde_json::from_str(&text).expect("msgflow writes valid JSON")
+}
+
+/// An export's refusal, located at the part it refuses in the history.
+pub(crate) fn export_error(err: &msgflow_providers::ExportError, document: usize) -> ConvertError {
+    let path = match err.location() {
+        Some(at) => format!("$[{}].parts[{}]", at.message, at.part),
+        None => "$".to_owned(),
+    };
+    ConvertError {
+        document,
+        path,
+        position: None,
+        message: err.to_string(),
+    }
+}
+
+/// The "to" half of a format: reads `sent` (what `history` became) back with the format's `from`
+/// and reports every value of the history that did not come back, at its path in the history.
+pub(crate) fn read_back_and_diff(
+    history: &[ModelMessage],
+    sent: &Value,
+    document: usize,
+    report: &mut Report,
+    from: fn(&Value, usize, &mut Report) -> Result<Vec<ModelMessage>, openai_chat::ShapeError>,
+    format_name: &str,
+) -> Result<(), ConvertError> {
+    let back = from(sent, document, &mut Report::default()).map_err(|err| ConvertError {
+        document,
+        path: err.path,
+        position: None,
+        message: format!(
+            "msgflow cannot read back its own {format_name}: {} (please report this)",
+            err.message
+        ),
+    })?;
+    loss::diff(&history_value(history), &history_value(&back), document, report);
+    Ok(())
 }

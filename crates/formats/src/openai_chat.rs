@@ -19,7 +19,7 @@ use msgflow_wire::{
 };
 use serde_json::{Map, Value};
 
-use crate::loss::{self, LossKind, Report};
+use crate::loss::{LossKind, Report};
 use crate::ConvertError;
 
 /// `OpenAIChatModel.system`: the provider name its responses' thinking parts carry.
@@ -53,7 +53,8 @@ pub struct ShapeError {
     pub message: String,
 }
 
-fn shape(path: &str, message: impl Into<String>) -> ShapeError {
+/// A [`ShapeError`] at `path`.
+pub(crate) fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
         path: path.to_owned(),
         message: message.into(),
@@ -64,35 +65,10 @@ fn shape(path: &str, message: impl Into<String>) -> ShapeError {
 /// reporting in `report` every value of the history the messages cannot hold (found by reading
 /// the messages back with [`from_value`]), at its path in the history.
 pub fn to_value(history: &[ModelMessage], document: usize, report: &mut Report) -> Result<Value, ConvertError> {
-    let exported = msgflow_providers::openai_chat::export(history).map_err(|err| {
-        let path = match err.location() {
-            Some(at) => format!("$[{}].parts[{}]", at.message, at.part),
-            None => "$".to_owned(),
-        };
-        ConvertError {
-            document,
-            path,
-            position: None,
-            message: err.to_string(),
-        }
-    })?;
+    let exported =
+        msgflow_providers::openai_chat::export(history).map_err(|err| crate::export_error(&err, document))?;
     let value = serde_json::to_value(&exported.request).expect("the request types always serialise");
-    let mut ignored = Report::default();
-    let back = from_value(&value, document, &mut ignored).map_err(|err| ConvertError {
-        document,
-        path: err.path,
-        position: None,
-        message: format!(
-            "msgflow cannot read back its own OpenAI Chat messages: {} (please report this)",
-            err.message
-        ),
-    })?;
-    loss::diff(
-        &crate::history_value(history),
-        &crate::history_value(&back),
-        document,
-        report,
-    );
+    crate::read_back_and_diff(history, &value, document, report, from_value, "OpenAI Chat messages")?;
     Ok(value)
 }
 

@@ -38,20 +38,86 @@ const OPENAI_CHAT: [(&str, usize, &[usize], usize); 12] = [
     ("LlmKira__LLMBot__sdk__endpoint__openai__note.md__L79__literal.json", 1, &[1], 0),
 ];
 
+/// (file name, documents, messages per history, tool calls in all, `check` findings per history).
+type Expected<'a> = (&'a str, usize, &'a [usize], usize, usize);
+
+/// (file name, documents, messages per history, tool calls in all).
+const ANTHROPIC: [(&str, usize, &[usize], usize); 11] = [
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_anthropic__test_anthropic_model_thinking_part.yaml__request1.json", 1, &[3], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_anthropic__test_anthropic_model_thinking_part_redacted.yaml__request1.json", 1, &[3], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_anthropic__test_anthropic_web_search_tool.yaml__request1.json", 1, &[3], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_anthropic__test_document_binary_content_input.yaml__request0.json", 1, &[1], 0),
+    ("pydantic__pydantic-ai__tests__models__cassettes__test_anthropic__test_multiple_parallel_tool_calls.yaml__request1.json", 1, &[3], 4),
+    ("simonw__llm-anthropic__tests__cassettes__test_anthropic__test_fixed_version_tool_chain_with_thinking_display_regression.yaml__request1.json", 1, &[3], 1),
+    ("simonw__llm-anthropic__tests__cassettes__test_anthropic__test_prompt_with_prefill_and_stop_sequences.yaml__request0.json", 1, &[2], 0),
+    ("simonw__llm-anthropic__tests__cassettes__test_anthropic__test_tools.yaml__request1.json", 1, &[3], 2),
+    ("traceloop__openllmetry__packages__opentelemetry-instrumentation-anthropic__tests__cassettes__test_messages__test_anthropic_image_with_history.yaml__request1.json", 1, &[3], 0),
+    ("traceloop__openllmetry__packages__opentelemetry-instrumentation-anthropic__tests__cassettes__test_messages__test_anthropic_tools_history_legacy.yaml__request0.json", 1, &[3], 1),
+    ("vercel__ai__packages__anthropic__src__convert-to-anthropic-prompt.test.ts__L4039__literal.json", 1, &[2], 1),
+];
+
 #[test]
 fn real_openai_chat_files_convert_with_the_expected_counts() {
-    let Some(dir) = folder("openai-chat") else { return };
+    let expected: Vec<Expected> = OPENAI_CHAT
+        .iter()
+        .map(|&(name, documents, messages, calls)| {
+            // `check` is clean on what `from` makes of them, but for the one conversation that
+            // sends a legacy function's result back as a user message: its call is left unanswered.
+            (
+                name,
+                documents,
+                messages,
+                calls,
+                usize::from(name.starts_with("litongjava__")),
+            )
+        })
+        .collect();
+    real_files_convert("openai-chat", Format::OpenAiChat, &expected);
+}
+
+#[test]
+fn real_anthropic_files_convert_with_the_expected_counts() {
+    let expected: Vec<Expected> = ANTHROPIC
+        .iter()
+        .map(|&(name, documents, messages, calls)| {
+            // The Vercel test's `tool_use` has no `tool_result` (its PROVENANCE.md row).
+            (
+                name,
+                documents,
+                messages,
+                calls,
+                usize::from(name.starts_with("vercel__")),
+            )
+        })
+        .collect();
+    real_files_convert("anthropic", Format::Anthropic, &expected);
+    // The server-side tool blocks of the web search conversation come back as pydantic-ai's parts.
+    let Some(dir) = folder("anthropic") else { return };
+    let text = std::fs::read_to_string(dir.join(ANTHROPIC[2].0)).unwrap();
+    let converted = convert(&text, Format::Anthropic, Format::PydanticAi).unwrap();
+    let Output::Histories(histories) = converted.output else {
+        unreachable!()
+    };
+    let json = msgflow_wire::to_string(&histories[0]).unwrap();
+    assert_eq!(json.matches("\"part_kind\":\"builtin-tool-call\"").count(), 1);
+    assert_eq!(json.matches("\"part_kind\":\"builtin-tool-return\"").count(), 1);
+    assert!(json.contains("\"signature\":"), "the thinking keeps its signature");
+}
+
+/// Every file of `../shared/formats/<format>` converts with the counts expected, loads, has as
+/// many `check` findings as expected, and converts back.
+fn real_files_convert(format_dir: &str, format: Format, expected: &[Expected]) {
+    let Some(dir) = folder(format_dir) else { return };
     let files = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(
         files,
-        OPENAI_CHAT.len(),
+        expected.len(),
         "a file was added to or removed from {}",
         dir.display()
     );
-    for (name, documents, messages, calls) in OPENAI_CHAT {
+    for &(name, documents, messages, calls, findings) in expected {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
-        let converted =
-            convert(&text, Format::OpenAiChat, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let converted = convert(&text, format, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
         let Output::Histories(histories) = converted.output else {
             panic!("{name}: not histories")
         };
@@ -66,15 +132,12 @@ fn real_openai_chat_files_convert_with_the_expected_counts() {
         for history in &histories {
             let verdict = msgflow_wire::verdict::verdict(history);
             assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
-            // `check` is clean on what `from` makes of them, but for the one conversation that sends
-            // a legacy function's result back as a user message: its call is left unanswered.
             let violations = msgflow_sanitize::check(history);
-            let unanswered = usize::from(name.starts_with("litongjava__"));
-            assert_eq!(violations.len(), unanswered, "{name}: {violations:?}");
+            assert_eq!(violations.len(), findings, "{name}: {violations:?}");
         }
-        // And back: every history is one pydantic-ai sends to OpenAI Chat.
-        let again = convert(&json_lines(&histories), Format::PydanticAi, Format::OpenAiChat)
-            .unwrap_or_else(|err| panic!("{name}: back to openai-chat: {err}"));
+        // And back: every history is one pydantic-ai sends to the format.
+        let again = convert(&json_lines(&histories), Format::PydanticAi, format)
+            .unwrap_or_else(|err| panic!("{name}: back to {format_dir}: {err}"));
         assert_eq!(again.output.len(), documents, "{name}");
     }
 }

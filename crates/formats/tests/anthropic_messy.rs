@@ -1,0 +1,346 @@
+//! `from anthropic` on the shapes Anthropic requests take, one per test, the located errors, and
+//! `to` on what a history holds that a request does not.
+
+use msgflow_formats::{anthropic, convert, Format, LossKind, Report};
+use serde_json::{json, Value};
+
+/// The history `from` makes of `request`, as JSON, and its report.
+fn from(request: Value) -> (Value, Report) {
+    let mut report = Report::default();
+    let history = anthropic::from_value(&request, 0, &mut report).expect("a valid Anthropic request");
+    let text = msgflow_wire::to_string(&history).unwrap();
+    assert!(msgflow_wire::verdict::verdict(&history).is_loadable(), "{text}");
+    assert!(msgflow_sanitize::check(&history).is_empty(), "{text}");
+    (serde_json::from_str(&text).unwrap(), report)
+}
+
+fn error(request: Value) -> (String, String) {
+    let err = anthropic::from_value(&request, 0, &mut Report::default()).expect_err("an invalid request");
+    (err.path, err.message)
+}
+
+#[test]
+fn system_string_blocks_and_bare_arrays() {
+    let (history, report) = from(json!({
+        "model": "claude", "system": "be brief",
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    }));
+    assert_eq!(history[0]["parts"][0]["part_kind"], "system-prompt");
+    assert_eq!(history[0]["parts"][1]["content"], "hi");
+    assert_eq!(history[1]["parts"][0]["content"], "hello");
+    assert!(report.losses.iter().any(|loss| loss.path == "$.model"));
+    // Text blocks: the system prompt's, then the instructions' (of the last request).
+    let (history, _) = from(json!({
+        "system": [{"type": "text", "text": "sys"}, {"type": "text", "text": "do this"}],
+        "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                     {"role": "user", "content": "c"}]
+    }));
+    assert_eq!(history[0]["parts"][0]["content"], "sys");
+    assert_eq!(history[2]["instructions"], "do this");
+    let (history, _) = from(json!([{"role": "user", "content": [{"type": "text", "text": "x"}]}]));
+    assert_eq!(history[0]["parts"][0]["content"], "x");
+}
+
+#[test]
+fn tool_use_and_results_with_errors_and_retries() {
+    let (history, _) = from(json!({"messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "checking"},
+            {"type": "tool_use", "id": "t1", "name": "weather", "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "t2", "name": "weather", "input": {}},
+            {"type": "tool_use", "id": "t3", "name": "weather", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "sunny"}], "is_error": false},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "boom", "is_error": true},
+            {"type": "tool_result", "tool_use_id": "t3", "is_error": true,
+             "content": [{"type": "text", "text": "bad city\n\nFix the errors and try again."}]}]}
+    ]}));
+    let results = &history[2]["parts"];
+    assert_eq!(history[1]["parts"][1]["args"], json!({"city": "Paris"}));
+    assert_eq!(
+        (results[0]["tool_name"].as_str(), results[0]["content"].as_str()),
+        (Some("weather"), Some("sunny"))
+    );
+    assert_eq!(results[1]["outcome"], "failed");
+    assert_eq!(
+        (results[2]["part_kind"].as_str(), results[2]["content"].as_str()),
+        (Some("retry-prompt"), Some("bad city"))
+    );
+}
+
+#[test]
+fn thinking_redacted_thinking_and_carried_reasoning() {
+    let (history, _) = from(json!({"messages": [
+        {"role": "user", "content": "think"},
+        {"role": "user", "content": [{"type": "text", "text": "<assistant_thinking>\nother model\n</assistant_thinking>"}]},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "redacted_thinking", "data": "secret"},
+            {"type": "text", "text": "done"}]}
+    ]}));
+    let parts = &history[1]["parts"];
+    assert_eq!(history.as_array().unwrap().len(), 2);
+    assert_eq!(
+        (parts[0]["content"].as_str(), parts[0]["provider_name"].as_str()),
+        (Some("other model"), None)
+    );
+    assert_eq!(
+        (parts[1]["signature"].as_str(), parts[1]["provider_name"].as_str()),
+        (Some("sig"), Some("anthropic"))
+    );
+    assert_eq!(
+        (parts[2]["id"].as_str(), parts[2]["signature"].as_str()),
+        (Some("redacted_thinking"), Some("secret"))
+    );
+}
+
+#[test]
+fn images_and_documents_every_source() {
+    let (history, report) = from(json!({"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "look"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        {"type": "image", "source": {"type": "url", "url": "https://x.test/cat.png"}},
+        {"type": "document", "source": {"type": "url", "url": "https://x.test/paper.pdf"}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain"}},
+        {"type": "document", "source": {"type": "file", "file_id": "file_1"}},
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="},
+         "cache_control": {"type": "ephemeral"}}
+    ]}]}));
+    let items = history[0]["parts"][0]["content"].as_array().unwrap();
+    let kinds: Vec<&str> = items
+        .iter()
+        .map(|item| item.get("kind").and_then(Value::as_str).unwrap_or("text"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "text",
+            "binary",
+            "image-url",
+            "document-url",
+            "binary",
+            "uploaded-file",
+            "binary"
+        ]
+    );
+    assert_eq!(items[4]["media_type"], "text/plain");
+    let cache = report
+        .losses
+        .iter()
+        .find(|loss| loss.path.ends_with(".cache_control"))
+        .expect("reported");
+    assert_eq!(
+        (cache.kind, cache.path.as_str()),
+        (LossKind::Dropped, "$.messages[0].content[6].cache_control")
+    );
+}
+
+#[test]
+fn files_in_tool_results_are_recorded_as_pydantic_ai_records_them() {
+    let (history, _) = from(json!({"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "fetch", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "chart"},
+            {"type": "image", "source": {"type": "url", "url": "https://x.test/chart.png"}},
+            {"type": "document", "source": {"type": "file", "file_id": "file_1"}}]}]}
+    ]}));
+    let result = &history[1]["parts"][0];
+    // Every key of the dump, so that pydantic-ai reads them as files and not as JSON data.
+    let image = &result["content"][1];
+    assert_eq!(
+        (image["media_type"].as_str(), image["force_download"].as_bool()),
+        (Some("image/png"), Some(false))
+    );
+    assert!(msgflow_media::is_recorded_file_item(image), "{image}");
+    assert!(
+        msgflow_media::is_recorded_file_item(&result["content"][2]),
+        "{}",
+        result["content"][2]
+    );
+    assert_eq!(result["content_file_digests"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn server_tools_mcp_citations_and_compaction() {
+    let (history, report) = from(json!({"messages": [
+        {"role": "user", "content": "search"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+            {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "web_search_result", "url": "u", "title": "t", "encrypted_content": "e"}]},
+            {"type": "server_tool_use", "id": "s2", "name": "bash_code_execution", "input": {"command": "ls"}},
+            {"type": "bash_code_execution_tool_result", "tool_use_id": "s2", "content": {"type": "bash_code_execution_result", "stdout": "", "stderr": "", "return_code": 0, "content": []}},
+            {"type": "mcp_tool_use", "id": "m1", "name": "lookup", "server_name": "srv", "input": {"k": 1}},
+            {"type": "mcp_tool_result", "tool_use_id": "m1", "content": [{"type": "text", "text": "r"}], "is_error": false},
+            {"type": "text", "text": "cited", "citations": [
+                {"type": "web_search_result_location", "url": "u", "title": "t", "cited_text": "c", "encrypted_index": "i"},
+                {"type": "char_location", "cited_text": "d", "document_index": 0, "start_char_index": 0, "end_char_index": 1}]},
+            {"type": "compaction", "content": "summary", "encrypted_content": "enc"}
+        ]}
+    ]}));
+    let parts = &history[1]["parts"];
+    assert_eq!(
+        (parts[0]["tool_name"].as_str(), parts[1]["tool_name"].as_str()),
+        (Some("web_search"), Some("web_search"))
+    );
+    assert_eq!(
+        parts[2]["provider_details"],
+        json!({"anthropic_tool_name": "bash_code_execution"})
+    );
+    assert_eq!(
+        parts[3]["provider_details"],
+        json!({"anthropic_tool_name": "bash_code_execution"})
+    );
+    assert_eq!(parts[4]["tool_name"], "mcp_server:srv");
+    assert_eq!(
+        (
+            parts[5]["tool_name"].as_str(),
+            parts[5]["content"]["is_error"].as_bool()
+        ),
+        (Some("mcp_server:srv"), Some(false))
+    );
+    assert_eq!(
+        parts[6]["citations"][0]["anchor"],
+        json!({"start": 0, "end": 5, "kind": "content"})
+    );
+    assert_eq!(parts[6]["provider_details"]["citations"].as_array().unwrap().len(), 1);
+    assert!(report
+        .losses
+        .iter()
+        .any(|loss| loss.path == "$.messages[1].content[6].citations[1]"));
+    assert_eq!(parts[7]["provider_details"], json!({"encrypted_content": "enc"}));
+}
+
+#[test]
+fn errors_name_the_path_and_what_was_expected() {
+    assert_eq!(
+        error(json!({"messages": [{"role": "robot", "content": "x"}]})),
+        (
+            "$.messages[0].role".to_owned(),
+            "unknown role `robot`: expected user or assistant".to_owned()
+        )
+    );
+    let (path, message) = error(json!({"messages": [{"role": "user", "content": [{"type": "video"}]}]}));
+    assert_eq!(path, "$.messages[0].content[0].type");
+    assert!(
+        message.contains("expected text, image, document or tool_result"),
+        "{message}"
+    );
+    let (path, _) = error(json!({"messages": [{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t", "name": "f", "input": "{}"}]}]}));
+    assert_eq!(path, "$.messages[0].content[0].input");
+    let (path, message) = error(json!({"messages": [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "not base64!"}}]}]}));
+    assert_eq!(path, "$.messages[0].content[0].source.data");
+    assert!(message.starts_with("not base64"), "{message}");
+    assert_eq!(error(json!({"model": "x"})).0, "$");
+    // Located by line and column in the input, through `convert`.
+    let text = "{\"messages\": [\n  {\"role\": \"user\", \"content\": 3}\n]}";
+    let err = convert(text, Format::Anthropic, Format::PydanticAi).unwrap_err();
+    assert_eq!(
+        (err.path.as_str(), err.position.map(|(line, _)| line)),
+        ("$.messages[0].content", Some(2))
+    );
+}
+
+#[test]
+fn to_reports_what_the_request_cannot_hold() {
+    let history = msgflow_wire::from_str(
+        r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi", "timestamp": "2025-01-01T00:00:00Z"}]},
+            {"kind": "response", "parts": [{"part_kind": "text", "content": "hello"}], "model_name": "claude-x",
+             "timestamp": "2025-01-01T00:00:01Z"}]"#,
+    )
+    .unwrap();
+    let mut report = Report::default();
+    let sent = anthropic::to_value(&history, 0, &mut report).unwrap();
+    assert_eq!(
+        sent["messages"][1],
+        json!({"role": "assistant", "content": [{"type": "text", "text": "hello"}]})
+    );
+    let paths: Vec<&str> = report.losses.iter().map(|loss| loss.path.as_str()).collect();
+    assert!(paths.contains(&"$[1].model_name"), "{paths:?}");
+    assert!(paths.contains(&"$[0].parts[0].timestamp"), "{paths:?}");
+}
+
+#[test]
+fn no_value_of_a_real_request_replaced_by_another_shape_panics() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/formats/anthropic");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing", dir.display());
+        return;
+    };
+    let replacements = [
+        json!(null),
+        json!(1),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!([{"type": "text"}]),
+    ];
+    for entry in entries {
+        let original: Value = serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap();
+        let mut pointers = Vec::new();
+        collect_pointers(&original, String::new(), &mut pointers);
+        for pointer in &pointers {
+            for replacement in &replacements {
+                let mut mutated = original.clone();
+                *mutated.pointer_mut(pointer).expect("a pointer of the value") = replacement.clone();
+                // An error or a history, never a panic; a history always loads.
+                if let Ok(history) = anthropic::from_value(&mutated, 0, &mut Report::default()) {
+                    assert!(msgflow_wire::verdict::verdict(&history).is_loadable(), "{pointer}");
+                }
+            }
+        }
+    }
+}
+
+/// The JSON pointer of every value inside `value` (not the root).
+fn collect_pointers(value: &Value, at: String, pointers: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match value {
+        Value::Object(object) => object
+            .iter()
+            .map(|(key, inner)| (key.replace('~', "~0").replace('/', "~1"), inner))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, inner)| (index.to_string(), inner))
+            .collect(),
+        _ => return,
+    };
+    for (key, inner) in children {
+        let pointer = format!("{at}/{key}");
+        pointers.push(pointer.clone());
+        collect_pointers(inner, pointer, pointers);
+    }
+}
+
+#[test]
+fn message_batches_lines_convert_one_history_each() {
+    let lines = concat!(
+        r#"{"custom_id": "a", "params": {"model": "claude", "max_tokens": 10, "messages": [{"role": "user", "content": "one"}]}}"#,
+        "\n",
+        r#"{"custom_id": "b", "params": {"model": "claude", "max_tokens": 10, "system": "s", "messages": [{"role": "user", "content": "two"}]}}"#,
+        "\n"
+    );
+    let converted = convert(lines, Format::Anthropic, Format::PydanticAi).unwrap();
+    let msgflow_formats::Output::Histories(histories) = &converted.output else {
+        unreachable!()
+    };
+    assert_eq!(histories.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1]);
+    let custom = converted
+        .report
+        .losses
+        .iter()
+        .find(|loss| loss.path == "$.custom_id")
+        .expect("reported");
+    assert_eq!(
+        (custom.document, custom.what.as_str()),
+        (0, "batch field `custom_id` (a history holds messages only)")
+    );
+    assert!(converted
+        .report
+        .losses
+        .iter()
+        .any(|loss| loss.document == 1 && loss.path == "$.params.model"));
+}
