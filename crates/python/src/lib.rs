@@ -5,6 +5,8 @@
 //! facade (`python/msgflow/__init__.py`) turns into frozen result objects. The work runs with the
 //! GIL released ([`Python::detach`]); Python objects are only touched before and after.
 
+mod fit;
+mod history_cache;
 mod ops;
 
 use msgflow_providers::ExportError;
@@ -206,5 +208,6 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(export, m)?)?;
     m.add_function(wrap_pyfunction!(fmt, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_class::<history_cache::HistoryCache>()?;
     Ok(())
 }

@@ -41,11 +41,11 @@ fn parse(data: &[u8]) -> Result<Vec<ModelMessage>, Error> {
     msgflow_wire::from_slice(data).map_err(Error::Parse)
 }
 
-fn write(history: &[ModelMessage]) -> Result<Vec<u8>, Error> {
+pub(crate) fn write(history: &[ModelMessage]) -> Result<Vec<u8>, Error> {
     msgflow_wire::to_vec(history).map_err(|err| Error::Value(format!("cannot serialise the history: {err}")))
 }
 
-fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     serde_json::to_string(value).map_err(|err| Error::Value(format!("cannot serialise the report: {err}")))
 }
 
