@@ -57,3 +57,23 @@ def assemble(
     model_name: str | None = None,
     provider_name: str | None = None,
 ) -> tuple[bytes, str]: ...
+
+class HistoryCache:
+    """A growing history's messages parsed and counted once (`msgflow.pydantic_ai.HistoryCache` wraps it)."""
+
+    def __init__(self, tokenizer: str = "o200k_base") -> None: ...
+    @property
+    def tokenizer(self) -> str: ...
+    def __len__(self) -> int: ...
+    def stale_from(self, messages: list[object]) -> int:
+        """The first message that is not the cached object or whose fingerprint changed."""
+    def update(self, messages: list[object], start: int, data: bytes) -> None:
+        """Caches `messages`; `data` is the JSON of `messages[start:]`."""
+    def fit(
+        self,
+        max_tokens: int,
+        clear_tool_results_older_than: int | None = None,
+        clamp_parts: int | None = None,
+    ) -> tuple[int, list[int], bytes, str]:
+        """`trim(max_tokens=...)` of the cached history: the first message kept, the output indices of the
+        messages that are not the input's, those messages as JSON, and the figures as JSON."""
