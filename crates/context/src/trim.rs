@@ -247,6 +247,9 @@ struct Preamble {
     message: usize,
     system_prompts: Vec<(usize, ModelRequestPart)>,
     instructions: Option<String>,
+    /// The tokens of each system prompt and of the instructions, counted on first use: a cut
+    /// prices the preamble on every turn it walks back over.
+    tokens: std::cell::OnceCell<(Vec<usize>, usize)>,
 }
 
 impl Preamble {
@@ -266,6 +269,7 @@ impl Preamble {
             message,
             system_prompts,
             instructions: request.instructions.get().cloned(),
+            tokens: std::cell::OnceCell::new(),
         })
     }
 
@@ -287,12 +291,27 @@ impl Preamble {
             self.apply(&mut first);
             return sizer.message(&first);
         }
+        let (prompt_tokens, instruction_tokens) = self.tokens.get_or_init(|| {
+            let prompts = self
+                .system_prompts
+                .iter()
+                .map(|(_, part)| sizer.counter.count_request_part(part))
+                .collect();
+            let instructions = self
+                .instructions
+                .as_ref()
+                .map_or(0, |text| sizer.counter.count_instructions(text));
+            (prompts, instructions)
+        });
         let prompts: usize = self
-            .missing(&request.parts)
-            .map(|(_, part)| sizer.counter.count_request_part(part))
+            .system_prompts
+            .iter()
+            .zip(prompt_tokens)
+            .filter(|((_, part), _)| !request.parts.contains(part))
+            .map(|(_, tokens)| tokens)
             .sum();
         let instructions = match (request.instructions.get(), &self.instructions) {
-            (None, Some(instructions)) => sizer.counter.count_instructions(instructions),
+            (None, Some(_)) => *instruction_tokens,
             _ => 0,
         };
         size + prompts + instructions

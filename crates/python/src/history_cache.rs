@@ -16,6 +16,7 @@
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
 use msgflow_wire::ModelMessage;
 use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -42,7 +43,8 @@ impl Seen {
     }
 
     fn is(&self, value: &Bound<'_, PyAny>) -> bool {
-        self.value.as_ptr() == value.as_ptr() && self.len == container_len(value)
+        // The same object has the same type: only a container's length can have changed.
+        self.value.as_ptr() == value.as_ptr() && (self.len.is_none() || self.len == container_len(value))
     }
 }
 
@@ -76,7 +78,7 @@ fn walk(message: &Bound<'_, PyAny>, visit: &mut impl FnMut(&Bound<'_, PyAny>) ->
 
 fn walk_fields(object: &Bound<'_, PyAny>, visit: &mut impl FnMut(&Bound<'_, PyAny>) -> bool) -> PyResult<bool> {
     let fields = object.getattr(intern!(object.py(), "__dict__"))?;
-    for value in fields.cast::<PyDict>()?.values() {
+    for (_, value) in fields.cast::<PyDict>()?.iter() {
         if !visit(&value) {
             return Ok(false);
         }
@@ -102,14 +104,73 @@ impl Entry {
         }
     }
 
+    /// Whether `message` is the cached object with the same fingerprint. The walk of
+    /// [`walk`], on borrowed references: a cache hit touches no reference count (on a history of
+    /// thousands of messages, every one is a trip to memory).
     fn matches(&self, message: &Bound<'_, PyAny>) -> bool {
         let Some(fingerprint) = &self.fingerprint else {
             return false;
         };
+        let py = message.py();
+        let Ok(parts) = message.getattr(intern!(py, "parts")) else {
+            return false;
+        };
         let mut expected = fingerprint.iter();
-        let walked = walk(message, &mut |value| expected.next().is_some_and(|seen| seen.is(value)));
-        matches!(walked, Ok(true)) && expected.next().is_none()
+        let Ok(parts) = parts.cast::<PyList>() else {
+            // Not a list (pydantic-ai makes lists): the general walk.
+            let walked = walk(message, &mut |value| expected.next().is_some_and(|seen| seen.is(value)));
+            return matches!(walked, Ok(true)) && expected.next().is_none();
+        };
+        let mut same = |value: *mut ffi::PyObject| {
+            expected.next().is_some_and(|seen| {
+                // SAFETY: `value` is a live object borrowed from its container while the GIL is
+                // held; `PyObject_Size` only reads it.
+                seen.value.as_ptr() == value
+                    && seen
+                        .len
+                        .is_none_or(|len| usize::try_from(unsafe { ffi::PyObject_Size(value) }).ok() == Some(len))
+            })
+        };
+        if !same(message.as_ptr()) || !same_fields(message, &mut same) {
+            return false;
+        }
+        for index in 0..parts.len() {
+            // SAFETY: `index` is within the list, which the GIL keeps as it is; the item is
+            // borrowed from it.
+            let part = unsafe { ffi::PyList_GetItem(parts.as_ptr(), index as ffi::Py_ssize_t) };
+            if part.is_null() {
+                return false;
+            }
+            // SAFETY: a borrowed item of a list we hold a reference to.
+            let part = unsafe { Bound::from_borrowed_ptr(py, part) };
+            if !same(part.as_ptr()) || !same_fields(&part, &mut same) {
+                return false;
+            }
+        }
+        expected.next().is_none()
     }
+}
+
+/// Calls `same` on each attribute value of `object` (borrowed, in `__dict__` order) until it
+/// answers `false`.
+fn same_fields(object: &Bound<'_, PyAny>, same: &mut impl FnMut(*mut ffi::PyObject) -> bool) -> bool {
+    let Ok(fields) = object.getattr(intern!(object.py(), "__dict__")) else {
+        return false;
+    };
+    let Ok(fields) = fields.cast::<PyDict>() else {
+        return false;
+    };
+    let mut position: ffi::Py_ssize_t = 0;
+    let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: `PyDict_Next` walks a dict we hold a reference to, with the GIL held and nothing
+    // changing it meanwhile; it hands out borrowed references.
+    while unsafe { ffi::PyDict_Next(fields.as_ptr(), &mut position, &mut key, &mut value) } != 0 {
+        if !same(value) {
+            return false;
+        }
+    }
+    true
 }
 
 /// A history's messages parsed and counted once (see the module's documentation). Used by
