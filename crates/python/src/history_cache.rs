@@ -237,7 +237,7 @@ impl HistoryCache {
             )));
         }
         let counter = &self.counter;
-        let (parsed, tokens) = crate::run(py, || {
+        let (parsed, tokens) = crate::run(py, data.len(), || {
             let parsed = msgflow_wire::from_slice(data).map_err(Error::Parse)?;
             let tokens: Vec<usize> = if parsed.len() >= PARALLEL_FROM {
                 parsed
@@ -282,7 +282,7 @@ impl HistoryCache {
             clear_tool_results_older_than,
             clamp_parts,
         };
-        let (start, indices, changed, summary) = crate::run(py, || {
+        let (start, indices, changed, summary) = crate::run(py, usize::MAX, || {
             let fitted = fit::fit(&self.messages, &self.tokens, &self.counter, &options)?;
             let (indices, changed): (Vec<usize>, Vec<ModelMessage>) = fitted.changed.into_iter().unzip();
             Ok((

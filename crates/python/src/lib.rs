@@ -3,7 +3,8 @@
 //! Thin by design: every function parses pydantic-ai JSON bytes with msgflow-wire, calls the same
 //! library function the CLI calls, and hands back bytes and a JSON report that the pure-Python
 //! facade (`python/msgflow/__init__.py`) turns into frozen result objects. The work runs with the
-//! GIL released ([`Python::detach`]); Python objects are only touched before and after.
+//! GIL released ([`Python::detach`]) unless the input is under 16 KiB (see [`DETACH_FROM`]);
+//! Python objects are only touched before and after.
 
 mod fit;
 mod history_cache;
@@ -97,16 +98,43 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
     err
 }
 
-/// Runs `work` without the GIL and turns its error into the documented exception.
-fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
-    py.detach(work).map_err(|error| to_py_err(py, error))
+/// Inputs below this many bytes are worked on with the GIL held: their work takes microseconds,
+/// about what handing the GIL over and taking it back costs (`msgflow.check` on a two-message
+/// history; see BENCHMARKS.md, "Python").
+const DETACH_FROM: usize = 16 * 1024;
+
+/// Runs `work` (on an input of `input_len` bytes) without the GIL, unless the input is small, and
+/// turns its error into the documented exception.
+fn run<T: Send>(py: Python<'_>, input_len: usize, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    let result = if input_len < DETACH_FROM {
+        work()
+    } else {
+        py.detach(work)
+    };
+    result.map_err(|error| to_py_err(py, error))
 }
 
-/// `check`: the report as JSON (see `ops::check`).
+/// `check`: the verdict, and the report as JSON when it holds a problem (see `ops::check`); a
+/// clean history's answer needs no JSON read in Python.
 #[pyfunction]
 #[pyo3(signature = (data, provider=None))]
-fn check(py: Python<'_>, data: &[u8], provider: Option<&str>) -> PyResult<String> {
-    run(py, || ops::check(data, provider))
+fn check(py: Python<'_>, data: &[u8], provider: Option<&str>) -> PyResult<(bool, Option<String>)> {
+    let checked = run(py, data.len(), || ops::check(data, provider))?;
+    Ok((checked.loadable, (checked.problems > 0).then_some(checked.document)))
+}
+
+/// `msgflow.check`'s Rust work alone, `calls` times in a row in this process: the seconds per
+/// call. A benchmark hook (`crates/python/bench/python_bench.py`): beside the time of the native
+/// call it tells the binding's cost from the work's.
+#[pyfunction]
+fn _check_seconds_per_call(data: &[u8], calls: u32) -> PyResult<f64> {
+    let calls = calls.max(1);
+    let start = std::time::Instant::now();
+    for _ in 0..calls {
+        std::hint::black_box(ops::check(std::hint::black_box(data), None))
+            .map_err(|_| PyValueError::new_err("_check_seconds_per_call: the input is not a pydantic-ai history"))?;
+    }
+    Ok(start.elapsed().as_secs_f64() / f64::from(calls))
 }
 
 /// `repair`: the repaired history's bytes and the report as JSON.
@@ -119,7 +147,9 @@ fn repair<'py>(
     message: Option<&str>,
     keep_last_response: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let (history, report) = run(py, || ops::repair(data, provider, message, keep_last_response))?;
+    let (history, report) = run(py, data.len(), || {
+        ops::repair(data, provider, message, keep_last_response)
+    })?;
     Ok((PyBytes::new(py, &history), report))
 }
 
@@ -152,7 +182,7 @@ fn trim<'py>(
         clear_tool_results_older_than,
         clamp_parts,
     };
-    let (history, report) = run(py, || ops::trim(data, &options))?;
+    let (history, report) = run(py, data.len(), || ops::trim(data, &options))?;
     Ok((PyBytes::new(py, &history), report))
 }
 
@@ -160,19 +190,19 @@ fn trim<'py>(
 #[pyfunction]
 #[pyo3(signature = (data, tokenizer="o200k_base"))]
 fn count_tokens(py: Python<'_>, data: &[u8], tokenizer: &str) -> PyResult<String> {
-    run(py, || ops::count_tokens(data, tokenizer))
+    run(py, data.len(), || ops::count_tokens(data, tokenizer))
 }
 
 /// `export`: the request pydantic-ai would send, as JSON.
 #[pyfunction]
 fn export(py: Python<'_>, data: &[u8], to: &str) -> PyResult<String> {
-    run(py, || ops::export(data, to))
+    run(py, data.len(), || ops::export(data, to))
 }
 
 /// `fmt`: the bytes pydantic-ai's `dump_json` writes for the history.
 #[pyfunction]
 fn fmt<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = run(py, || ops::fmt(data))?;
+    let bytes = run(py, data.len(), || ops::fmt(data))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -187,7 +217,7 @@ fn assemble<'py>(
     model_name: Option<String>,
     provider_name: Option<String>,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let (bytes, report) = run(py, || {
+    let (bytes, report) = run(py, events.len() + history.map_or(0, <[u8]>::len), || {
         ops::assemble(events, history, timestamp, model_name, provider_name)
     })?;
     Ok((PyBytes::new(py, &bytes), report))
@@ -201,6 +231,7 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ExportRefused", py.get_type::<ExportRefused>())?;
     m.add("DoesNotFit", py.get_type::<DoesNotFit>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(_check_seconds_per_call, m)?)?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(default_repair_message, m)?)?;
     m.add_function(wrap_pyfunction!(trim, m)?)?;

@@ -86,9 +86,21 @@ struct CheckDocument<'a, V: Serialize> {
     violations: Vec<Located<'a, V>>,
 }
 
+/// What [`check`] found: the verdict and the problem count beside the document, so that a caller
+/// reads the document only when there is something in it.
+#[derive(Debug)]
+pub struct Checked {
+    /// pydantic-ai 2.68.0 loads the history.
+    pub loadable: bool,
+    /// The violations found.
+    pub problems: usize,
+    /// `check --json`'s document.
+    pub document: String,
+}
+
 /// `msgflow check --json` (with `--provider`, `check --provider P --json`), each violation with
 /// its `text` (the CLI's text line) and `path`, and pydantic-ai 2.68.0's verdict in both cases.
-pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> {
+pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<Checked, Error> {
     let provider = provider_name.map(provider).transpose()?;
     let history = parse(data)?;
     let violations = match std::str::from_utf8(data) {
@@ -98,7 +110,7 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
     if let Some(provider) = provider {
         let rules = msgflow_providers::check(&history, provider).map_err(Error::Export)?;
-        return to_json(&CheckDocument {
+        let document = to_json(&CheckDocument {
             provider: Some(provider.name()),
             valid: rules.is_empty(),
             pydantic_ai_loadable: loadable,
@@ -112,10 +124,15 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
                     path: json_path(violation.message, violation.part),
                 })
                 .collect(),
+        })?;
+        return Ok(Checked {
+            loadable,
+            problems: rules.len(),
+            document,
         });
     }
     let turns = msgflow_sanitize::Turns::of(&history);
-    to_json(&CheckDocument {
+    let document = to_json(&CheckDocument {
         provider: None,
         valid: violations.is_empty(),
         pydantic_ai_loadable: loadable,
@@ -134,6 +151,11 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
                 path: json_path(violation.message_index, violation.part_index),
             })
             .collect(),
+    })?;
+    Ok(Checked {
+        loadable,
+        problems: violations.len(),
+        document,
     })
 }
 
@@ -443,14 +465,14 @@ mod tests {
 
     #[test]
     fn repair_answers_the_dangling_calls_that_check_reports() -> Result<(), String> {
-        let report: Value =
-            serde_json::from_str(&check(SESSION, None).map_err(|e| format!("{e:?}"))?).map_err(|e| e.to_string())?;
+        let report: Value = serde_json::from_str(&check(SESSION, None).map_err(|e| format!("{e:?}"))?.document)
+            .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], false);
         assert_eq!(report["violations"][0]["kind"], "dangling-call");
         assert_eq!(report["violations"][0]["path"], "$[5].parts[1]");
         let (repaired, _) = repair(SESSION, None, None, false).map_err(|e| format!("{e:?}"))?;
-        let report: Value =
-            serde_json::from_str(&check(&repaired, None).map_err(|e| format!("{e:?}"))?).map_err(|e| e.to_string())?;
+        let report: Value = serde_json::from_str(&check(&repaired, None).map_err(|e| format!("{e:?}"))?.document)
+            .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], true, "{report}");
         Ok(())
     }

@@ -211,9 +211,11 @@ def check(history: Any, *, provider: str | None = None) -> Report:
     request cannot be built.
     """
     data, _ = _to_json(history)
-    document = json.loads(_msgflow.check(data, provider))
+    loadable, document_json = _msgflow.check(data, provider)
+    if document_json is None:
+        return Report(loadable=loadable, problems=(), provider=provider)
     problems = []
-    for violation in document["violations"]:
+    for violation in json.loads(document_json)["violations"]:
         if provider is None:
             problems.append(
                 Problem(
@@ -240,7 +242,7 @@ def check(history: Any, *, provider: str | None = None) -> Report:
                     provider_error=violation["provider_error"],
                 )
             )
-    return Report(loadable=document["pydantic_ai_loadable"], problems=tuple(problems), provider=provider)
+    return Report(loadable=loadable, problems=tuple(problems), provider=provider)
 
 
 def repair(

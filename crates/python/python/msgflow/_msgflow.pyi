@@ -33,7 +33,10 @@ class DoesNotFit(ValueError):
     limit: int
     unit: str
 
-def check(data: bytes, provider: str | None = None) -> str: ...
+def check(data: bytes, provider: str | None = None) -> tuple[bool, str | None]:
+    """The verdict (pydantic-ai loads it), and `check --json`'s document when it holds a problem."""
+def _check_seconds_per_call(data: bytes, calls: int) -> float:
+    """Benchmark hook: the seconds one call of the Rust check takes in this process, `calls` in a row."""
 def repair(
     data: bytes, provider: str | None = None, message: str | None = None, keep_last_response: bool = False
 ) -> tuple[bytes, str]: ...
