@@ -21,9 +21,41 @@ pub fn pydantic_ai_python() -> Result<PathBuf> {
 /// release pins pydantic-ai-slim 2.62.0 while its compaction strategies run on 2.68.0 with nothing
 /// more. Returns the interpreter (for `context_oracle.py`).
 pub fn context_python() -> Result<PathBuf> {
+    with_harness(&project_root().join("target/venv-context"))
+}
+
+/// Creates (or reuses) `target/venv-python-bench`, the venv the Python rows of `cargo xtask bench`
+/// run in: as `target/venv-context` (pydantic-ai-slim 2.68.0 and pydantic-ai-harness), plus
+/// maturin, which builds the release wheel of `crates/python` that the benchmark installs there.
+/// Returns the interpreter.
+pub fn python_bench_python() -> Result<PathBuf> {
+    let python = with_harness(&project_root().join("target/venv-python-bench"))?;
+    let output = Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "-q",
+            "maturin>=1.9.4,<2",
+        ])
+        .output()
+        .context("running pip in target/venv-python-bench")?;
+    if !output.status.success() {
+        bail!(
+            "installing maturin failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(python)
+}
+
+/// `venv` with `oracle/requirements.txt` and then `oracle/requirements-context.txt` installed with
+/// `--no-deps` (see [`context_python`]).
+fn with_harness(venv: &Path) -> Result<PathBuf> {
     let root = project_root();
-    let venv = root.join("target/venv-context");
-    let python = setup_venv(&venv, &root.join("oracle/requirements.txt"))?;
+    let python = setup_venv(venv, &root.join("oracle/requirements.txt"))?;
     let requirements = root.join("oracle/requirements-context.txt");
     let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
     // Installed again only when the file changes (a stamp holding its bytes, like setup_venv.py's).
@@ -42,7 +74,7 @@ pub fn context_python() -> Result<PathBuf> {
             ])
             .arg(&requirements)
             .output()
-            .context("running pip in target/venv-context")?;
+            .with_context(|| format!("running pip in {}", venv.display()))?;
         if !output.status.success() {
             bail!(
                 "installing {} with --no-deps failed:\n{}",
