@@ -162,7 +162,7 @@ fn default_repair_message() -> String {
 /// `trim`: the trimmed history's bytes and the report as JSON.
 #[pyfunction]
 #[pyo3(signature = (data, max_tokens=None, keep_turns=None, max_bytes=None, tokenizer="o200k_base",
-    clear_tool_results_older_than=None, clamp_parts=None))]
+    clear_tool_results_older_than=None, clamp_parts=None, harness_clear=None, harness_clamp=None))]
 #[allow(clippy::too_many_arguments)]
 fn trim<'py>(
     py: Python<'py>,
@@ -173,6 +173,8 @@ fn trim<'py>(
     tokenizer: &str,
     clear_tool_results_older_than: Option<usize>,
     clamp_parts: Option<usize>,
+    harness_clear: Option<usize>,
+    harness_clamp: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
     let options = ops::TrimOptions {
         max_tokens,
@@ -181,6 +183,8 @@ fn trim<'py>(
         tokenizer,
         clear_tool_results_older_than,
         clamp_parts,
+        harness_clear,
+        harness_clamp,
     };
     let (history, report) = run(py, data.len(), || ops::trim(data, &options))?;
     Ok((PyBytes::new(py, &history), report))

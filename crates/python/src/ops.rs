@@ -246,6 +246,10 @@ pub struct TrimOptions<'a> {
     pub clear_tool_results_older_than: Option<usize>,
     /// `--clamp-parts`.
     pub clamp_parts: Option<usize>,
+    /// `--harness-clear KEEP_PAIRS`: pydantic-ai-harness's `ClearToolResults(keep_pairs=...)`.
+    pub harness_clear: Option<usize>,
+    /// `--harness-clamp MAX_PART_CHARS`: pydantic-ai-harness's `ClampOversizedMessages(max_part_chars=...)`.
+    pub harness_clamp: Option<usize>,
 }
 
 impl TrimOptions<'_> {
@@ -288,7 +292,11 @@ struct TrimDocument {
     #[serde(skip_serializing_if = "Option::is_none")]
     cleared: Option<Vec<clear::ClearedResult>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    harness_cleared: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     clamped: Option<Vec<clamp::ClampedPart>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness_clamped: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trim: Option<trim::TrimReport>,
     steps: Vec<Step>,
@@ -307,12 +315,26 @@ struct Trimmed<'a> {
 /// tokens before and after and the CLI's `--report` document under `report`.
 pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String), Error> {
     let budget = options.budget()?;
-    if budget.is_none() && options.clear_tool_results_older_than.is_none() && options.clamp_parts.is_none() {
+    let no_step = options.clear_tool_results_older_than.is_none()
+        && options.clamp_parts.is_none()
+        && options.harness_clear.is_none()
+        && options.harness_clamp.is_none();
+    if budget.is_none() && no_step {
         return Err(Error::Value(
             "trim needs a budget (max_tokens, keep_turns or max_bytes) or a step \
-             (clear_tool_results_older_than, clamp_parts)"
+             (clear_tool_results_older_than, clamp_parts, harness_clear, harness_clamp)"
                 .to_owned(),
         ));
+    }
+    // The ranges `msgflow trim`'s flags accept.
+    if options.clamp_parts.is_some_and(|bytes| bytes < clamp::MIN_CLAMP_BYTES) {
+        return Err(Error::Value(format!(
+            "clamp_parts must be {} or more",
+            clamp::MIN_CLAMP_BYTES
+        )));
+    }
+    if options.harness_clamp == Some(0) {
+        return Err(Error::Value("harness_clamp must be 1 or more".to_owned()));
     }
     let mut history = parse(data)?;
     let counter = counter_for(options.tokenizer, &history)?;
@@ -328,7 +350,9 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
     };
     let mut report = TrimDocument {
         cleared: None,
+        harness_cleared: None,
         clamped: None,
+        harness_clamped: None,
         trim: None,
         steps: Vec::new(),
     };
@@ -346,9 +370,25 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
         report.cleared = Some(clear::clear_tool_results(&mut history, keep_turns));
         step("clear-tool-results", &history, &mut report.steps);
     }
+    if let Some(keep_pairs) = options.harness_clear {
+        let harness = clear::HarnessClear {
+            keep_pairs,
+            ..Default::default()
+        };
+        report.harness_cleared = Some(clear::clear_like_harness(&mut history, &harness));
+        step("harness-clear", &history, &mut report.steps);
+    }
     if let Some(max_bytes) = options.clamp_parts {
         report.clamped = Some(clamp::clamp_parts(&mut history, max_bytes));
         step("clamp-parts", &history, &mut report.steps);
+    }
+    if let Some(max_part_chars) = options.harness_clamp {
+        let harness = clamp::HarnessClamp {
+            max_part_chars: Some(max_part_chars),
+            ..Default::default()
+        };
+        report.harness_clamped = Some(clamp::clamp_like_harness(&mut history, &harness));
+        step("harness-clamp", &history, &mut report.steps);
     }
     if let Some(budget) = budget {
         let trimmed = trim::trim(history, budget, &counter).map_err(|err| match err {
@@ -486,6 +526,8 @@ mod tests {
             tokenizer: "o200k_base",
             clear_tool_results_older_than: None,
             clamp_parts: None,
+            harness_clear: None,
+            harness_clamp: None,
         };
         assert!(matches!(
             trim(SESSION, &options),

@@ -120,3 +120,30 @@ def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> Non
         assert [(p.code, p.message_index, p.part_index, p.provider_error) for p in report.problems] == [
             (v["rule"]["id"], v["message"], v.get("part"), v["provider_error"]) for v in expected["violations"]
         ]
+
+
+# The histories with tool results, where the harness's steps have something to do.
+HARNESS_FILES = [path for path in HISTORY_FILES if b'"tool-return"' in path.read_bytes()]
+
+
+@pytest.mark.parametrize("path", HARNESS_FILES, ids=_id)
+def test_the_harness_steps_equal_the_cli(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    if _invalid_alike(path, lambda: msgflow.count_tokens(data)):
+        return
+    report_path = tmp_path / "trim.json"
+    cli_trim = run_cli("trim", path, "--harness-clear", "1", "--harness-clamp", "200", "--report", report_path)
+    assert cli_trim.returncode == 0, cli_trim.stderr
+    trimmed = msgflow.trim(data, harness_clear=1, harness_clamp=200)
+    assert trimmed.history == cli_trim.stdout
+    assert _text(trimmed.report) == _text(json.loads(report_path.read_text()))
+
+
+def test_the_trim_arguments_have_the_cli_flags_ranges() -> None:
+    data = (FIXTURES / "v2_68" / "minimal.json").read_bytes()
+    with pytest.raises(ValueError, match="clamp_parts must be 128 or more"):
+        msgflow.trim(data, clamp_parts=127)
+    with pytest.raises(ValueError, match="harness_clamp must be 1 or more"):
+        msgflow.trim(data, harness_clamp=0)
+    with pytest.raises(ValueError, match="harness_clear"):
+        msgflow.trim(data)

@@ -278,16 +278,28 @@ def trim(
     tokenizer: str = "o200k_base",
     clear_tool_results_older_than: int | None = None,
     clamp_parts: int | None = None,
+    harness_clear: int | None = None,
+    harness_clamp: int | None = None,
 ) -> Trimmed:
     """Fit the history into a budget as ``msgflow trim`` does: clear, clamp, then keep the newest whole turns.
 
     Never separates a tool call from its result; keeps the system prompt and instructions. Give at most
-    one budget. ``tokenizer`` is ``o200k_base``, ``cl100k_base``, ``chars4`` or ``calibrated``. Raises
+    one budget. ``tokenizer`` is ``o200k_base``, ``cl100k_base``, ``chars4`` or ``calibrated``.
+    ``harness_clear`` (``keep_pairs``) and ``harness_clamp`` (``max_part_chars``) are pydantic-ai-harness's
+    ``ClearToolResults`` and ``ClampOversizedMessages`` (``--harness-clear``, ``--harness-clamp``). Raises
     ``DoesNotFit`` when even the newest turn exceeds the budget.
     """
     data, form = _to_json(history)
     trimmed, report_json = _msgflow.trim(
-        data, max_tokens, keep_turns, max_bytes, tokenizer, clear_tool_results_older_than, clamp_parts
+        data,
+        max_tokens,
+        keep_turns,
+        max_bytes,
+        tokenizer,
+        clear_tool_results_older_than,
+        clamp_parts,
+        harness_clear,
+        harness_clamp,
     )
     document = json.loads(report_json)
     report = document["report"]
