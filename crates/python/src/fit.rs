@@ -62,7 +62,10 @@ pub fn fit(
     options: &FitOptions,
 ) -> Result<Fitted, Error> {
     if options.clamp_parts.is_some_and(|bytes| bytes < clamp::MIN_CLAMP_BYTES) {
-        return Err(Error::Value(format!("clamp_parts must be {} or more", clamp::MIN_CLAMP_BYTES)));
+        return Err(Error::Value(format!(
+            "clamp_parts must be {} or more",
+            clamp::MIN_CLAMP_BYTES
+        )));
     }
     let tokens_before = tokens.iter().sum();
     if options.clear_tool_results_older_than.is_none() && options.clamp_parts.is_none() {

@@ -117,9 +117,21 @@ fn run<T: Send>(py: Python<'_>, input_len: usize, work: impl FnOnce() -> Result<
 /// `check`: the verdict, and the report as JSON when it holds a problem (see `ops::check`); a
 /// clean history's answer needs no JSON read in Python.
 #[pyfunction]
-#[pyo3(signature = (data, provider=None))]
-fn check(py: Python<'_>, data: &[u8], provider: Option<&str>) -> PyResult<(bool, Option<String>)> {
-    let checked = run(py, data.len(), || ops::check(data, provider))?;
+#[pyo3(signature = (data, provider=None, openai_chat_thinking=None, anthropic_thinking=None, openai_thinking=None))]
+fn check(
+    py: Python<'_>,
+    data: &[u8],
+    provider: Option<&str>,
+    openai_chat_thinking: Option<&str>,
+    anthropic_thinking: Option<&str>,
+    openai_thinking: Option<&str>,
+) -> PyResult<(bool, Option<String>)> {
+    let profile = ops::Profile {
+        openai_chat_thinking,
+        anthropic_thinking,
+        openai_thinking,
+    };
+    let checked = run(py, data.len(), || ops::check(data, provider, &profile))?;
     Ok((checked.loadable, (checked.problems > 0).then_some(checked.document)))
 }
 
@@ -131,7 +143,7 @@ fn _check_seconds_per_call(data: &[u8], calls: u32) -> PyResult<f64> {
     let calls = calls.max(1);
     let start = std::time::Instant::now();
     for _ in 0..calls {
-        std::hint::black_box(ops::check(std::hint::black_box(data), None))
+        std::hint::black_box(ops::check(std::hint::black_box(data), None, &ops::Profile::default()))
             .map_err(|_| PyValueError::new_err("_check_seconds_per_call: the input is not a pydantic-ai history"))?;
     }
     Ok(start.elapsed().as_secs_f64() / f64::from(calls))
@@ -199,8 +211,21 @@ fn count_tokens(py: Python<'_>, data: &[u8], tokenizer: &str) -> PyResult<String
 
 /// `export`: the request pydantic-ai would send, as JSON.
 #[pyfunction]
-fn export(py: Python<'_>, data: &[u8], to: &str) -> PyResult<String> {
-    run(py, data.len(), || ops::export(data, to))
+#[pyo3(signature = (data, to, openai_chat_thinking=None, anthropic_thinking=None, openai_thinking=None))]
+fn export(
+    py: Python<'_>,
+    data: &[u8],
+    to: &str,
+    openai_chat_thinking: Option<&str>,
+    anthropic_thinking: Option<&str>,
+    openai_thinking: Option<&str>,
+) -> PyResult<String> {
+    let profile = ops::Profile {
+        openai_chat_thinking,
+        anthropic_thinking,
+        openai_thinking,
+    };
+    run(py, data.len(), || ops::export(data, to, &profile))
 }
 
 /// `fmt`: the bytes pydantic-ai's `dump_json` writes for the history.

@@ -10,7 +10,7 @@ use msgflow_context::clamp;
 use msgflow_context::clear;
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
 use msgflow_context::trim::{self, Budget, TrimError};
-use msgflow_providers::{ExportError, Provider};
+use msgflow_providers::{ExportError, ExportOptions, Provider};
 use msgflow_wire::{ModelMessage, ModelResponsePart, ParseError};
 use serde::Serialize;
 use serde_json::json;
@@ -51,6 +51,51 @@ pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error>
 
 fn provider(name: &str) -> Result<Provider, Error> {
     name.parse().map_err(Error::Value)
+}
+
+/// The model profile settings `msgflow check --provider` and `msgflow export` take
+/// (`--openai-chat-thinking`, `--anthropic-thinking`, `--openai-thinking`), by their Python names.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Profile<'a> {
+    /// `--openai-chat-thinking MODE`.
+    pub openai_chat_thinking: Option<&'a str>,
+    /// `--anthropic-thinking WHERE`.
+    pub anthropic_thinking: Option<&'a str>,
+    /// `--openai-thinking WHERE`.
+    pub openai_thinking: Option<&'a str>,
+}
+
+impl Profile<'_> {
+    /// The export options for `provider`, each setting refused for a provider it does not apply
+    /// to, as the CLI refuses it (its `export_options`).
+    fn options(&self, provider: Option<Provider>) -> Result<ExportOptions, Error> {
+        let mut options = ExportOptions::default();
+        if let Some(mode) = self.openai_chat_thinking {
+            if provider != Some(Provider::OpenAiChat) {
+                return Err(Error::Value(
+                    "openai_chat_thinking applies to the openai-chat provider only".to_owned(),
+                ));
+            }
+            options.openai_chat_thinking = mode.parse().map_err(Error::Value)?;
+        }
+        if let Some(place) = self.anthropic_thinking {
+            if provider != Some(Provider::Anthropic) {
+                return Err(Error::Value(
+                    "anthropic_thinking applies to the anthropic provider only".to_owned(),
+                ));
+            }
+            options.anthropic_thinking = place.parse().map_err(Error::Value)?;
+        }
+        if let Some(place) = self.openai_thinking {
+            if !matches!(provider, Some(Provider::OpenAiChat | Provider::OpenAiResponses)) {
+                return Err(Error::Value(
+                    "openai_thinking applies to the openai-chat and openai-responses providers only".to_owned(),
+                ));
+            }
+            options.openai_thinking = place.parse().map_err(Error::Value)?;
+        }
+        Ok(options)
+    }
 }
 
 /// The JSON path of a message or of one of its parts, as msgflow's parse errors write paths.
@@ -100,8 +145,9 @@ pub struct Checked {
 
 /// `msgflow check --json` (with `--provider`, `check --provider P --json`), each violation with
 /// its `text` (the CLI's text line) and `path`, and pydantic-ai 2.68.0's verdict in both cases.
-pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<Checked, Error> {
+pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) -> Result<Checked, Error> {
     let provider = provider_name.map(provider).transpose()?;
+    let options = profile.options(provider)?;
     let history = parse(data)?;
     let violations = match std::str::from_utf8(data) {
         Ok(text) => msgflow_sanitize::check_located(&history, text),
@@ -109,7 +155,7 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<Checked, Error>
     };
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
     if let Some(provider) = provider {
-        let rules = msgflow_providers::check(&history, provider).map_err(Error::Export)?;
+        let rules = msgflow_providers::check_with(&history, provider, &options).map_err(Error::Export)?;
         let document = to_json(&CheckDocument {
             provider: Some(provider.name()),
             valid: rules.is_empty(),
@@ -458,10 +504,11 @@ pub fn count_tokens(data: &[u8], tokenizer: &str) -> Result<String, Error> {
 }
 
 /// `msgflow export --to P`: the request, as JSON.
-pub fn export(data: &[u8], to: &str) -> Result<String, Error> {
+pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<String, Error> {
     let provider = provider(to)?;
+    let options = profile.options(Some(provider))?;
     let history = parse(data)?;
-    let request = msgflow_providers::export(&history, provider).map_err(Error::Export)?;
+    let request = msgflow_providers::export_with(&history, provider, &options).map_err(Error::Export)?;
     to_json(&request)
 }
 
@@ -505,14 +552,22 @@ mod tests {
 
     #[test]
     fn repair_answers_the_dangling_calls_that_check_reports() -> Result<(), String> {
-        let report: Value = serde_json::from_str(&check(SESSION, None).map_err(|e| format!("{e:?}"))?.document)
-            .map_err(|e| e.to_string())?;
+        let report: Value = serde_json::from_str(
+            &check(SESSION, None, &Profile::default())
+                .map_err(|e| format!("{e:?}"))?
+                .document,
+        )
+        .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], false);
         assert_eq!(report["violations"][0]["kind"], "dangling-call");
         assert_eq!(report["violations"][0]["path"], "$[5].parts[1]");
         let (repaired, _) = repair(SESSION, None, None, false).map_err(|e| format!("{e:?}"))?;
-        let report: Value = serde_json::from_str(&check(&repaired, None).map_err(|e| format!("{e:?}"))?.document)
-            .map_err(|e| e.to_string())?;
+        let report: Value = serde_json::from_str(
+            &check(&repaired, None, &Profile::default())
+                .map_err(|e| format!("{e:?}"))?
+                .document,
+        )
+        .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], true, "{report}");
         Ok(())
     }

@@ -147,3 +147,48 @@ def test_the_trim_arguments_have_the_cli_flags_ranges() -> None:
         msgflow.trim(data, harness_clamp=0)
     with pytest.raises(ValueError, match="harness_clear"):
         msgflow.trim(data)
+
+
+PROFILES = [
+    ("openai-chat", "--openai-chat-thinking", "openai_chat_thinking", "tags"),
+    ("openai-chat", "--openai-chat-thinking", "openai_chat_thinking", "field:reasoning_content"),
+    ("openai-chat", "--openai-thinking", "openai_thinking", "user-turn"),
+    ("openai-responses", "--openai-thinking", "openai_thinking", "user-turn"),
+    ("anthropic", "--anthropic-thinking", "anthropic_thinking", "assistant-turn"),
+]
+
+
+@pytest.mark.parametrize("fixture", ["thinking.json", "coding-agent-session.json"])
+@pytest.mark.parametrize(("provider", "flag", "name", "value"), PROFILES)
+def test_the_profile_settings_equal_the_cli(fixture: str, provider: str, flag: str, name: str, value: str) -> None:
+    path = FIXTURES / "v2_68" / fixture
+    data = path.read_bytes()
+    cli_export = run_cli("export", "--to", provider, flag, value, path)
+    if cli_export.returncode == 0:
+        assert msgflow.export(data, to=provider, **{name: value}) == json.loads(cli_export.stdout)
+    else:
+        with pytest.raises(msgflow.ExportRefused) as raised:
+            msgflow.export(data, to=provider, **{name: value})
+        assert str(raised.value) == _cli_error(cli_export)
+    cli_check = run_cli("check", "--provider", provider, flag, value, "--json", path)
+    if cli_check.returncode == 2:
+        with pytest.raises(msgflow.ExportRefused):
+            msgflow.check(data, provider=provider, **{name: value})
+    else:
+        expected = json.loads(cli_check.stdout)
+        report = msgflow.check(data, provider=provider, **{name: value})
+        assert [(p.code, p.message_index, p.part_index) for p in report.problems] == [
+            (v["rule"]["id"], v["message"], v.get("part")) for v in expected["violations"]
+        ]
+
+
+def test_a_profile_setting_for_another_provider_is_refused_as_the_cli_refuses_it() -> None:
+    data = (FIXTURES / "v2_68" / "thinking.json").read_bytes()
+    with pytest.raises(ValueError, match="applies to the openai-chat provider only"):
+        msgflow.export(data, to="anthropic", openai_chat_thinking="tags")
+    with pytest.raises(ValueError, match="applies to the anthropic provider only"):
+        msgflow.check(data, anthropic_thinking="user-turn")
+    with pytest.raises(ValueError, match="unknown thinking mode"):
+        msgflow.export(data, to="openai-chat", openai_chat_thinking="loud")
+    tags = msgflow.export(data, to="openai-chat", openai_chat_thinking="tags")
+    assert tags != msgflow.export(data, to="openai-chat", openai_chat_thinking="off")

@@ -203,15 +203,23 @@ def default_repair_message() -> str:
     return _msgflow.default_repair_message()
 
 
-def check(history: Any, *, provider: str | None = None) -> Report:
+def check(
+    history: Any,
+    *,
+    provider: str | None = None,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> Report:
     """What pydantic-ai 2.68 would refuse or change in the history, or what ``provider`` would reject.
 
-    ``provider`` is one of ``anthropic``, ``openai-chat``, ``openai-responses``, ``gemini``.
+    ``provider`` is one of ``anthropic``, ``openai-chat``, ``openai-responses``, ``gemini``. The model
+    profile settings are those of ``msgflow check --provider`` (see ``export``).
     Raises ``InvalidHistory`` when the input is not a history and ``ExportRefused`` when the provider's
     request cannot be built.
     """
     data, _ = _to_json(history)
-    loadable, document_json = _msgflow.check(data, provider)
+    loadable, document_json = _msgflow.check(data, provider, openai_chat_thinking, anthropic_thinking, openai_thinking)
     if document_json is None:
         return Report(loadable=loadable, problems=(), provider=provider)
     problems = []
@@ -324,13 +332,23 @@ def count_tokens(history: Any, *, tokenizer: str = "o200k_base") -> TokenCount:
     )
 
 
-def export(history: Any, *, to: str) -> dict[str, Any]:
+def export(
+    history: Any,
+    *,
+    to: str,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> dict[str, Any]:
     """The request pydantic-ai would send for the history (``to``: ``anthropic``, ``openai-chat``, ``openai-responses``).
 
-    Raises ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly.
+    The model profile settings, as ``msgflow export``'s flags, each refused for a provider it does not
+    apply to: ``openai_chat_thinking`` (``auto``, ``tags``, ``off`` or ``field:NAME``),
+    ``anthropic_thinking`` and ``openai_thinking`` (``user-turn`` or ``assistant-turn``). Raises
+    ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly.
     """
     data, _ = _to_json(history)
-    return json.loads(_msgflow.export(data, to))
+    return json.loads(_msgflow.export(data, to, openai_chat_thinking, anthropic_thinking, openai_thinking))
 
 
 def fmt(history: Any) -> bytes:

@@ -33,7 +33,13 @@ class DoesNotFit(ValueError):
     limit: int
     unit: str
 
-def check(data: bytes, provider: str | None = None) -> tuple[bool, str | None]:
+def check(
+    data: bytes,
+    provider: str | None = None,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> tuple[bool, str | None]:
     """The verdict (pydantic-ai loads it), and `check --json`'s document when it holds a problem."""
 def _check_seconds_per_call(data: bytes, calls: int) -> float:
     """Benchmark hook: the seconds one call of the Rust check takes in this process, `calls` in a row."""
@@ -53,7 +59,13 @@ def trim(
     harness_clamp: int | None = None,
 ) -> tuple[bytes, str]: ...
 def count_tokens(data: bytes, tokenizer: str = "o200k_base") -> str: ...
-def export(data: bytes, to: str) -> str: ...
+def export(
+    data: bytes,
+    to: str,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> str: ...
 def fmt(data: bytes) -> bytes: ...
 def assemble(
     events: str,
