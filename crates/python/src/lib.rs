@@ -151,16 +151,17 @@ fn _check_seconds_per_call(data: &[u8], calls: u32) -> PyResult<f64> {
 
 /// `repair`: the repaired history's bytes and the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (data, provider=None, message=None, keep_last_response=false))]
+#[pyo3(signature = (data, provider=None, message=None, keep_last_response=false, resolve_remaining=false))]
 fn repair<'py>(
     py: Python<'py>,
     data: &[u8],
     provider: Option<&str>,
     message: Option<&str>,
     keep_last_response: bool,
+    resolve_remaining: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
     let (history, report) = run(py, data.len(), || {
-        ops::repair(data, provider, message, keep_last_response)
+        ops::repair(data, provider, message, keep_last_response, resolve_remaining)
     })?;
     Ok((PyBytes::new(py, &history), report))
 }

@@ -226,6 +226,7 @@ pub fn repair(
     provider_name: Option<&str>,
     message: Option<&str>,
     keep_last_response: bool,
+    resolve_remaining: bool,
 ) -> Result<(Vec<u8>, String), Error> {
     let provider = provider_name.map(provider).transpose()?;
     let history = parse(data)?;
@@ -234,6 +235,7 @@ pub fn repair(
         message.clone_into(&mut options.content);
     }
     options.repair_last_response = !keep_last_response;
+    options.resolve_remaining = resolve_remaining;
     if let Some(provider) = provider {
         let repaired = msgflow_providers::repair(history, provider, &options).map_err(Error::Export)?;
         let report = to_json(&RepairDocument {
@@ -561,7 +563,7 @@ mod tests {
         assert_eq!(report["valid"], false);
         assert_eq!(report["violations"][0]["kind"], "dangling-call");
         assert_eq!(report["violations"][0]["path"], "$[5].parts[1]");
-        let (repaired, _) = repair(SESSION, None, None, false).map_err(|e| format!("{e:?}"))?;
+        let (repaired, _) = repair(SESSION, None, None, false, false).map_err(|e| format!("{e:?}"))?;
         let report: Value = serde_json::from_str(
             &check(&repaired, None, &Profile::default())
                 .map_err(|e| format!("{e:?}"))?

@@ -72,6 +72,11 @@ def test_check_fmt_and_repair_equal_the_cli(path: Path, tmp_path: Path) -> None:
     # Compared as JSON text: a change may quote a tool result holding NaN, which is unequal to itself.
     assert _text(list(repaired.changes)) == _text(cli_report["changes"])
     assert _text(list(repaired.remaining)) == _text(cli_report["remaining"])
+    if repaired.remaining:
+        cli_resolved = run_cli("repair", path, "--resolve-remaining", "--report", report_path)
+        resolved = msgflow.repair(data, resolve_remaining=True)
+        assert resolved.history == cli_resolved.stdout
+        assert _text(list(resolved.changes)) == _text(json.loads(report_path.read_text())["changes"])
 
 
 HISTORY_FILES = sorted((FIXTURES / "v2_68").glob("*.json")) + REALWORLD_FILES

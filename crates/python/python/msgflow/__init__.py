@@ -259,14 +259,18 @@ def repair(
     provider: str | None = None,
     message: str | None = None,
     keep_last_response: bool = False,
+    resolve_remaining: bool = False,
 ) -> Repaired:
     """pydantic-ai's ``repair_messages`` (then, with ``provider``, the provider's fixes), reporting every change.
 
     ``message`` is the text of each synthesized tool result (default: ``default_repair_message()``);
     ``keep_last_response`` leaves the calls of the last response unanswered, for a run that resumes.
+    ``resolve_remaining`` also resolves what pydantic-ai's repair leaves where nothing is lost silently
+    (builtin tool calls without their return, messages without parts; each kept whole in ``.changes``),
+    as ``msgflow repair --resolve-remaining``; without it the output is exactly pydantic-ai's.
     """
     data, form = _to_json(history)
-    repaired, report_json = _msgflow.repair(data, provider, message, keep_last_response)
+    repaired, report_json = _msgflow.repair(data, provider, message, keep_last_response, resolve_remaining)
     report = json.loads(report_json)
     return Repaired(
         history=_from_json(repaired, form),

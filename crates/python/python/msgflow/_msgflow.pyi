@@ -44,7 +44,11 @@ def check(
 def _check_seconds_per_call(data: bytes, calls: int) -> float:
     """Benchmark hook: the seconds one call of the Rust check takes in this process, `calls` in a row."""
 def repair(
-    data: bytes, provider: str | None = None, message: str | None = None, keep_last_response: bool = False
+    data: bytes,
+    provider: str | None = None,
+    message: str | None = None,
+    keep_last_response: bool = False,
+    resolve_remaining: bool = False,
 ) -> tuple[bytes, str]: ...
 def default_repair_message() -> str: ...
 def trim(
