@@ -162,6 +162,8 @@ mod tests {
             tokenizer: "o200k_base",
             clear_tool_results_older_than: options.clear_tool_results_older_than,
             clamp_parts: options.clamp_parts,
+            harness_clear: None,
+            harness_clamp: None,
         };
         match (
             fit(&history, &tokens, &counter, options),
