@@ -30,7 +30,13 @@ pub fn context_python() -> Result<PathBuf> {
 /// Returns the interpreter.
 pub fn python_bench_python() -> Result<PathBuf> {
     let python = with_harness(&project_root().join("target/venv-python-bench"))?;
-    let output = Command::new(&python)
+    pip_install(&python, &["maturin>=1.9.4,<2".as_ref()])?;
+    Ok(python)
+}
+
+/// `python -m pip install -q ARGS`, failing with pip's error output.
+pub fn pip_install(python: &Path, args: &[&std::ffi::OsStr]) -> Result<()> {
+    let output = Command::new(python)
         .args([
             "-m",
             "pip",
@@ -38,17 +44,21 @@ pub fn python_bench_python() -> Result<PathBuf> {
             "--disable-pip-version-check",
             "--no-input",
             "-q",
-            "maturin>=1.9.4,<2",
         ])
+        .args(args)
         .output()
-        .context("running pip in target/venv-python-bench")?;
+        .with_context(|| format!("running pip with {}", python.display()))?;
     if !output.status.success() {
         bail!(
-            "installing maturin failed:\n{}",
+            "pip install {} failed:\n{}",
+            args.iter()
+                .map(|arg| arg.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    Ok(python)
+    Ok(())
 }
 
 /// `venv` with `oracle/requirements.txt` and then `oracle/requirements-context.txt` installed with
@@ -61,27 +71,10 @@ fn with_harness(venv: &Path) -> Result<PathBuf> {
     // Installed again only when the file changes (a stamp holding its bytes, like setup_venv.py's).
     let stamp = venv.join(".msgflow-context-no-deps");
     if std::fs::read(&stamp).ok().as_deref() != Some(wanted.as_slice()) {
-        let output = Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-q",
-                "--no-deps",
-                "-r",
-            ])
-            .arg(&requirements)
-            .output()
-            .with_context(|| format!("running pip in {}", venv.display()))?;
-        if !output.status.success() {
-            bail!(
-                "installing {} with --no-deps failed:\n{}",
-                requirements.display(),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
+        pip_install(
+            &python,
+            &["--no-deps".as_ref(), "-r".as_ref(), requirements.as_os_str()],
+        )?;
         std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
     }
     Ok(python)

@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 use msgflow_context::clamp;
 use msgflow_context::clear;
 use msgflow_context::tokens::TokenCounter;
-use msgflow_context::trim::{self, TrimError};
+use msgflow_context::trim;
 use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
-use crate::ops::Error;
+use crate::ops::{self, Error};
 
 /// What `FitContext` takes, by the names of `msgflow.trim`'s arguments.
 #[derive(Clone, Copy, Debug)]
@@ -105,17 +105,7 @@ fn cut(
     tokens_before: usize,
     rewritten: &BTreeSet<usize>,
 ) -> Result<Fitted, Error> {
-    let window = trim::trim_window_sized(history, options.max_tokens, counter, tokens).map_err(|err| match err {
-        TrimError::NewestTurnTooLarge {
-            needed, limit, unit, ..
-        } => Error::DoesNotFit {
-            message: err.to_string(),
-            needed,
-            limit,
-            unit,
-        },
-        TrimError::NoTurns => Error::Value("a token budget keeps at least one turn".to_owned()),
-    })?;
+    let window = trim::trim_window_sized(history, options.max_tokens, counter, tokens).map_err(ops::trim_error)?;
     let start = window.start;
     let mut changed: Vec<(usize, ModelMessage)> = rewritten
         .range(start..)
@@ -144,7 +134,6 @@ fn cut(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops;
     use msgflow_context::tokens::Tokenizer;
     use serde_json::Value;
 

@@ -280,6 +280,21 @@ fn count(history: &[ModelMessage], counter: &TokenCounter) -> usize {
     history.iter().map(|message| counter.count_message(message)).sum()
 }
 
+/// The error of a trim: `DoesNotFit` when the newest turn is over the budget.
+pub(crate) fn trim_error(err: TrimError) -> Error {
+    match err {
+        TrimError::NewestTurnTooLarge {
+            needed, limit, unit, ..
+        } => Error::DoesNotFit {
+            message: err.to_string(),
+            needed,
+            limit,
+            unit,
+        },
+        TrimError::NoTurns => Error::Value("keep_turns must be 1 or more".to_owned()),
+    }
+}
+
 /// What `msgflow trim` takes, by the Python names of its flags.
 pub struct TrimOptions<'a> {
     /// `--max-tokens`.
@@ -439,17 +454,7 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
         step("harness-clamp", &history, &mut report.steps);
     }
     if let Some(budget) = budget {
-        let trimmed = trim::trim(history, budget, &counter).map_err(|err| match err {
-            TrimError::NewestTurnTooLarge {
-                needed, limit, unit, ..
-            } => Error::DoesNotFit {
-                message: err.to_string(),
-                needed,
-                limit,
-                unit,
-            },
-            TrimError::NoTurns => Error::Value("keep_turns must be 1 or more".to_owned()),
-        })?;
+        let trimmed = trim::trim(history, budget, &counter).map_err(trim_error)?;
         history = trimmed.history;
         report.trim = Some(trimmed.report);
         step("trim", &history, &mut report.steps);

@@ -42,23 +42,10 @@ pub fn run(root: &Path, bench_dir: &Path, runs: u32) -> Result<String> {
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
         .context("maturin wrote no wheel")?;
-    let status = Command::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--no-input",
-            "-q",
-            "--no-deps",
-            "--force-reinstall",
-        ])
-        .arg(&wheel)
-        .status()
-        .context("installing the wheel")?;
-    if !status.success() {
-        bail!("pip install {} failed", wheel.display());
-    }
+    venv::pip_install(
+        &python,
+        &["--no-deps".as_ref(), "--force-reinstall".as_ref(), wheel.as_os_str()],
+    )?;
 
     let started_at = utc_now();
     let load_before = load_average();
