@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REALWORLD, run_cli
+from conftest import FIXTURES, REALWORLD, ROOT, run_cli
 
 import msgflow
 
@@ -197,3 +197,26 @@ def test_a_profile_setting_for_another_provider_is_refused_as_the_cli_refuses_it
         msgflow.export(data, to="openai-chat", openai_chat_thinking="loud")
     tags = msgflow.export(data, to="openai-chat", openai_chat_thinking="tags")
     assert tags != msgflow.export(data, to="openai-chat", openai_chat_thinking="off")
+
+
+def test_assemble_equals_the_cli(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    events = ROOT / "examples" / "interrupted-stream.jsonl"
+    history = ROOT / "examples" / "interrupted-stream-history.json"
+    out = tmp_path / "assembled.json"
+    cli = run_cli(
+        "assemble", events, "--history", history, "--timestamp", "2026-12-01T10:00:00Z",
+        "--model-name", "claude-sonnet-4-5", "--provider-name", "anthropic", "-o", out, "--json",
+    )
+    assert cli.returncode == 0, cli.stderr
+    assembled = msgflow.assemble(
+        events.read_bytes(),
+        history=history.read_bytes(),
+        timestamp=datetime(2026, 12, 1, 10, tzinfo=timezone.utc),
+        model_name="claude-sonnet-4-5",
+        provider_name="anthropic",
+    )
+    assert assembled.history == out.read_bytes()
+    # `--json` writes the report on stderr when the history goes to a file.
+    assert _text(assembled.report) == _text(json.loads(cli.stderr.decode().strip().splitlines()[-1]))

@@ -403,6 +403,7 @@ def assemble(
     """
     data, form = (None, _BYTES) if history is None else _to_json(history)
     when = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # As pydantic writes a UTC datetime: the microseconds only when there are some.
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if when.microsecond else "%Y-%m-%dT%H:%M:%SZ")
     assembled, report_json = _msgflow.assemble(_event_lines(events), data, stamp, model_name, provider_name)
     return Assembled(history=_from_json(assembled, form), report=json.loads(report_json))
