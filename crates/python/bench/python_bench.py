@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """msgflow's Python package beside pydantic-ai 2.68.0 (the Python section of BENCHMARKS.md).
 
-Run with a Python that has the msgflow wheel, pydantic-ai-slim 2.68.0 and (for the FitContext row)
-pydantic-ai-harness installed: after `.ci/python-tests`, `target/py-test/bin/python -m pip install --no-deps
--r oracle/requirements-context.txt` adds the harness to its venv. The histories are the benchmark's own
-(`oracle/bench/gen_history.py`, seed 1), generated into --dir when missing. Each figure is the median
-of --runs runs after a warm-up, in this one process. Prints one JSON object per row.
+`cargo xtask bench --python-only` runs it (xtask/src/bench/python.rs): it installs the release wheel into
+`target/venv-python-bench` beside pydantic-ai-slim 2.68.0 and pydantic-ai-harness 0.62.0 and writes the rows
+as the generated Python section. By hand, with such a Python:
 
-    target/py-test/bin/python crates/python/bench/python_bench.py --dir target/bench-python --runs 5
+    target/venv-python-bench/bin/python crates/python/bench/python_bench.py --dir target/bench/python --runs 5
+
+The histories are the benchmark's own (`oracle/bench/gen_history.py`, seed 1), generated into --dir when
+missing. Each figure is the median of --runs runs after a warm-up, in this one process. Prints one JSON
+object per row.
 """
 
 from __future__ import annotations
