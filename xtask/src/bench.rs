@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::{project_root, venv};
 
 mod peers;
+mod python;
 mod transcript;
 
 /// Starts the part of `BENCHMARKS.md` that `cargo xtask bench` rewrites.
@@ -64,6 +65,13 @@ pub struct Args {
     /// Leave the HTML transcript rows out.
     #[arg(long)]
     pub no_transcript: bool,
+    /// Only the Python package's rows (`crates/python`: the release wheel beside pydantic-ai and
+    /// pydantic-ai-harness).
+    #[arg(long, conflicts_with_all = ["peers_only", "transcript_only", "no_python"])]
+    pub python_only: bool,
+    /// Leave the Python package's rows out.
+    #[arg(long)]
+    pub no_python: bool,
 }
 
 /// How many messages a generated history has.
@@ -265,6 +273,9 @@ pub fn run(args: &Args) -> Result<()> {
     let started_at = utc_now();
     let load_before = load_average();
 
+    if args.python_only {
+        return python_section(args, &root, &bench_dir);
+    }
     let python = venv::pydantic_ai_python()?;
     let bench_bin = build_release(&root, &["-p", "xtask", "--bin", "msgflow-bench"], "msgflow-bench")?;
     let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
@@ -303,6 +314,21 @@ pub fn run(args: &Args) -> Result<()> {
             write_generated_section(&path, (peers::BEGIN_MARKER, peers::END_MARKER), &report)?;
             eprintln!("bench: wrote the peers' section of {}", path.display());
         }
+    }
+    if !args.no_python && !args.peers_only && !args.transcript_only {
+        python_section(args, &root, &bench_dir)?;
+    }
+    Ok(())
+}
+
+/// The Python package's rows, printed and written to their section of `BENCHMARKS.md`.
+fn python_section(args: &Args, root: &Path, bench_dir: &Path) -> Result<()> {
+    let report = python::run(root, bench_dir, args.runs)?;
+    println!("{report}");
+    if !args.no_write {
+        let path = root.join("BENCHMARKS.md");
+        write_generated_section(&path, (python::BEGIN_MARKER, python::END_MARKER), &report)?;
+        eprintln!("bench: wrote the Python section of {}", path.display());
     }
     Ok(())
 }

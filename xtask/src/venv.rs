@@ -21,35 +21,60 @@ pub fn pydantic_ai_python() -> Result<PathBuf> {
 /// release pins pydantic-ai-slim 2.62.0 while its compaction strategies run on 2.68.0 with nothing
 /// more. Returns the interpreter (for `context_oracle.py`).
 pub fn context_python() -> Result<PathBuf> {
+    with_harness(&project_root().join("target/venv-context"))
+}
+
+/// Creates (or reuses) `target/venv-python-bench`, the venv the Python rows of `cargo xtask bench`
+/// run in: as `target/venv-context` (pydantic-ai-slim 2.68.0 and pydantic-ai-harness), plus
+/// maturin, which builds the release wheel of `crates/python` that the benchmark installs there.
+/// Returns the interpreter.
+pub fn python_bench_python() -> Result<PathBuf> {
+    let python = with_harness(&project_root().join("target/venv-python-bench"))?;
+    pip_install(&python, &["maturin>=1.9.4,<2".as_ref()])?;
+    Ok(python)
+}
+
+/// `python -m pip install -q ARGS`, failing with pip's error output.
+pub fn pip_install(python: &Path, args: &[&std::ffi::OsStr]) -> Result<()> {
+    let output = Command::new(python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "-q",
+        ])
+        .args(args)
+        .output()
+        .with_context(|| format!("running pip with {}", python.display()))?;
+    if !output.status.success() {
+        bail!(
+            "pip install {} failed:\n{}",
+            args.iter()
+                .map(|arg| arg.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+/// `venv` with `oracle/requirements.txt` and then `oracle/requirements-context.txt` installed with
+/// `--no-deps` (see [`context_python`]).
+fn with_harness(venv: &Path) -> Result<PathBuf> {
     let root = project_root();
-    let venv = root.join("target/venv-context");
-    let python = setup_venv(&venv, &root.join("oracle/requirements.txt"))?;
+    let python = setup_venv(venv, &root.join("oracle/requirements.txt"))?;
     let requirements = root.join("oracle/requirements-context.txt");
     let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
     // Installed again only when the file changes (a stamp holding its bytes, like setup_venv.py's).
     let stamp = venv.join(".msgflow-context-no-deps");
     if std::fs::read(&stamp).ok().as_deref() != Some(wanted.as_slice()) {
-        let output = Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-q",
-                "--no-deps",
-                "-r",
-            ])
-            .arg(&requirements)
-            .output()
-            .context("running pip in target/venv-context")?;
-        if !output.status.success() {
-            bail!(
-                "installing {} with --no-deps failed:\n{}",
-                requirements.display(),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
+        pip_install(
+            &python,
+            &["--no-deps".as_ref(), "-r".as_ref(), requirements.as_os_str()],
+        )?;
         std::fs::write(&stamp, &wanted).with_context(|| format!("writing {}", stamp.display()))?;
     }
     Ok(python)

@@ -132,12 +132,14 @@ const PARALLEL_FROM: usize = 4096;
 
 /// The sizes of a history in one unit, and the cost of the output for a cut.
 #[derive(Clone, Debug)]
-struct Sizer {
+struct Sizer<'a> {
     counter: TokenCounter,
     bytes: bool,
+    /// Each message's size, when the caller counted them already ([`trim_window_sized`]).
+    known: Option<&'a [usize]>,
 }
 
-impl Sizer {
+impl Sizer<'_> {
     fn message(&self, message: &ModelMessage) -> usize {
         if self.bytes {
             message_bytes(message)
@@ -155,8 +157,12 @@ impl Sizer {
         }
     }
 
-    /// The sizes of `messages`, in order.
-    fn sizes(&self, messages: &[ModelMessage]) -> Vec<usize> {
+    /// The sizes of the messages `range` of `history`, in order.
+    fn sizes(&self, history: &[ModelMessage], range: std::ops::Range<usize>) -> Vec<usize> {
+        if let Some(known) = self.known {
+            return known[range].to_vec();
+        }
+        let messages = &history[range];
         if messages.len() >= PARALLEL_FROM {
             use rayon::prelude::*;
             messages.par_iter().map(|message| self.message(message)).collect()
@@ -206,7 +212,7 @@ impl Counted {
         if from >= self.from {
             return;
         }
-        let sizes = sizer.sizes(&history[from..self.from]);
+        let sizes = sizer.sizes(history, from..self.from);
         let mut sum = self.suffix(self.from);
         self.kept.extend(sizes.into_iter().rev().map(|size| {
             sum += size;
@@ -241,6 +247,9 @@ struct Preamble {
     message: usize,
     system_prompts: Vec<(usize, ModelRequestPart)>,
     instructions: Option<String>,
+    /// The tokens of each system prompt and of the instructions, counted on first use: a cut
+    /// prices the preamble on every turn it walks back over.
+    tokens: std::cell::OnceCell<(Vec<usize>, usize)>,
 }
 
 impl Preamble {
@@ -260,6 +269,7 @@ impl Preamble {
             message,
             system_prompts,
             instructions: request.instructions.get().cloned(),
+            tokens: std::cell::OnceCell::new(),
         })
     }
 
@@ -281,12 +291,27 @@ impl Preamble {
             self.apply(&mut first);
             return sizer.message(&first);
         }
+        let (prompt_tokens, instruction_tokens) = self.tokens.get_or_init(|| {
+            let prompts = self
+                .system_prompts
+                .iter()
+                .map(|(_, part)| sizer.counter.count_request_part(part))
+                .collect();
+            let instructions = self
+                .instructions
+                .as_ref()
+                .map_or(0, |text| sizer.counter.count_instructions(text));
+            (prompts, instructions)
+        });
         let prompts: usize = self
-            .missing(&request.parts)
-            .map(|(_, part)| sizer.counter.count_request_part(part))
+            .system_prompts
+            .iter()
+            .zip(prompt_tokens)
+            .filter(|((_, part), _)| !request.parts.contains(part))
+            .map(|(_, tokens)| tokens)
             .sum();
         let instructions = match (request.instructions.get(), &self.instructions) {
-            (None, Some(instructions)) => sizer.counter.count_instructions(instructions),
+            (None, Some(_)) => *instruction_tokens,
             _ => 0,
         };
         size + prompts + instructions
@@ -420,7 +445,7 @@ pub struct Window<'a> {
     history: &'a [ModelMessage],
     turns: Turns,
     counted: Counted,
-    sizer: Sizer,
+    sizer: Sizer<'a>,
 }
 
 impl Window<'_> {
@@ -481,9 +506,38 @@ pub fn trim_window<'a>(
     budget: Budget,
     counter: &TokenCounter,
 ) -> Result<Window<'a>, TrimError> {
+    window(history, budget, counter, None)
+}
+
+/// [`trim_window`] to a token budget, with each message's tokens counted already
+/// (`tokens[i]` is `counter.count_message(&history[i])`): what a caller that keeps a growing
+/// history's counts between trims (the Python package's `FitContext`) pays is the cut alone. The
+/// window is the one [`trim_window`] gives, provided `tokens` holds those counts.
+///
+/// # Panics
+///
+/// When `tokens` is not as long as `history`.
+pub fn trim_window_sized<'a>(
+    history: &'a [ModelMessage],
+    max_tokens: usize,
+    counter: &TokenCounter,
+    tokens: &'a [usize],
+) -> Result<Window<'a>, TrimError> {
+    assert_eq!(tokens.len(), history.len(), "one token count per message");
+    window(history, Budget::Tokens(max_tokens), counter, Some(tokens))
+}
+
+fn window<'a>(
+    history: &'a [ModelMessage],
+    budget: Budget,
+    counter: &TokenCounter,
+    known: Option<&'a [usize]>,
+) -> Result<Window<'a>, TrimError> {
+    let bytes = !matches!(budget, Budget::Tokens(_));
     let sizer = Sizer {
         counter: counter.clone(),
-        bytes: !matches!(budget, Budget::Tokens(_)),
+        bytes,
+        known: known.filter(|_| !bytes),
     };
     // The turns are one walk over the whole history. (Counting sizes on another thread beside
     // it was measured slower: both walks wait on memory, and they slow each other down.)

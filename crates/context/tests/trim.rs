@@ -6,7 +6,7 @@ mod common;
 
 use common::{bytes, history, M};
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
-use msgflow_context::trim::{trim, trim_window, Budget, TrimError};
+use msgflow_context::trim::{trim, trim_window, trim_window_sized, Budget, TrimError};
 use msgflow_context::Turns;
 use msgflow_sanitize::{check, ViolationKind};
 use msgflow_wire::{ModelMessage, ModelRequestPart};
@@ -280,8 +280,16 @@ fn measured_message(message: &ModelMessage, budget: Budget) -> usize {
 }
 
 fn assert_trim_properties(input: &[ModelMessage], budget: Budget) -> Result<(), TestCaseError> {
-    let Ok(trimmed) = trim(input.to_vec(), budget, &counter()) else {
-        return Ok(());
+    let trimmed = match trim(input.to_vec(), budget, &counter()) {
+        Ok(trimmed) => trimmed,
+        Err(err) => {
+            if let Budget::Tokens(limit) = budget {
+                let tokens: Vec<usize> = input.iter().map(|message| counter().count_message(message)).collect();
+                let sized = trim_window_sized(input, limit, &counter(), &tokens).map(|window| window.start);
+                prop_assert_eq!(sized, Err(err));
+            }
+            return Ok(());
+        }
     };
     let output = &trimmed.history;
     let start = trimmed.report.removed.len();
@@ -291,6 +299,15 @@ fn assert_trim_properties(input: &[ModelMessage], budget: Budget) -> Result<(), 
     prop_assert_eq!(&window.to_vec(), output);
     prop_assert_eq!(window.size_after, trimmed.report.size_after);
     prop_assert_eq!(&window.report(), &trimmed.report);
+    // Given the messages' tokens counted beforehand, the window is the same again.
+    if let Budget::Tokens(limit) = budget {
+        let tokens: Vec<usize> = input.iter().map(|message| counter().count_message(message)).collect();
+        let sized = trim_window_sized(input, limit, &counter(), &tokens).expect("trim succeeded on it");
+        prop_assert_eq!(sized.start, start);
+        prop_assert_eq!(&sized.to_vec(), output);
+        prop_assert_eq!(sized.size_after, trimmed.report.size_after);
+        prop_assert_eq!(&sized.report(), &trimmed.report);
+    }
     // The sizes are the input's and the output's, counted here whole (the window counts only
     // the newest messages, as far back as a cut could keep).
     prop_assert_eq!(trimmed.report.size_before, measured(input, budget));

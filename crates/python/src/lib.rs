@@ -3,8 +3,11 @@
 //! Thin by design: every function parses pydantic-ai JSON bytes with msgflow-wire, calls the same
 //! library function the CLI calls, and hands back bytes and a JSON report that the pure-Python
 //! facade (`python/msgflow/__init__.py`) turns into frozen result objects. The work runs with the
-//! GIL released ([`Python::detach`]); Python objects are only touched before and after.
+//! GIL released ([`Python::detach`]) unless the input is under 16 KiB (see [`DETACH_FROM`]);
+//! Python objects are only touched before and after.
 
+mod fit;
+mod history_cache;
 mod ops;
 
 use msgflow_providers::ExportError;
@@ -95,29 +98,71 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
     err
 }
 
-/// Runs `work` without the GIL and turns its error into the documented exception.
-fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
-    py.detach(work).map_err(|error| to_py_err(py, error))
+/// Inputs below this many bytes are worked on with the GIL held: their work takes microseconds,
+/// about what handing the GIL over and taking it back costs (`msgflow.check` on a two-message
+/// history; see BENCHMARKS.md, "Python").
+const DETACH_FROM: usize = 16 * 1024;
+
+/// Runs `work` (on an input of `input_len` bytes) without the GIL, unless the input is small, and
+/// turns its error into the documented exception.
+fn run<T: Send>(py: Python<'_>, input_len: usize, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    let result = if input_len < DETACH_FROM {
+        work()
+    } else {
+        py.detach(work)
+    };
+    result.map_err(|error| to_py_err(py, error))
 }
 
-/// `check`: the report as JSON (see `ops::check`).
+/// `check`: the verdict, and the report as JSON when it holds a problem (see `ops::check`); a
+/// clean history's answer needs no JSON read in Python.
 #[pyfunction]
-#[pyo3(signature = (data, provider=None))]
-fn check(py: Python<'_>, data: &[u8], provider: Option<&str>) -> PyResult<String> {
-    run(py, || ops::check(data, provider))
+#[pyo3(signature = (data, provider=None, openai_chat_thinking=None, anthropic_thinking=None, openai_thinking=None))]
+fn check(
+    py: Python<'_>,
+    data: &[u8],
+    provider: Option<&str>,
+    openai_chat_thinking: Option<&str>,
+    anthropic_thinking: Option<&str>,
+    openai_thinking: Option<&str>,
+) -> PyResult<(bool, Option<String>)> {
+    let profile = ops::Profile {
+        openai_chat_thinking,
+        anthropic_thinking,
+        openai_thinking,
+    };
+    let checked = run(py, data.len(), || ops::check(data, provider, &profile))?;
+    Ok((checked.loadable, (checked.problems > 0).then_some(checked.document)))
+}
+
+/// `msgflow.check`'s Rust work alone, `calls` times in a row in this process: the seconds per
+/// call. A benchmark hook (`crates/python/bench/python_bench.py`): beside the time of the native
+/// call it tells the binding's cost from the work's.
+#[pyfunction]
+fn _check_seconds_per_call(data: &[u8], calls: u32) -> PyResult<f64> {
+    let calls = calls.max(1);
+    let start = std::time::Instant::now();
+    for _ in 0..calls {
+        std::hint::black_box(ops::check(std::hint::black_box(data), None, &ops::Profile::default()))
+            .map_err(|_| PyValueError::new_err("_check_seconds_per_call: the input is not a pydantic-ai history"))?;
+    }
+    Ok(start.elapsed().as_secs_f64() / f64::from(calls))
 }
 
 /// `repair`: the repaired history's bytes and the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (data, provider=None, message=None, keep_last_response=false))]
+#[pyo3(signature = (data, provider=None, message=None, keep_last_response=false, resolve_remaining=false))]
 fn repair<'py>(
     py: Python<'py>,
     data: &[u8],
     provider: Option<&str>,
     message: Option<&str>,
     keep_last_response: bool,
+    resolve_remaining: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let (history, report) = run(py, || ops::repair(data, provider, message, keep_last_response))?;
+    let (history, report) = run(py, data.len(), || {
+        ops::repair(data, provider, message, keep_last_response, resolve_remaining)
+    })?;
     Ok((PyBytes::new(py, &history), report))
 }
 
@@ -130,7 +175,7 @@ fn default_repair_message() -> String {
 /// `trim`: the trimmed history's bytes and the report as JSON.
 #[pyfunction]
 #[pyo3(signature = (data, max_tokens=None, keep_turns=None, max_bytes=None, tokenizer="o200k_base",
-    clear_tool_results_older_than=None, clamp_parts=None))]
+    clear_tool_results_older_than=None, clamp_parts=None, harness_clear=None, harness_clamp=None))]
 #[allow(clippy::too_many_arguments)]
 fn trim<'py>(
     py: Python<'py>,
@@ -141,6 +186,8 @@ fn trim<'py>(
     tokenizer: &str,
     clear_tool_results_older_than: Option<usize>,
     clamp_parts: Option<usize>,
+    harness_clear: Option<usize>,
+    harness_clamp: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
     let options = ops::TrimOptions {
         max_tokens,
@@ -149,8 +196,10 @@ fn trim<'py>(
         tokenizer,
         clear_tool_results_older_than,
         clamp_parts,
+        harness_clear,
+        harness_clamp,
     };
-    let (history, report) = run(py, || ops::trim(data, &options))?;
+    let (history, report) = run(py, data.len(), || ops::trim(data, &options))?;
     Ok((PyBytes::new(py, &history), report))
 }
 
@@ -158,19 +207,32 @@ fn trim<'py>(
 #[pyfunction]
 #[pyo3(signature = (data, tokenizer="o200k_base"))]
 fn count_tokens(py: Python<'_>, data: &[u8], tokenizer: &str) -> PyResult<String> {
-    run(py, || ops::count_tokens(data, tokenizer))
+    run(py, data.len(), || ops::count_tokens(data, tokenizer))
 }
 
 /// `export`: the request pydantic-ai would send, as JSON.
 #[pyfunction]
-fn export(py: Python<'_>, data: &[u8], to: &str) -> PyResult<String> {
-    run(py, || ops::export(data, to))
+#[pyo3(signature = (data, to, openai_chat_thinking=None, anthropic_thinking=None, openai_thinking=None))]
+fn export(
+    py: Python<'_>,
+    data: &[u8],
+    to: &str,
+    openai_chat_thinking: Option<&str>,
+    anthropic_thinking: Option<&str>,
+    openai_thinking: Option<&str>,
+) -> PyResult<String> {
+    let profile = ops::Profile {
+        openai_chat_thinking,
+        anthropic_thinking,
+        openai_thinking,
+    };
+    run(py, data.len(), || ops::export(data, to, &profile))
 }
 
 /// `fmt`: the bytes pydantic-ai's `dump_json` writes for the history.
 #[pyfunction]
 fn fmt<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = run(py, || ops::fmt(data))?;
+    let bytes = run(py, data.len(), || ops::fmt(data))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -185,7 +247,7 @@ fn assemble<'py>(
     model_name: Option<String>,
     provider_name: Option<String>,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let (bytes, report) = run(py, || {
+    let (bytes, report) = run(py, events.len() + history.map_or(0, <[u8]>::len), || {
         ops::assemble(events, history, timestamp, model_name, provider_name)
     })?;
     Ok((PyBytes::new(py, &bytes), report))
@@ -199,6 +261,7 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ExportRefused", py.get_type::<ExportRefused>())?;
     m.add("DoesNotFit", py.get_type::<DoesNotFit>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(_check_seconds_per_call, m)?)?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(default_repair_message, m)?)?;
     m.add_function(wrap_pyfunction!(trim, m)?)?;
@@ -206,5 +269,6 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(export, m)?)?;
     m.add_function(wrap_pyfunction!(fmt, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_class::<history_cache::HistoryCache>()?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use msgflow_context::clamp;
 use msgflow_context::clear;
 use msgflow_context::tokens::{TokenCounter, Tokenizer};
 use msgflow_context::trim::{self, Budget, TrimError};
-use msgflow_providers::{ExportError, Provider};
+use msgflow_providers::{ExportError, ExportOptions, Provider};
 use msgflow_wire::{ModelMessage, ModelResponsePart, ParseError};
 use serde::Serialize;
 use serde_json::json;
@@ -41,16 +41,61 @@ fn parse(data: &[u8]) -> Result<Vec<ModelMessage>, Error> {
     msgflow_wire::from_slice(data).map_err(Error::Parse)
 }
 
-fn write(history: &[ModelMessage]) -> Result<Vec<u8>, Error> {
+pub(crate) fn write(history: &[ModelMessage]) -> Result<Vec<u8>, Error> {
     msgflow_wire::to_vec(history).map_err(|err| Error::Value(format!("cannot serialise the history: {err}")))
 }
 
-fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     serde_json::to_string(value).map_err(|err| Error::Value(format!("cannot serialise the report: {err}")))
 }
 
 fn provider(name: &str) -> Result<Provider, Error> {
     name.parse().map_err(Error::Value)
+}
+
+/// The model profile settings `msgflow check --provider` and `msgflow export` take
+/// (`--openai-chat-thinking`, `--anthropic-thinking`, `--openai-thinking`), by their Python names.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Profile<'a> {
+    /// `--openai-chat-thinking MODE`.
+    pub openai_chat_thinking: Option<&'a str>,
+    /// `--anthropic-thinking WHERE`.
+    pub anthropic_thinking: Option<&'a str>,
+    /// `--openai-thinking WHERE`.
+    pub openai_thinking: Option<&'a str>,
+}
+
+impl Profile<'_> {
+    /// The export options for `provider`, each setting refused for a provider it does not apply
+    /// to, as the CLI refuses it (its `export_options`).
+    fn options(&self, provider: Option<Provider>) -> Result<ExportOptions, Error> {
+        let mut options = ExportOptions::default();
+        if let Some(mode) = self.openai_chat_thinking {
+            if provider != Some(Provider::OpenAiChat) {
+                return Err(Error::Value(
+                    "openai_chat_thinking applies to the openai-chat provider only".to_owned(),
+                ));
+            }
+            options.openai_chat_thinking = mode.parse().map_err(Error::Value)?;
+        }
+        if let Some(place) = self.anthropic_thinking {
+            if provider != Some(Provider::Anthropic) {
+                return Err(Error::Value(
+                    "anthropic_thinking applies to the anthropic provider only".to_owned(),
+                ));
+            }
+            options.anthropic_thinking = place.parse().map_err(Error::Value)?;
+        }
+        if let Some(place) = self.openai_thinking {
+            if !matches!(provider, Some(Provider::OpenAiChat | Provider::OpenAiResponses)) {
+                return Err(Error::Value(
+                    "openai_thinking applies to the openai-chat and openai-responses providers only".to_owned(),
+                ));
+            }
+            options.openai_thinking = place.parse().map_err(Error::Value)?;
+        }
+        Ok(options)
+    }
 }
 
 /// The JSON path of a message or of one of its parts, as msgflow's parse errors write paths.
@@ -86,10 +131,23 @@ struct CheckDocument<'a, V: Serialize> {
     violations: Vec<Located<'a, V>>,
 }
 
+/// What [`check`] found: the verdict and the problem count beside the document, so that a caller
+/// reads the document only when there is something in it.
+#[derive(Debug)]
+pub struct Checked {
+    /// pydantic-ai 2.68.0 loads the history.
+    pub loadable: bool,
+    /// The violations found.
+    pub problems: usize,
+    /// `check --json`'s document.
+    pub document: String,
+}
+
 /// `msgflow check --json` (with `--provider`, `check --provider P --json`), each violation with
 /// its `text` (the CLI's text line) and `path`, and pydantic-ai 2.68.0's verdict in both cases.
-pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> {
+pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) -> Result<Checked, Error> {
     let provider = provider_name.map(provider).transpose()?;
+    let options = profile.options(provider)?;
     let history = parse(data)?;
     let violations = match std::str::from_utf8(data) {
         Ok(text) => msgflow_sanitize::check_located(&history, text),
@@ -97,8 +155,8 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
     };
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
     if let Some(provider) = provider {
-        let rules = msgflow_providers::check(&history, provider).map_err(Error::Export)?;
-        return to_json(&CheckDocument {
+        let rules = msgflow_providers::check_with(&history, provider, &options).map_err(Error::Export)?;
+        let document = to_json(&CheckDocument {
             provider: Some(provider.name()),
             valid: rules.is_empty(),
             pydantic_ai_loadable: loadable,
@@ -112,10 +170,15 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
                     path: json_path(violation.message, violation.part),
                 })
                 .collect(),
+        })?;
+        return Ok(Checked {
+            loadable,
+            problems: rules.len(),
+            document,
         });
     }
     let turns = msgflow_sanitize::Turns::of(&history);
-    to_json(&CheckDocument {
+    let document = to_json(&CheckDocument {
         provider: None,
         valid: violations.is_empty(),
         pydantic_ai_loadable: loadable,
@@ -134,6 +197,11 @@ pub fn check(data: &[u8], provider_name: Option<&str>) -> Result<String, Error> 
                 path: json_path(violation.message_index, violation.part_index),
             })
             .collect(),
+    })?;
+    Ok(Checked {
+        loadable,
+        problems: violations.len(),
+        document,
     })
 }
 
@@ -158,6 +226,7 @@ pub fn repair(
     provider_name: Option<&str>,
     message: Option<&str>,
     keep_last_response: bool,
+    resolve_remaining: bool,
 ) -> Result<(Vec<u8>, String), Error> {
     let provider = provider_name.map(provider).transpose()?;
     let history = parse(data)?;
@@ -166,6 +235,7 @@ pub fn repair(
         message.clone_into(&mut options.content);
     }
     options.repair_last_response = !keep_last_response;
+    options.resolve_remaining = resolve_remaining;
     if let Some(provider) = provider {
         let repaired = msgflow_providers::repair(history, provider, &options).map_err(Error::Export)?;
         let report = to_json(&RepairDocument {
@@ -210,6 +280,21 @@ fn count(history: &[ModelMessage], counter: &TokenCounter) -> usize {
     history.iter().map(|message| counter.count_message(message)).sum()
 }
 
+/// The error of a trim: `DoesNotFit` when the newest turn is over the budget.
+pub(crate) fn trim_error(err: TrimError) -> Error {
+    match err {
+        TrimError::NewestTurnTooLarge {
+            needed, limit, unit, ..
+        } => Error::DoesNotFit {
+            message: err.to_string(),
+            needed,
+            limit,
+            unit,
+        },
+        TrimError::NoTurns => Error::Value("keep_turns must be 1 or more".to_owned()),
+    }
+}
+
 /// What `msgflow trim` takes, by the Python names of its flags.
 pub struct TrimOptions<'a> {
     /// `--max-tokens`.
@@ -224,6 +309,10 @@ pub struct TrimOptions<'a> {
     pub clear_tool_results_older_than: Option<usize>,
     /// `--clamp-parts`.
     pub clamp_parts: Option<usize>,
+    /// `--harness-clear KEEP_PAIRS`: pydantic-ai-harness's `ClearToolResults(keep_pairs=...)`.
+    pub harness_clear: Option<usize>,
+    /// `--harness-clamp MAX_PART_CHARS`: pydantic-ai-harness's `ClampOversizedMessages(max_part_chars=...)`.
+    pub harness_clamp: Option<usize>,
 }
 
 impl TrimOptions<'_> {
@@ -266,7 +355,11 @@ struct TrimDocument {
     #[serde(skip_serializing_if = "Option::is_none")]
     cleared: Option<Vec<clear::ClearedResult>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    harness_cleared: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     clamped: Option<Vec<clamp::ClampedPart>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness_clamped: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trim: Option<trim::TrimReport>,
     steps: Vec<Step>,
@@ -285,12 +378,26 @@ struct Trimmed<'a> {
 /// tokens before and after and the CLI's `--report` document under `report`.
 pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String), Error> {
     let budget = options.budget()?;
-    if budget.is_none() && options.clear_tool_results_older_than.is_none() && options.clamp_parts.is_none() {
+    let no_step = options.clear_tool_results_older_than.is_none()
+        && options.clamp_parts.is_none()
+        && options.harness_clear.is_none()
+        && options.harness_clamp.is_none();
+    if budget.is_none() && no_step {
         return Err(Error::Value(
             "trim needs a budget (max_tokens, keep_turns or max_bytes) or a step \
-             (clear_tool_results_older_than, clamp_parts)"
+             (clear_tool_results_older_than, clamp_parts, harness_clear, harness_clamp)"
                 .to_owned(),
         ));
+    }
+    // The ranges `msgflow trim`'s flags accept.
+    if options.clamp_parts.is_some_and(|bytes| bytes < clamp::MIN_CLAMP_BYTES) {
+        return Err(Error::Value(format!(
+            "clamp_parts must be {} or more",
+            clamp::MIN_CLAMP_BYTES
+        )));
+    }
+    if options.harness_clamp == Some(0) {
+        return Err(Error::Value("harness_clamp must be 1 or more".to_owned()));
     }
     let mut history = parse(data)?;
     let counter = counter_for(options.tokenizer, &history)?;
@@ -306,7 +413,9 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
     };
     let mut report = TrimDocument {
         cleared: None,
+        harness_cleared: None,
         clamped: None,
+        harness_clamped: None,
         trim: None,
         steps: Vec::new(),
     };
@@ -324,22 +433,28 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
         report.cleared = Some(clear::clear_tool_results(&mut history, keep_turns));
         step("clear-tool-results", &history, &mut report.steps);
     }
+    if let Some(keep_pairs) = options.harness_clear {
+        let harness = clear::HarnessClear {
+            keep_pairs,
+            ..Default::default()
+        };
+        report.harness_cleared = Some(clear::clear_like_harness(&mut history, &harness));
+        step("harness-clear", &history, &mut report.steps);
+    }
     if let Some(max_bytes) = options.clamp_parts {
         report.clamped = Some(clamp::clamp_parts(&mut history, max_bytes));
         step("clamp-parts", &history, &mut report.steps);
     }
+    if let Some(max_part_chars) = options.harness_clamp {
+        let harness = clamp::HarnessClamp {
+            max_part_chars: Some(max_part_chars),
+            ..Default::default()
+        };
+        report.harness_clamped = Some(clamp::clamp_like_harness(&mut history, &harness));
+        step("harness-clamp", &history, &mut report.steps);
+    }
     if let Some(budget) = budget {
-        let trimmed = trim::trim(history, budget, &counter).map_err(|err| match err {
-            TrimError::NewestTurnTooLarge {
-                needed, limit, unit, ..
-            } => Error::DoesNotFit {
-                message: err.to_string(),
-                needed,
-                limit,
-                unit,
-            },
-            TrimError::NoTurns => Error::Value("keep_turns must be 1 or more".to_owned()),
-        })?;
+        let trimmed = trim::trim(history, budget, &counter).map_err(trim_error)?;
         history = trimmed.history;
         report.trim = Some(trimmed.report);
         step("trim", &history, &mut report.steps);
@@ -396,10 +511,11 @@ pub fn count_tokens(data: &[u8], tokenizer: &str) -> Result<String, Error> {
 }
 
 /// `msgflow export --to P`: the request, as JSON.
-pub fn export(data: &[u8], to: &str) -> Result<String, Error> {
+pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<String, Error> {
     let provider = provider(to)?;
+    let options = profile.options(Some(provider))?;
     let history = parse(data)?;
-    let request = msgflow_providers::export(&history, provider).map_err(Error::Export)?;
+    let request = msgflow_providers::export_with(&history, provider, &options).map_err(Error::Export)?;
     to_json(&request)
 }
 
@@ -443,14 +559,22 @@ mod tests {
 
     #[test]
     fn repair_answers_the_dangling_calls_that_check_reports() -> Result<(), String> {
-        let report: Value =
-            serde_json::from_str(&check(SESSION, None).map_err(|e| format!("{e:?}"))?).map_err(|e| e.to_string())?;
+        let report: Value = serde_json::from_str(
+            &check(SESSION, None, &Profile::default())
+                .map_err(|e| format!("{e:?}"))?
+                .document,
+        )
+        .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], false);
         assert_eq!(report["violations"][0]["kind"], "dangling-call");
         assert_eq!(report["violations"][0]["path"], "$[5].parts[1]");
-        let (repaired, _) = repair(SESSION, None, None, false).map_err(|e| format!("{e:?}"))?;
-        let report: Value =
-            serde_json::from_str(&check(&repaired, None).map_err(|e| format!("{e:?}"))?).map_err(|e| e.to_string())?;
+        let (repaired, _) = repair(SESSION, None, None, false, false).map_err(|e| format!("{e:?}"))?;
+        let report: Value = serde_json::from_str(
+            &check(&repaired, None, &Profile::default())
+                .map_err(|e| format!("{e:?}"))?
+                .document,
+        )
+        .map_err(|e| e.to_string())?;
         assert_eq!(report["valid"], true, "{report}");
         Ok(())
     }
@@ -464,6 +588,8 @@ mod tests {
             tokenizer: "o200k_base",
             clear_tool_results_older_than: None,
             clamp_parts: None,
+            harness_clear: None,
+            harness_clamp: None,
         };
         assert!(matches!(
             trim(SESSION, &options),

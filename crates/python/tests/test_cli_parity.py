@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REALWORLD, run_cli
+from conftest import FIXTURES, REALWORLD, ROOT, run_cli
 
 import msgflow
 
@@ -72,6 +72,11 @@ def test_check_fmt_and_repair_equal_the_cli(path: Path, tmp_path: Path) -> None:
     # Compared as JSON text: a change may quote a tool result holding NaN, which is unequal to itself.
     assert _text(list(repaired.changes)) == _text(cli_report["changes"])
     assert _text(list(repaired.remaining)) == _text(cli_report["remaining"])
+    if repaired.remaining:
+        cli_resolved = run_cli("repair", path, "--resolve-remaining", "--report", report_path)
+        resolved = msgflow.repair(data, resolve_remaining=True)
+        assert resolved.history == cli_resolved.stdout
+        assert _text(list(resolved.changes)) == _text(json.loads(report_path.read_text())["changes"])
 
 
 HISTORY_FILES = sorted((FIXTURES / "v2_68").glob("*.json")) + REALWORLD_FILES
@@ -120,3 +125,98 @@ def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> Non
         assert [(p.code, p.message_index, p.part_index, p.provider_error) for p in report.problems] == [
             (v["rule"]["id"], v["message"], v.get("part"), v["provider_error"]) for v in expected["violations"]
         ]
+
+
+# The histories with tool results, where the harness's steps have something to do.
+HARNESS_FILES = [path for path in HISTORY_FILES if b'"tool-return"' in path.read_bytes()]
+
+
+@pytest.mark.parametrize("path", HARNESS_FILES, ids=_id)
+def test_the_harness_steps_equal_the_cli(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    if _invalid_alike(path, lambda: msgflow.count_tokens(data)):
+        return
+    report_path = tmp_path / "trim.json"
+    cli_trim = run_cli("trim", path, "--harness-clear", "1", "--harness-clamp", "200", "--report", report_path)
+    assert cli_trim.returncode == 0, cli_trim.stderr
+    trimmed = msgflow.trim(data, harness_clear=1, harness_clamp=200)
+    assert trimmed.history == cli_trim.stdout
+    assert _text(trimmed.report) == _text(json.loads(report_path.read_text()))
+
+
+def test_the_trim_arguments_have_the_cli_flags_ranges() -> None:
+    data = (FIXTURES / "v2_68" / "minimal.json").read_bytes()
+    with pytest.raises(ValueError, match="clamp_parts must be 128 or more"):
+        msgflow.trim(data, clamp_parts=127)
+    with pytest.raises(ValueError, match="harness_clamp must be 1 or more"):
+        msgflow.trim(data, harness_clamp=0)
+    with pytest.raises(ValueError, match="harness_clear"):
+        msgflow.trim(data)
+
+
+PROFILES = [
+    ("openai-chat", "--openai-chat-thinking", "openai_chat_thinking", "tags"),
+    ("openai-chat", "--openai-chat-thinking", "openai_chat_thinking", "field:reasoning_content"),
+    ("openai-chat", "--openai-thinking", "openai_thinking", "user-turn"),
+    ("openai-responses", "--openai-thinking", "openai_thinking", "user-turn"),
+    ("anthropic", "--anthropic-thinking", "anthropic_thinking", "assistant-turn"),
+]
+
+
+@pytest.mark.parametrize("fixture", ["thinking.json", "coding-agent-session.json"])
+@pytest.mark.parametrize(("provider", "flag", "name", "value"), PROFILES)
+def test_the_profile_settings_equal_the_cli(fixture: str, provider: str, flag: str, name: str, value: str) -> None:
+    path = FIXTURES / "v2_68" / fixture
+    data = path.read_bytes()
+    cli_export = run_cli("export", "--to", provider, flag, value, path)
+    if cli_export.returncode == 0:
+        assert msgflow.export(data, to=provider, **{name: value}) == json.loads(cli_export.stdout)
+    else:
+        with pytest.raises(msgflow.ExportRefused) as raised:
+            msgflow.export(data, to=provider, **{name: value})
+        assert str(raised.value) == _cli_error(cli_export)
+    cli_check = run_cli("check", "--provider", provider, flag, value, "--json", path)
+    if cli_check.returncode == 2:
+        with pytest.raises(msgflow.ExportRefused):
+            msgflow.check(data, provider=provider, **{name: value})
+    else:
+        expected = json.loads(cli_check.stdout)
+        report = msgflow.check(data, provider=provider, **{name: value})
+        assert [(p.code, p.message_index, p.part_index) for p in report.problems] == [
+            (v["rule"]["id"], v["message"], v.get("part")) for v in expected["violations"]
+        ]
+
+
+def test_a_profile_setting_for_another_provider_is_refused_as_the_cli_refuses_it() -> None:
+    data = (FIXTURES / "v2_68" / "thinking.json").read_bytes()
+    with pytest.raises(ValueError, match="applies to the openai-chat provider only"):
+        msgflow.export(data, to="anthropic", openai_chat_thinking="tags")
+    with pytest.raises(ValueError, match="applies to the anthropic provider only"):
+        msgflow.check(data, anthropic_thinking="user-turn")
+    with pytest.raises(ValueError, match="unknown thinking mode"):
+        msgflow.export(data, to="openai-chat", openai_chat_thinking="loud")
+    tags = msgflow.export(data, to="openai-chat", openai_chat_thinking="tags")
+    assert tags != msgflow.export(data, to="openai-chat", openai_chat_thinking="off")
+
+
+def test_assemble_equals_the_cli(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    events = ROOT / "examples" / "interrupted-stream.jsonl"
+    history = ROOT / "examples" / "interrupted-stream-history.json"
+    out = tmp_path / "assembled.json"
+    cli = run_cli(
+        "assemble", events, "--history", history, "--timestamp", "2026-12-01T10:00:00Z",
+        "--model-name", "claude-sonnet-4-5", "--provider-name", "anthropic", "-o", out, "--json",
+    )
+    assert cli.returncode == 0, cli.stderr
+    assembled = msgflow.assemble(
+        events.read_bytes(),
+        history=history.read_bytes(),
+        timestamp=datetime(2026, 12, 1, 10, tzinfo=timezone.utc),
+        model_name="claude-sonnet-4-5",
+        provider_name="anthropic",
+    )
+    assert assembled.history == out.read_bytes()
+    # `--json` writes the report on stderr when the history goes to a file.
+    assert _text(assembled.report) == _text(json.loads(cli.stderr.decode().strip().splitlines()[-1]))

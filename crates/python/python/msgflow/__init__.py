@@ -203,17 +203,27 @@ def default_repair_message() -> str:
     return _msgflow.default_repair_message()
 
 
-def check(history: Any, *, provider: str | None = None) -> Report:
+def check(
+    history: Any,
+    *,
+    provider: str | None = None,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> Report:
     """What pydantic-ai 2.68 would refuse or change in the history, or what ``provider`` would reject.
 
-    ``provider`` is one of ``anthropic``, ``openai-chat``, ``openai-responses``, ``gemini``.
+    ``provider`` is one of ``anthropic``, ``openai-chat``, ``openai-responses``, ``gemini``. The model
+    profile settings are those of ``msgflow check --provider`` (see ``export``).
     Raises ``InvalidHistory`` when the input is not a history and ``ExportRefused`` when the provider's
     request cannot be built.
     """
     data, _ = _to_json(history)
-    document = json.loads(_msgflow.check(data, provider))
+    loadable, document_json = _msgflow.check(data, provider, openai_chat_thinking, anthropic_thinking, openai_thinking)
+    if document_json is None:
+        return Report(loadable=loadable, problems=(), provider=provider)
     problems = []
-    for violation in document["violations"]:
+    for violation in json.loads(document_json)["violations"]:
         if provider is None:
             problems.append(
                 Problem(
@@ -240,7 +250,7 @@ def check(history: Any, *, provider: str | None = None) -> Report:
                     provider_error=violation["provider_error"],
                 )
             )
-    return Report(loadable=document["pydantic_ai_loadable"], problems=tuple(problems), provider=provider)
+    return Report(loadable=loadable, problems=tuple(problems), provider=provider)
 
 
 def repair(
@@ -249,14 +259,18 @@ def repair(
     provider: str | None = None,
     message: str | None = None,
     keep_last_response: bool = False,
+    resolve_remaining: bool = False,
 ) -> Repaired:
     """pydantic-ai's ``repair_messages`` (then, with ``provider``, the provider's fixes), reporting every change.
 
     ``message`` is the text of each synthesized tool result (default: ``default_repair_message()``);
     ``keep_last_response`` leaves the calls of the last response unanswered, for a run that resumes.
+    ``resolve_remaining`` also resolves what pydantic-ai's repair leaves where nothing is lost silently
+    (builtin tool calls without their return, messages without parts; each kept whole in ``.changes``),
+    as ``msgflow repair --resolve-remaining``; without it the output is exactly pydantic-ai's.
     """
     data, form = _to_json(history)
-    repaired, report_json = _msgflow.repair(data, provider, message, keep_last_response)
+    repaired, report_json = _msgflow.repair(data, provider, message, keep_last_response, resolve_remaining)
     report = json.loads(report_json)
     return Repaired(
         history=_from_json(repaired, form),
@@ -276,16 +290,28 @@ def trim(
     tokenizer: str = "o200k_base",
     clear_tool_results_older_than: int | None = None,
     clamp_parts: int | None = None,
+    harness_clear: int | None = None,
+    harness_clamp: int | None = None,
 ) -> Trimmed:
     """Fit the history into a budget as ``msgflow trim`` does: clear, clamp, then keep the newest whole turns.
 
     Never separates a tool call from its result; keeps the system prompt and instructions. Give at most
-    one budget. ``tokenizer`` is ``o200k_base``, ``cl100k_base``, ``chars4`` or ``calibrated``. Raises
+    one budget. ``tokenizer`` is ``o200k_base``, ``cl100k_base``, ``chars4`` or ``calibrated``.
+    ``harness_clear`` (``keep_pairs``) and ``harness_clamp`` (``max_part_chars``) are pydantic-ai-harness's
+    ``ClearToolResults`` and ``ClampOversizedMessages`` (``--harness-clear``, ``--harness-clamp``). Raises
     ``DoesNotFit`` when even the newest turn exceeds the budget.
     """
     data, form = _to_json(history)
     trimmed, report_json = _msgflow.trim(
-        data, max_tokens, keep_turns, max_bytes, tokenizer, clear_tool_results_older_than, clamp_parts
+        data,
+        max_tokens,
+        keep_turns,
+        max_bytes,
+        tokenizer,
+        clear_tool_results_older_than,
+        clamp_parts,
+        harness_clear,
+        harness_clamp,
     )
     document = json.loads(report_json)
     report = document["report"]
@@ -310,13 +336,23 @@ def count_tokens(history: Any, *, tokenizer: str = "o200k_base") -> TokenCount:
     )
 
 
-def export(history: Any, *, to: str) -> dict[str, Any]:
+def export(
+    history: Any,
+    *,
+    to: str,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> dict[str, Any]:
     """The request pydantic-ai would send for the history (``to``: ``anthropic``, ``openai-chat``, ``openai-responses``).
 
-    Raises ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly.
+    The model profile settings, as ``msgflow export``'s flags, each refused for a provider it does not
+    apply to: ``openai_chat_thinking`` (``auto``, ``tags``, ``off`` or ``field:NAME``),
+    ``anthropic_thinking`` and ``openai_thinking`` (``user-turn`` or ``assistant-turn``). Raises
+    ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly.
     """
     data, _ = _to_json(history)
-    return json.loads(_msgflow.export(data, to))
+    return json.loads(_msgflow.export(data, to, openai_chat_thinking, anthropic_thinking, openai_thinking))
 
 
 def fmt(history: Any) -> bytes:
@@ -367,6 +403,7 @@ def assemble(
     """
     data, form = (None, _BYTES) if history is None else _to_json(history)
     when = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # As pydantic writes a UTC datetime: the microseconds only when there are some.
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if when.microsecond else "%Y-%m-%dT%H:%M:%SZ")
     assembled, report_json = _msgflow.assemble(_event_lines(events), data, stamp, model_name, provider_name)
     return Assembled(history=_from_json(assembled, form), report=json.loads(report_json))

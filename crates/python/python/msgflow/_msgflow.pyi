@@ -33,9 +33,22 @@ class DoesNotFit(ValueError):
     limit: int
     unit: str
 
-def check(data: bytes, provider: str | None = None) -> str: ...
+def check(
+    data: bytes,
+    provider: str | None = None,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> tuple[bool, str | None]:
+    """The verdict (pydantic-ai loads it), and `check --json`'s document when it holds a problem."""
+def _check_seconds_per_call(data: bytes, calls: int) -> float:
+    """Benchmark hook: the seconds one call of the Rust check takes in this process, `calls` in a row."""
 def repair(
-    data: bytes, provider: str | None = None, message: str | None = None, keep_last_response: bool = False
+    data: bytes,
+    provider: str | None = None,
+    message: str | None = None,
+    keep_last_response: bool = False,
+    resolve_remaining: bool = False,
 ) -> tuple[bytes, str]: ...
 def default_repair_message() -> str: ...
 def trim(
@@ -46,9 +59,17 @@ def trim(
     tokenizer: str = "o200k_base",
     clear_tool_results_older_than: int | None = None,
     clamp_parts: int | None = None,
+    harness_clear: int | None = None,
+    harness_clamp: int | None = None,
 ) -> tuple[bytes, str]: ...
 def count_tokens(data: bytes, tokenizer: str = "o200k_base") -> str: ...
-def export(data: bytes, to: str) -> str: ...
+def export(
+    data: bytes,
+    to: str,
+    openai_chat_thinking: str | None = None,
+    anthropic_thinking: str | None = None,
+    openai_thinking: str | None = None,
+) -> str: ...
 def fmt(data: bytes) -> bytes: ...
 def assemble(
     events: str,
@@ -57,3 +78,23 @@ def assemble(
     model_name: str | None = None,
     provider_name: str | None = None,
 ) -> tuple[bytes, str]: ...
+
+class HistoryCache:
+    """A growing history's messages parsed and counted once (`msgflow.pydantic_ai.HistoryCache` wraps it)."""
+
+    def __init__(self, tokenizer: str = "o200k_base") -> None: ...
+    @property
+    def tokenizer(self) -> str: ...
+    def __len__(self) -> int: ...
+    def stale_from(self, messages: list[object]) -> int:
+        """The first message that is not the cached object or whose fingerprint changed."""
+    def update(self, messages: list[object], start: int, data: bytes) -> None:
+        """Caches `messages`; `data` is the JSON of `messages[start:]`."""
+    def fit(
+        self,
+        max_tokens: int,
+        clear_tool_results_older_than: int | None = None,
+        clamp_parts: int | None = None,
+    ) -> tuple[int, list[int], bytes, str]:
+        """`trim(max_tokens=...)` of the cached history: the first message kept, the output indices of the
+        messages that are not the input's, those messages as JSON, and the figures as JSON."""

@@ -5,24 +5,31 @@ capabilities change only what that request sends (``request_context.messages``, 
 time): the run's stored history (``result.all_messages()``) stays whole, so a later run, or another
 budget, starts from everything that was said. The same logic is here as plain functions
 (``fit_messages``, ``guard_messages``) for a ``ProcessHistory`` of one's own.
+
+``FitContext`` keeps a ``HistoryCache``: pydantic-ai passes the same message objects to every request
+of a run, a few new ones at the end, so each message is bridged (``dump_json``), parsed and counted
+once, and a request pays for its new messages and the cut.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
 import msgflow
+from msgflow import _msgflow
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestContext
     from pydantic_ai.tools import RunContext
 
-__all__ = ["FitContext", "ProviderGuard", "fit_messages", "guard_messages", "provider_of"]
+__all__ = ["FitContext", "HistoryCache", "ProviderGuard", "fit_messages", "guard_messages", "provider_of"]
 
 logger = logging.getLogger("msgflow")
 
@@ -61,6 +68,52 @@ def _messages_after_trim(messages: list[ModelMessage], trimmed: msgflow.Trimmed,
     return ModelMessagesTypeAdapter.validate_json(data)
 
 
+class HistoryCache:
+    """Each message of a growing history parsed and counted once, across calls of ``fit_messages``.
+
+    It remembers every message object it was given, with a fingerprint of it: the identity of each
+    attribute value of the message and of its parts, and the length of each list, tuple and dict
+    among them. A call bridges, parses and counts only the messages from the first one that is not
+    the remembered object or whose fingerprint changed (a message replaced, a part appended, a field
+    reassigned, as pydantic-ai does to the newest request's ``instructions``); the answer is the one
+    ``msgflow.trim`` gives on the whole history. An edit deeper inside a value (a key of a tool call's
+    ``args`` dict changed in place) is not seen: replace the part or the message instead, as
+    pydantic-ai's own history processors do. One cache serves one history at a time (calls are
+    serialised by a lock); another history in between costs a full bridge, never a wrong answer.
+    ``tokenizer='calibrated'`` is refused: its scale changes with the whole history.
+    """
+
+    def __init__(self, tokenizer: str = "o200k_base") -> None:
+        self._native = _msgflow.HistoryCache(tokenizer)
+        # The native cache is used by one thread at a time (it releases the GIL while it counts).
+        self._lock = threading.Lock()
+        self.tokenizer = tokenizer
+        """The tokenizer it counts with."""
+        self.bridged = 0
+        """How many messages were bridged (dumped, parsed and counted) so far."""
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"HistoryCache(tokenizer={self.tokenizer!r}, messages={len(self)}, bridged={self.bridged})"
+
+    def _fit(
+        self, messages: list[ModelMessage], max_tokens: int, clear: int | None, clamp: int | None
+    ) -> tuple[list[ModelMessage], dict[str, Any]]:
+        with self._lock:
+            start = self._native.stale_from(messages)
+            self._native.update(messages, start, ModelMessagesTypeAdapter.dump_json(messages[start:]))
+            self.bridged += len(messages) - start
+            kept_from, changed_at, changed, summary = self._native.fit(max_tokens, clear, clamp)
+        fitted = messages[kept_from:]
+        if changed_at:
+            for index, message in zip(changed_at, ModelMessagesTypeAdapter.validate_json(changed)):
+                fitted[index] = message
+        return fitted, json.loads(summary)
+
+
 def fit_messages(
     messages: list[ModelMessage],
     *,
@@ -68,31 +121,42 @@ def fit_messages(
     tokenizer: str = "o200k_base",
     clear_tool_results_older_than: int | None = None,
     clamp_parts: int | None = None,
+    cache: HistoryCache | None = None,
 ) -> list[ModelMessage]:
     """``msgflow.trim`` of ``messages`` to ``max_tokens``, as a new list; logs what it removed.
 
-    Raises ``msgflow.DoesNotFit`` when the newest turn alone exceeds the budget.
+    With a ``cache`` (counting with ``tokenizer``), only the messages it has not seen are bridged and
+    counted; the answer is the same. Raises ``msgflow.DoesNotFit`` when the newest turn alone exceeds
+    the budget.
     """
-    data = ModelMessagesTypeAdapter.dump_json(messages)
-    trimmed = msgflow.trim(
-        data,
-        max_tokens=max_tokens,
-        tokenizer=tokenizer,
-        clear_tool_results_older_than=clear_tool_results_older_than,
-        clamp_parts=clamp_parts,
-    )
-    if not trimmed.removed and trimmed.history == data:
-        return list(messages)
-    if trimmed.removed:
+    if cache is not None:
+        if cache.tokenizer != tokenizer:
+            raise ValueError(f"the cache counts with {cache.tokenizer!r}, not tokenizer={tokenizer!r}")
+        fitted, summary = cache._fit(list(messages), max_tokens, clear_tool_results_older_than, clamp_parts)
+        removed, tokens_before, tokens_after = summary["removed"], summary["tokens_before"], summary["tokens_after"]
+    else:
+        data = ModelMessagesTypeAdapter.dump_json(messages)
+        trimmed = msgflow.trim(
+            data,
+            max_tokens=max_tokens,
+            tokenizer=tokenizer,
+            clear_tool_results_older_than=clear_tool_results_older_than,
+            clamp_parts=clamp_parts,
+        )
+        if not trimmed.removed and trimmed.history == data:
+            return list(messages)
+        fitted = _messages_after_trim(messages, trimmed, trimmed.history)
+        removed, tokens_before, tokens_after = len(trimmed.removed), trimmed.tokens_before, trimmed.tokens_after
+    if removed:
         logger.info(
             "msgflow FitContext: removed %d of %d messages (%d -> %d tokens, budget %d)",
-            len(trimmed.removed),
+            removed,
             len(messages),
-            trimmed.tokens_before,
-            trimmed.tokens_after,
+            tokens_before,
+            tokens_after,
             max_tokens,
         )
-    return _messages_after_trim(messages, trimmed, trimmed.history)
+    return fitted
 
 
 def guard_messages(messages: list[ModelMessage], *, provider: str) -> list[ModelMessage]:
@@ -140,12 +204,16 @@ class FitContext(AbstractCapability[Any]):
     tokenizer: str = "o200k_base"
     clear_tool_results_older_than: int | None = None
     clamp_parts: int | None = None
+    cache: HistoryCache | None = field(default=None, init=False, repr=False, compare=False)
+    """The run's messages, bridged and counted once (none for ``tokenizer='calibrated'``)."""
 
     def __post_init__(self) -> None:
         if (self.max_tokens is None) == (self.max_fraction is None):
             raise ValueError("FitContext needs exactly one of max_tokens and max_fraction")
         if self.max_fraction is not None and not 0 < self.max_fraction <= 1:
             raise ValueError(f"max_fraction must be in (0, 1], not {self.max_fraction}")
+        if self.tokenizer != "calibrated":
+            self.cache = HistoryCache(self.tokenizer)
 
     def budget(self, model: Model) -> int:
         """The token budget for a request to ``model``."""
@@ -171,6 +239,7 @@ class FitContext(AbstractCapability[Any]):
             tokenizer=self.tokenizer,
             clear_tool_results_older_than=self.clear_tool_results_older_than,
             clamp_parts=self.clamp_parts,
+            cache=self.cache,
         )
         return request_context
 
