@@ -21,6 +21,7 @@
 mod document;
 mod loss;
 pub mod openai_chat;
+pub mod vercel_ui;
 
 use std::fmt;
 use std::str::FromStr;
@@ -38,17 +39,21 @@ pub enum Format {
     /// OpenAI Chat Completions messages: an array of messages, a request body `{"messages": [...]}`
     /// (fine-tuning lines), or a Batch API line `{"body": {"messages": [...]}}`.
     OpenAiChat,
+    /// Vercel AI SDK `UIMessage`s (versions 5 and 6): an array, or a chat request body
+    /// `{"messages": [...]}`.
+    VercelUi,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 2] = [Format::PydanticAi, Format::OpenAiChat];
+    pub const ALL: [Format; 3] = [Format::PydanticAi, Format::OpenAiChat, Format::VercelUi];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
     pub fn name(self) -> &'static str {
         match self {
             Format::PydanticAi => "pydantic-ai",
             Format::OpenAiChat => "openai-chat",
+            Format::VercelUi => "vercel-ui",
         }
     }
 }
@@ -68,7 +73,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["anthropic", "otel", "vercel-ui", "ag-ui"];
+                let planned = ["anthropic", "otel", "ag-ui"];
                 if planned.contains(&name) {
                     format!(
                         "msgflow cannot convert `{name}` yet: the formats are {}",
@@ -137,12 +142,37 @@ pub struct Converted {
     pub report: Report,
 }
 
+/// How [`convert_with`] converts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Keep what the UI formats' pydantic-ai adapters drop, so that history -> UI -> history is
+    /// the identity (see [`vercel_ui`]). Off: exactly what pydantic-ai's adapters write and read.
+    pub lossless: bool,
+    /// The Vercel AI SDK version written (5 or 6; `dump_messages(sdk_version=...)`): 6 writes tool
+    /// calls awaiting a result as `approval-requested`.
+    pub vercel_sdk_version: u8,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            lossless: false,
+            vercel_sdk_version: 5,
+        }
+    }
+}
+
 /// Converts `input` (one JSON document, or JSON Lines: one document per line) from one format to
-/// another, through a pydantic-ai history.
+/// another, through a pydantic-ai history, with the default [`ConvertOptions`].
 ///
 /// `pydantic-ai` to `pydantic-ai` reads and rewrites the histories; a foreign format to itself
 /// goes through a history and reports the losses of both legs.
 pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, ConvertError> {
+    convert_with(input, from, to, &ConvertOptions::default())
+}
+
+/// [`convert`] with options.
+pub fn convert_with(input: &str, from: Format, to: Format, options: &ConvertOptions) -> Result<Converted, ConvertError> {
     let documents = document::split(input)?;
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());
@@ -159,17 +189,26 @@ pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, Conve
                 openai_chat::from_value(&value, index, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
+            Format::VercelUi => {
+                let value = document::value(doc, index)?;
+                vercel_ui::from_value(&value, index, options, &mut report)
+                    .map_err(|err| doc.error_at(index, &err.path, err.message))?
+            }
         };
         histories.push(history);
     }
     let output = match to {
         Format::PydanticAi => Output::Histories(histories),
-        Format::OpenAiChat => {
+        foreign => {
             // A trip between two foreign formats reports the losses of each leg; the second leg's
             // paths are in the history between them.
             let mut documents = Vec::with_capacity(histories.len());
             for (index, history) in histories.iter().enumerate() {
-                let value = openai_chat::to_value(history, index, &mut report)?;
+                let value = match foreign {
+                    Format::OpenAiChat => openai_chat::to_value(history, index, &mut report)?,
+                    Format::VercelUi => vercel_ui::to_value(history, index, options, &mut report)?,
+                    Format::PydanticAi => unreachable!("matched above"),
+                };
                 documents.push(value);
             }
             Output::Documents(documents)
