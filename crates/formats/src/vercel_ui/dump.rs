@@ -399,6 +399,12 @@ fn response_parts(
                 );
                 ui_parts.push(Value::Object(object));
             }
+            "tool-call" | "builtin-tool-call" if !field(part, "tool_call_id").is_string() => {
+                return Err(Unsupported::at(
+                    part_path,
+                    "a tool call without a `tool_call_id` (pydantic-ai makes one up on every load)",
+                ));
+            }
             "tool-call" | "builtin-tool-call"
                 if field(part, "tool_kind")
                     .as_str()
@@ -662,7 +668,8 @@ fn message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<S
 fn fresh_message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<String, Unsupported> {
     let truthy = |key: &str| field(message, key).as_str().filter(|text| !text.is_empty());
     if kind(message) == "response" {
-        if let Some(id) = truthy("provider_response_id") {
+        // `vendor_id` is the legacy name pydantic-ai loads as `provider_response_id`.
+        if let Some(id) = truthy("provider_response_id").or_else(|| truthy("vendor_id")) {
             return Ok(format!("{id}-{index}"));
         }
     }

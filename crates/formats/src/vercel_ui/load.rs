@@ -185,9 +185,12 @@ impl Loader<'_> {
             Some(_) => return Err(shape(&format!("{path}.role"), "expected `system`, `user` or `assistant`")),
             None => return Err(shape(path, "expected a `role` in the UIMessage")),
         };
+        // pydantic-ai requires an `id`; the AI SDK's own `convertToModelMessages` does not, and
+        // real logs leave it out, so a message without one is read all the same.
         let id = match object.get("id") {
-            Some(Value::String(id)) => id.clone(),
-            _ => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
+            Some(Value::String(id)) => Some(id.clone()),
+            None | Some(Value::Null) => None,
+            Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
         };
         let Some(Value::Array(ui_parts)) = object.get("parts") else {
             return Err(shape(&format!("{path}.parts"), "expected the UIMessage `parts` as an array"));
@@ -225,7 +228,9 @@ impl Loader<'_> {
         match self.builder.target(checkpoint, target_kind) {
             Some(target) => {
                 apply_message_metadata(target, metadata);
-                set_ui_message_id(target, id);
+                if let Some(id) = id {
+                    set_ui_message_id(target, id);
+                }
                 if !had_timestamp || !target.contains_key("timestamp") {
                     self.loss(
                         LossKind::Invented,
@@ -234,7 +239,7 @@ impl Loader<'_> {
                     );
                 }
             }
-            None if !ui_parts.is_empty() => {
+            None if !ui_parts.is_empty() && id.is_some() => {
                 self.loss(LossKind::Dropped, format!("{path}.id"), "the `id` of a UIMessage that loads as no part");
             }
             None => {}

@@ -60,6 +60,8 @@ fn holds_content_item(value: &Value) -> bool {
 
 /// The key of msgflow's lossless record in a UI part's provider metadata.
 const RECORD_KEY: &str = "msgflow";
+/// The custom data part that carries the record of a history nothing of which shows.
+const RECORD_PART_TYPE: &str = "data-msgflow-record";
 
 /// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
 #[derive(Debug)]
@@ -199,6 +201,16 @@ fn lossless_dump(history: &[Value], sdk_version: u8) -> Result<Vec<Value>, Unsup
         }
         merged.push((message, source));
     }
+    if merged.is_empty() && !history.is_empty() {
+        // Nothing of the history shows (speech, orphan tool returns): a message of its own carries
+        // the record, as a custom data part, which pydantic-ai and the AI SDK's model conversion skip.
+        let record = json!({"messages": history, "sdk_version": sdk_version});
+        return Ok(vec![json!({
+            "id": "msgflow-record",
+            "role": "user",
+            "parts": [{"type": RECORD_PART_TYPE, "data": record}],
+        })]);
+    }
     let mut start = 0;
     let count = merged.len();
     let mut result = Vec::with_capacity(count);
@@ -236,6 +248,9 @@ fn attach_record(message: &mut Value, record: Value) {
 /// The record of a UI message, if it carries one.
 fn record_of(message: &Value) -> Option<&Value> {
     message["parts"].as_array()?.iter().find_map(|part| {
+        if part["type"] == RECORD_PART_TYPE {
+            return part.get("data");
+        }
         part.get("providerMetadata")
             .or_else(|| part.get("callProviderMetadata"))
             .and_then(|metadata| metadata.get(RECORD_KEY))
