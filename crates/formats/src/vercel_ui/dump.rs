@@ -439,7 +439,11 @@ fn response_parts(
                 "consecutive text parts with provider citations",
             ));
         }
-        let provider_name = field(first, "provider_name");
+        // `first.provider_name or ...`: an empty name counts as none.
+        let provider_name = match field(first, "provider_name") {
+            Value::String(name) if name.is_empty() => &Value::Null,
+            name => name,
+        };
         if let Some(metadata) = provider_metadata(&[
             ("id", field(first, "id").clone()),
             ("provider_name", provider_name.clone()),
@@ -549,7 +553,17 @@ fn tool_call(
         Some(outcome @ ("interrupted" | "retried")) => Value::from(outcome),
         _ => Value::Null,
     };
-    let retry = result.map_or(Value::Null, |result| field(result, "retry").clone());
+    // `tool_retry_payload`: the retry without its `None` fields.
+    let retry = match result.map(|result| field(result, "retry")) {
+        Some(Value::Object(retry)) => Value::Object(
+            retry
+                .iter()
+                .filter(|(_, value)| !value.is_null())
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        _ => Value::Null,
+    };
     // `_retried_structured_content`: a retry's list content rides the metadata as it is.
     let retried_content = match (outcome, result.map(|result| field(result, "content"))) {
         (Some("retried"), Some(content @ Value::Array(_))) => content.clone(),

@@ -597,9 +597,17 @@ fn text_of<'v>(part: &'v Value, path: &str) -> Result<&'v str, ShapeError> {
 
 /// `parse_tool_retry`: a retry claim with a known cause, else none.
 fn valid_retry(value: &Value) -> Value {
-    const CAUSES: [&str; 3] = ["validation_error", "model_retry", "tool_retry"];
-    match value.get("cause").and_then(Value::as_str) {
-        Some(cause) if CAUSES.contains(&cause) => value.clone(),
+    // `ToolRetryCause`.
+    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
+    let count = |key: &str| match value.get(key) {
+        None | Some(Value::Null) => Some(Value::Null),
+        Some(number @ Value::Number(_)) if number.is_i64() || number.is_u64() => Some(number.clone()),
+        Some(_) => None,
+    };
+    match (value.get("cause").and_then(Value::as_str), count("attempt"), count("max_retries")) {
+        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
+            json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
+        }
         _ => Value::Null,
     }
 }
