@@ -205,9 +205,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
 fn stamp_responses(history: &mut Value) {
     for message in history.as_array_mut().into_iter().flatten() {
         if let Some(object) = message.as_object_mut() {
-            if object.get("kind") == Some(&json!("response"))
-                && object.get("timestamp").is_none_or(Value::is_null)
-            {
+            if object.get("kind") == Some(&json!("response")) && object.get("timestamp").is_none_or(Value::is_null) {
                 object.insert("timestamp".into(), FIXED_TIMESTAMP.into());
             }
         }

@@ -172,7 +172,12 @@ pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, Conve
 }
 
 /// [`convert`] with options.
-pub fn convert_with(input: &str, from: Format, to: Format, options: &ConvertOptions) -> Result<Converted, ConvertError> {
+pub fn convert_with(
+    input: &str,
+    from: Format,
+    to: Format,
+    options: &ConvertOptions,
+) -> Result<Converted, ConvertError> {
     let documents = document::split(input)?;
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());

@@ -57,7 +57,10 @@ fn the_lossless_form_is_the_identity_on_generated_histories() {
         default_lossless += usize::from(unchanged);
     }
     eprintln!("{compared} compared ({default_lossless} lossless by default), {refused} refused");
-    assert!(compared >= CASES / 5, "too few histories compared: {compared} of {CASES}");
+    assert!(
+        compared >= CASES / 5,
+        "too few histories compared: {compared} of {CASES}"
+    );
 }
 
 fn turn_with_a_tool_call() -> &'static str {
@@ -83,15 +86,29 @@ fn documents(output: Output) -> Vec<Value> {
 fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
     let default = convert(turn_with_a_tool_call(), Format::PydanticAi, Format::VercelUi).unwrap();
     let default_ui = &documents(default.output)[0];
-    let roles: Vec<&str> = default_ui.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["user", "assistant", "assistant"], "pydantic-ai writes one message per response");
+    let roles: Vec<&str> = default_ui
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "assistant"],
+        "pydantic-ai writes one message per response"
+    );
     // What pydantic-ai's form cannot hold is reported: the parts' timestamps, the model name.
     let lost: Vec<&str> = default.report.losses.iter().map(|loss| loss.path.as_str()).collect();
     assert!(lost.contains(&"$[1].model_name"), "{lost:?}");
     assert!(lost.contains(&"$[2].parts[0].timestamp"), "{lost:?}");
 
-    let converted =
-        convert_with(turn_with_a_tool_call(), Format::PydanticAi, Format::VercelUi, &lossless(5)).unwrap();
+    let converted = convert_with(
+        turn_with_a_tool_call(),
+        Format::PydanticAi,
+        Format::VercelUi,
+        &lossless(5),
+    )
+    .unwrap();
     assert!(converted.report.is_lossless(), "{:?}", converted.report.losses);
     let ui = &documents(converted.output)[0];
     let messages = ui.as_array().unwrap();
@@ -104,25 +121,38 @@ fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
         .collect();
     assert_eq!(types, ["step-start", "tool-weather", "step-start", "text"]);
     let back = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
-    let Output::Histories(histories) = back.output else { panic!() };
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
     let original = msgflow_wire::from_str(turn_with_a_tool_call()).unwrap();
     assert_eq!(histories[0], original);
 }
 
 #[test]
 fn a_message_the_front_end_adds_to_a_lossless_file_is_read_as_pydantic_ai_reads_it() {
-    let converted =
-        convert_with(turn_with_a_tool_call(), Format::PydanticAi, Format::VercelUi, &lossless(5)).unwrap();
+    let converted = convert_with(
+        turn_with_a_tool_call(),
+        Format::PydanticAi,
+        Format::VercelUi,
+        &lossless(5),
+    )
+    .unwrap();
     let mut ui = documents(converted.output).remove(0);
     ui.as_array_mut().unwrap().push(json!({
         "id": "m-new", "role": "user", "parts": [{"type": "text", "text": "And tomorrow?"}]
     }));
     let back = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
-    let Output::Histories(histories) = back.output else { panic!() };
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
     let history = &histories[0];
     assert_eq!(history.len(), 5);
     let original = msgflow_wire::from_str(turn_with_a_tool_call()).unwrap();
-    assert_eq!(&history[..4], &original[..], "the recorded messages come back unchanged");
+    assert_eq!(
+        &history[..4],
+        &original[..],
+        "the recorded messages come back unchanged"
+    );
     let last = msgflow_wire::to_string(&history[4..]).unwrap();
     assert!(last.contains(r#""content":"And tomorrow?""#), "{last}");
     assert!(last.contains(r#""ui_message_id":"m-new""#), "{last}");
@@ -130,9 +160,14 @@ fn a_message_the_front_end_adds_to_a_lossless_file_is_read_as_pydantic_ai_reads_
     let mut edited = ui.clone();
     edited[0]["parts"][0]["text"] = json!("weather in Lyon?");
     let back = convert_with(&edited.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
-    let Output::Histories(histories) = back.output else { panic!() };
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
     let text = msgflow_wire::to_string(&histories[0]).unwrap();
-    assert!(text.contains("weather in Lyon?") && !text.contains("\"weather?\""), "{text}");
+    assert!(
+        text.contains("weather in Lyon?") && !text.contains("\"weather?\""),
+        "{text}"
+    );
 }
 
 #[test]
@@ -197,33 +232,94 @@ fn folder() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(std::env::var_os("CI").is_none(), "the corpus {} is missing", dir.display());
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the corpus {} is missing",
+        dir.display()
+    );
     eprintln!("skipped: {} is missing (outside CI)", dir.display());
     None
 }
 
 /// (file name, messages in the history, tool calls, tool returns).
 const VERCEL_UI: [(&str, usize, usize, usize); 10] = [
-    ("pydantic__pydantic-ai__tests__test_vercel_ai.py__L141__literal.json", 1, 0, 0),
-    ("vercel__ai__packages__ai__src__ui__chat.test.ts__L1222__literal.json", 1, 0, 0),
-    ("vercel__ai__packages__ai__src__ui__chat.test.ts__L2128__literal.json", 3, 1, 1),
-    ("vercel__ai__packages__ai__src__ui__chat.test.ts__L2415__literal.json", 3, 1, 1),
-    ("vercel__ai__packages__ai__src__ui__chat.test.ts__L2570__literal.json", 3, 1, 1),
-    ("vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L1504__literal.json", 4, 4, 1),
-    ("vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2115__literal.json", 2, 1, 0),
-    ("vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2955__literal.json", 1, 0, 0),
-    ("vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L458__literal.json", 1, 0, 0),
-    ("vercel__ai__packages__react__src__use-chat.ui.test.tsx__L1459__literal.json", 1, 0, 0),
+    (
+        "pydantic__pydantic-ai__tests__test_vercel_ai.py__L141__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L1222__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2128__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2415__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2570__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L1504__literal.json",
+        4,
+        4,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2115__literal.json",
+        2,
+        1,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2955__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L458__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__react__src__use-chat.ui.test.tsx__L1459__literal.json",
+        1,
+        0,
+        0,
+    ),
 ];
 
 #[test]
 fn real_vercel_ui_files_convert_with_the_expected_counts() {
     let Some(dir) = folder() else { return };
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), VERCEL_UI.len(), "a file was added or removed");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        VERCEL_UI.len(),
+        "a file was added or removed"
+    );
     for (name, messages, calls, returns) in VERCEL_UI {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
-        let converted = convert(&text, Format::VercelUi, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
-        let Output::Histories(histories) = converted.output else { panic!("{name}") };
+        let converted =
+            convert(&text, Format::VercelUi, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let Output::Histories(histories) = converted.output else {
+            panic!("{name}")
+        };
         let history = &histories[0];
         assert_eq!(history.len(), messages, "{name}");
         let json = msgflow_wire::to_string(history).unwrap();

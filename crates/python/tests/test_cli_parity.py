@@ -120,3 +120,32 @@ def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> Non
         assert [(p.code, p.message_index, p.part_index, p.provider_error) for p in report.problems] == [
             (v["rule"]["id"], v["message"], v.get("part"), v["provider_error"]) for v in expected["violations"]
         ]
+
+
+def _without_denial_ids(ui: object) -> object:
+    """UI messages without a denial's `approval.id`, a fresh UUID4 in every conversion."""
+    for message in ui if isinstance(ui, list) else []:
+        for part in message.get("parts", []):
+            if part.get("state") == "output-denied" and isinstance(part.get("approval"), dict):
+                part["approval"].pop("id", None)
+    return ui
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=_id)
+def test_convert_equals_the_cli(path: Path) -> None:
+    data = path.read_bytes()
+    for args, kwargs in (
+        (["--to", "vercel-ui"], {"to": "vercel-ui"}),
+        (["--to", "vercel-ui", "--lossless", "--vercel-sdk", "6"], {"to": "vercel-ui", "lossless": True, "vercel_sdk": 6}),
+        (["--to", "openai-chat"], {"to": "openai-chat"}),
+    ):
+        result = run_cli("convert", *args, path)
+        if result.returncode == 2:
+            with pytest.raises((msgflow.ConversionError, ValueError)) as raised:
+                msgflow.convert(data, **kwargs)
+            assert _cli_error(result).endswith(str(raised.value)), (_cli_error(result), str(raised.value))
+            continue
+        converted = msgflow.convert(data, **kwargs)
+        assert _without_denial_ids(json.loads(converted.output)) == _without_denial_ids(json.loads(result.stdout))
+        notes = [line for line in result.stderr.decode().splitlines() if line.startswith("msgflow: note:")]
+        assert bool(notes) == (not converted.lossless)

@@ -86,7 +86,10 @@ pub(super) fn kind(message: &Value) -> &str {
 }
 
 pub(super) fn parts(message: &Value) -> &[Value] {
-    message.get("parts").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    message
+        .get("parts")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// Whether a request holds only what shows as nothing of its own (tool returns and their retries,
@@ -163,7 +166,10 @@ fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Ve
         match part_kind(part) {
             "system-prompt" => {
                 if field(part, "scope").as_str() != Some("request") {
-                    add("system", vec![json!({"type": "text", "text": part["content"], "state": "done"})]);
+                    add(
+                        "system",
+                        vec![json!({"type": "text", "text": part["content"], "state": "done"})],
+                    );
                 }
             }
             "user-prompt" => {
@@ -192,7 +198,12 @@ fn user_prompt_parts(part: &Value, starts_new_prompt: bool, path: &str) -> Resul
                 }
             }
         }
-        _ => return Err(Unsupported::at(format!("{path}.content"), "a user prompt that is not text or a list")),
+        _ => {
+            return Err(Unsupported::at(
+                format!("{path}.content"),
+                "a user prompt that is not text or a list",
+            ))
+        }
     }
     if starts_new_prompt {
         if let Some(Value::Object(first)) = ui_parts.first_mut() {
@@ -240,13 +251,17 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
                 _ => UrlKind::Document,
             };
             let url = field(item, "url").as_str().unwrap_or("");
-            let media_type =
-                msgflow_media::url_item_media_type(url_kind, field(item, "media_type").as_str(), url).unwrap_or_default();
+            let media_type = msgflow_media::url_item_media_type(url_kind, field(item, "media_type").as_str(), url)
+                .unwrap_or_default();
             let force_download = match field(item, "force_download") {
                 Value::Bool(false) | Value::Null => Value::Null,
                 other => other.clone(),
             };
-            let kind_claim = if media_type.is_empty() { Value::from(item_kind) } else { Value::Null };
+            let kind_claim = if media_type.is_empty() {
+                Value::from(item_kind)
+            } else {
+                Value::Null
+            };
             let mut object = Map::new();
             object.insert("type".into(), "file".into());
             object.insert("mediaType".into(), media_type.into());
@@ -419,7 +434,10 @@ fn response_parts(
                     .get(id)
                     .is_some_and(|returned| super::holds_content_item(field(returned, "content")))
                 {
-                    return Err(Unsupported::at(part_path, "a tool return holding files or content items"));
+                    return Err(Unsupported::at(
+                        part_path,
+                        "a tool return holding files or content items",
+                    ));
                 }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
@@ -430,9 +448,11 @@ fn response_parts(
     for (index, run) in text_runs {
         let first = run[0];
         if run.len() > 1
-            && run
-                .iter()
-                .any(|part| field(part, "provider_details").get("citations").is_some_and(Value::is_array))
+            && run.iter().any(|part| {
+                field(part, "provider_details")
+                    .get("citations")
+                    .is_some_and(Value::is_array)
+            })
         {
             return Err(Unsupported::at(
                 format!("{path}.parts"),
@@ -478,7 +498,11 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         ("tool_kind", field(call, "tool_kind").clone()),
     ];
     let Some(returned) = returned else {
-        let state = if sdk_version >= 6 { "approval-requested" } else { "input-available" };
+        let state = if sdk_version >= 6 {
+            "approval-requested"
+        } else {
+            "input-available"
+        };
         let mut object = tool_part(tool_type, call, state, true);
         insert_metadata(&mut object, "callProviderMetadata", provider_metadata(&call_entries));
         if sdk_version >= 6 {
@@ -540,7 +564,10 @@ fn tool_call(
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
     if let Some(result) = result {
         if super::holds_content_item(field(result, "content")) {
-            return Err(Unsupported::at(path.to_owned(), "a tool return holding files or content items"));
+            return Err(Unsupported::at(
+                path.to_owned(),
+                "a tool return holding files or content items",
+            ));
         }
         if !field(result, "metadata").is_null() {
             return Err(Unsupported::at(
@@ -602,7 +629,11 @@ fn tool_call(
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
         (None, _) => {
-            let state = if sdk_version >= 6 { "approval-requested" } else { "input-available" };
+            let state = if sdk_version >= 6 {
+                "approval-requested"
+            } else {
+                "input-available"
+            };
             object = tool_part(tool_type, call, state, false);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
             if sdk_version >= 6 {
@@ -650,10 +681,7 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
     if let Some(timestamp) = field(message, "timestamp").as_str() {
         let parts = timestamp_parts(timestamp, path)?;
         let written = msgflow_wire::Timestamp::from_parts(parts);
-        metadata.insert(
-            PROVIDER_METADATA_KEY.into(),
-            json!({"timestamp": written.as_written()}),
-        );
+        metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
     }
     Ok(metadata)
 }

@@ -68,7 +68,10 @@ impl Builder {
     }
 
     fn checkpoint(&self) -> (usize, usize) {
-        let last_len = self.messages.last().map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
+        let last_len = self
+            .messages
+            .last()
+            .map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
         (self.messages.len(), last_len)
     }
 
@@ -79,7 +82,9 @@ impl Builder {
         } else {
             count
         };
-        self.messages[start..].iter_mut().find(|message| message["kind"] == kind)
+        self.messages[start..]
+            .iter_mut()
+            .find(|message| message["kind"] == kind)
     }
 
     /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
@@ -87,7 +92,9 @@ impl Builder {
         let (Value::String(_), Value::String(_)) = (provider_name, canonical_system) else {
             return;
         };
-        let Some(response) = self.messages.last_mut() else { return };
+        let Some(response) = self.messages.last_mut() else {
+            return;
+        };
         match response.get("provider_name") {
             None | Some(Value::Null) => {
                 response.insert("provider_name".into(), provider_name.clone());
@@ -182,7 +189,12 @@ impl Loader<'_> {
         };
         let role = match object.get("role") {
             Some(Value::String(role)) if matches!(role.as_str(), "system" | "user" | "assistant") => role.as_str(),
-            Some(_) => return Err(shape(&format!("{path}.role"), "expected `system`, `user` or `assistant`")),
+            Some(_) => {
+                return Err(shape(
+                    &format!("{path}.role"),
+                    "expected `system`, `user` or `assistant`",
+                ))
+            }
             None => return Err(shape(path, "expected a `role` in the UIMessage")),
         };
         // pydantic-ai requires an `id`; the AI SDK's own `convertToModelMessages` does not, and
@@ -193,11 +205,18 @@ impl Loader<'_> {
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
         };
         let Some(Value::Array(ui_parts)) = object.get("parts") else {
-            return Err(shape(&format!("{path}.parts"), "expected the UIMessage `parts` as an array"));
+            return Err(shape(
+                &format!("{path}.parts"),
+                "expected the UIMessage `parts` as an array",
+            ));
         };
         for key in object.keys() {
             if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
-                self.loss(LossKind::Dropped, format!("{path}.{key}"), format!("`{key}` of a UIMessage"));
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.{key}"),
+                    format!("`{key}` of a UIMessage"),
+                );
             }
         }
         let checkpoint = self.builder.checkpoint();
@@ -240,7 +259,11 @@ impl Loader<'_> {
                 }
             }
             None if !ui_parts.is_empty() && id.is_some() => {
-                self.loss(LossKind::Dropped, format!("{path}.id"), "the `id` of a UIMessage that loads as no part");
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.id"),
+                    "the `id` of a UIMessage that loads as no part",
+                );
             }
             None => {}
         }
@@ -254,7 +277,12 @@ impl Loader<'_> {
                 return Err(shape(&part_path, "a system message holds text parts only"));
             }
             let text = text_of(part, &part_path)?;
-            if !get(ours(part.get("providerMetadata").unwrap_or(&Value::Null)), "retry_feedback").is_null() {
+            if !get(
+                ours(part.get("providerMetadata").unwrap_or(&Value::Null)),
+                "retry_feedback",
+            )
+            .is_null()
+            {
                 return Err(shape(
                     &part_path,
                     "msgflow does not convert pydantic-ai retry feedback from vercel-ui yet",
@@ -327,7 +355,10 @@ impl Loader<'_> {
             "data-enqueued-messages",
         ];
         if OWN.contains(&part_type) {
-            return Err(shape(path, format!("msgflow does not convert `{part_type}` parts from vercel-ui yet")));
+            return Err(shape(
+                path,
+                format!("msgflow does not convert `{part_type}` parts from vercel-ui yet"),
+            ));
         }
         self.loss(
             LossKind::Dropped,
@@ -431,13 +462,21 @@ impl Loader<'_> {
         let tool_name = if part_type == "dynamic-tool" {
             match part.get("toolName") {
                 Some(Value::String(name)) => name.clone(),
-                _ => return Err(shape(&format!("{path}.toolName"), "expected the dynamic tool's name as a string")),
+                _ => {
+                    return Err(shape(
+                        &format!("{path}.toolName"),
+                        "expected the dynamic tool's name as a string",
+                    ))
+                }
             }
         } else {
             part_type["tool-".len()..].to_owned()
         };
         let Some(tool_call_id) = part.get("toolCallId").and_then(Value::as_str) else {
-            return Err(shape(&format!("{path}.toolCallId"), "expected the tool call id as a string"));
+            return Err(shape(
+                &format!("{path}.toolCallId"),
+                "expected the tool call id as a string",
+            ));
         };
         let state = part.get("state").and_then(Value::as_str).unwrap_or("");
         const STATES: [&str; 7] = [
@@ -450,7 +489,10 @@ impl Loader<'_> {
             "output-denied",
         ];
         if !STATES.contains(&state) {
-            return Err(shape(&format!("{path}.state"), format!("expected a tool part state, one of {}", STATES.join(", "))));
+            return Err(shape(
+                &format!("{path}.state"),
+                format!("expected a tool part state, one of {}", STATES.join(", ")),
+            ));
         }
         let args = match part.get("input").unwrap_or(&Value::Null) {
             Value::String(text) => match serde_json::from_str::<Value>(text) {
@@ -458,7 +500,12 @@ impl Loader<'_> {
                 _ => Value::String(text.clone()),
             },
             value @ (Value::Object(_) | Value::Null) => value.clone(),
-            _ => return Err(shape(&format!("{path}.input"), "expected the tool input as an object or a JSON string")),
+            _ => {
+                return Err(shape(
+                    &format!("{path}.input"),
+                    "expected the tool input as an object or a JSON string",
+                ))
+            }
         };
         let metadata = ours(part.get("callProviderMetadata").unwrap_or(&Value::Null)).clone();
         let provider_name = get(&metadata, "provider_name").clone();
@@ -551,7 +598,11 @@ impl Loader<'_> {
                 } else {
                     part.get("errorText").cloned().unwrap_or(Value::Null)
                 };
-                let retry = if retried { valid_retry(get(&metadata, "retry")) } else { Value::Null };
+                let retry = if retried {
+                    valid_retry(get(&metadata, "retry"))
+                } else {
+                    Value::Null
+                };
                 json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                        "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
                        "tool_kind": tool_kind, "part_kind": "tool-return"})
@@ -604,7 +655,11 @@ fn valid_retry(value: &Value) -> Value {
         Some(number @ Value::Number(_)) if number.is_i64() || number.is_u64() => Some(number.clone()),
         Some(_) => None,
     };
-    match (value.get("cause").and_then(Value::as_str), count("attempt"), count("max_retries")) {
+    match (
+        value.get("cause").and_then(Value::as_str),
+        count("attempt"),
+        count("max_retries"),
+    ) {
         (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
             json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
         }
@@ -629,19 +684,23 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
         .get("url")
         .and_then(Value::as_str)
         .ok_or_else(|| shape(&format!("{path}.url"), "expected the file's `url` as a string"))?;
-    let media_type = part
-        .get("mediaType")
-        .and_then(Value::as_str)
-        .ok_or_else(|| shape(&format!("{path}.mediaType"), "expected the file's `mediaType` as a string"))?;
+    let media_type = part.get("mediaType").and_then(Value::as_str).ok_or_else(|| {
+        shape(
+            &format!("{path}.mediaType"),
+            "expected the file's `mediaType` as a string",
+        )
+    })?;
     let vendor_metadata = get(metadata, "vendor_metadata");
     if let Some((data_media_type, bytes)) = from_data_uri(url) {
         return Ok(binary_json(&data_media_type, &bytes, vendor_metadata));
     }
     let (file_id, provider) = (get(metadata, "file_id"), get(metadata, "provider_name"));
     if truthy(file_id) && truthy(provider) {
-        return Ok(json!({"file_id": file_id, "provider_name": provider, "media_type": media_type,
+        return Ok(
+            json!({"file_id": file_id, "provider_name": provider, "media_type": media_type,
                          "vendor_metadata": vendor_metadata, "identifier": get(metadata, "identifier"),
-                         "kind": "uploaded-file"}));
+                         "kind": "uploaded-file"}),
+        );
     }
     let kind = if media_type.is_empty() {
         match get(metadata, "kind").as_str() {
@@ -660,8 +719,10 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
         Value::Null => Value::Bool(false),
         other => other.clone(),
     };
-    Ok(json!({"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
-              "kind": kind, "media_type": media_type}))
+    Ok(
+        json!({"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
+              "kind": kind, "media_type": media_type}),
+    )
 }
 
 /// `apply_message_metadata`: application metadata replaces the message's; `pydantic_ai.timestamp`

@@ -110,7 +110,10 @@ pub fn to_value(
         document,
         path: err.path,
         position: None,
-        message: format!("msgflow cannot read back its own UI messages: {} (please report this)", err.message),
+        message: format!(
+            "msgflow cannot read back its own UI messages: {} (please report this)",
+            err.message
+        ),
     })?;
     loss::diff(&original, &crate::history_value(&back), document, report);
     Ok(value)
@@ -229,7 +232,9 @@ fn lossless_dump(history: &[Value], sdk_version: u8) -> Result<Vec<Value>, Unsup
 
 /// Puts the record in the first part that has provider metadata (`step-start` has none).
 fn attach_record(message: &mut Value, record: Value) {
-    let Some(Value::Array(parts)) = message.get_mut("parts") else { return };
+    let Some(Value::Array(parts)) = message.get_mut("parts") else {
+        return;
+    };
     for part in parts.iter_mut() {
         let key = match part["type"].as_str().unwrap_or("") {
             "text" | "reasoning" | "file" => "providerMetadata",
@@ -270,7 +275,9 @@ fn shown(message: &Value) -> Value {
                 if let Some(Value::Object(metadata)) = part.get_mut(key) {
                     metadata.remove(RECORD_KEY);
                     if metadata.is_empty() {
-                        part.as_object_mut().expect("a part with metadata is an object").remove(key);
+                        part.as_object_mut()
+                            .expect("a part with metadata is an object")
+                            .remove(key);
                     }
                 }
             }
@@ -294,7 +301,9 @@ fn recorded_prefix(messages: &[Value]) -> (Vec<Value>, usize) {
     let mut sdk_version = 5;
     for (index, message) in messages.iter().enumerate() {
         if let Some(record) = record_of(message) {
-            let Some(held) = record.get("messages").and_then(Value::as_array) else { break };
+            let Some(held) = record.get("messages").and_then(Value::as_array) else {
+                break;
+            };
             sdk_version = record.get("sdk_version").and_then(Value::as_u64).map_or(5, |v| v as u8);
             recorded.extend(held.iter().cloned());
             owners.push(index);
