@@ -387,11 +387,10 @@ impl Loader<'_> {
                     let text = text_of(part, &part_path)?;
                     let details = get(&metadata, "provider_details");
                     if !get(&metadata, "citations").is_null() {
-                        self.loss(
-                            LossKind::Dropped,
-                            format!("{part_path}.providerMetadata.pydantic_ai.citations"),
-                            "citations of a text part (msgflow does not convert them from vercel-ui yet)",
-                        );
+                        return Err(shape(
+                            &format!("{part_path}.providerMetadata.pydantic_ai.citations"),
+                            "msgflow does not convert text citations from vercel-ui yet",
+                        ));
                     }
                     self.builder.add(
                         json!({"content": text, "id": get(&metadata, "id"),
@@ -511,6 +510,13 @@ impl Loader<'_> {
         let provider_name = get(&metadata, "provider_name").clone();
         let provider_details = get(&metadata, "provider_details").clone();
         let tool_kind = tool_kind_claim(get(&metadata, "tool_kind"), path)?;
+        if get(&metadata, "tool_kind").is_string() {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
+                "a `tool_kind` pydantic-ai does not define (`parse_tool_kind`)",
+            );
+        }
         if state == "approval-responded" {
             self.loss(
                 LossKind::Dropped,
