@@ -21,8 +21,6 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use msgflow_formats::{vercel_ui, ConvertOptions, Report};
-use msgflow_wire::arbitrary::{history, Flavour};
-use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{json, Map, Value};
 
 /// Seeded arbitrary histories per run.
@@ -39,34 +37,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let dir = work.join("ui-formats");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let root = crate::project_root();
-    let mut sources: Vec<(String, Value)> = Vec::new();
-    for fixtures in [
-        "tests/fixtures/v2_68",
-        "tests/fixtures/providers",
-        "tests/fixtures/realworld",
-    ] {
-        crate::conformance_providers::collect_fixtures(&root.join(fixtures), fixtures, &mut sources)?;
-    }
-    let fixture_count = sources.len();
-    for corpus in ["../shared/realworld", "../shared/realworld2"] {
-        let dir = root.join(corpus);
-        if !dir.is_dir() {
-            if std::env::var_os("CI").is_some() {
-                bail!("the real-world corpus {} is missing", dir.display());
-            }
-            println!("skipped {corpus}: missing (outside CI)");
-            continue;
-        }
-        crate::conformance_providers::collect_fixtures(&dir, corpus, &mut sources)?;
-    }
-    let realworld_count = sources.len() - fixture_count;
-    let mut runner = crate::conformance::seeded_runner(seed);
-    let strategy = history(Flavour::Pydantic);
-    for index in 0..ARBITRARY_COUNT {
-        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
-        let text = msgflow_wire::to_string(&tree.current())?;
-        sources.push((format!("arbitrary-{index}"), serde_json::from_str(&text)?));
-    }
+    let (sources, fixture_count, realworld_count) =
+        crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     let mut cases: Vec<Value> = Vec::new();
     let mut refused: BTreeMap<String, usize> = BTreeMap::new();

@@ -646,20 +646,8 @@ fn tool_call(
 
 /// The tool part's keys in the order pydantic's models declare them.
 fn reorder_tool_part(mut object: Map<String, Value>) -> Map<String, Value> {
-    const ORDER: [&str; 10] = [
-        "type",
-        "toolCallId",
-        "state",
-        "input",
-        "output",
-        "errorText",
-        "providerExecuted",
-        "callProviderMetadata",
-        "preliminary",
-        "approval",
-    ];
     let mut ordered = Map::new();
-    for key in ORDER {
+    for key in super::TOOL_PART_KEYS {
         if let Some(value) = object.remove(key) {
             ordered.insert(key.to_owned(), value);
         }

@@ -25,21 +25,7 @@ fn known_keys(part_type: &str) -> &'static [&'static str] {
         "source-url" => &["type", "sourceId", "url", "title", "providerMetadata"],
         "source-document" => &["type", "sourceId", "mediaType", "title", "filename", "providerMetadata"],
         _ if part_type.starts_with("data-") => &["type", "id", "data"],
-        _ => &[
-            "type",
-            "toolName",
-            "toolCallId",
-            "title",
-            "state",
-            "input",
-            "output",
-            "errorText",
-            "providerExecuted",
-            "callProviderMetadata",
-            "preliminary",
-            "approval",
-            "rawInput",
-        ],
+        _ => &super::TOOL_PART_KEYS,
     }
 }
 
@@ -709,9 +695,12 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
         );
     }
     let kind = if media_type.is_empty() {
-        match get(metadata, "kind").as_str() {
-            Some(kind @ ("image-url" | "audio-url" | "video-url" | "document-url")) => kind,
-            _ => "document-url",
+        // `_KIND_TO_URL_TYPE`, a document for anything else.
+        let claimed = get(metadata, "kind").as_str().unwrap_or_default();
+        if ["image-url", "audio-url", "video-url"].contains(&claimed) {
+            claimed
+        } else {
+            "document-url"
         }
     } else {
         match media_type.split('/').next() {

@@ -27,6 +27,23 @@ use crate::{ConvertError, ConvertOptions};
 const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
 /// The reserved namespace of `ModelMessage.metadata` the adapters keep the `UIMessage.id` in.
 const INTERNAL_KEY: &str = "__pydantic_ai__";
+/// The keys of a tool UI part, in the order pydantic-ai's models declare them (`ToolOutputAvailablePart`,
+/// `DynamicToolUIPart`, ...; `request_types.py`).
+const TOOL_PART_KEYS: [&str; 13] = [
+    "type",
+    "toolName",
+    "toolCallId",
+    "title",
+    "state",
+    "input",
+    "output",
+    "errorText",
+    "providerExecuted",
+    "callProviderMetadata",
+    "preliminary",
+    "approval",
+    "rawInput",
+];
 /// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
 const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
 /// The `kind`s of the multimodal and text items a tool return's content can hold: pydantic-ai
