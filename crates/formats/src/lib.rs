@@ -4,6 +4,9 @@
 //! * [`openai_chat`]: OpenAI Chat Completions messages. To it: the request pydantic-ai's
 //!   `OpenAIChatModel` sends (`msgflow_providers::openai_chat::export`). From it: the inverse of
 //!   that mapping, reading responses as `OpenAIChatModel._process_response` does.
+//! * [`vercel_ui`]: Vercel AI SDK `UIMessage`s (versions 5 and 6), equal to pydantic-ai's
+//!   `VercelAIAdapter.dump_messages` / `load_messages` by default, and a lossless form
+//!   ([`ConvertOptions::lossless`]) that gives every history it converts back unchanged.
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
