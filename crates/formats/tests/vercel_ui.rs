@@ -82,6 +82,19 @@ fn documents(output: Output) -> Vec<Value> {
     }
 }
 
+/// The lossless UI messages of [`turn_with_a_tool_call`], whose report is empty.
+fn lossless_ui() -> Value {
+    let converted = convert_with(
+        turn_with_a_tool_call(),
+        Format::PydanticAi,
+        Format::VercelUi,
+        &lossless(5),
+    )
+    .unwrap();
+    assert!(converted.report.is_lossless(), "{:?}", converted.report.losses);
+    documents(converted.output).remove(0)
+}
+
 #[test]
 fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
     let default = convert(turn_with_a_tool_call(), Format::PydanticAi, Format::VercelUi).unwrap();
@@ -102,15 +115,7 @@ fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
     assert!(lost.contains(&"$[1].model_name"), "{lost:?}");
     assert!(lost.contains(&"$[2].parts[0].timestamp"), "{lost:?}");
 
-    let converted = convert_with(
-        turn_with_a_tool_call(),
-        Format::PydanticAi,
-        Format::VercelUi,
-        &lossless(5),
-    )
-    .unwrap();
-    assert!(converted.report.is_lossless(), "{:?}", converted.report.losses);
-    let ui = &documents(converted.output)[0];
+    let ui = &lossless_ui();
     let messages = ui.as_array().unwrap();
     assert_eq!(messages.len(), 2);
     let types: Vec<&str> = messages[1]["parts"]
@@ -130,14 +135,7 @@ fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
 
 #[test]
 fn a_message_the_front_end_adds_to_a_lossless_file_is_read_as_pydantic_ai_reads_it() {
-    let converted = convert_with(
-        turn_with_a_tool_call(),
-        Format::PydanticAi,
-        Format::VercelUi,
-        &lossless(5),
-    )
-    .unwrap();
-    let mut ui = documents(converted.output).remove(0);
+    let mut ui = lossless_ui();
     ui.as_array_mut().unwrap().push(json!({
         "id": "m-new", "role": "user", "parts": [{"type": "text", "text": "And tomorrow?"}]
     }));
