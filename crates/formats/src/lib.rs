@@ -225,8 +225,14 @@ pub fn convert_with(
     Ok(Converted { output, report })
 }
 
-/// The JSON of a history, as pydantic-ai writes it (for the loss diff).
-pub(crate) fn history_value(history: &[ModelMessage]) -> Value {
+/// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
+/// nested deeper than a `serde_json::Value` can be read (128 levels).
+pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
     let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
-    serde_json::from_str(&text).expect("msgflow writes valid JSON")
+    serde_json::from_str(&text).map_err(|err| ConvertError {
+        document,
+        path: "$".to_owned(),
+        position: Some((err.line(), err.column())),
+        message: format!("msgflow cannot convert this history: {err}"),
+    })
 }

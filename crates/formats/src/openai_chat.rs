@@ -88,8 +88,8 @@ pub fn to_value(history: &[ModelMessage], document: usize, report: &mut Report) 
         ),
     })?;
     loss::diff(
-        &crate::history_value(history),
-        &crate::history_value(&back),
+        &crate::history_value(history, document)?,
+        &crate::history_value(&back, document)?,
         document,
         report,
     );

@@ -109,7 +109,7 @@ pub fn to_value(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Value, ConvertError> {
-    let original = crate::history_value(history);
+    let original = crate::history_value(history, document)?;
     let messages = original.as_array().map_or(&[][..], Vec::as_slice);
     let dumped = if options.lossless {
         lossless_dump(messages, options.vercel_sdk_version)
@@ -132,7 +132,7 @@ pub fn to_value(
             err.message
         ),
     })?;
-    loss::diff(&original, &crate::history_value(&back), document, report);
+    loss::diff(&original, &crate::history_value(&back, document)?, document, report);
     Ok(value)
 }
 
