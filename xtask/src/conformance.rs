@@ -105,6 +105,13 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "formats: vercel-ui to and from msgflow-formats equal pydantic-ai's VercelAIAdapter; lossless is identity",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_ui_formats::run(&pydantic_ai_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
             let seed = head_seed(args.seed)?;

@@ -72,34 +72,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let dir = work.join("formats");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let root = crate::project_root();
-    let mut sources: Vec<(String, Value)> = Vec::new();
-    for fixtures in [
-        "tests/fixtures/v2_68",
-        "tests/fixtures/providers",
-        "tests/fixtures/realworld",
-    ] {
-        crate::conformance_providers::collect_fixtures(&root.join(fixtures), fixtures, &mut sources)?;
-    }
-    let fixture_count = sources.len();
-    for corpus in ["../shared/realworld", "../shared/realworld2"] {
-        let dir = root.join(corpus);
-        if !dir.is_dir() {
-            if std::env::var_os("CI").is_some() {
-                bail!("the real-world corpus {} is missing", dir.display());
-            }
-            println!("skipped {corpus}: missing (outside CI)");
-            continue;
-        }
-        crate::conformance_providers::collect_fixtures(&dir, corpus, &mut sources)?;
-    }
-    let realworld_count = sources.len() - fixture_count;
-    let mut runner = crate::conformance::seeded_runner(seed);
-    let strategy = history(Flavour::Pydantic);
-    for index in 0..ARBITRARY_COUNT {
-        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
-        let text = msgflow_wire::to_string(&tree.current())?;
-        sources.push((format!("arbitrary-{index}"), serde_json::from_str(&text)?));
-    }
+    let (sources, fixture_count, realworld_count) = history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     for spec in &PROVIDER_FORMATS {
         check_format(spec, python, &dir, &root, &sources, fixture_count, realworld_count)?;
@@ -224,6 +197,44 @@ fn check_format(
         bail!("{format}: too few cases compared: {equal} of {}", cases.len());
     }
     Ok(())
+}
+
+/// Named histories, each as its JSON value.
+pub(crate) type Sources = Vec<(String, Value)>;
+
+/// The histories of the format checks: every committed fixture, every history of the real-world
+/// corpora (required under CI) and `count` seeded arbitrary histories (`Flavour::Pydantic`),
+/// with how many fixtures and real-world histories lead the list.
+pub(crate) fn history_sources(root: &Path, seed: u64, count: usize) -> Result<(Sources, usize, usize)> {
+    let mut sources: Vec<(String, Value)> = Vec::new();
+    for fixtures in [
+        "tests/fixtures/v2_68",
+        "tests/fixtures/providers",
+        "tests/fixtures/realworld",
+    ] {
+        crate::conformance_providers::collect_fixtures(&root.join(fixtures), fixtures, &mut sources)?;
+    }
+    let fixture_count = sources.len();
+    for corpus in ["../shared/realworld", "../shared/realworld2"] {
+        let dir = root.join(corpus);
+        if !dir.is_dir() {
+            if std::env::var_os("CI").is_some() {
+                bail!("the real-world corpus {} is missing", dir.display());
+            }
+            println!("skipped {corpus}: missing (outside CI)");
+            continue;
+        }
+        crate::conformance_providers::collect_fixtures(&dir, corpus, &mut sources)?;
+    }
+    let realworld_count = sources.len() - fixture_count;
+    let mut runner = crate::conformance::seeded_runner(seed);
+    let strategy = history(Flavour::Pydantic);
+    for index in 0..count {
+        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
+        let text = msgflow_wire::to_string(&tree.current())?;
+        sources.push((format!("arbitrary-{index}"), serde_json::from_str(&text)?));
+    }
+    Ok((sources, fixture_count, realworld_count))
 }
 
 fn framed(sent: &Value) -> bool {

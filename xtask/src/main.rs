@@ -14,6 +14,7 @@ mod conformance_realworld;
 mod conformance_repair;
 mod conformance_stream;
 mod conformance_tokens;
+mod conformance_ui_formats;
 mod conformance_verdict;
 mod fixtures;
 mod media_conformance;

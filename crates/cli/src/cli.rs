@@ -59,7 +59,7 @@ pub enum Command {
     /// Print the request pydantic-ai would send for a history to a provider (JSON).
     #[command(after_help = EXPORT_HELP)]
     Export(ExportArgs),
-    /// Convert between pydantic-ai histories and other formats (OpenAI Chat messages), reporting every loss.
+    /// Convert between pydantic-ai histories and other formats (OpenAI Chat, Vercel AI UI messages), reporting every loss.
     #[command(name = "convert", after_help = CONVERT_HELP)]
     ConvertFormat(ConvertFormatArgs),
     /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
@@ -412,16 +412,24 @@ pub struct ConvertFormatArgs {
     /// that receives one file per input.
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
-    /// The input's format: pydantic-ai, openai-chat or anthropic.
+    /// The input's format: pydantic-ai, openai-chat, anthropic or vercel-ui.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub from: msgflow_formats::Format,
-    /// The output's format: pydantic-ai, openai-chat or anthropic.
+    /// The output's format: pydantic-ai, openai-chat, anthropic or vercel-ui.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub to: msgflow_formats::Format,
     /// Refuse any loss: exit 2 and write nothing when the conversion would drop, invent or change
     /// a value (or write a history pydantic-ai 2.68.0 would not load).
     #[arg(long)]
     pub strict: bool,
+    /// For the UI formats (vercel-ui): keep what pydantic-ai's adapters drop, so that a history
+    /// converted to the UI format and back is unchanged (off: exactly pydantic-ai's adapters).
+    #[arg(long)]
+    pub lossless: bool,
+    /// The Vercel AI SDK version vercel-ui output is for: 5, or 6 (tool calls awaiting a result
+    /// as `approval-requested`).
+    #[arg(long, value_name = "VERSION", default_value_t = 5, value_parser = clap::value_parser!(u8).range(5..=6))]
+    pub vercel_sdk: u8,
 }
 
 fn parse_format(name: &str) -> Result<msgflow_formats::Format, String> {
@@ -618,7 +626,9 @@ const CONVERT_HELP: &str = concat!(
     "  msgflow convert --from openai-chat chat.json -o history.json     # messages from a database\n",
     "  msgflow convert --from openai-chat finetune.jsonl -o histories.jsonl\n",
     "  msgflow convert --to openai-chat history.json                     # {\"messages\": [...]}\n",
-    "  msgflow convert --from anthropic request.json -o history.json     # a logged Messages API request\n\n",
+    "  msgflow convert --from anthropic request.json -o history.json     # a logged Messages API request\n",
+    "  msgflow convert --to vercel-ui --vercel-sdk 6 history.json        # UIMessage[] for useChat\n",
+    "  msgflow convert --from vercel-ui --lossless ui.json -o history.json\n\n",
     "openai-chat input is an array of Chat Completions messages, a request body {\"messages\": [...]}, a Batch\n",
     "API line {\"body\": {...}}, or JSON Lines of those (one conversation per line; the output is then JSON\n",
     "Lines too). To openai-chat is the request pydantic-ai 2.68.0's OpenAIChatModel sends; from it, the\n",
@@ -629,6 +639,10 @@ const CONVERT_HELP: &str = concat!(
     "of legacy function calls) or changed is reported on stderr, grouped, with the JSON path of its first\n",
     "occurrence; --strict refuses any. The crate README of msgflow-formats tabulates what each direction\n",
     "cannot hold.\n\n",
+    "vercel-ui is an array of Vercel AI SDK UIMessages (or a chat request body {\"messages\": [...]}); both\n",
+    "directions equal pydantic-ai 2.68.0's VercelAIAdapter (dump_messages / load_messages). --lossless adds\n",
+    "what that adapter drops (one assistant message per turn with step-start parts, and a record of the exact\n",
+    "messages in each message's first part), so that a history converted to vercel-ui and back is unchanged.\n\n",
     exit_codes_text!()
 );
 

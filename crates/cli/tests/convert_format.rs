@@ -185,3 +185,58 @@ fn anthropic_requests_convert_both_ways_and_strict_refuses_loss() {
     assert_eq!(strict.status.code(), Some(2));
     assert!(strict.stdout.is_empty());
 }
+
+#[test]
+fn vercel_ui_lossless_round_trip_gives_the_history_back_and_strict_refuses_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let ui = dir.path().join("ui.json");
+    let back = dir.path().join("back.json");
+    // pydantic-ai's own form drops the parts' timestamps: --strict refuses it, writing nothing.
+    let output = msgflow()
+        .args(["convert", "--to", "vercel-ui", "--strict", "-o"])
+        .arg(&ui)
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr)
+        .unwrap()
+        .contains("refusing a lossy conversion from pydantic-ai to vercel-ui"));
+    assert!(!ui.exists());
+    // The lossless form holds everything, and reads back as the very history.
+    msgflow()
+        .args([
+            "convert",
+            "--to",
+            "vercel-ui",
+            "--lossless",
+            "--vercel-sdk",
+            "6",
+            "--strict",
+            "-o",
+        ])
+        .arg(&ui)
+        .arg(example())
+        .assert()
+        .success();
+    let messages: serde_json::Value = serde_json::from_slice(&std::fs::read(&ui).unwrap()).unwrap();
+    assert!(messages.as_array().is_some_and(|messages| !messages.is_empty()));
+    msgflow()
+        .args(["convert", "--from", "vercel-ui", "--lossless", "--strict", "-o"])
+        .arg(&back)
+        .arg(&ui)
+        .assert()
+        .success();
+    let formatted = msgflow().arg("fmt").arg(example()).output().unwrap().stdout;
+    assert_eq!(std::fs::read(&back).unwrap(), formatted);
+}
+
+#[test]
+fn vercel_sdk_versions_other_than_5_and_6_are_refused() {
+    let output = msgflow()
+        .args(["convert", "--to", "vercel-ui", "--vercel-sdk", "4"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

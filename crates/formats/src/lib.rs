@@ -7,6 +7,9 @@
 //! * [`anthropic`]: Anthropic Messages requests. To it: the request pydantic-ai's `AnthropicModel`
 //!   sends (`msgflow_providers::anthropic::export`). From it: the inverse of that mapping, reading
 //!   assistant turns as `AnthropicModel._process_response` does.
+//! * [`vercel_ui`]: Vercel AI SDK `UIMessage`s (versions 5 and 6), equal to pydantic-ai's
+//!   `VercelAIAdapter.dump_messages` / `load_messages` by default, and a lossless form
+//!   ([`ConvertOptions::lossless`]) that gives every history it converts back unchanged.
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
@@ -25,6 +28,7 @@ pub mod anthropic;
 mod document;
 mod loss;
 pub mod openai_chat;
+pub mod vercel_ui;
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,11 +49,14 @@ pub enum Format {
     /// An Anthropic Messages request `{"system": ..., "messages": [...]}`, a Message Batches line
     /// `{"params": {...}}`, or a bare array of messages.
     Anthropic,
+    /// Vercel AI SDK `UIMessage`s (versions 5 and 6): an array, or a chat request body
+    /// `{"messages": [...]}`.
+    VercelUi,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 3] = [Format::PydanticAi, Format::OpenAiChat, Format::Anthropic];
+    pub const ALL: [Format; 4] = [Format::PydanticAi, Format::OpenAiChat, Format::Anthropic, Format::VercelUi];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
     pub fn name(self) -> &'static str {
@@ -57,6 +64,7 @@ impl Format {
             Format::PydanticAi => "pydantic-ai",
             Format::OpenAiChat => "openai-chat",
             Format::Anthropic => "anthropic",
+            Format::VercelUi => "vercel-ui",
         }
     }
 }
@@ -76,7 +84,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["otel", "vercel-ui", "ag-ui"];
+                let planned = ["otel", "ag-ui"];
                 if planned.contains(&name) {
                     format!(
                         "msgflow cannot convert `{name}` yet: the formats are {}",
@@ -145,12 +153,42 @@ pub struct Converted {
     pub report: Report,
 }
 
+/// How [`convert_with`] converts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Keep what the UI formats' pydantic-ai adapters drop, so that history -> UI -> history is
+    /// the identity (see [`vercel_ui`]). Off: exactly what pydantic-ai's adapters write and read.
+    pub lossless: bool,
+    /// The Vercel AI SDK version written (5 or 6; `dump_messages(sdk_version=...)`): 6 writes tool
+    /// calls awaiting a result as `approval-requested`.
+    pub vercel_sdk_version: u8,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            lossless: false,
+            vercel_sdk_version: 5,
+        }
+    }
+}
+
 /// Converts `input` (one JSON document, or JSON Lines: one document per line) from one format to
-/// another, through a pydantic-ai history.
+/// another, through a pydantic-ai history, with the default [`ConvertOptions`].
 ///
 /// `pydantic-ai` to `pydantic-ai` reads and rewrites the histories; a foreign format to itself
 /// goes through a history and reports the losses of both legs.
 pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, ConvertError> {
+    convert_with(input, from, to, &ConvertOptions::default())
+}
+
+/// [`convert`] with options.
+pub fn convert_with(
+    input: &str,
+    from: Format,
+    to: Format,
+    options: &ConvertOptions,
+) -> Result<Converted, ConvertError> {
     let documents = document::split(input)?;
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());
@@ -172,33 +210,45 @@ pub fn convert(input: &str, from: Format, to: Format) -> Result<Converted, Conve
                 anthropic::from_value(&value, index, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
+            Format::VercelUi => {
+                let value = document::value(doc, index)?;
+                vercel_ui::from_value(&value, index, options, &mut report)
+                    .map_err(|err| doc.error_at(index, &err.path, err.message))?
+            }
         };
         histories.push(history);
     }
-    let to_value: fn(&[ModelMessage], usize, &mut Report) -> Result<Value, ConvertError> = match to {
-        Format::PydanticAi => {
-            return Ok(Converted {
-                output: Output::Histories(histories),
-                report,
-            })
-        }
-        Format::OpenAiChat => openai_chat::to_value,
-        Format::Anthropic => anthropic::to_value,
-    };
+    if to == Format::PydanticAi {
+        return Ok(Converted {
+            output: Output::Histories(histories),
+            report,
+        });
+    }
     // A trip between two foreign formats reports the losses of each leg; the second leg's paths
     // are in the history between them.
     let mut documents = Vec::with_capacity(histories.len());
     for (index, history) in histories.iter().enumerate() {
-        documents.push(to_value(history, index, &mut report)?);
+        documents.push(match to {
+            Format::OpenAiChat => openai_chat::to_value(history, index, &mut report)?,
+            Format::Anthropic => anthropic::to_value(history, index, &mut report)?,
+            Format::VercelUi => vercel_ui::to_value(history, index, options, &mut report)?,
+            Format::PydanticAi => unreachable!("returned above"),
+        });
     }
     let output = Output::Documents(documents);
     Ok(Converted { output, report })
 }
 
-/// The JSON of a history, as pydantic-ai writes it (for the loss diff).
-pub(crate) fn history_value(history: &[ModelMessage]) -> Value {
+/// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
+/// nested deeper than a `serde_json::Value` can be read (128 levels).
+pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
     let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
-    serde_json::from_str(&text).expect("msgflow writes valid JSON")
+    serde_json::from_str(&text).map_err(|err| ConvertError {
+        document,
+        path: "$".to_owned(),
+        position: Some((err.line(), err.column())),
+        message: format!("msgflow cannot convert this history: {err}"),
+    })
 }
 
 /// An export's refusal, located at the part it refuses in the history.
@@ -234,6 +284,11 @@ pub(crate) fn read_back_and_diff(
             err.message
         ),
     })?;
-    loss::diff(&history_value(history), &history_value(&back), document, report);
+    loss::diff(
+        &history_value(history, document)?,
+        &history_value(&back, document)?,
+        document,
+        report,
+    );
     Ok(())
 }

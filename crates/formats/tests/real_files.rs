@@ -1,5 +1,6 @@
-//! The real foreign files of `../shared/formats` (see its PROVENANCE.md) convert with the expected
-//! counts, and what `from` makes of them is a history pydantic-ai loads.
+//! The real foreign files of `../shared/formats` (see its PROVENANCE.md; OpenAI Chat and Vercel AI
+//! UI messages) convert with the expected counts, and what `from` makes of them is a history
+//! pydantic-ai loads.
 
 use std::path::PathBuf;
 
@@ -139,6 +140,97 @@ fn real_files_convert(format_dir: &str, format: Format, expected: &[Expected]) {
         let again = convert(&json_lines(&histories), Format::PydanticAi, format)
             .unwrap_or_else(|err| panic!("{name}: back to {format_dir}: {err}"));
         assert_eq!(again.output.len(), documents, "{name}");
+    }
+}
+
+/// (file name, messages in the history, tool calls, tool returns).
+const VERCEL_UI: [(&str, usize, usize, usize); 10] = [
+    (
+        "pydantic__pydantic-ai__tests__test_vercel_ai.py__L141__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L1222__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2128__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2415__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__chat.test.ts__L2570__literal.json",
+        3,
+        1,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L1504__literal.json",
+        4,
+        4,
+        1,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2115__literal.json",
+        2,
+        1,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L2955__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__ai__src__ui__convert-to-model-messages.test.ts__L458__literal.json",
+        1,
+        0,
+        0,
+    ),
+    (
+        "vercel__ai__packages__react__src__use-chat.ui.test.tsx__L1459__literal.json",
+        1,
+        0,
+        0,
+    ),
+];
+
+#[test]
+fn real_vercel_ui_files_convert_with_the_expected_counts() {
+    let Some(dir) = folder("vercel-ui") else { return };
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        VERCEL_UI.len(),
+        "a file was added or removed"
+    );
+    for (name, messages, calls, returns) in VERCEL_UI {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let converted =
+            convert(&text, Format::VercelUi, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let Output::Histories(histories) = converted.output else {
+            panic!("{name}")
+        };
+        let history = &histories[0];
+        assert_eq!(history.len(), messages, "{name}");
+        let json = msgflow_wire::to_string(history).unwrap();
+        assert_eq!(json.matches(r#""part_kind":"tool-call""#).count(), calls, "{name}");
+        assert_eq!(json.matches(r#""part_kind":"tool-return""#).count(), returns, "{name}");
+        let verdict = msgflow_wire::verdict::verdict(history);
+        assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
+        // And back: each history is one msgflow writes as UI messages again.
+        convert(&json, Format::PydanticAi, Format::VercelUi).unwrap_or_else(|err| panic!("{name}: back: {err}"));
     }
 }
 

@@ -33,6 +33,13 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     msgflow,
+    ConversionError,
+    PyValueError,
+    "The input is not the format it was named as, the target cannot take the history, or `strict` \
+     refused a loss (`.document`, `.path`, `.line`, `.column`, `.detail`)."
+);
+pyo3::create_exception!(
+    msgflow,
     DoesNotFit,
     PyValueError,
     "Even the newest turn alone exceeds the budget (`.needed`, `.limit`, `.unit`)."
@@ -83,6 +90,30 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
                 ("needed", needed.into_py_any(py)),
                 ("limit", limit.into_py_any(py)),
                 ("unit", unit.into_py_any(py)),
+            ],
+        ),
+        Error::Convert(err) => (
+            ConversionError::new_err(err.to_string()),
+            vec![
+                ("document", err.document.into_py_any(py)),
+                ("path", err.path.clone().into_py_any(py)),
+                ("line", err.position.map(|(line, _)| line).into_py_any(py)),
+                ("column", err.position.map(|(_, column)| column).into_py_any(py)),
+                ("detail", err.message.into_py_any(py)),
+            ],
+        ),
+        Error::Lossy {
+            message,
+            document,
+            path,
+        } => (
+            ConversionError::new_err(message.clone()),
+            vec![
+                ("document", document.into_py_any(py)),
+                ("path", path.into_py_any(py)),
+                ("line", None::<usize>.into_py_any(py)),
+                ("column", None::<usize>.into_py_any(py)),
+                ("detail", message.into_py_any(py)),
             ],
         ),
         Error::Value(message) => (PyValueError::new_err(message), Vec::new()),
@@ -229,6 +260,32 @@ fn export(
     run(py, data.len(), || ops::export(data, to, &profile))
 }
 
+/// `convert`: one JSON document per input document, and the losses as JSON.
+#[pyfunction]
+#[pyo3(signature = (data, from_, to, lossless=false, strict=false, vercel_sdk=5))]
+fn convert<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    from_: &str,
+    to: &str,
+    lossless: bool,
+    strict: bool,
+    vercel_sdk: u8,
+) -> PyResult<(Vec<Bound<'py, PyBytes>>, String)> {
+    if !(5..=6).contains(&vercel_sdk) {
+        return Err(PyValueError::new_err(format!(
+            "vercel_sdk must be 5 or 6, not {vercel_sdk}"
+        )));
+    }
+    let options = msgflow_formats::ConvertOptions {
+        lossless,
+        vercel_sdk_version: vercel_sdk,
+    };
+    let (documents, losses) = run(py, data.len(), || ops::convert(data, from_, to, &options, strict))?;
+    let documents = documents.iter().map(|document| PyBytes::new(py, document)).collect();
+    Ok((documents, losses))
+}
+
 /// `fmt`: the bytes pydantic-ai's `dump_json` writes for the history.
 #[pyfunction]
 fn fmt<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
@@ -260,6 +317,7 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidHistory", py.get_type::<InvalidHistory>())?;
     m.add("ExportRefused", py.get_type::<ExportRefused>())?;
     m.add("DoesNotFit", py.get_type::<DoesNotFit>())?;
+    m.add("ConversionError", py.get_type::<ConversionError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(_check_seconds_per_call, m)?)?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
@@ -270,5 +328,6 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fmt, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_class::<history_cache::HistoryCache>()?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
     Ok(())
 }

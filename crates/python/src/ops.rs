@@ -33,6 +33,18 @@ pub enum Error {
         /// The budget's unit.
         unit: &'static str,
     },
+    /// The input is not the format it was named as, or the target cannot take the history
+    /// (`ConversionError`).
+    Convert(msgflow_formats::ConvertError),
+    /// `strict` and the conversion would lose something (`ConversionError`, at the first loss).
+    Lossy {
+        /// What the CLI prints for the refusal.
+        message: String,
+        /// The document and JSON path of the first loss.
+        document: usize,
+        /// Its JSON path in the input.
+        path: String,
+    },
     /// A bad argument (`ValueError`).
     Value(String),
 }
@@ -517,6 +529,48 @@ pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<String, Er
     let history = parse(data)?;
     let request = msgflow_providers::export_with(&history, provider, &options).map_err(Error::Export)?;
     to_json(&request)
+}
+
+/// `msgflow convert --from F --to T [--lossless] [--vercel-sdk V] [--strict]`: one JSON document
+/// per input document (a history as pydantic-ai writes it, or the foreign format's JSON) and the
+/// losses as JSON.
+pub fn convert(
+    data: &[u8],
+    from: &str,
+    to: &str,
+    options: &msgflow_formats::ConvertOptions,
+    strict: bool,
+) -> Result<(Vec<Vec<u8>>, String), Error> {
+    let from: msgflow_formats::Format = from.parse().map_err(Error::Value)?;
+    let to: msgflow_formats::Format = to.parse().map_err(Error::Value)?;
+    let text = std::str::from_utf8(data).map_err(|err| Error::Value(format!("the input is not UTF-8: {err}")))?;
+    let converted = msgflow_formats::convert_with(text, from, to, options).map_err(Error::Convert)?;
+    if strict {
+        if let Some(first) = converted.report.groups().first() {
+            let more = converted.report.losses.len() - 1;
+            return Err(Error::Lossy {
+                message: format!(
+                    "refusing a lossy conversion from {from} to {to}: {} {} at {} (and {more} more)",
+                    first.kind, first.what, first.first.1
+                ),
+                document: first.first.0,
+                path: first.first.1.clone(),
+            });
+        }
+    }
+    let documents = match converted.output {
+        msgflow_formats::Output::Histories(histories) => histories
+            .iter()
+            .map(|history| write(history))
+            .collect::<Result<_, _>>()?,
+        msgflow_formats::Output::Documents(documents) => documents
+            .iter()
+            .map(|document| {
+                serde_json::to_vec(document).map_err(|err| Error::Value(format!("cannot serialise the output: {err}")))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok((documents, to_json(&converted.report.losses)?))
 }
 
 /// `msgflow fmt`: the history as pydantic-ai 2.68's `dump_json` writes it.

@@ -7,6 +7,7 @@ bytes, or, for input that is not a history, the same error message (InvalidHisto
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,40 @@ def test_assemble_equals_the_cli(tmp_path: Path) -> None:
     assert assembled.history == out.read_bytes()
     # `--json` writes the report on stderr when the history goes to a file.
     assert _text(assembled.report) == _text(json.loads(cli.stderr.decode().strip().splitlines()[-1]))
+def _without_denial_ids(ui: object) -> object:
+    """UI messages without a denial's `approval.id`, a fresh UUID4 in every conversion."""
+    for message in ui if isinstance(ui, list) else []:
+        for part in message.get("parts", []):
+            if part.get("state") == "output-denied" and isinstance(part.get("approval"), dict):
+                part["approval"].pop("id", None)
+    return ui
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=_id)
+def test_convert_equals_the_cli(path: Path) -> None:
+    # Python ints of any size, as pydantic-ai writes them (`int_max_str_digits` is 4300 by default).
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        _convert_equals_the_cli(path)
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def _convert_equals_the_cli(path: Path) -> None:
+    data = path.read_bytes()
+    for args, kwargs in (
+        (["--to", "vercel-ui"], {"to": "vercel-ui"}),
+        (["--to", "vercel-ui", "--lossless", "--vercel-sdk", "6"], {"to": "vercel-ui", "lossless": True, "vercel_sdk": 6}),
+        (["--to", "openai-chat"], {"to": "openai-chat"}),
+    ):
+        result = run_cli("convert", *args, path)
+        if result.returncode == 2:
+            with pytest.raises((msgflow.ConversionError, ValueError)) as raised:
+                msgflow.convert(data, **kwargs)
+            assert _cli_error(result).endswith(str(raised.value)), (_cli_error(result), str(raised.value))
+            continue
+        converted = msgflow.convert(data, **kwargs)
+        assert _without_denial_ids(json.loads(converted.output)) == _without_denial_ids(json.loads(result.stdout))
+        notes = [line for line in result.stderr.decode().splitlines() if line.startswith("msgflow: note:")]
+        assert bool(notes) == (not converted.lossless)

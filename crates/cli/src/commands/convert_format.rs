@@ -14,6 +14,8 @@ pub struct ConvertFormat {
     pub to: Format,
     /// Refuse any loss (exit 2, nothing written).
     pub strict: bool,
+    /// Lossless UI formats, the Vercel AI SDK version.
+    pub options: msgflow_formats::ConvertOptions,
 }
 
 impl FileCommand for ConvertFormat {
@@ -36,7 +38,7 @@ impl FileCommand for ConvertFormat {
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         let text = std::str::from_utf8(source.bytes())
             .map_err(|err| Failure::invalid(format!("the input is not UTF-8: {err}"), None))?;
-        let converted = msgflow_formats::convert(text, self.from, self.to).map_err(|err| {
+        let converted = msgflow_formats::convert_with(text, self.from, self.to, &self.options).map_err(|err| {
             let document = if err.document > 0 {
                 format!("document {} (0-based) ", err.document)
             } else {

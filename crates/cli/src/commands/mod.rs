@@ -109,6 +109,10 @@ pub fn dispatch(cli: Cli) -> Status {
                 from: args.from,
                 to: args.to,
                 strict: args.strict,
+                options: msgflow_formats::ConvertOptions {
+                    lossless: args.lossless,
+                    vercel_sdk_version: args.vercel_sdk,
+                },
             };
             runner::run(&command, &args.input, &report_destination(args.output.clone()))
         }

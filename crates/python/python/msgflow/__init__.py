@@ -16,10 +16,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from . import _msgflow
-from ._msgflow import DoesNotFit, ExportRefused, InvalidHistory
+from ._msgflow import ConversionError, DoesNotFit, ExportRefused, InvalidHistory
 
 __all__ = [
     "Assembled",
+    "ConversionError",
+    "Converted",
     "DoesNotFit",
     "ExportRefused",
     "InvalidHistory",
@@ -29,7 +31,9 @@ __all__ = [
     "TokenCount",
     "Trimmed",
     "assemble",
+    "Loss",
     "check",
+    "convert",
     "count_tokens",
     "default_repair_message",
     "export",
@@ -407,3 +411,80 @@ def assemble(
     stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if when.microsecond else "%Y-%m-%dT%H:%M:%SZ")
     assembled, report_json = _msgflow.assemble(_event_lines(events), data, stamp, model_name, provider_name)
     return Assembled(history=_from_json(assembled, form), report=json.loads(report_json))
+
+
+_OBJECTS = "objects"
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One value a conversion dropped, invented or changed."""
+
+    kind: str
+    """``dropped``, ``invented`` or ``changed``."""
+    document: int
+    """The input document (0 unless the input is JSON Lines)."""
+    path: str
+    """The JSON path of the value in that document of the input."""
+    what: str
+    """What it is, e.g. ``request timestamps (pydantic-ai fills in the load time)``."""
+
+
+@dataclass(frozen=True, repr=False)
+class Converted(_Result):
+    """A conversion between formats (``msgflow convert``)."""
+
+    output: Any
+    """The converted data: a history in the form it was given in (bytes, str, ``ModelMessage`` objects, or
+    plain JSON values for input given as such), or the foreign format's JSON (bytes or str for bytes or str
+    input, else plain JSON values). For JSON Lines input (one conversation a line), a list with one per line."""
+    losses: tuple[Loss, ...] = field(default_factory=tuple)
+    """Everything dropped, invented or changed, in input order (the CLI's notes on stderr)."""
+
+    @property
+    def lossless(self) -> bool:
+        """Whether the conversion carried everything over."""
+        return not self.losses
+
+    def __repr__(self) -> str:
+        return f"Converted(losses={len(self.losses)})"
+
+
+def _convert_input(data: Any, from_: str) -> tuple[bytes, str]:
+    if isinstance(data, (bytes, bytearray, memoryview, str)):
+        return _to_json(data)
+    if from_ == "pydantic-ai" and isinstance(data, Sequence) and data and not isinstance(data[0], (dict, list, str)):
+        return _to_json(data)
+    if isinstance(data, (list, dict)):
+        return json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass"), _OBJECTS
+    raise TypeError(f"expected the input as bytes, str, a list of ModelMessage or JSON values, not {type(data).__name__}")
+
+
+def _convert_output(document: bytes, form: str, history: bool) -> Any:
+    if form in (_BYTES, _STR) or (history and form == _MESSAGES):
+        return _from_json(document, form)
+    return json.loads(document)
+
+
+def convert(
+    data: Any,
+    *,
+    from_: str = "pydantic-ai",
+    to: str = "pydantic-ai",
+    lossless: bool = False,
+    strict: bool = False,
+    vercel_sdk: int = 5,
+) -> Converted:
+    """Converts between pydantic-ai histories and the formats around them (``msgflow convert``).
+
+    ``from_`` and ``to`` are ``pydantic-ai``, ``openai-chat`` or ``vercel-ui``. ``lossless`` keeps what
+    pydantic-ai's UI adapters drop, so that a history converted to ``vercel-ui`` and back is unchanged;
+    ``vercel_sdk`` (5 or 6) is the AI SDK version ``vercel-ui`` output is for. Every loss is listed in
+    ``Converted.losses``; ``strict`` raises ``ConversionError`` instead of losing anything. Input that is
+    not the named format raises ``ConversionError`` with its ``path``, ``line`` and ``column``.
+    """
+    payload, form = _convert_input(data, from_)
+    documents, losses_json = _msgflow.convert(payload, from_, to, lossless, strict, vercel_sdk)
+    outputs = [_convert_output(document, form, to == "pydantic-ai") for document in documents]
+    losses = tuple(Loss(**loss) for loss in json.loads(losses_json))
+    return Converted(output=outputs[0] if len(outputs) == 1 else outputs, losses=losses)

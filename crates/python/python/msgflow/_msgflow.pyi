@@ -33,6 +33,21 @@ class DoesNotFit(ValueError):
     limit: int
     unit: str
 
+class ConversionError(ValueError):
+    """The input is not the format it was named as, the target cannot take the history, or `strict`
+    refused a loss."""
+
+    document: int
+    """The input document (0 unless the input is JSON Lines)."""
+    path: str
+    """The JSON path of the value (in the input; in the history for what the target cannot take)."""
+    line: int | None
+    """1-based line of the input, when known."""
+    column: int | None
+    """Column on that line, when known."""
+    detail: str
+    """What was expected, or why the conversion is impossible."""
+
 def check(
     data: bytes,
     provider: str | None = None,
@@ -98,3 +113,6 @@ class HistoryCache:
     ) -> tuple[int, list[int], bytes, str]:
         """`trim(max_tokens=...)` of the cached history: the first message kept, the output indices of the
         messages that are not the input's, those messages as JSON, and the figures as JSON."""
+def convert(
+    data: bytes, from_: str, to: str, lossless: bool = False, strict: bool = False, vercel_sdk: int = 5
+) -> tuple[list[bytes], str]: ...

@@ -1,0 +1,732 @@
+//! A history to Vercel AI `UIMessage`s, as pydantic-ai 2.68.0's `VercelAIAdapter.dump_messages`
+//! (`pydantic_ai.ui.vercel_ai._adapter`) writes them, on the history's JSON.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use msgflow_media::UrlKind;
+use serde_json::{json, Map, Value};
+
+use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
+
+/// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
+pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
+/// `ToolDenied().message`, the reason of a denial that gives none.
+pub(super) const DEFAULT_DENIAL: &str = "The tool call was denied.";
+
+/// `dump_messages(messages, sdk_version=...)`: one `UIMessage` per run of same-role request parts
+/// and one per response. `history` is the history's JSON array.
+/// Each UI message comes with the index of the history message it was written from.
+pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usize)>, Unsupported> {
+    let mut tool_results: HashMap<&str, Value> = HashMap::new();
+    for (index, message) in history.iter().enumerate() {
+        if kind(message) != "request" {
+            continue;
+        }
+        for (part_index, part) in parts(message).iter().enumerate() {
+            let path = format!("$[{index}].parts[{part_index}]");
+            match part_kind(part) {
+                "tool-return" => {
+                    if let Some(id) = part.get("tool_call_id").and_then(Value::as_str) {
+                        tool_results.insert(id, part.clone());
+                    }
+                }
+                "retry-prompt" if !part.get("tool_name").unwrap_or(&Value::Null).is_null() => {
+                    let id = part.get("tool_call_id").and_then(Value::as_str);
+                    let Some(id) = id else {
+                        return Err(Unsupported::at(path, "a tool retry prompt without a `tool_call_id`"));
+                    };
+                    tool_results.insert(id, translated_retry(part, &path)?);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut result = Vec::new();
+    for (index, message) in history.iter().enumerate() {
+        let path = format!("$[{index}]");
+        if kind(message) == "request" {
+            let segments = request_segments(message, &path)?;
+            let metadata = message_metadata(message, &path)?;
+            let last_user = segments.iter().rposition(|(role, _)| *role == "user");
+            let metadata_position = last_user.unwrap_or(segments.len().saturating_sub(1));
+            let count = segments.len();
+            for (position, (role, ui_parts)) in segments.into_iter().enumerate() {
+                let id = if position + 1 < count {
+                    fresh_message_id(message, role, result.len(), &path)?
+                } else {
+                    message_id(message, role, result.len(), &path)?
+                };
+                let mut ui_message = Map::new();
+                ui_message.insert("id".into(), Value::String(id));
+                ui_message.insert("role".into(), Value::String(role.into()));
+                if !metadata.is_empty() && position == metadata_position {
+                    ui_message.insert("metadata".into(), Value::Object(metadata.clone()));
+                }
+                ui_message.insert("parts".into(), Value::Array(ui_parts));
+                result.push((Value::Object(ui_message), index));
+            }
+        } else {
+            let ui_parts = response_parts(message, &tool_results, sdk_version, &path)?;
+            if !ui_parts.is_empty() {
+                let id = message_id(message, "assistant", result.len(), &path)?;
+                let metadata = message_metadata(message, &path)?;
+                result.push((
+                    json!({"id": id, "role": "assistant", "metadata": metadata, "parts": ui_parts}),
+                    index,
+                ));
+            }
+        }
+    }
+    Ok(result)
+}
+
+pub(super) fn kind(message: &Value) -> &str {
+    message.get("kind").and_then(Value::as_str).unwrap_or("request")
+}
+
+pub(super) fn parts(message: &Value) -> &[Value] {
+    message
+        .get("parts")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Whether a request holds only what shows as nothing of its own (tool returns and their retries,
+/// instruction state): the request between two steps of one turn.
+pub(super) fn is_tool_returns_only(message: &Value) -> bool {
+    parts(message).iter().all(|part| match part_kind(part) {
+        "tool-return" | "instruction-delta" | "instruction-baseline" => true,
+        "retry-prompt" => !field(part, "tool_name").is_null(),
+        _ => false,
+    })
+}
+
+pub(super) fn part_kind(part: &Value) -> &str {
+    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
+}
+
+fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
+    value.get(key).unwrap_or(&Value::Null)
+}
+
+/// `_translate_legacy_retry_part` of a retry prompt answering a tool call: that call's return,
+/// `outcome='retried'`.
+fn translated_retry(part: &Value, path: &str) -> Result<Value, Unsupported> {
+    let content = field(part, "content");
+    if !content.is_string() {
+        return Err(Unsupported::at(
+            format!("{path}.content"),
+            "a legacy tool retry prompt with validation errors (msgflow converts string retries only)",
+        ));
+    }
+    Ok(json!({
+        "tool_name": part["tool_name"],
+        "content": content,
+        "tool_call_id": part["tool_call_id"],
+        "outcome": "retried",
+        "part_kind": "tool-return",
+    }))
+}
+
+/// `dump_provider_metadata`: the keyword values that are not `None`, under `pydantic_ai`, or
+/// `None` when there is none.
+pub(super) fn provider_metadata(entries: &[(&str, Value)]) -> Option<Value> {
+    let inner = bare_metadata(entries)?;
+    Some(json!({ PROVIDER_METADATA_KEY: inner }))
+}
+
+/// `dump_provider_metadata(wrapper_key=None, ...)`.
+fn bare_metadata(entries: &[(&str, Value)]) -> Option<Value> {
+    let inner: Map<String, Value> = entries
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(key, value)| ((*key).to_owned(), value.clone()))
+        .collect();
+    (!inner.is_empty()).then_some(Value::Object(inner))
+}
+
+fn insert_metadata(object: &mut Map<String, Value>, key: &str, metadata: Option<Value>) {
+    if let Some(metadata) = metadata {
+        object.insert(key.to_owned(), metadata);
+    }
+}
+
+/// `_dump_request_message`: the request's (role, UI parts) segments, one per run of same-role parts.
+fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Vec<Value>)>, Unsupported> {
+    let mut segments: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut add = |role: &'static str, ui_parts: Vec<Value>| match segments.last_mut() {
+        Some((last, existing)) if *last == role => existing.extend(ui_parts),
+        _ if !ui_parts.is_empty() => segments.push((role, ui_parts)),
+        _ => {}
+    };
+    let mut seen_user_prompt = false;
+    for (index, part) in parts(message).iter().enumerate() {
+        let part_path = format!("{path}.parts[{index}]");
+        match part_kind(part) {
+            "system-prompt" => {
+                if field(part, "scope").as_str() != Some("request") {
+                    add(
+                        "system",
+                        vec![json!({"type": "text", "text": part["content"], "state": "done"})],
+                    );
+                }
+            }
+            "user-prompt" => {
+                add("user", user_prompt_parts(part, seen_user_prompt, &part_path)?);
+                seen_user_prompt = true;
+            }
+            // Returns ride on their tool calls; instruction state and speech are not shown.
+            "tool-return" | "instruction-delta" | "instruction-baseline" | "speech" => {}
+            "retry-prompt" if !field(part, "tool_name").is_null() => {}
+            other => return Err(Unsupported::part(part_path, other)),
+        }
+    }
+    Ok(segments)
+}
+
+/// `_convert_user_prompt_part`.
+fn user_prompt_parts(part: &Value, starts_new_prompt: bool, path: &str) -> Result<Vec<Value>, Unsupported> {
+    let mut ui_parts = Vec::new();
+    match field(part, "content") {
+        Value::String(text) => ui_parts.push(json!({"type": "text", "text": text, "state": "done"})),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let item_path = format!("{path}.content[{index}]");
+                if let Some(ui_part) = user_content_part(item, &item_path)? {
+                    ui_parts.push(ui_part);
+                }
+            }
+        }
+        _ => {
+            return Err(Unsupported::at(
+                format!("{path}.content"),
+                "a user prompt that is not text or a list",
+            ))
+        }
+    }
+    if starts_new_prompt {
+        if let Some(Value::Object(first)) = ui_parts.first_mut() {
+            let metadata = first
+                .entry("providerMetadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(metadata) = metadata {
+                let ours = metadata
+                    .entry(PROVIDER_METADATA_KEY)
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(ours) = ours {
+                    ours.insert(USER_PROMPT_START_KEY.into(), Value::Bool(true));
+                }
+            }
+        }
+    }
+    Ok(ui_parts)
+}
+
+fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
+    if let Value::String(text) = item {
+        return Ok(Some(json!({"type": "text", "text": text, "state": "done"})));
+    }
+    let item_kind = field(item, "kind").as_str().unwrap_or("");
+    let part = match item_kind {
+        "text-content" => json!({"type": "text", "text": item["content"], "state": "done"}),
+        "binary" => {
+            let media_type = field(item, "media_type").as_str().unwrap_or("");
+            let mut object = Map::new();
+            object.insert("type".into(), "file".into());
+            object.insert("mediaType".into(), media_type.into());
+            object.insert("url".into(), data_uri(media_type, field(item, "data"), path)?.into());
+            insert_metadata(
+                &mut object,
+                "providerMetadata",
+                provider_metadata(&[("vendor_metadata", field(item, "vendor_metadata").clone())]),
+            );
+            Value::Object(object)
+        }
+        "image-url" | "audio-url" | "video-url" | "document-url" => {
+            let url_kind = match item_kind {
+                "image-url" => UrlKind::Image,
+                "audio-url" => UrlKind::Audio,
+                "video-url" => UrlKind::Video,
+                _ => UrlKind::Document,
+            };
+            let url = field(item, "url").as_str().unwrap_or("");
+            let media_type = msgflow_media::url_item_media_type(url_kind, field(item, "media_type").as_str(), url)
+                .unwrap_or_default();
+            let force_download = match field(item, "force_download") {
+                Value::Bool(false) | Value::Null => Value::Null,
+                other => other.clone(),
+            };
+            let kind_claim = if media_type.is_empty() {
+                Value::from(item_kind)
+            } else {
+                Value::Null
+            };
+            let mut object = Map::new();
+            object.insert("type".into(), "file".into());
+            object.insert("mediaType".into(), media_type.into());
+            object.insert("url".into(), url.into());
+            insert_metadata(
+                &mut object,
+                "providerMetadata",
+                provider_metadata(&[
+                    ("force_download", force_download),
+                    ("vendor_metadata", field(item, "vendor_metadata").clone()),
+                    ("kind", kind_claim),
+                ]),
+            );
+            Value::Object(object)
+        }
+        "cache-point" => return Ok(None),
+        other => {
+            return Err(Unsupported::at(
+                path.to_owned(),
+                format!("a `{other}` item of a user prompt"),
+            ))
+        }
+    };
+    Ok(Some(part))
+}
+
+/// `BinaryContent.data_uri`: the history keeps the bytes URL-safe base64, the URI standard base64.
+fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupported> {
+    let bytes = data
+        .as_str()
+        .and_then(|text| msgflow_wire::Base64Data::parse(text).ok())
+        .and_then(|data| data.decode().ok())
+        .ok_or_else(|| Unsupported::at(format!("{path}.data"), "binary data that is not base64"))?;
+    Ok(format!(
+        "data:{media_type};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+/// `part_canonical_system`: the response's `canonical_system` beside a part from its own provider.
+fn canonical_system(response: &Value, provider_name: &Value) -> Value {
+    if !provider_name.is_null() && provider_name == field(response, "provider_name") {
+        field(response, "canonical_system").clone()
+    } else {
+        Value::Null
+    }
+}
+
+/// `args_as_dict`: the arguments as an object, `{"INVALID_JSON": raw}` when they are not one.
+pub(super) fn args_as_dict(args: &Value) -> Value {
+    match args {
+        Value::Object(_) => args.clone(),
+        Value::Null => json!({}),
+        Value::String(text) if text.is_empty() => json!({}),
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => json!({ "INVALID_JSON": text }),
+        },
+        _ => json!({}),
+    }
+}
+
+/// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return.
+fn client_error_text(content: &Value) -> String {
+    match content {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string(other).expect("a JSON value always serialises"),
+    }
+}
+
+/// `_dump_response_message`.
+fn response_parts(
+    message: &Value,
+    tool_results: &HashMap<&str, Value>,
+    sdk_version: u8,
+    path: &str,
+) -> Result<Vec<Value>, Unsupported> {
+    let all = parts(message);
+    let local_returns: HashMap<&str, &Value> = all
+        .iter()
+        .filter(|part| part_kind(part) == "builtin-tool-return")
+        .filter_map(|part| Some((part.get("tool_call_id")?.as_str()?, part)))
+        .collect();
+    let mut ui_parts: Vec<Value> = Vec::new();
+    // The text parts merged into each UI text part, by its index.
+    let mut text_runs: Vec<(usize, Vec<&Value>)> = Vec::new();
+    for (index, part) in all.iter().enumerate() {
+        let part_path = format!("{path}.parts[{index}]");
+        match part_kind(part) {
+            "builtin-tool-return" | "speech" => {}
+            "text" => {
+                if !field(part, "citations").is_null() {
+                    return Err(Unsupported::at(part_path, "a text part with citations"));
+                }
+                let content = field(part, "content").as_str().unwrap_or("");
+                let last_index = ui_parts.len().wrapping_sub(1);
+                match (ui_parts.last_mut(), text_runs.last_mut()) {
+                    (Some(last), Some((run_index, run))) if *run_index == last_index && last["type"] == "text" => {
+                        let merged = format!("{}{content}", last["text"].as_str().unwrap_or(""));
+                        last["text"] = Value::String(merged);
+                        run.push(part);
+                    }
+                    _ => {
+                        text_runs.push((ui_parts.len(), vec![part]));
+                        ui_parts.push(json!({"type": "text", "text": content, "state": "done"}));
+                    }
+                }
+            }
+            "thinking" => {
+                let provider_name = field(part, "provider_name");
+                let mut object = Map::new();
+                object.insert("type".into(), "reasoning".into());
+                object.insert("text".into(), part["content"].clone());
+                object.insert("state".into(), "done".into());
+                insert_metadata(
+                    &mut object,
+                    "providerMetadata",
+                    provider_metadata(&[
+                        ("id", field(part, "id").clone()),
+                        ("signature", field(part, "signature").clone()),
+                        ("provider_name", provider_name.clone()),
+                        ("provider_details", field(part, "provider_details").clone()),
+                        ("canonical_system", canonical_system(message, provider_name)),
+                    ]),
+                );
+                ui_parts.push(Value::Object(object));
+            }
+            "file" => {
+                let content = field(part, "content");
+                let media_type = field(content, "media_type").as_str().unwrap_or("");
+                let provider_name = field(part, "provider_name");
+                let mut object = Map::new();
+                object.insert("type".into(), "file".into());
+                object.insert("mediaType".into(), media_type.into());
+                object.insert(
+                    "url".into(),
+                    data_uri(media_type, field(content, "data"), &format!("{part_path}.content"))?.into(),
+                );
+                insert_metadata(
+                    &mut object,
+                    "providerMetadata",
+                    provider_metadata(&[
+                        ("id", field(part, "id").clone()),
+                        ("provider_name", provider_name.clone()),
+                        ("provider_details", field(part, "provider_details").clone()),
+                        ("canonical_system", canonical_system(message, provider_name)),
+                        ("vendor_metadata", field(content, "vendor_metadata").clone()),
+                    ]),
+                );
+                ui_parts.push(Value::Object(object));
+            }
+            "tool-call" | "builtin-tool-call" if !field(part, "tool_call_id").is_string() => {
+                return Err(Unsupported::at(
+                    part_path,
+                    "a tool call without a `tool_call_id` (pydantic-ai makes one up on every load)",
+                ));
+            }
+            "tool-call" | "builtin-tool-call"
+                if field(part, "tool_kind")
+                    .as_str()
+                    .is_some_and(|kind| super::TYPED_TOOL_KINDS.contains(&kind)) =>
+            {
+                return Err(Unsupported::at(part_path, "a typed tool call"));
+            }
+            "tool-call" => ui_parts.push(tool_call(message, part, tool_results, sdk_version, &part_path)?),
+            "builtin-tool-call" => {
+                let id = field(part, "tool_call_id").as_str().unwrap_or("");
+                if local_returns
+                    .get(id)
+                    .is_some_and(|returned| super::holds_content_item(field(returned, "content")))
+                {
+                    return Err(Unsupported::at(
+                        part_path,
+                        "a tool return holding files or content items",
+                    ));
+                }
+                ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
+            }
+            other => return Err(Unsupported::part(part_path, other)),
+        }
+    }
+    // `_with_text_citations`: each UI text part's metadata from the text parts merged into it.
+    for (index, run) in text_runs {
+        let first = run[0];
+        if run.len() > 1
+            && run.iter().any(|part| {
+                field(part, "provider_details")
+                    .get("citations")
+                    .is_some_and(Value::is_array)
+            })
+        {
+            return Err(Unsupported::at(
+                format!("{path}.parts"),
+                "consecutive text parts with provider citations",
+            ));
+        }
+        // `first.provider_name or ...`: an empty name counts as none.
+        let provider_name = match field(first, "provider_name") {
+            Value::String(name) if name.is_empty() => &Value::Null,
+            name => name,
+        };
+        if let Some(metadata) = provider_metadata(&[
+            ("id", field(first, "id").clone()),
+            ("provider_name", provider_name.clone()),
+            ("provider_details", field(first, "provider_details").clone()),
+            ("canonical_system", canonical_system(message, provider_name)),
+        ]) {
+            ui_parts[index]["providerMetadata"] = metadata;
+        }
+    }
+    Ok(ui_parts)
+}
+
+fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("type".into(), kind.into());
+    object.insert("toolCallId".into(), call["tool_call_id"].clone());
+    object.insert("state".into(), state.into());
+    object.insert("input".into(), args_as_dict(field(call, "args")));
+    object.insert("providerExecuted".into(), provider_executed.into());
+    object
+}
+
+/// A native (builtin) tool call, with its return from the same response when there is one.
+fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_version: u8) -> Value {
+    let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
+    let provider_name = field(call, "provider_name");
+    let call_entries = [
+        ("id", field(call, "id").clone()),
+        ("provider_name", provider_name.clone()),
+        ("provider_details", field(call, "provider_details").clone()),
+        ("canonical_system", canonical_system(message, provider_name)),
+        ("tool_kind", field(call, "tool_kind").clone()),
+    ];
+    let Some(returned) = returned else {
+        let state = if sdk_version >= 6 {
+            "approval-requested"
+        } else {
+            "input-available"
+        };
+        let mut object = tool_part(tool_type, call, state, true);
+        insert_metadata(&mut object, "callProviderMetadata", provider_metadata(&call_entries));
+        if sdk_version >= 6 {
+            object.insert("approval".into(), json!({"id": call["tool_call_id"]}));
+        }
+        return Value::Object(object);
+    };
+    let return_entries = [
+        ("provider_name", field(returned, "provider_name").clone()),
+        ("provider_details", field(returned, "provider_details").clone()),
+        ("tool_kind", field(returned, "tool_kind").clone()),
+    ];
+    let combined = provider_metadata(&[
+        ("call_meta", bare_metadata(&call_entries).unwrap_or(Value::Null)),
+        ("return_meta", bare_metadata(&return_entries).unwrap_or(Value::Null)),
+    ]);
+    let outcome = field(returned, "outcome").as_str().unwrap_or("success");
+    let content = field(returned, "content");
+    // `model_response_object(wrap_if_error=False)`: a dict as it is, anything else wrapped.
+    let response_object = match content {
+        Value::Object(_) => content.clone(),
+        Value::Null => json!({}),
+        other => json!({ "return_value": other }),
+    };
+    let mut object;
+    if outcome == "denied" {
+        object = tool_part(tool_type, call, "output-denied", true);
+        insert_metadata(&mut object, "callProviderMetadata", combined);
+        object.insert(
+            "approval".into(),
+            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": client_error_text(content)}),
+        );
+    } else if matches!(outcome, "failed" | "retried") || response_object.get("is_error") == Some(&Value::Bool(true)) {
+        let error_text = match response_object.get("error_text") {
+            Some(text) => text.clone(),
+            None => client_error_text(content).into(),
+        };
+        object = tool_part(tool_type, call, "output-error", true);
+        object.insert("errorText".into(), error_text);
+        insert_metadata(&mut object, "callProviderMetadata", combined);
+    } else {
+        object = tool_part(tool_type, call, "output-available", true);
+        object.insert("output".into(), content.clone());
+        insert_metadata(&mut object, "callProviderMetadata", combined);
+    }
+    Value::Object(reorder_tool_part(object))
+}
+
+/// `_dump_tool_call_part`: a function tool call with its return, if the history holds one.
+fn tool_call(
+    message: &Value,
+    call: &Value,
+    tool_results: &HashMap<&str, Value>,
+    sdk_version: u8,
+    path: &str,
+) -> Result<Value, Unsupported> {
+    let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
+    let result = tool_results.get(field(call, "tool_call_id").as_str().unwrap_or(""));
+    let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
+    if let Some(result) = result {
+        if super::holds_content_item(field(result, "content")) {
+            return Err(Unsupported::at(
+                path.to_owned(),
+                "a tool return holding files or content items",
+            ));
+        }
+        if !field(result, "metadata").is_null() {
+            return Err(Unsupported::at(
+                path.to_owned(),
+                "a tool return with `metadata` (its data chunks are not converted)",
+            ));
+        }
+    }
+    let carried_outcome = match outcome {
+        Some(outcome @ ("interrupted" | "retried")) => Value::from(outcome),
+        _ => Value::Null,
+    };
+    // `tool_retry_payload`: the retry without its `None` fields.
+    let retry = match result.map(|result| field(result, "retry")) {
+        Some(Value::Object(retry)) => Value::Object(
+            retry
+                .iter()
+                .filter(|(_, value)| !value.is_null())
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        _ => Value::Null,
+    };
+    // `_retried_structured_content`: a retry's list content rides the metadata as it is.
+    let retried_content = match (outcome, result.map(|result| field(result, "content"))) {
+        (Some("retried"), Some(content @ Value::Array(_))) => content.clone(),
+        _ => Value::Null,
+    };
+    let provider_name = field(call, "provider_name");
+    let metadata = provider_metadata(&[
+        ("id", field(call, "id").clone()),
+        ("provider_name", provider_name.clone()),
+        ("provider_details", field(call, "provider_details").clone()),
+        ("canonical_system", canonical_system(message, provider_name)),
+        ("tool_kind", field(call, "tool_kind").clone()),
+        ("outcome", carried_outcome),
+        ("retry", retry),
+        ("content", retried_content),
+    ]);
+    let mut object;
+    match (result, outcome) {
+        (Some(result), Some("denied")) => {
+            object = tool_part(tool_type, call, "output-denied", false);
+            insert_metadata(&mut object, "callProviderMetadata", metadata);
+            object.insert(
+                "approval".into(),
+                json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false,
+                       "reason": client_error_text(field(result, "content"))}),
+            );
+        }
+        (Some(result), Some("failed" | "retried")) => {
+            object = tool_part(tool_type, call, "output-error", false);
+            object.insert("errorText".into(), client_error_text(field(result, "content")).into());
+            insert_metadata(&mut object, "callProviderMetadata", metadata);
+        }
+        (Some(result), _) => {
+            object = tool_part(tool_type, call, "output-available", false);
+            object.insert("output".into(), field(result, "content").clone());
+            insert_metadata(&mut object, "callProviderMetadata", metadata);
+        }
+        (None, _) => {
+            let state = if sdk_version >= 6 {
+                "approval-requested"
+            } else {
+                "input-available"
+            };
+            object = tool_part(tool_type, call, state, false);
+            insert_metadata(&mut object, "callProviderMetadata", metadata);
+            if sdk_version >= 6 {
+                object.insert("approval".into(), json!({"id": call["tool_call_id"]}));
+            }
+        }
+    }
+    Ok(Value::Object(reorder_tool_part(object)))
+}
+
+/// The tool part's keys in the order pydantic's models declare them.
+fn reorder_tool_part(mut object: Map<String, Value>) -> Map<String, Value> {
+    let mut ordered = Map::new();
+    for key in super::TOOL_PART_KEYS {
+        if let Some(value) = object.remove(key) {
+            ordered.insert(key.to_owned(), value);
+        }
+    }
+    ordered.extend(object);
+    ordered
+}
+
+/// `dump_message_metadata`: the application's metadata and `pydantic_ai.timestamp`.
+fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, Unsupported> {
+    let mut metadata: Map<String, Value> = match field(message, "metadata") {
+        Value::Object(object) => object
+            .iter()
+            .filter(|(key, _)| key.as_str() != INTERNAL_KEY)
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+        _ => Map::new(),
+    };
+    if let Some(timestamp) = field(message, "timestamp").as_str() {
+        let parts = timestamp_parts(timestamp, path)?;
+        let written = msgflow_wire::Timestamp::from_parts(parts);
+        metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
+    }
+    Ok(metadata)
+}
+
+fn timestamp_parts(timestamp: &str, path: &str) -> Result<msgflow_wire::TimestampParts, Unsupported> {
+    msgflow_wire::Timestamp::parse(timestamp)
+        .ok()
+        .and_then(|parsed| parsed.parts())
+        .ok_or_else(|| Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime"))
+}
+
+/// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.
+fn message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<String, Unsupported> {
+    if let Some(id) = field(message, "metadata")
+        .get(INTERNAL_KEY)
+        .and_then(|namespace| namespace.get("ui_message_id"))
+        .and_then(Value::as_str)
+    {
+        return Ok(id.to_owned());
+    }
+    fresh_message_id(message, role, index, path)
+}
+
+/// `_generate_fresh_message_id`: `{provider_response_id}-{index}`, `{run_id}-{index}`, or a UUID5
+/// of the timestamp, kind, role and index.
+fn fresh_message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<String, Unsupported> {
+    let truthy = |key: &str| field(message, key).as_str().filter(|text| !text.is_empty());
+    if kind(message) == "response" {
+        // `vendor_id` is the legacy name pydantic-ai loads as `provider_response_id`.
+        if let Some(id) = truthy("provider_response_id").or_else(|| truthy("vendor_id")) {
+            return Ok(format!("{id}-{index}"));
+        }
+    }
+    if let Some(run_id) = truthy("run_id") {
+        return Ok(format!("{run_id}-{index}"));
+    }
+    let timestamp = match field(message, "timestamp").as_str() {
+        Some(timestamp) => python_isoformat(timestamp_parts(timestamp, path)?),
+        None => String::new(),
+    };
+    let name = format!("{timestamp}-{}-{role}-{index}", kind(message));
+    Ok(uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string())
+}
+
+/// `datetime.isoformat()`: microseconds only when set, the offset as `+HH:MM`.
+fn python_isoformat(parts: msgflow_wire::TimestampParts) -> String {
+    let mut text = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second
+    );
+    if parts.microsecond != 0 {
+        text.push_str(&format!(".{:06}", parts.microsecond));
+    }
+    if let Some(offset) = parts.offset_minutes {
+        let sign = if offset < 0 { '-' } else { '+' };
+        let abs = offset.unsigned_abs();
+        text.push_str(&format!("{sign}{:02}:{:02}", abs / 60, abs % 60));
+    }
+    text
+}

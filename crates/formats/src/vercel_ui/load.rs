@@ -1,0 +1,767 @@
+//! Vercel AI `UIMessage`s to a history, as pydantic-ai 2.68.0's `VercelAIAdapter.load_messages`
+//! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history's JSON.
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
+use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
+use crate::loss::{LossKind, Report};
+use crate::openai_chat::ShapeError;
+
+fn shape(path: &str, message: impl Into<String>) -> ShapeError {
+    ShapeError {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// The keys each UI part type may carry (the AI SDK's `UIMessagePart`), beyond `type`.
+fn known_keys(part_type: &str) -> &'static [&'static str] {
+    match part_type {
+        "text" | "reasoning" => &["type", "id", "text", "state", "providerMetadata"],
+        "file" => &["type", "mediaType", "filename", "url", "providerMetadata"],
+        "step-start" => &["type"],
+        "source-url" => &["type", "sourceId", "url", "title", "providerMetadata"],
+        "source-document" => &["type", "sourceId", "mediaType", "title", "filename", "providerMetadata"],
+        _ if part_type.starts_with("data-") => &["type", "id", "data"],
+        _ => &super::TOOL_PART_KEYS,
+    }
+}
+
+/// The history being built: `MessagesBuilder`, on JSON.
+struct Builder {
+    messages: Vec<Map<String, Value>>,
+}
+
+impl Builder {
+    /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
+    fn add(&mut self, part: Value, to_request: bool) {
+        let kind = if to_request { "request" } else { "response" };
+        match self.messages.last_mut() {
+            Some(last) if last["kind"] == kind => {
+                if let Some(Value::Array(parts)) = last.get_mut("parts") {
+                    parts.push(part);
+                }
+            }
+            _ => {
+                let mut message = Map::new();
+                message.insert("parts".into(), Value::Array(vec![part]));
+                message.insert("kind".into(), kind.into());
+                self.messages.push(message);
+            }
+        }
+    }
+
+    fn checkpoint(&self) -> (usize, usize) {
+        let last_len = self
+            .messages
+            .last()
+            .map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
+        (self.messages.len(), last_len)
+    }
+
+    /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
+    fn target(&mut self, (count, last_len): (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
+        let start = if count > 0 && self.messages[count - 1]["parts"].as_array().map_or(0, Vec::len) > last_len {
+            count - 1
+        } else {
+            count
+        };
+        self.messages[start..]
+            .iter_mut()
+            .find(|message| message["kind"] == kind)
+    }
+
+    /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
+    fn restore_canonical_system(&mut self, provider_name: &Value, canonical_system: &Value) {
+        let (Value::String(_), Value::String(_)) = (provider_name, canonical_system) else {
+            return;
+        };
+        let Some(response) = self.messages.last_mut() else {
+            return;
+        };
+        match response.get("provider_name") {
+            None | Some(Value::Null) => {
+                response.insert("provider_name".into(), provider_name.clone());
+                response.insert("canonical_system".into(), canonical_system.clone());
+            }
+            Some(name) if name == provider_name && response.get("canonical_system") != Some(canonical_system) => {
+                response.insert("canonical_system".into(), Value::Null);
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+struct Loader<'r> {
+    document: usize,
+    report: &'r mut Report,
+    builder: Builder,
+}
+
+/// `load_messages(messages)`: the history's JSON messages.
+/// `messages` begin at index `first` of the array at `path`; `history` is what the messages before
+/// them hold (the lossless records), which the builder goes on from.
+pub(super) fn load(
+    messages: &[Value],
+    path: &str,
+    first: usize,
+    document: usize,
+    report: &mut Report,
+    history: Vec<Value>,
+) -> Result<Vec<Value>, ShapeError> {
+    let mut loader = Loader {
+        document,
+        report,
+        builder: Builder {
+            messages: history
+                .into_iter()
+                .filter_map(|message| match message {
+                    Value::Object(object) => Some(object),
+                    _ => None,
+                })
+                .collect(),
+        },
+    };
+    for (index, message) in messages.iter().enumerate() {
+        loader.message(message, &format!("{path}[{}]", first + index))?;
+    }
+    Ok(loader.builder.messages.into_iter().map(Value::Object).collect())
+}
+
+fn ours(metadata: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    metadata
+        .get(PROVIDER_METADATA_KEY)
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+fn get<'v>(map: &'v Map<String, Value>, key: &str) -> &'v Value {
+    map.get(key).unwrap_or(&Value::Null)
+}
+
+/// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None`.
+fn from_data_uri(url: &str) -> Option<(String, Vec<u8>)> {
+    let body = url.strip_prefix("data:")?;
+    let (media_type, data) = body.split_once(";base64,")?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim_end()).ok()?;
+    Some((media_type.to_owned(), bytes))
+}
+
+fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Value) -> Value {
+    let mut object = Map::new();
+    object.insert(
+        "data".into(),
+        base64::engine::general_purpose::URL_SAFE.encode(bytes).into(),
+    );
+    object.insert("media_type".into(), media_type.into());
+    if vendor_metadata.is_object() {
+        object.insert("vendor_metadata".into(), vendor_metadata.clone());
+    }
+    object.insert("kind".into(), "binary".into());
+    Value::Object(object)
+}
+
+impl Loader<'_> {
+    fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
+        self.report.push(kind, self.document, path, what);
+    }
+
+    fn message(&mut self, message: &Value, path: &str) -> Result<(), ShapeError> {
+        let Some(object) = message.as_object() else {
+            return Err(shape(path, "expected a UIMessage object with `id`, `role` and `parts`"));
+        };
+        let role = match object.get("role") {
+            Some(Value::String(role)) if matches!(role.as_str(), "system" | "user" | "assistant") => role.as_str(),
+            Some(_) => {
+                return Err(shape(
+                    &format!("{path}.role"),
+                    "expected `system`, `user` or `assistant`",
+                ))
+            }
+            None => return Err(shape(path, "expected a `role` in the UIMessage")),
+        };
+        // pydantic-ai requires an `id`; the AI SDK's own `convertToModelMessages` does not, and
+        // real logs leave it out, so a message without one is read all the same.
+        let id = match object.get("id") {
+            Some(Value::String(id)) => Some(id.clone()),
+            None | Some(Value::Null) => None,
+            Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
+        };
+        let Some(Value::Array(ui_parts)) = object.get("parts") else {
+            return Err(shape(
+                &format!("{path}.parts"),
+                "expected the UIMessage `parts` as an array",
+            ));
+        };
+        for key in object.keys() {
+            if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.{key}"),
+                    format!("`{key}` of a UIMessage"),
+                );
+            }
+        }
+        let checkpoint = self.builder.checkpoint();
+        let parts_path = format!("{path}.parts");
+        for (index, part) in ui_parts.iter().enumerate() {
+            let part_path = format!("{parts_path}[{index}]");
+            let Some(part_type) = part.get("type").and_then(Value::as_str) else {
+                return Err(shape(&part_path, "expected a UI part object with a string `type`"));
+            };
+            for key in part.as_object().into_iter().flat_map(Map::keys) {
+                if !known_keys(part_type).contains(&key.as_str()) {
+                    self.loss(
+                        LossKind::Dropped,
+                        format!("{part_path}.{key}"),
+                        format!("`{key}` of a `{part_type}` UI part"),
+                    );
+                }
+            }
+        }
+        match role {
+            "system" => self.system(ui_parts, &parts_path)?,
+            "user" => self.user(ui_parts, &parts_path)?,
+            _ => self.assistant(ui_parts, &parts_path)?,
+        }
+        let target_kind = if role == "assistant" { "response" } else { "request" };
+        let metadata = object.get("metadata").unwrap_or(&Value::Null);
+        let had_timestamp = ours(metadata).get("timestamp").is_some();
+        match self.builder.target(checkpoint, target_kind) {
+            Some(target) => {
+                apply_message_metadata(target, metadata);
+                if let Some(id) = id {
+                    set_ui_message_id(target, id);
+                }
+                if !had_timestamp || !target.contains_key("timestamp") {
+                    self.loss(
+                        LossKind::Invented,
+                        path,
+                        "message timestamps (pydantic-ai fills in the load time)",
+                    );
+                }
+            }
+            None if !ui_parts.is_empty() && id.is_some() => {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.id"),
+                    "the `id` of a UIMessage that loads as no part",
+                );
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn system(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
+        for (index, part) in ui_parts.iter().enumerate() {
+            let part_path = format!("{path}[{index}]");
+            if part["type"] != "text" {
+                return Err(shape(&part_path, "a system message holds text parts only"));
+            }
+            let text = text_of(part, &part_path)?;
+            if !get(
+                ours(part.get("providerMetadata").unwrap_or(&Value::Null)),
+                "retry_feedback",
+            )
+            .is_null()
+            {
+                return Err(shape(
+                    &part_path,
+                    "msgflow does not convert pydantic-ai retry feedback from vercel-ui yet",
+                ));
+            }
+            self.builder
+                .add(json!({"content": text, "part_kind": "system-prompt"}), true);
+        }
+        Ok(())
+    }
+
+    fn user(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
+        let mut content: Vec<Value> = Vec::new();
+        for (index, part) in ui_parts.iter().enumerate() {
+            let part_path = format!("{path}[{index}]");
+            let part_type = part["type"].as_str().unwrap_or("");
+            let metadata = ours(part.get("providerMetadata").unwrap_or(&Value::Null));
+            if matches!(part_type, "text" | "file")
+                && !content.is_empty()
+                && truthy(get(metadata, USER_PROMPT_START_KEY))
+            {
+                self.flush_prompt(&mut content);
+            }
+            match part_type {
+                "text" => {
+                    let text = text_of(part, &part_path)?;
+                    if !get(metadata, "retry_feedback").is_null() || !get(metadata, "structured_content").is_null() {
+                        return Err(shape(
+                            &part_path,
+                            "msgflow does not convert pydantic-ai retry feedback or structured content from vercel-ui yet",
+                        ));
+                    }
+                    content.push(Value::String(text.to_owned()));
+                }
+                "file" => content.push(user_file(part, metadata, &part_path)?),
+                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
+                other => {
+                    return Err(shape(
+                        &part_path,
+                        format!("a user message holds text, file and data parts, not `{other}`"),
+                    ))
+                }
+            }
+        }
+        self.flush_prompt(&mut content);
+        Ok(())
+    }
+
+    /// `flush_user_prompt`: the content gathered so far as one `UserPromptPart`.
+    fn flush_prompt(&mut self, content: &mut Vec<Value>) {
+        if content.is_empty() {
+            return;
+        }
+        let items = std::mem::take(content);
+        let content = match items.as_slice() {
+            [Value::String(text)] => Value::String(text.clone()),
+            _ => Value::Array(items),
+        };
+        self.builder
+            .add(json!({"content": content, "part_kind": "user-prompt"}), true);
+    }
+
+    /// A `data-*` part: pydantic-ai's own kinds are not converted yet; custom data is not for the model.
+    fn data_part(&mut self, part_type: &str, path: &str) -> Result<(), ShapeError> {
+        const OWN: [&str; 5] = [
+            "data-tool-availability-delta",
+            "data-capability-load-delta",
+            "data-model-settings-delta",
+            "data-compaction",
+            "data-enqueued-messages",
+        ];
+        if OWN.contains(&part_type) {
+            return Err(shape(
+                path,
+                format!("msgflow does not convert `{part_type}` parts from vercel-ui yet"),
+            ));
+        }
+        self.loss(
+            LossKind::Dropped,
+            path,
+            format!("a custom `{part_type}` part (application data, not sent to the model)"),
+        );
+        Ok(())
+    }
+
+    fn assistant(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
+        let mut pending: Vec<Value> = Vec::new();
+        let has_steps = ui_parts.iter().any(|part| part["type"] == "step-start");
+        for (index, part) in ui_parts.iter().enumerate() {
+            let part_path = format!("{path}[{index}]");
+            let part_type = part["type"].as_str().unwrap_or("");
+            if !pending.is_empty()
+                && (part_type == "step-start" || (!has_steps && matches!(part_type, "text" | "reasoning" | "file")))
+            {
+                for returned in pending.drain(..) {
+                    self.builder.add(returned, true);
+                }
+            }
+            let metadata = ours(part.get("providerMetadata").unwrap_or(&Value::Null)).clone();
+            match part_type {
+                "text" => {
+                    let text = text_of(part, &part_path)?;
+                    let details = get(&metadata, "provider_details");
+                    if !get(&metadata, "citations").is_null() {
+                        return Err(shape(
+                            &format!("{part_path}.providerMetadata.pydantic_ai.citations"),
+                            "msgflow does not convert text citations from vercel-ui yet",
+                        ));
+                    }
+                    self.builder.add(
+                        json!({"content": text, "id": get(&metadata, "id"),
+                               "provider_name": get(&metadata, "provider_name"),
+                               "provider_details": if details.is_object() { details.clone() } else { Value::Null },
+                               "part_kind": "text"}),
+                        false,
+                    );
+                    self.builder
+                        .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
+                }
+                "reasoning" => {
+                    let text = text_of(part, &part_path)?;
+                    let signature = if part["state"] == "streaming" {
+                        Value::Null
+                    } else {
+                        get(&metadata, "signature").clone()
+                    };
+                    self.builder.add(
+                        json!({"content": text, "id": get(&metadata, "id"), "signature": signature,
+                               "provider_name": get(&metadata, "provider_name"),
+                               "provider_details": get(&metadata, "provider_details"),
+                               "part_kind": "thinking"}),
+                        false,
+                    );
+                    self.builder
+                        .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
+                }
+                "file" => {
+                    let url = part["url"].as_str().unwrap_or("");
+                    let Some((media_type, bytes)) = from_data_uri(url) else {
+                        return Err(shape(
+                            &format!("{part_path}.url"),
+                            "an assistant file part must be a base64 `data:` URI (as pydantic-ai requires)",
+                        ));
+                    };
+                    let content = binary_json(&media_type, &bytes, get(&metadata, "vendor_metadata"));
+                    self.builder.add(
+                        json!({"content": content, "id": get(&metadata, "id"),
+                               "provider_name": get(&metadata, "provider_name"),
+                               "provider_details": get(&metadata, "provider_details"),
+                               "part_kind": "file"}),
+                        false,
+                    );
+                    self.builder
+                        .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
+                }
+                "step-start" => {}
+                "source-url" | "source-document" => self.loss(
+                    LossKind::Dropped,
+                    &part_path,
+                    format!("a `{part_type}` part (sources are listed for display)"),
+                ),
+                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
+                _ if part_type.starts_with("tool-") || part_type == "dynamic-tool" => {
+                    self.tool(part, part_type, &part_path, &mut pending)?;
+                }
+                other => return Err(shape(&part_path, format!("unknown UI part type `{other}`"))),
+            }
+        }
+        for returned in pending {
+            self.builder.add(returned, true);
+        }
+        Ok(())
+    }
+
+    fn tool(&mut self, part: &Value, part_type: &str, path: &str, pending: &mut Vec<Value>) -> Result<(), ShapeError> {
+        let tool_name = if part_type == "dynamic-tool" {
+            match part.get("toolName") {
+                Some(Value::String(name)) => name.clone(),
+                _ => {
+                    return Err(shape(
+                        &format!("{path}.toolName"),
+                        "expected the dynamic tool's name as a string",
+                    ))
+                }
+            }
+        } else {
+            part_type["tool-".len()..].to_owned()
+        };
+        let Some(tool_call_id) = part.get("toolCallId").and_then(Value::as_str) else {
+            return Err(shape(
+                &format!("{path}.toolCallId"),
+                "expected the tool call id as a string",
+            ));
+        };
+        let state = part.get("state").and_then(Value::as_str).unwrap_or("");
+        const STATES: [&str; 7] = [
+            "input-streaming",
+            "input-available",
+            "output-available",
+            "output-error",
+            "approval-requested",
+            "approval-responded",
+            "output-denied",
+        ];
+        if !STATES.contains(&state) {
+            return Err(shape(
+                &format!("{path}.state"),
+                format!("expected a tool part state, one of {}", STATES.join(", ")),
+            ));
+        }
+        let args = match part.get("input").unwrap_or(&Value::Null) {
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(parsed @ Value::Object(_)) => parsed,
+                _ => Value::String(text.clone()),
+            },
+            value @ (Value::Object(_) | Value::Null) => value.clone(),
+            _ => {
+                return Err(shape(
+                    &format!("{path}.input"),
+                    "expected the tool input as an object or a JSON string",
+                ))
+            }
+        };
+        let metadata = ours(part.get("callProviderMetadata").unwrap_or(&Value::Null)).clone();
+        let provider_name = get(&metadata, "provider_name").clone();
+        let provider_details = get(&metadata, "provider_details").clone();
+        let tool_kind = tool_kind_claim(get(&metadata, "tool_kind"), path)?;
+        if get(&metadata, "tool_kind").is_string() {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
+                "a `tool_kind` pydantic-ai does not define (`parse_tool_kind`)",
+            );
+        }
+        if state == "approval-responded" {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.approval"),
+                "a tool approval decision not carried out yet (pydantic-ai takes it as a deferred tool result)",
+            );
+        }
+        let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
+        if state == "output-available" && super::holds_content_item(part.get("output").unwrap_or(&Value::Null)) {
+            return Err(shape(
+                &format!("{path}.output"),
+                "msgflow does not convert tool output holding files or content items from vercel-ui yet",
+            ));
+        }
+        if part.get("providerExecuted") == Some(&Value::Bool(true)) {
+            let empty = Map::new();
+            let (call_meta, return_meta) = if has_output {
+                (
+                    metadata.get("call_meta").and_then(Value::as_object).unwrap_or(&empty),
+                    metadata.get("return_meta").and_then(Value::as_object).unwrap_or(&empty),
+                )
+            } else {
+                (&empty, &empty)
+            };
+            let or = |first: &Value, second: &Value| if truthy(first) { first.clone() } else { second.clone() };
+            let call_provider_name = or(get(call_meta, "provider_name"), &provider_name);
+            let call_kind = match tool_kind_claim(get(call_meta, "tool_kind"), path)? {
+                Value::Null => tool_kind.clone(),
+                claimed => claimed,
+            };
+            self.builder.add(
+                json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
+                       "tool_kind": call_kind,
+                       "id": or(get(call_meta, "id"), get(&metadata, "id")),
+                       "provider_name": call_provider_name,
+                       "provider_details": or(get(call_meta, "provider_details"), &provider_details),
+                       "part_kind": "builtin-tool-call"}),
+                false,
+            );
+            let canonical = or(get(call_meta, "canonical_system"), get(&metadata, "canonical_system"));
+            self.builder.restore_canonical_system(&call_provider_name, &canonical);
+            if has_output {
+                let (content, outcome) = match state {
+                    "output-error" => (part.get("errorText").cloned().unwrap_or(Value::Null), "failed"),
+                    "output-denied" => (Value::String(denial_reason(part)), "denied"),
+                    _ => (part.get("output").cloned().unwrap_or(Value::Null), "success"),
+                };
+                let return_kind = match tool_kind_claim(get(return_meta, "tool_kind"), path)? {
+                    Value::Null => tool_kind,
+                    claimed => claimed,
+                };
+                self.builder.add(
+                    json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                           "provider_name": or(get(return_meta, "provider_name"), &provider_name),
+                           "provider_details": or(get(return_meta, "provider_details"), &provider_details),
+                           "outcome": outcome, "tool_kind": return_kind,
+                           "part_kind": "builtin-tool-return"}),
+                    false,
+                );
+            }
+            return Ok(());
+        }
+        self.builder.add(
+            json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
+                   "tool_kind": tool_kind, "id": get(&metadata, "id"),
+                   "provider_name": provider_name, "provider_details": provider_details,
+                   "part_kind": "tool-call"}),
+            false,
+        );
+        self.builder
+            .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
+        let returned = match state {
+            "output-available" => {
+                let interrupted = get(&metadata, "outcome") == "interrupted";
+                json!({"tool_name": tool_name, "content": part.get("output").unwrap_or(&Value::Null),
+                       "tool_call_id": tool_call_id,
+                       "outcome": if interrupted { "interrupted" } else { "success" },
+                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+            }
+            "output-error" => {
+                let retried = get(&metadata, "outcome") == "retried";
+                let structured = get(&metadata, "content");
+                let content = if retried && structured.is_array() {
+                    structured.clone()
+                } else {
+                    part.get("errorText").cloned().unwrap_or(Value::Null)
+                };
+                let retry = if retried {
+                    valid_retry(get(&metadata, "retry"))
+                } else {
+                    Value::Null
+                };
+                json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                       "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
+                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+            }
+            "output-denied" => json!({"tool_name": tool_name, "content": denial_reason(part),
+                                      "tool_call_id": tool_call_id, "outcome": "denied",
+                                      "tool_kind": tool_kind, "part_kind": "tool-return"}),
+            _ => return Ok(()),
+        };
+        pending.push(returned);
+        Ok(())
+    }
+}
+
+/// `parse_tool_kind`: a claimed `tool_kind` is kept only when it names a defined kind; those are
+/// typed parts, which msgflow does not read from UI messages yet.
+fn tool_kind_claim(claim: &Value, path: &str) -> Result<Value, ShapeError> {
+    match claim.as_str() {
+        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => Err(shape(
+            path,
+            format!("msgflow does not convert typed `{kind}` tool parts from vercel-ui yet"),
+        )),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64() != Some(0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(object) => !object.is_empty(),
+    }
+}
+
+fn text_of<'v>(part: &'v Value, path: &str) -> Result<&'v str, ShapeError> {
+    part.get("text")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(&format!("{path}.text"), "expected the part's `text` as a string"))
+}
+
+/// `parse_tool_retry`: a retry claim with a known cause, else none.
+fn valid_retry(value: &Value) -> Value {
+    // `ToolRetryCause`.
+    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
+    let count = |key: &str| match value.get(key) {
+        None | Some(Value::Null) => Some(Value::Null),
+        Some(number @ Value::Number(_)) if number.is_i64() || number.is_u64() => Some(number.clone()),
+        Some(_) => None,
+    };
+    match (
+        value.get("cause").and_then(Value::as_str),
+        count("attempt"),
+        count("max_retries"),
+    ) {
+        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
+            json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
+        }
+        _ => Value::Null,
+    }
+}
+
+/// `_denial_reason`: the reason of a responded approval, else `ToolDenied().message`.
+fn denial_reason(part: &Value) -> String {
+    let approval = part.get("approval").unwrap_or(&Value::Null);
+    match approval.get("reason").and_then(Value::as_str) {
+        Some(reason) if approval.get("approved").is_some_and(Value::is_boolean) && !reason.is_empty() => {
+            reason.to_owned()
+        }
+        _ => DEFAULT_DENIAL.to_owned(),
+    }
+}
+
+/// A user file part: inline data, an uploaded file, or a URL item of the kind its media type says.
+fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<Value, ShapeError> {
+    let url = part
+        .get("url")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(&format!("{path}.url"), "expected the file's `url` as a string"))?;
+    let media_type = part.get("mediaType").and_then(Value::as_str).ok_or_else(|| {
+        shape(
+            &format!("{path}.mediaType"),
+            "expected the file's `mediaType` as a string",
+        )
+    })?;
+    let vendor_metadata = get(metadata, "vendor_metadata");
+    if let Some((data_media_type, bytes)) = from_data_uri(url) {
+        return Ok(binary_json(&data_media_type, &bytes, vendor_metadata));
+    }
+    let (file_id, provider) = (get(metadata, "file_id"), get(metadata, "provider_name"));
+    if truthy(file_id) && truthy(provider) {
+        return Ok(
+            json!({"file_id": file_id, "provider_name": provider, "media_type": media_type,
+                         "vendor_metadata": vendor_metadata, "identifier": get(metadata, "identifier"),
+                         "kind": "uploaded-file"}),
+        );
+    }
+    let kind = if media_type.is_empty() {
+        // `_KIND_TO_URL_TYPE`, a document for anything else.
+        let claimed = get(metadata, "kind").as_str().unwrap_or_default();
+        if ["image-url", "audio-url", "video-url"].contains(&claimed) {
+            claimed
+        } else {
+            "document-url"
+        }
+    } else {
+        match media_type.split('/').next() {
+            Some("image") => "image-url",
+            Some("video") => "video-url",
+            Some("audio") => "audio-url",
+            _ => "document-url",
+        }
+    };
+    let force_download = match get(metadata, "force_download") {
+        Value::Null => Value::Bool(false),
+        other => other.clone(),
+    };
+    Ok(
+        json!({"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
+              "kind": kind, "media_type": media_type}),
+    )
+}
+
+/// `apply_message_metadata`: application metadata replaces the message's; `pydantic_ai.timestamp`
+/// sets its timestamp.
+fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
+    let Value::Object(metadata) = metadata else { return };
+    let application: Map<String, Value> = metadata
+        .iter()
+        .filter(|(key, _)| key.as_str() != PROVIDER_METADATA_KEY && key.as_str() != INTERNAL_KEY)
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    if !application.is_empty() {
+        target.insert("metadata".into(), Value::Object(application));
+    }
+    let timestamp = metadata
+        .get(PROVIDER_METADATA_KEY)
+        .and_then(|ours| ours.get("timestamp"))
+        .and_then(Value::as_str)
+        .and_then(|text| msgflow_wire::Timestamp::parse(text).ok())
+        .and_then(|parsed| parsed.parts());
+    if let Some(parts) = timestamp {
+        target.insert(
+            "timestamp".into(),
+            msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
+        );
+    }
+}
+
+/// `set_ui_message_id`: the `UIMessage.id`, kept in the reserved `__pydantic_ai__` namespace.
+fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
+    let metadata = target.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    let namespace = metadata
+        .as_object_mut()
+        .expect("made an object above")
+        .entry(INTERNAL_KEY)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !namespace.is_object() {
+        *namespace = Value::Object(Map::new());
+    }
+    namespace
+        .as_object_mut()
+        .expect("made an object above")
+        .insert("ui_message_id".into(), Value::String(id));
+}

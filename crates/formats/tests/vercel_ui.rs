@@ -1,0 +1,223 @@
+//! `vercel-ui`: the lossless form gives every history it converts back unchanged (generated
+//! histories), a front end's additions to a lossless file are read as pydantic-ai reads them, and bad
+//! input is an error naming its place. Equality with pydantic-ai's own adapter is checked by
+//! `cargo xtask conformance --only vercel-ui`.
+
+use msgflow_formats::{convert, convert_with, vercel_ui, ConvertOptions, Format, LossKind, Output, Report};
+use msgflow_wire::arbitrary::{history, Flavour};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::{json, Value};
+
+const CASES: usize = 1500;
+
+fn lossless(sdk_version: u8) -> ConvertOptions {
+    ConvertOptions {
+        lossless: true,
+        vercel_sdk_version: sdk_version,
+    }
+}
+
+#[test]
+fn the_lossless_form_is_the_identity_on_generated_histories() {
+    let seed = [33u8; 32];
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let strategy = history(Flavour::Pydantic);
+    let (mut compared, mut refused, mut default_lossless) = (0, 0, 0);
+    for case in 0..CASES {
+        let history = strategy.new_tree(&mut runner).expect("a history").current();
+        let sdk_version = if case % 2 == 0 { 5 } else { 6 };
+        let mut report = Report::default();
+        let Ok(ui) = vercel_ui::to_value(&history, 0, &lossless(sdk_version), &mut report) else {
+            refused += 1;
+            continue;
+        };
+        assert!(report.is_lossless(), "case {case}: {:?}", report.losses);
+        let back = vercel_ui::from_value(&ui, 0, &lossless(sdk_version), &mut Report::default())
+            .unwrap_or_else(|err| panic!("case {case}: msgflow cannot read its own UI messages: {err:?}"));
+        assert_eq!(
+            msgflow_wire::to_string(&back).unwrap(),
+            msgflow_wire::to_string(&history).unwrap(),
+            "case {case}"
+        );
+        compared += 1;
+        // The default form reports a loss exactly when the history does not come back unchanged.
+        let mut report = Report::default();
+        let options = ConvertOptions {
+            vercel_sdk_version: sdk_version,
+            ..ConvertOptions::default()
+        };
+        let ui = vercel_ui::to_value(&history, 0, &options, &mut report).expect("converted losslessly above");
+        let back = vercel_ui::from_value(&ui, 0, &options, &mut Report::default()).expect("reads its own output");
+        let unchanged = msgflow_wire::to_string(&back).unwrap() == msgflow_wire::to_string(&history).unwrap();
+        assert_eq!(report.is_lossless(), unchanged, "case {case}: {:?}", report.losses);
+        default_lossless += usize::from(unchanged);
+    }
+    eprintln!("{compared} compared ({default_lossless} lossless by default), {refused} refused");
+    assert!(
+        compared >= CASES / 5,
+        "too few histories compared: {compared} of {CASES}"
+    );
+}
+
+fn turn_with_a_tool_call() -> &'static str {
+    r#"[
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "weather?", "timestamp": "2025-01-02T03:04:05Z"}],
+       "timestamp": "2025-01-02T03:04:05Z"},
+      {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "weather", "args": {"city": "Paris"}, "tool_call_id": "c1"}],
+       "timestamp": "2025-01-02T03:04:06Z", "model_name": "gpt-4o"},
+      {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "weather", "content": "sunny", "tool_call_id": "c1",
+        "timestamp": "2025-01-02T03:04:07Z"}]},
+      {"kind": "response", "parts": [{"part_kind": "text", "content": "Sunny."}], "timestamp": "2025-01-02T03:04:08Z"}
+    ]"#
+}
+
+fn documents(output: Output) -> Vec<Value> {
+    match output {
+        Output::Documents(documents) => documents,
+        Output::Histories(_) => panic!("expected documents"),
+    }
+}
+
+/// The lossless UI messages of [`turn_with_a_tool_call`], whose report is empty.
+fn lossless_ui() -> Value {
+    let converted = convert_with(
+        turn_with_a_tool_call(),
+        Format::PydanticAi,
+        Format::VercelUi,
+        &lossless(5),
+    )
+    .unwrap();
+    assert!(converted.report.is_lossless(), "{:?}", converted.report.losses);
+    documents(converted.output).remove(0)
+}
+
+#[test]
+fn a_turn_is_one_assistant_message_with_steps_in_the_lossless_form() {
+    let default = convert(turn_with_a_tool_call(), Format::PydanticAi, Format::VercelUi).unwrap();
+    let default_ui = &documents(default.output)[0];
+    let roles: Vec<&str> = default_ui
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "assistant"],
+        "pydantic-ai writes one message per response"
+    );
+    // What pydantic-ai's form cannot hold is reported: the parts' timestamps, the model name.
+    let lost: Vec<&str> = default.report.losses.iter().map(|loss| loss.path.as_str()).collect();
+    assert!(lost.contains(&"$[1].model_name"), "{lost:?}");
+    assert!(lost.contains(&"$[2].parts[0].timestamp"), "{lost:?}");
+
+    let ui = &lossless_ui();
+    let messages = ui.as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    let types: Vec<&str> = messages[1]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|part| part["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["step-start", "tool-weather", "step-start", "text"]);
+    let back = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
+    let original = msgflow_wire::from_str(turn_with_a_tool_call()).unwrap();
+    assert_eq!(histories[0], original);
+}
+
+#[test]
+fn a_message_the_front_end_adds_to_a_lossless_file_is_read_as_pydantic_ai_reads_it() {
+    let mut ui = lossless_ui();
+    ui.as_array_mut().unwrap().push(json!({
+        "id": "m-new", "role": "user", "parts": [{"type": "text", "text": "And tomorrow?"}]
+    }));
+    let back = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
+    let history = &histories[0];
+    assert_eq!(history.len(), 5);
+    let original = msgflow_wire::from_str(turn_with_a_tool_call()).unwrap();
+    assert_eq!(
+        &history[..4],
+        &original[..],
+        "the recorded messages come back unchanged"
+    );
+    let last = msgflow_wire::to_string(&history[4..]).unwrap();
+    assert!(last.contains(r#""content":"And tomorrow?""#), "{last}");
+    assert!(last.contains(r#""ui_message_id":"m-new""#), "{last}");
+    // An edited message is no longer the recorded one: from there on, pydantic-ai's reading.
+    let mut edited = ui.clone();
+    edited[0]["parts"][0]["text"] = json!("weather in Lyon?");
+    let back = convert_with(&edited.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap();
+    let Output::Histories(histories) = back.output else {
+        panic!()
+    };
+    let text = msgflow_wire::to_string(&histories[0]).unwrap();
+    assert!(
+        text.contains("weather in Lyon?") && !text.contains("\"weather?\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_input_is_an_error_with_its_place() {
+    let cases = [
+        (r#"{"chat": []}"#, "$", "expected Vercel AI UI messages"),
+        (r#"[{"id": "a", "role": "robot", "parts": []}]"#, "$[0].role", "expected `system`, `user` or `assistant`"),
+        (
+            "[\n {\"id\": \"a\", \"role\": \"assistant\",\n  \"parts\": [{\"type\": \"file\", \"mediaType\": \"image/png\", \"url\": \"https://x/a.png\"}]}]",
+            "$[0].parts[0].url",
+            "base64 `data:` URI",
+        ),
+        (
+            r#"[{"id": "a", "role": "assistant", "parts": [{"type": "tool-f", "toolCallId": "c", "state": "done"}]}]"#,
+            "$[0].parts[0].state",
+            "expected a tool part state",
+        ),
+        (r#"[{"id": "a", "role": "system", "parts": [{"type": "file", "mediaType": "a/b", "url": "u"}]}]"#, "$[0].parts[0]", "text parts only"),
+    ];
+    for (input, path, message) in cases {
+        let err = convert(input, Format::VercelUi, Format::PydanticAi).unwrap_err();
+        assert_eq!(err.path, path, "{input}");
+        assert!(err.message.contains(message), "{input}: {err}");
+        assert!(err.position.is_some(), "{input}: {err}");
+    }
+    let err = convert(r#"[{"id": "a", "role": "assistant", "parts": [{"type": "file", "mediaType": "image/png", "url": "https://x/a.png"}]}]"#, Format::VercelUi, Format::PydanticAi).unwrap_err();
+    assert_eq!(err.position, Some((1, 95)), "{err}");
+    // A part msgflow does not convert yet is refused with its path in the history.
+    let history = r#"[{"kind": "request", "parts": [{"part_kind": "compaction", "content": "summary"}]}]"#;
+    let err = convert(history, Format::PydanticAi, Format::VercelUi).unwrap_err();
+    assert_eq!(err.path, "$[0].parts[0]");
+    assert!(err.message.contains("`compaction`"), "{err}");
+}
+
+#[test]
+fn what_the_history_cannot_hold_of_ui_messages_is_reported() {
+    let ui = r#"{"id": "chat-1", "trigger": "submit-message", "messages": [
+      {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}, {"type": "data-weather", "data": {"t": 1}}]},
+      {"id": "a1", "role": "assistant", "parts": [{"type": "text", "text": "hello"},
+        {"type": "source-url", "sourceId": "s", "url": "https://x"}]}
+    ]}"#;
+    let converted = convert(ui, Format::VercelUi, Format::PydanticAi).unwrap();
+    let losses: Vec<(LossKind, &str)> = converted
+        .report
+        .losses
+        .iter()
+        .map(|loss| (loss.kind, loss.path.as_str()))
+        .collect();
+    for expected in [
+        (LossKind::Dropped, "$.id"),
+        (LossKind::Dropped, "$.trigger"),
+        (LossKind::Dropped, "$.messages[0].parts[1]"),
+        (LossKind::Dropped, "$.messages[1].parts[1]"),
+        (LossKind::Invented, "$.messages[0]"),
+    ] {
+        assert!(losses.contains(&expected), "{expected:?} not in {losses:?}");
+    }
+}

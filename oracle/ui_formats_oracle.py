@@ -1,0 +1,134 @@
+"""The UI-format oracle for msgflow-formats: pydantic-ai 2.68.0's own Vercel AI adapter on the same inputs.
+
+For each case this runs ``VercelAIAdapter.dump_messages`` (``sdk_version`` 5 and 6) on the case's history and
+``VercelAIAdapter.load_messages`` on UI messages, and compares them with what msgflow wrote and read:
+
+* ``to<v>``: msgflow's UI messages for the history (``ui<v>`` of the case) against ``dump_messages`` as pydantic-ai
+  serializes them (``mode='json', by_alias=True``). A denial's ``approval.id`` is a fresh UUID4 in every dump, so it
+  is left out on both sides.
+* ``from<v>``: msgflow's history read from those UI messages (``back<v>``), loaded by pydantic-ai, against
+  ``load_messages`` of pydantic-ai's own dump. Timestamps pydantic-ai stamps with the load time (every part's, and a
+  message's that the UI messages do not carry) differ run to run, so they are left out on both sides.
+* ``foreign``: for a real UI file (``ui`` of the case), msgflow's history (``back``) against ``load_messages`` of the
+  file's messages; ``{"refused": ...}`` when pydantic-ai refuses the file.
+
+Usage (one process for a whole batch):
+
+    python ui_formats_oracle.py --cases FILE.jsonl --out FILE.jsonl
+
+Each output line is ``{"name": ..., "<check>": "equal" | {"differ": "<first difference>"} | {"refused": ...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is imported
+
+from pydantic_ai.ui.vercel_ai import VercelAIAdapter  # noqa: E402
+from pydantic_ai.ui.vercel_ai._adapter import _ui_messages_ta  # noqa: E402
+
+ADAPTER = oracle_common.ADAPTER
+
+
+def first_difference(left, right, path="$"):
+    """The path of the first difference between two JSON values, with both sides, or None."""
+    if type(left) is not type(right):
+        return f"{path}: {json.dumps(left)[:400]} != {json.dumps(right)[:400]}"
+    if isinstance(left, dict):
+        for key in list(left) + [key for key in right if key not in left]:
+            if left.get(key, "<absent>") != right.get(key, "<absent>"):
+                return first_difference(left.get(key, "<absent>"), right.get(key, "<absent>"), f"{path}.{key}")
+    elif isinstance(left, list):
+        for index, (a, b) in enumerate(zip(left, right)):
+            if a != b:
+                return first_difference(a, b, f"{path}[{index}]")
+        if len(left) != len(right):
+            return f"{path}: {len(left)} items != {len(right)}"
+    elif left != right:
+        return f"{path}: {json.dumps(left)[:400]} != {json.dumps(right)[:400]}"
+    return None
+
+
+def without_denial_ids(ui):
+    for message in ui:
+        for part in message.get("parts", []):
+            if part.get("state") == "output-denied" and isinstance(part.get("approval"), dict):
+                part["approval"].pop("id", None)
+    return ui
+
+
+def comparable_history(history, stamped_messages):
+    """The JSON of a loaded history without the timestamps pydantic-ai stamps with the load time."""
+    value = json.loads(ADAPTER.dump_json(history))
+    for index, message in enumerate(value):
+        if index not in stamped_messages:
+            message["timestamp"] = "<load time>"
+        for part in message["parts"]:
+            if "timestamp" in part:
+                part["timestamp"] = "<load time>"
+    return value
+
+
+def compare(mine, theirs):
+    difference = first_difference(mine, theirs)
+    return "equal" if difference is None else {"differ": difference}
+
+
+def stamped(back):
+    """The messages of msgflow's history that carry their own timestamp."""
+    return {index for index, message in enumerate(back) if message.get("timestamp") is not None}
+
+
+def run_case(case: dict) -> dict:
+    out: dict = {}
+    if "ui" in case:
+        try:
+            theirs = VercelAIAdapter.load_messages(_ui_messages_ta.validate_python(case["ui"]))
+        except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
+            out["foreign"] = {"refused": f"{type(exc).__name__}: {exc}"[:400]}
+            return out
+        mine = ADAPTER.validate_python(case["back"])
+        keep = stamped(case["back"])
+        out["foreign"] = compare(comparable_history(mine, keep), comparable_history(theirs, keep))
+        return out
+    history = ADAPTER.validate_python(case["history"])
+    for version in (5, 6):
+        key = f"ui{version}"
+        if key not in case:
+            continue
+        dumped = VercelAIAdapter.dump_messages(history, sdk_version=version)
+        theirs = _ui_messages_ta.dump_python(dumped, mode="json", by_alias=True)
+        out[f"to{version}"] = compare(without_denial_ids(case[key]), without_denial_ids(theirs))
+        loaded = VercelAIAdapter.load_messages(dumped)
+        mine = ADAPTER.validate_python(case[f"back{version}"])
+        keep = stamped(case[f"back{version}"])
+        out[f"from{version}"] = compare(comparable_history(mine, keep), comparable_history(loaded, keep))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", required=True, help="JSONL: one case per line")
+    parser.add_argument("--out", required=True, help="JSONL: one result per line")
+    args = parser.parse_args(argv)
+    oracle_common.assert_oracle_version()
+    with open(args.cases, encoding="utf-8") as cases, open(args.out, "w", encoding="utf-8") as out:
+        for line in cases:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            try:
+                result = run_case(case)
+            except Exception as exc:  # noqa: BLE001 - reported per case, never a crash of the batch
+                result = {"error": f"{type(exc).__name__}: {exc}"[:400]}
+            result["name"] = case["name"]
+            out.write(json.dumps(result, ensure_ascii=False))
+            out.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+//! The UI-format differential check (part of `cargo xtask conformance`, `--only vercel-ui`):
+//! msgflow-formats' `vercel-ui` against pydantic-ai 2.68.0's own `VercelAIAdapter`
+//! (`oracle/ui_formats_oracle.py`, in the `target/venv` venv: the adapter needs no extra).
+//!
+//! For every committed fixture, every history of the real-world corpora (`../shared/realworld*`)
+//! and seeded arbitrary histories (`Flavour::Pydantic`):
+//!
+//! * `to` (AI SDK 5 and 6) must equal `dump_messages(history, sdk_version=...)`;
+//! * `from` of those UI messages must equal `load_messages` of them (timestamps pydantic-ai stamps
+//!   with the load time aside);
+//! * the lossless form must give the history back unchanged (`from(to(h)) == h`, byte for byte as
+//!   msgflow writes it), which needs no oracle.
+//!
+//! A history holding parts msgflow does not convert to vercel-ui yet is refused by msgflow with
+//! the part's path; refusals are counted by reason. The real files of
+//! `../shared/formats/vercel-ui` are read too: where pydantic-ai loads a file, msgflow's history
+//! must equal its `load_messages`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use msgflow_formats::{vercel_ui, ConvertOptions, Report};
+use serde_json::{json, Map, Value};
+
+/// Seeded arbitrary histories per run.
+const ARBITRARY_COUNT: usize = 3000;
+/// Mismatches shown in detail.
+const SHOWN: usize = 8;
+/// The timestamp given to responses that have none, on both sides: pydantic-ai stamps such a
+/// response with the load time, which no two runs share.
+const FIXED_TIMESTAMP: &str = "2025-01-02T03:04:05Z";
+
+/// Runs the check with the given seed.
+pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
+    println!("seed {seed} (from the HEAD commit unless --seed is given)");
+    let dir = work.join("ui-formats");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let root = crate::project_root();
+    let (sources, fixture_count, realworld_count) =
+        crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
+
+    let mut cases: Vec<Value> = Vec::new();
+    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut lossless_identity = 0usize;
+    for (name, mut value) in sources {
+        stamp_responses(&mut value);
+        let original = msgflow_wire::from_str(&value.to_string())?;
+        let mut case = Map::new();
+        case.insert("name".into(), name.clone().into());
+        case.insert("history".into(), value.clone());
+        let mut converted = false;
+        for version in [5u8, 6] {
+            let options = ConvertOptions {
+                vercel_sdk_version: version,
+                ..ConvertOptions::default()
+            };
+            let ui = match vercel_ui::to_value(&original, 0, &options, &mut Report::default()) {
+                Ok(ui) => ui,
+                Err(err) => {
+                    *refused.entry(err.message).or_default() += 1;
+                    break;
+                }
+            };
+            let back = vercel_ui::from_value(&ui, 0, &options, &mut Report::default())
+                .map_err(|err| anyhow::anyhow!("{name}: msgflow cannot read its own UI messages: {err:?}"))?;
+            case.insert(format!("ui{version}"), ui);
+            case.insert(
+                format!("back{version}"),
+                serde_json::from_str(&msgflow_wire::to_string(&back)?)?,
+            );
+            converted = true;
+        }
+        if !converted {
+            continue;
+        }
+        let lossless = ConvertOptions {
+            lossless: true,
+            ..ConvertOptions::default()
+        };
+        let ui = vercel_ui::to_value(&original, 0, &lossless, &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{name}: lossless: {err}"))?;
+        let back = vercel_ui::from_value(&ui, 0, &lossless, &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{name}: lossless: msgflow cannot read its own UI messages: {err:?}"))?;
+        if msgflow_wire::to_string(&back)? == msgflow_wire::to_string(&original)? {
+            lossless_identity += 1;
+        } else {
+            failures.push(format!("{name}: the lossless round trip changed the history"));
+        }
+        cases.push(Value::Object(case));
+    }
+    let compared = cases.len();
+    let foreign = foreign_cases(&root, &mut cases)?;
+
+    let cases_path = dir.join("cases.jsonl");
+    let mut lines = String::new();
+    for case in &cases {
+        lines.push_str(&serde_json::to_string(case)?);
+        lines.push('\n');
+    }
+    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
+    let out_path = dir.join("oracle.jsonl");
+    let output = std::process::Command::new(python)
+        .arg(root.join("oracle/ui_formats_oracle.py"))
+        .arg("--cases")
+        .arg(&cases_path)
+        .arg("--out")
+        .arg(&out_path)
+        .current_dir(root.join("oracle"))
+        .output()
+        .context("running oracle/ui_formats_oracle.py")?;
+    if !output.status.success() {
+        bail!(
+            "ui_formats_oracle.py failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&out_path)?;
+    let answers: Vec<Value> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the oracle's answers")?;
+    if answers.len() != cases.len() {
+        bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
+    }
+    let mut equal: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pydantic_refuses = 0usize;
+    for answer in &answers {
+        let name = answer["name"].as_str().unwrap_or("?");
+        if let Some(error) = answer.get("error") {
+            failures.push(format!("{name}: the oracle failed: {error}"));
+            continue;
+        }
+        for (check, verdict) in answer.as_object().into_iter().flatten() {
+            if check == "name" {
+                continue;
+            }
+            match verdict {
+                Value::String(text) if text == "equal" => *equal.entry(check.clone()).or_default() += 1,
+                _ if check == "foreign" && verdict.get("refused").is_some() => pydantic_refuses += 1,
+                _ => failures.push(format!("{name}: {check}: {verdict}")),
+            }
+        }
+    }
+    let refusals: usize = refused.values().sum();
+    println!(
+        "{} histories ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary): {compared} \
+         converted, {refusals} refused by msgflow; {foreign} real vercel-ui files ({pydantic_refuses} refused by \
+         pydantic-ai)",
+        compared + refusals
+    );
+    for (check, count) in &equal {
+        println!("  {check}: {count} equal to pydantic-ai");
+    }
+    println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
+    for (why, count) in &refused {
+        println!("  refused {count}: {why}");
+    }
+    if !failures.is_empty() {
+        for failure in failures.iter().take(SHOWN) {
+            println!("FAIL {failure}");
+        }
+        bail!("{} differences", failures.len());
+    }
+    // Arbitrary histories are dense in parts msgflow refuses for vercel-ui (each is listed above);
+    // this guards against a check that silently compares next to nothing.
+    if compared < (compared + refusals) / 5 {
+        bail!("too few histories compared: {compared} of {}", compared + refusals);
+    }
+    Ok(())
+}
+
+/// Gives every response without a timestamp the fixed one.
+fn stamp_responses(history: &mut Value) {
+    for message in history.as_array_mut().into_iter().flatten() {
+        if let Some(object) = message.as_object_mut() {
+            if object.get("kind") == Some(&json!("response")) && object.get("timestamp").is_none_or(Value::is_null) {
+                object.insert("timestamp".into(), FIXED_TIMESTAMP.into());
+            }
+        }
+    }
+}
+
+/// The real files of `../shared/formats/vercel-ui`, read by msgflow, as cases for the oracle.
+fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
+    let dir = root.join("../shared/formats/vercel-ui");
+    if !dir.is_dir() {
+        if std::env::var_os("CI").is_some() {
+            bail!("the foreign-format corpus {} is missing", dir.display());
+        }
+        println!("skipped {}: missing (outside CI)", dir.display());
+        return Ok(0);
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    paths.sort();
+    let mut count = 0;
+    for path in paths {
+        let text = std::fs::read_to_string(&path)?;
+        let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        let history = vercel_ui::from_value(&value, 0, &ConvertOptions::default(), &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{}: msgflow cannot read it: {err:?}", path.display()))?;
+        let messages = value.get("messages").cloned().unwrap_or(value);
+        cases.push(json!({
+            "name": format!("formats/vercel-ui/{}", crate::conformance::file_name(&path)),
+            "ui": messages,
+            "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&history)?)?,
+        }));
+        count += 1;
+    }
+    Ok(count)
+}
