@@ -3,7 +3,7 @@
 
 The histories are built as real pydantic-ai objects and written with
 ``ModelMessagesTypeAdapter.dump_json``, so the output is exactly what pydantic-ai 2.68.0 itself would store.  The
-shapes follow §9.1 / §9.2 of ``/work/shared/reference/pydantic-ai-wire-format.md``:
+shapes are those of the benchmark histories (``REFERENCE_MIX`` below holds their counts):
 
 * ``big-strings``   : 5,000 messages, ~36 MB; ``read_file`` returns a pseudo source **string** (3-26 KB).
 * ``big-structured``: the same history (same random draws), except that every ``read_file`` result is a list
@@ -105,10 +105,10 @@ class ConversationMix:
     tool_weights: tuple[int, ...]
 
 
-# §9.1, per 2,500 responses: 192 of the first 2,499 make no call (193 user prompts = 192 + the first), the other
+# The benchmark mix, per 2,500 responses: 192 of the first 2,499 make no call (193 user prompts = 192 + the first), the other
 # 2,307 make 3,740 calls (plus the 3 unanswered ones at the end: 3,743), 1,024 thinking parts, 1,231 text parts,
 # tool mix read_file 1,252 / run_shell 634 / write_file 622 / edit_file 618 / grep 617.  The 2-call / 3-call split
-# (weights 55/28/17 for 1/2/3 calls) is not given by §9.1; it only needs to reproduce the total.
+# (weights 55/28/17 for 1/2/3 calls) is free; it only needs to reproduce the total.
 REFERENCE_MIX = ConversationMix(
     zero_call_fraction=192 / 2_499,
     mean_calls_per_calling_response=3_740 / 2_307,
@@ -273,7 +273,7 @@ class PseudoSource:
     def _make_line(self) -> str:
         rng = self._rng
         w = self._word
-        if rng.random() < 0.14:  # blank lines; sets the mean line length (~36 B) of §9.2
+        if rng.random() < 0.14:  # blank lines; sets the mean line length (~36 B) of the structured shape
             return ""
         indent = " " * (4 * rng.choice((0, 1, 1, 1, 2, 2, 2, 3, 3, 4)))
         templates = (

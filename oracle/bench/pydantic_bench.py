@@ -5,7 +5,7 @@ Runs ``ModelMessagesTypeAdapter.validate_json`` or ``dump_json`` ``--runs`` time
 forces the adapter's deferred schema and serializer build (so the first measured run does not pay for it).  For
 ``dump_json`` the history is loaded once with ``validate_json`` outside the timing.
 
-Peak memory follows §9 "Peak RSS method" of ``/work/shared/reference/pydantic-ai-wire-format.md``: right before the
+Peak memory is measured by resetting the kernel's peak-RSS counter: right before the
 first measured run the kernel's peak-RSS counter is reset by writing ``5`` to ``/proc/self/clear_refs``, and right
 after it ``VmHWM - VmRSS(before)`` is read from ``/proc/self/status``.  When the counter cannot be reset (file not
 writable, not Linux, or the reset did not take effect) ``peak_rss_delta_bytes`` is ``null``.  Run each operation in

@@ -110,7 +110,7 @@ class GeneratorTests(unittest.TestCase):
                 plans = gen_history.plan_responses(gen_history.REFERENCE_MIX, response_count, random.Random(1))
                 scale = response_count / 2_500
                 calls = sum(len(plan.tool_names) for plan in plans)
-                # 3,740 answered calls among the 2,499 open responses of §9.1 scale; the 3 final calls do not.
+                # 3,740 answered calls among the 2,499 open responses of ``REFERENCE_MIX`` scale; the 3 final calls do not.
                 self.assertAlmostEqual(calls, 3 + 3_740 * (response_count - 1) / 2_499, delta=2)
                 self.assertAlmostEqual(sum(plan.has_thinking for plan in plans), 1_024 * scale, delta=1)
                 self.assertAlmostEqual(sum(plan.has_text for plan in plans), 1_231 * scale, delta=2)

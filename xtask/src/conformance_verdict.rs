@@ -34,14 +34,13 @@
 //! and CI's run of a commit is the one anybody can run before pushing it); `--seed` overrides.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use msgflow_wire::arbitrary::{history, Flavour};
 use msgflow_wire::verdict;
 use proptest::strategy::{Strategy, ValueTree};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::mutate::{candidates, sample, Json, Mutation, Rng, Schema, Step};
@@ -66,130 +65,11 @@ const SHOWN_GROUPS: usize = 12;
 /// Errors (pydantic-ai's, msgflow's) shown per example.
 const SHOWN_ERRORS: usize = 4;
 
-/// One input judged by both sides.
-struct Case {
-    id: String,
-    /// The input file, relative to the verdict work dir.
-    input: String,
-    /// What the input is: the mutation (with its base) or the real-world file.
-    origin: Origin,
-    msgflow: MsgflowSide,
-}
+mod cases;
+#[cfg(test)]
+mod tests;
 
-enum Origin {
-    Mutation {
-        base: String,
-        mutation: Box<Mutation>,
-        /// The mutated history reduced to the one message the mutation is in (a smaller
-        /// fixture when it shows the same disagreement; None for edits of the list itself).
-        reduced: Option<String>,
-    },
-    RealWorld {
-        name: String,
-    },
-    /// Mutated histories joined into one long enough for the verdict's parallel walk (which
-    /// checks a history of [`LONG_MESSAGES`] messages or more in chunks).
-    Long {
-        messages: usize,
-    },
-    /// The one-message reduction of a disagreement, for its fixture.
-    Reduced {
-        fixture: String,
-    },
-    /// An any-flavour history of `msgflow_wire::arbitrary`, judged whole as msgflow writes it
-    /// (or, `pretty`, re-indented). Its disagreements are grouped by what differs
-    /// ([`any_base_group`]), as no mutation names them.
-    AnyBase {
-        name: String,
-        pretty: bool,
-    },
-}
-
-impl Origin {
-    /// The disagreement group: mutations probing the same rule, or one real-world file.
-    fn group(&self) -> String {
-        match self {
-            Origin::Mutation { mutation, .. } => mutation.key(),
-            Origin::RealWorld { name } => format!("realworld {name}"),
-            Origin::Long { .. } => "long history".to_owned(),
-            Origin::Reduced { fixture } => format!("reduced {fixture}"),
-            Origin::AnyBase { .. } => "any-flavour base".to_owned(),
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Origin::Mutation { base, mutation, .. } => format!("{} (base {base})", mutation.describe()),
-            Origin::RealWorld { name } => format!("real-world history {name}"),
-            Origin::Long { messages } => format!("{messages} messages of mutated histories joined"),
-            Origin::Reduced { fixture } => format!("one-message reduction of fixture {fixture}"),
-            Origin::AnyBase { name, pretty } => format!(
-                "any-flavour history {name}{}, as it is",
-                if *pretty { " (re-indented)" } else { "" }
-            ),
-        }
-    }
-}
-
-/// msgflow's answer for one input.
-#[derive(Serialize)]
-struct MsgflowSide {
-    loadable: bool,
-    /// Set when `msgflow_wire::from_str` refuses the input (no reasons to compare then).
-    parse_error: Option<String>,
-    reasons: Vec<ReasonRow>,
-    /// The `fmt` output's file name, when msgflow parsed and wrote the input.
-    fmt: Option<String>,
-    /// Why the `fmt` output does not have the input's JSON value (None when it has).
-    fmt_changes_value: Option<String>,
-}
-
-#[derive(Serialize)]
-struct ReasonRow {
-    #[serde(rename = "type")]
-    error_type: String,
-    loc: Value,
-    at: String,
-    message: String,
-}
-
-/// One row of `verdict_oracle.py judge`'s report.
-#[derive(Deserialize)]
-struct OracleRow {
-    id: String,
-    loadable: bool,
-    errors: Vec<OracleError>,
-    fmt_redump_equal: Option<bool>,
-    fmt_detail: Option<String>,
-}
-
-#[derive(Deserialize, Serialize, Clone)]
-struct OracleError {
-    #[serde(rename = "type")]
-    error_type: String,
-    loc: Value,
-    #[serde(default)]
-    msg: String,
-}
-
-/// A disagreement, as written to `disagreements.json` and printed.
-#[derive(Serialize)]
-struct Disagreement {
-    #[serde(skip)]
-    reduced: Option<String>,
-    /// The any-flavour base the input is (or is a mutation of).
-    #[serde(skip)]
-    any_base: Option<String>,
-    kind: &'static str,
-    group: String,
-    what: String,
-    input: PathBuf,
-    input_bytes: usize,
-    pydantic_loadable: bool,
-    pydantic_errors: Vec<OracleError>,
-    msgflow: Value,
-    detail: Option<String>,
-}
+use self::cases::{Case, Disagreement, MsgflowSide, OracleRow, Origin, ReasonRow};
 
 /// Generates, judges and compares; fails on any disagreement.
 pub fn run(python: &Path, work: &Path, seed: u64, record: bool) -> Result<()> {
@@ -972,63 +852,4 @@ fn reduced_inputs(python: &Path, smallest: &BTreeMap<String, &Disagreement>) -> 
         smallest.len()
     );
     Ok(reduced)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fixture_names_are_plain_file_names() {
-        assert_eq!(
-            fixture_name("msgflow accepts what pydantic-ai refuses", "ModelResponse.usage null"),
-            "accepts--ModelResponse.usage-null"
-        );
-        assert_eq!(
-            fixture_name(
-                "both refuse, with different errors (type, loc)",
-                "TextPart.part_kind tag:swap:x/y"
-            ),
-            "errors--TextPart.part_kind-tag-swap-x-y"
-        );
-    }
-
-    #[test]
-    fn an_any_flavour_disagreement_is_grouped_by_its_first_one_sided_error() {
-        let loc = serde_json::json!([2, "response", "failed_attempts", 0, "usage", "response_tokens"]);
-        let pydantic = OracleRow {
-            id: "any-0".to_owned(),
-            loadable: false,
-            errors: vec![OracleError {
-                error_type: "int_type".to_owned(),
-                loc: loc.clone(),
-                msg: String::new(),
-            }],
-            fmt_redump_equal: None,
-            fmt_detail: None,
-        };
-        let ours = MsgflowSide {
-            loadable: true,
-            parse_error: None,
-            reasons: Vec::new(),
-            fmt: None,
-            fmt_changes_value: None,
-        };
-        let (group, message) = any_base_group("msgflow accepts what pydantic-ai refuses", &pydantic, &ours);
-        assert_eq!(group, "any int_type response.failed_attempts.*.usage.response_tokens");
-        assert_eq!(message, Some(2));
-        let (group, message) = any_base_group(
-            "fmt changes the JSON value of an input pydantic-ai loads",
-            &pydantic,
-            &ours,
-        );
-        assert_eq!((group.as_str(), message), ("any fmt", None));
-    }
-
-    #[test]
-    fn a_fmt_output_with_another_value_is_found() {
-        assert_eq!(value_change(r#"[{"a":1}]"#, r#"[{"a":1}]"#), None);
-        assert_eq!(value_change(r#"[{"a":"\u00e9"}]"#, r#"[{"a":"é"}]"#), None);
-        assert!(value_change(r#"[{"a":1}]"#, r#"[{"a":2}]"#).is_some());
-    }
 }

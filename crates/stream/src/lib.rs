@@ -29,6 +29,7 @@
 //! ```
 
 mod assemble;
+mod deltas;
 pub mod differential;
 mod error;
 mod json;
@@ -39,8 +40,9 @@ pub mod ops;
 pub use assemble::{assemble, AssembleError, AssembleOptions, Assembly, AssemblyReport, CutPart};
 pub use log::{read_log, EventLog, LogError, LogEvent, TruncatedLine};
 
+pub use deltas::{ArgsDelta, TextDelta, ThinkingDelta, ToolCallDelta, VendorId};
 pub use error::StreamError;
-pub use manager::{generate_tool_call_id, ArgsDelta, PartsManager, TextDelta, ThinkingDelta, ToolCallDelta, VendorId};
+pub use manager::{generate_tool_call_id, PartsManager};
 /// pydantic-ai's `ModelResponseStreamEvent` (`part_start`, `part_delta`, `part_end`,
 /// `final_result`), generated from the schema in `msgflow-wire` (where it is named
 /// `AgentStreamEvent`).

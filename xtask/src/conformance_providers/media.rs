@@ -7,7 +7,8 @@
 use msgflow_wire::Base64Data;
 use serde_json::{json, Value};
 
-use super::{text, Rng, LOOKALIKES};
+use super::texts::{text, LOOKALIKES};
+use super::Rng;
 
 /// Media types of binary content: what each API takes, what pydantic-ai refuses for some, and
 /// types no mapping sends.

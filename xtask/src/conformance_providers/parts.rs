@@ -17,7 +17,9 @@
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{text, Rng, LOOKALIKES, STAMP};
+use super::history::STAMP;
+use super::texts::{text, LOOKALIKES};
+use super::Rng;
 
 /// A request part `prepare_messages` rewrites or leaves out. `instruction_values` are the block
 /// values the history has stated so far, which a change may record the hash of.

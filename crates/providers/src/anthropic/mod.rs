@@ -373,6 +373,18 @@ pub struct WebSearchCitation {
     pub encrypted_index: String,
 }
 
+impl From<crate::prepare::WebSearchCitation> for WebSearchCitation {
+    fn from(citation: crate::prepare::WebSearchCitation) -> Self {
+        WebSearchCitation {
+            kind: WebSearchCitationType::WebSearchResultLocation,
+            url: citation.url,
+            title: citation.title,
+            cited_text: citation.cited_text,
+            encrypted_index: citation.encrypted_index,
+        }
+    }
+}
+
 /// The `type` of a [`WebSearchCitation`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -544,7 +556,7 @@ fn map(prepared: prepare::PreparedHistory) -> Result<Exported<Request>, ExportEr
                         ResponseItem::Text(text) => Block::text(text),
                         ResponseItem::CitedText { content, citations } => Block::Text {
                             text: content,
-                            citations,
+                            citations: citations.into_iter().map(WebSearchCitation::from).collect(),
                             cache_control: None,
                         },
                         ResponseItem::Thinking(Thinking::Signed {

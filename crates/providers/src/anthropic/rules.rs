@@ -4,8 +4,8 @@ use msgflow_wire::ModelMessage;
 
 use super::{Block, Message as AnthropicMessage, Role as AnthropicRole, Source as AnthropicSource, ToolResultContent};
 use crate::rules::media::{base64_pdf_pages, image_header_dimensions, limits, Limit};
-use crate::rules::{rule, Rule, Violation};
-use crate::{ExportError, ExportOptions, PartLocation, Provider};
+use crate::rules::table::{rule, Rule, Violation};
+use crate::{ExportError, ExportOptions, PartLocation};
 
 /// Anthropic Messages API rules (https://docs.anthropic.com/en/api/messages and
 /// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use).
@@ -117,7 +117,6 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
         mut request,
         mut origins,
     } = super::export_with(history, options.anthropic_thinking)?;
-    let provider = Provider::Anthropic;
     let mut violations = Vec::new();
     // One pass over the request's messages: each is checked, measured as JSON and freed while it
     // is in the cache. A 100k-message request is several times the last-level cache, and a pass of
@@ -153,21 +152,21 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                 Block::ToolUse { id, .. } => {
                     if !seen_ids.insert(id) {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/duplicate-tool-use-id"),
+                            rule(ANTHROPIC_RULES, "anthropic/duplicate-tool-use-id"),
                             at,
                             &[&index_text(), &block_text()],
                         ));
                     }
                     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/tool-use-id-pattern"),
+                            rule(ANTHROPIC_RULES, "anthropic/tool-use-id-pattern"),
                             at,
                             &[&index_text(), &block_text()],
                         ));
                     }
                     if next_results.binary_search(&id.as_str()).is_err() {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/tool-use-without-result"),
+                            rule(ANTHROPIC_RULES, "anthropic/tool-use-without-result"),
                             at,
                             &[&index_text(), id],
                         ));
@@ -178,7 +177,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                 } => {
                     if previous_calls.binary_search(&tool_use_id.as_str()).is_err() {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/unexpected-tool-result"),
+                            rule(ANTHROPIC_RULES, "anthropic/unexpected-tool-result"),
                             at,
                             &[&index_text(), tool_use_id],
                         ));
@@ -232,7 +231,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                 Block::Text { text, .. } => {
                     if text.trim().is_empty() {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/whitespace-only-text"),
+                            rule(ANTHROPIC_RULES, "anthropic/whitespace-only-text"),
                             at,
                             &[],
                         ));
@@ -242,7 +241,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                         && text.ends_with(char::is_whitespace)
                     {
                         violations.push(Violation::new(
-                            rule(provider, "anthropic/final-assistant-trailing-whitespace"),
+                            rule(ANTHROPIC_RULES, "anthropic/final-assistant-trailing-whitespace"),
                             at,
                             &[],
                         ));
@@ -263,7 +262,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
     if size > limits::ANTHROPIC_MAX_REQUEST_BYTES {
         let at = largest.map_or(PartLocation { message: 0, part: 0 }, |(_, start)| start);
         violations.push(Violation::new(
-            rule(Provider::Anthropic, "anthropic/request-too-large"),
+            rule(ANTHROPIC_RULES, "anthropic/request-too-large"),
             at,
             &[&size.to_string()],
         ));
@@ -329,17 +328,16 @@ impl AnthropicImages {
         violations: &mut Vec<Violation>,
     ) {
         self.count += 1;
-        let provider = Provider::Anthropic;
         if !limits::ANTHROPIC_IMAGE_TYPES.contains(&media_type) {
             violations.push(Violation::new(
-                rule(provider, "anthropic/image-media-type"),
+                rule(ANTHROPIC_RULES, "anthropic/image-media-type"),
                 at,
                 &[message, block],
             ));
         }
         if data.len() > limits::ANTHROPIC_MAX_IMAGE_BASE64 {
             violations.push(Violation::new(
-                rule(provider, "anthropic/image-too-large"),
+                rule(ANTHROPIC_RULES, "anthropic/image-too-large"),
                 at,
                 &[message, block, &data.len().to_string()],
             ));
@@ -360,7 +358,7 @@ impl AnthropicImages {
         for (width, height, at, [message, block]) in self.sized {
             if width > limit || height > limit {
                 violations.push(Violation::new(
-                    rule(Provider::Anthropic, "anthropic/image-dimensions"),
+                    rule(ANTHROPIC_RULES, "anthropic/image-dimensions"),
                     at,
                     &[&message, &block, kind, &limit.to_string()],
                 ));
@@ -408,7 +406,7 @@ impl AnthropicPdfPages {
         if let Some(at) = self.pages.passed_at {
             let [message, block] = &self.passed_in;
             violations.push(Violation::new(
-                rule(Provider::Anthropic, "anthropic/pdf-too-many-pages"),
+                rule(ANTHROPIC_RULES, "anthropic/pdf-too-many-pages"),
                 at,
                 &[message, block, &self.pages.total.to_string()],
             ));

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, UserContent, UserPromptContent};
 
 use crate::rules::media::limits;
-use crate::rules::{rule, Rule, Violation};
-use crate::{PartLocation, Provider};
+use crate::rules::table::{rule, Rule, Violation};
+use crate::PartLocation;
 
 /// Gemini `generateContent` rules (https://ai.google.dev/gemini-api/docs/function-calling).
 pub const GEMINI_RULES: &[Rule] = &[
@@ -40,10 +40,13 @@ pub const GEMINI_RULES: &[Rule] = &[
 ];
 /// The Gemini rules `history` breaks.
 pub(crate) fn check(history: &[ModelMessage]) -> Vec<Violation> {
-    let provider = Provider::Gemini;
     let mut violations = Vec::new();
     if let Some(at) = gemini_inline_overflow(history) {
-        violations.push(Violation::new(rule(provider, "gemini/inline-data-too-large"), at, &[]));
+        violations.push(Violation::new(
+            rule(GEMINI_RULES, "gemini/inline-data-too-large"),
+            at,
+            &[],
+        ));
     }
     for (index, message) in history.iter().enumerate() {
         let ModelMessage::Response(response) = message else {
@@ -72,7 +75,7 @@ pub(crate) fn check(history: &[ModelMessage]) -> Vec<Violation> {
             Some(ModelMessage::Request(_))
         ) {
             violations.push(Violation::new(
-                rule(provider, "gemini/function-call-turn-order"),
+                rule(GEMINI_RULES, "gemini/function-call-turn-order"),
                 at,
                 &[],
             ));
@@ -101,7 +104,7 @@ pub(crate) fn check(history: &[ModelMessage]) -> Vec<Violation> {
                 .find(|(_, id)| !response_ids.contains(id))
                 .map_or(first_call, |(part, _)| *part);
             violations.push(Violation::new(
-                rule(provider, "gemini/function-response-count"),
+                rule(GEMINI_RULES, "gemini/function-response-count"),
                 PartLocation {
                     message: index,
                     part: unanswered,

@@ -10,7 +10,7 @@ use crate::rules::openai::{
     OPENAI_IMAGE_FORMAT_ERROR, OPENAI_IMAGE_FORMAT_REPAIR, OPENAI_MEDIA_REPAIR, OPENAI_PDF_DOCUMENTATION,
     OPENAI_PDF_PAGES_ERROR, OPENAI_TOO_MANY_IMAGES_ERROR,
 };
-use crate::rules::{rule, Rule, Violation};
+use crate::rules::table::{rule, Rule, Violation};
 use crate::{ExportError, ExportOptions, PartLocation, Provider};
 
 /// OpenAI Chat Completions rules (https://platform.openai.com/docs/guides/function-calling and
@@ -104,7 +104,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
     let messages = &exported.request.messages;
     let provider = Provider::OpenAiChat;
     let mut violations = Vec::new();
-    let mut media = OpenAiMedia::new(provider);
+    let mut media = OpenAiMedia::new(provider, OPENAI_CHAT_RULES);
     // The calls the run of tool messages being read may answer: those of the assistant message
     // right before the run.
     let mut open: Vec<(&str, PartLocation)> = Vec::new();
@@ -112,7 +112,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
     let flush = |open: &mut Vec<(&str, PartLocation)>, violations: &mut Vec<Violation>| {
         for (id, at) in open.drain(..) {
             violations.push(Violation::new(
-                rule(provider, "openai-chat/tool-calls-without-response"),
+                rule(OPENAI_CHAT_RULES, "openai-chat/tool-calls-without-response"),
                 at,
                 &[id],
             ));
@@ -126,7 +126,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                     open.retain(|(id, _)| *id != tool_call_id.as_str());
                 } else {
                     violations.push(Violation::new(
-                        rule(provider, "openai-chat/tool-without-call"),
+                        rule(OPENAI_CHAT_RULES, "openai-chat/tool-without-call"),
                         origin.start,
                         &[],
                     ));
@@ -162,7 +162,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                         let length = call.id.chars().count();
                         if length > OPENAI_CHAT_MAX_CALL_ID {
                             violations.push(Violation::new(
-                                rule(provider, "openai-chat/tool-call-id-too-long"),
+                                rule(OPENAI_CHAT_RULES, "openai-chat/tool-call-id-too-long"),
                                 *at,
                                 &[&index.to_string(), &call_index.to_string(), &length.to_string()],
                             ));

@@ -249,6 +249,33 @@ pub enum Annotation {
     },
 }
 
+impl From<crate::prepare::Annotation> for Annotation {
+    fn from(annotation: crate::prepare::Annotation) -> Self {
+        match annotation {
+            crate::prepare::Annotation::Url {
+                url,
+                title,
+                start_index,
+                end_index,
+            } => Annotation::UrlCitation {
+                url,
+                title,
+                start_index,
+                end_index,
+            },
+            crate::prepare::Annotation::File {
+                file_id,
+                filename,
+                index,
+            } => Annotation::FileCitation {
+                file_id,
+                filename,
+                index,
+            },
+        }
+    }
+}
+
 /// The `type` of an [`OutputText`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -506,7 +533,7 @@ fn map(prepared: prepare::PreparedHistory) -> Result<Exported<Request>, ExportEr
                                 texts.push(OutputText {
                                     text: content,
                                     kind: OutputTextType::OutputText,
-                                    annotations,
+                                    annotations: annotations.into_iter().map(Annotation::from).collect(),
                                 });
                             }
                             continue;

@@ -10,7 +10,7 @@ use crate::rules::openai::{
     OPENAI_IMAGE_FORMAT_ERROR, OPENAI_IMAGE_FORMAT_REPAIR, OPENAI_MEDIA_REPAIR, OPENAI_PDF_DOCUMENTATION,
     OPENAI_PDF_PAGES_ERROR, OPENAI_TOO_MANY_IMAGES_ERROR,
 };
-use crate::rules::{rule, Rule, Violation};
+use crate::rules::table::{rule, Rule, Violation};
 use crate::{ExportError, ExportOptions, PartLocation, Provider};
 
 /// OpenAI Responses rules (https://platform.openai.com/docs/guides/function-calling and
@@ -99,7 +99,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
     let exported = super::export_with(history, options.openai_thinking)?;
     let provider = Provider::OpenAiResponses;
     let mut violations = Vec::new();
-    let mut media = OpenAiMedia::new(provider);
+    let mut media = OpenAiMedia::new(provider, OPENAI_RESPONSES_RULES);
     let mut calls: HashMap<&str, PartLocation> = HashMap::new();
     let mut answered: HashSet<&str> = HashSet::new();
     let input = &exported.request.input;
@@ -115,7 +115,10 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                         });
                         if !sent {
                             violations.push(Violation::new(
-                                rule(provider, "openai-responses/function-call-without-reasoning"),
+                                rule(
+                                    OPENAI_RESPONSES_RULES,
+                                    "openai-responses/function-call-without-reasoning",
+                                ),
                                 at,
                                 &[item_id, reasoning],
                             ));
@@ -128,7 +131,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
                     answered.insert(call_id.as_str());
                 } else {
                     violations.push(Violation::new(
-                        rule(provider, "openai-responses/output-without-call"),
+                        rule(OPENAI_RESPONSES_RULES, "openai-responses/output-without-call"),
                         at,
                         &[call_id],
                     ));
@@ -160,7 +163,7 @@ pub(crate) fn check(history: &[ModelMessage], options: &ExportOptions) -> Result
     for (call_id, at) in &calls {
         if !answered.contains(call_id) {
             violations.push(Violation::new(
-                rule(provider, "openai-responses/call-without-output"),
+                rule(OPENAI_RESPONSES_RULES, "openai-responses/call-without-output"),
                 *at,
                 &[call_id],
             ));

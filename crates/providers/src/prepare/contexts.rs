@@ -1,7 +1,14 @@
 //! System-prompt contexts and request-scoped prompts, framework frames, the parts a request
 //! sends, and speech.
 
-use super::*;
+use super::form::{Profile, RequestItem};
+use crate::framing::Source;
+use crate::{framing, PartLocation};
+use msgflow_wire::{
+    Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState, RawJson, Speaker,
+    SpeechPart, SystemPromptScope, UserContent, UserPromptContent,
+};
+use serde_json::Value;
 
 /// Where the request-scoped system prompts go (`_current_request_start`,
 /// `_move_request_scoped_prompts_to_tail`).

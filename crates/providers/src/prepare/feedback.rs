@@ -1,6 +1,12 @@
 //! Retry feedback: the prompts pydantic-ai builds from a retry's cause and error details.
 
-use super::*;
+use super::form::{Profile, RequestItem};
+use super::notes::{add_lookalikes, sourced, Lookalikes};
+use super::rendering::json_text;
+use crate::framing::Source;
+use crate::{framing, ExportError, PartLocation};
+use msgflow_wire::RawJson;
+use serde_json::{Map, Value};
 
 /// The causes of retry feedback (`RetryFeedbackCause`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,12 @@
 //! The intermediate form the mappings read: request and response items, the profile a mapping
 //! prepares for, and the prepared history.
 
-use super::*;
+use crate::framing::Tag;
+use crate::media::File;
+use crate::{dumped, ExportError, PartLocation};
+use msgflow_wire::{NativeToolCallPart, NativeToolReturnPart};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// A request part as the mappings see it, after `prepare_messages`.
 #[derive(Debug, Clone)]
@@ -107,30 +112,6 @@ impl ToolContent {
             ToolContent::Dumped(text) => text.starts_with('['),
         }
     }
-
-    /// `content_items(mode='str')` of a content without files: a list's items' texts, or the
-    /// one text of anything else.
-    pub(super) fn item_texts(&self) -> Vec<String> {
-        match self {
-            ToolContent::Read(Value::Array(items)) => items.iter().map(json_text).collect(),
-            ToolContent::Read(other) => vec![json_text(other)],
-            ToolContent::Dumped(text) if text.starts_with('[') => dumped_item_texts(text),
-            ToolContent::Dumped(text) => vec![text.clone()],
-        }
-    }
-}
-
-/// The texts of a dumped list's items: a string's own text, any other item's JSON text.
-pub(super) fn dumped_item_texts(list: &str) -> Vec<String> {
-    dumped::list_items(list)
-        .map(|item| {
-            if item.starts_with('"') {
-                serde_json::from_str(item).unwrap_or_else(|_| item.to_owned())
-            } else {
-                item.to_owned()
-            }
-        })
-        .collect()
 }
 
 /// An item of a tool result's `content_items(mode='str')`: a text, or a file.
@@ -167,7 +148,7 @@ pub(crate) enum ResponseItem {
         id: String,
         content: String,
         /// The URL and file citations OpenAI returned for it (`map_responses_citations_for_replay`).
-        annotations: Vec<crate::openai_responses::Annotation>,
+        annotations: Vec<Annotation>,
     },
     /// A thinking part, as the profile sends it back.
     Thinking(Thinking),
@@ -184,7 +165,7 @@ pub(crate) enum ResponseItem {
     /// A text with the web search results it cites (Anthropic only, `_map_text_part`).
     CitedText {
         content: String,
-        citations: Vec<crate::anthropic::WebSearchCitation>,
+        citations: Vec<WebSearchCitation>,
     },
     /// A server-side tool's call or result Anthropic takes back (Anthropic only).
     Native(NativeBlock),
@@ -193,6 +174,36 @@ pub(crate) enum ResponseItem {
     /// A response's compaction the model sends back (Anthropic's `compaction` block, OpenAI
     /// Responses' `compaction` item).
     Compaction(Compaction),
+}
+
+/// A citation OpenAI returned for an output text, as `map_responses_citations_for_replay` rebuilds
+/// it (the OpenAI Responses mapping writes it as its `Annotation`).
+#[derive(Debug, Clone)]
+pub(crate) enum Annotation {
+    /// A URL citation: a web page the text links, at a range (in code points) holding the link.
+    Url {
+        url: String,
+        title: String,
+        start_index: u64,
+        end_index: u64,
+    },
+    /// A file citation, its `index` as recorded.
+    File {
+        file_id: String,
+        filename: String,
+        index: serde_json::Number,
+    },
+}
+
+/// A web search result an assistant text cites, as `map_citation_for_replay` rebuilds it from the
+/// citation Anthropic returned (the Anthropic mapping writes it as its `WebSearchCitation`).
+#[derive(Debug, Clone)]
+pub(crate) struct WebSearchCitation {
+    pub url: String,
+    /// The result's title, `None` when it has none.
+    pub title: Option<String>,
+    pub cited_text: String,
+    pub encrypted_index: String,
 }
 
 /// A response's compaction as `_map_compaction_part` (Anthropic) and `_map_response_compaction_part`
@@ -490,4 +501,20 @@ impl SupportedDocuments {
                 SupportedDocuments::Only(types) => !types.contains(&media_type),
             }
     }
+}
+
+/// A call's arguments, as its mapping sends them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ToolArgs {
+    /// `args_as_dict`: Anthropic's `input`.
+    Object(Map<String, Value>),
+    /// `args_as_json_str`, the compact JSON text of that object: the OpenAI mappings' `arguments`.
+    Text(String),
+}
+
+/// A server-side tool part, call or return.
+#[derive(Clone, Copy)]
+pub(super) enum NativeToolPart<'a> {
+    Call(&'a NativeToolCallPart),
+    Return(&'a NativeToolReturnPart),
 }

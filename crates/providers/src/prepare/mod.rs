@@ -10,24 +10,32 @@
 //! msgflow exports a subset of what pydantic-ai can send (see [`crate::Unsupported`]); everything
 //! outside it is refused with its location instead of being guessed at.
 
-use std::borrow::Cow;
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, SystemPromptScope};
 
-use msgflow_wire::{
-    CachePointTtl, Field, ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ModelResponseState,
-    NativeToolCallPart, NativeToolReturnPart, RawJson, RetryCause, Speaker, SpeechPart, SystemPromptScope,
-    ThinkingPart, ToolReturnOutcome, UserContent, UserPromptContent,
+pub(crate) use self::form::{
+    Annotation, BuiltinItem, BuiltinTool, NativeBlock, NativeResultKind, Prepared, PreparedHistory, Profile,
+    RequestItem, ResponseItem, SupportedDocuments, Thinking, ThinkingAsText, ThinkingMode, ToolItem, ToolResult,
+    UserItem, UserText, WebSearchCitation,
 };
-use serde_json::{Map, Value};
-
-use crate::dumped;
-use crate::framing::{self, NoteContext, Source, Tag};
+// `dumped`'s tests compare their JSON text with the one the mappings render.
+use self::contexts::{holds_framework_frame, left_out, Context, RenderedContexts, RequestScoped, Sent};
+use self::notes::{note_lookalike_frames, order_tool_results_by_call, part_path, set_part_path, Authored};
+#[cfg(test)]
+pub(crate) use self::rendering::json_text;
+pub(crate) use self::rendering::{
+    content_items, into_plain_texts, into_response_str, model_response_str, tool_text_with_file_references, Taken,
+};
+use self::replay::Replay;
+use self::request::{request_item, system_prompt_item};
+use self::response::response_item;
+pub(crate) use self::thinking::tagged_thinking;
+use self::thinking::{replies_noted_later, scan, CarriedThinking, Scan, SentRequest};
+use self::tool_search::translated_tool_search_return;
+use crate::framing::{self, NoteContext, Source};
 use crate::instructions;
-use crate::media::{File, FileKind};
-use crate::tool_content::{self, holds_file_item, FileRecord};
-use crate::typed;
 use crate::{ExportError, PartLocation};
-use msgflow_media::UrlKind;
 
+mod citations;
 mod contexts;
 mod feedback;
 mod form;
@@ -40,19 +48,6 @@ mod response;
 mod thinking;
 mod tool_files;
 mod tool_search;
-
-use self::contexts::*;
-use self::feedback::*;
-pub(crate) use self::form::*;
-use self::native_tools::*;
-use self::notes::*;
-pub(crate) use self::rendering::*;
-pub(crate) use self::replay::*;
-use self::request::*;
-use self::response::*;
-pub(crate) use self::thinking::*;
-use self::tool_files::*;
-use self::tool_search::*;
 
 /// Runs the shared part of `prepare_messages` and collects what the mappings read.
 pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<PreparedHistory, ExportError> {
@@ -578,7 +573,9 @@ fn trim_before_compaction<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use serde_json::Value;
+
+    use super::rendering::{json_text, redumped};
 
     #[test]
     fn tool_output_text_has_the_numbers_python_redumps() {

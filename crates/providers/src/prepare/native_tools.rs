@@ -1,13 +1,16 @@
 //! Native (server-side) tool parts: how each provider's mapping receives them.
 
-use super::*;
-
-/// A server-side tool part, call or return.
-#[derive(Clone, Copy)]
-pub(super) enum NativeToolPart<'a> {
-    Call(&'a NativeToolCallPart),
-    Return(&'a NativeToolReturnPart),
-}
+use super::form::{
+    BuiltinItem, BuiltinTool, NativeBlock, NativeResultKind, NativeToolPart, Profile, ResponseItem, ThinkingMode,
+};
+use super::rendering::{args_as_dict, redumped, redumped_map, tool_call_id};
+use super::replay::Replay;
+use super::thinking::{accepts_stateless_artifact, truthy};
+use super::tool_search::{native_tool_search_kept, native_tool_search_kind, STATELESS_NATIVE_TOOLS, TOOL_SEARCH};
+use crate::tool_content::holds_file_item;
+use crate::{ExportError, PartLocation};
+use msgflow_wire::{Field, ModelResponse};
+use serde_json::{Map, Value};
 
 impl NativeToolPart<'_> {
     /// The refusal of this part for `reason` (``a server-side tool part (`web_search` call) ...``).

@@ -1,7 +1,9 @@
 //! Lookalike notes: the framing tags authored text holds, noted as pydantic-ai's
 //! `_note_lookalike_frames` notes them, and part paths.
 
-use super::*;
+use super::form::{Profile, RequestItem, ResponseItem, ToolResult};
+use crate::framing::{NoteContext, Source, Tag};
+use crate::{framing, PartLocation};
 
 /// `_lookalike_sources`: who wrote a part's text that resembles a frame, with the tags it opens.
 pub(super) type Lookalikes = Vec<(Source, Vec<Tag>)>;

@@ -1,7 +1,11 @@
 //! Rendering of tool calls and returns: `args_as_dict`, `args_as_json_str`, `content_items`,
 //! `model_response_str`.
 
-use super::*;
+use super::form::{Outcome, Profile, ToolArgs, ToolContent, ToolItem, ToolResult};
+use crate::media::File;
+use crate::{dumped, ExportError, PartLocation};
+use msgflow_wire::{Field, RawJson};
+use serde_json::{Map, Value};
 
 /// A tool part's id as sent. pydantic-ai gives a part without one (absent, or empty when mapped:
 /// `guard_tool_call_id`) a random `pyd_ai_...` id of its own, so no two such parts share one; the
@@ -34,15 +38,6 @@ pub(super) fn fitted_args(map: Map<String, Value>, profile: Profile) -> ToolArgs
     } else {
         ToolArgs::Object(map)
     }
-}
-
-/// A call's arguments, as its mapping sends them.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ToolArgs {
-    /// `args_as_dict`: Anthropic's `input`.
-    Object(Map<String, Value>),
-    /// `args_as_json_str`, the compact JSON text of that object: the OpenAI mappings' `arguments`.
-    Text(String),
 }
 
 impl ToolArgs {
@@ -344,4 +339,30 @@ pub(super) fn unwrap_data(result: &ToolResult) -> Value {
         1 => data.remove(0),
         _ => Value::Array(data),
     }
+}
+
+impl ToolContent {
+    /// `content_items(mode='str')` of a content without files: a list's items' texts, or the
+    /// one text of anything else.
+    pub(super) fn item_texts(&self) -> Vec<String> {
+        match self {
+            ToolContent::Read(Value::Array(items)) => items.iter().map(json_text).collect(),
+            ToolContent::Read(other) => vec![json_text(other)],
+            ToolContent::Dumped(text) if text.starts_with('[') => dumped_item_texts(text),
+            ToolContent::Dumped(text) => vec![text.clone()],
+        }
+    }
+}
+
+/// The texts of a dumped list's items: a string's own text, any other item's JSON text.
+pub(super) fn dumped_item_texts(list: &str) -> Vec<String> {
+    dumped::list_items(list)
+        .map(|item| {
+            if item.starts_with('"') {
+                serde_json::from_str(item).unwrap_or_else(|_| item.to_owned())
+            } else {
+                item.to_owned()
+            }
+        })
+        .collect()
 }

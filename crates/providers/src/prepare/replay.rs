@@ -1,6 +1,9 @@
 //! Replay: whether a response's server state and thinking go back to the provider.
 
-use super::*;
+use super::form::{Profile, ResponseItem, Thinking, ThinkingMode, ANTHROPIC_THINKING_TAGS};
+use super::thinking::{accepts_stateless_artifact, chat_auto_field, signature, tagged_thinking, truthy};
+use crate::{framing, ExportError, PartLocation};
+use msgflow_wire::{ModelResponse, ThinkingPart};
 
 /// What a response's parts may replay of the provider's server-side state (OpenAI Responses'
 /// item ids, `_map_model_response`).

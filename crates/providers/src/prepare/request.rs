@@ -1,6 +1,20 @@
 //! Request parts: `request_item` and the system prompt item.
 
-use super::*;
+use super::contexts::framework_frame;
+use super::feedback::{dump_error_details, retry_feedback, FeedbackCause};
+use super::form::{Outcome, Profile, RequestItem, ToolContent, ToolResult, UserItem, UserText};
+use super::notes::{add_lookalikes, sourced, Lookalikes};
+use super::rendering::{content_items_unwrapped, tool_call_id};
+use super::tool_files::{tool_files, typed_tool_files, ToolFiles};
+use crate::framing::Source;
+use crate::media::{File, FileKind};
+use crate::tool_content::FileRecord;
+use crate::{framing, typed, ExportError, PartLocation};
+use msgflow_wire::{
+    CachePointTtl, ModelRequestPart, RetryCause, Speaker, SystemPromptScope, ToolReturnOutcome, UserContent,
+    UserPromptContent,
+};
+use serde_json::Value;
 
 pub(super) fn request_item(
     part: &ModelRequestPart,

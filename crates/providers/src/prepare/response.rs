@@ -1,6 +1,15 @@
 //! Response parts: `response_item` and compactions.
 
-use super::*;
+use super::citations::{citations_fit_text, responses_annotations, web_search_citation};
+use super::contexts::assistant_speech;
+use super::form::{Compaction, NativeToolPart, Profile, ResponseItem, ThinkingMode};
+use super::native_tools::native_tool_part;
+use super::rendering::{fitted_args, redumped, tool_args, tool_call_id};
+use super::replay::{thinking_item, Replay};
+use super::thinking::{accepts_stateless_artifact, truthy};
+use crate::{typed, ExportError, PartLocation};
+use msgflow_wire::{ModelResponse, ModelResponsePart, RawJson, Speaker};
+use serde_json::{Map, Value};
 
 pub(super) fn response_item(
     response: &ModelResponse,

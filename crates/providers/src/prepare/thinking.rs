@@ -1,7 +1,12 @@
 //! Reasoning: the scan that finds what a request carries, thinking carried in a user turn, and
 //! the tags it is framed in.
 
-use super::*;
+use super::contexts::Sent;
+use super::form::{Profile, ThinkingAsText, ThinkingMode, DEFAULT_THINKING_TAGS};
+use crate::framing::Tag;
+use crate::{framing, PartLocation};
+use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponse, ModelResponsePart, ThinkingPart};
+use serde_json::Value;
 
 /// A request sent, for the instruction fallback: where it is in the history, its instructions,
 /// where it is in the prepared messages, and whether a tool-availability delta stays in it.

@@ -1,7 +1,14 @@
 //! Tool files: the files a tool result carries, where each goes, and the notes for files a
 //! model cannot read (`unsupported_file_input`).
 
-use super::*;
+use super::form::{Profile, ToolContent};
+use super::rendering::json_text;
+use crate::media::{File, FileKind};
+use crate::tool_content::{holds_file_item, FileRecord};
+use crate::{tool_content, ExportError, PartLocation};
+use msgflow_media::UrlKind;
+use msgflow_wire::UserContent;
+use serde_json::{Map, Value};
 
 /// The files of a tool result (`_split_content`): pydantic-ai validates tool output as
 /// `ToolReturnContent`, which rebuilds every object that loads as a file item, at any depth

@@ -1,7 +1,7 @@
 //! The media limits more than one provider's rules check, and the helpers that measure base64 media.
 
-use crate::rules::{rule, Violation};
-use crate::{PartLocation, Provider};
+use super::table::{rule, Rule, Violation};
+use crate::PartLocation;
 
 /// The media limits the rules check, each from the documentation its rule cites.
 pub(crate) mod limits {
@@ -91,9 +91,9 @@ impl Limit {
     }
 
     /// The violation of `rule_id` at the item that passed the limit, naming the request's total.
-    pub(crate) fn report(&self, provider: Provider, rule_id: &str, violations: &mut Vec<Violation>) {
+    pub(crate) fn report(&self, table: &'static [Rule], rule_id: &str, violations: &mut Vec<Violation>) {
         if let Some(at) = self.passed_at {
-            violations.push(Violation::new(rule(provider, rule_id), at, &[&self.total.to_string()]));
+            violations.push(Violation::new(rule(table, rule_id), at, &[&self.total.to_string()]));
         }
     }
 }

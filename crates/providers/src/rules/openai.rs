@@ -1,8 +1,8 @@
 //! The rule texts and media checks OpenAI's two APIs share (Chat Completions and Responses).
 
+use super::media::{base64_pdf_pages, data_uri_parts, decoded, decoded_len, limits, Limit};
+use super::table::{rule, Rule, Violation};
 use crate::openai_responses::InputContent;
-use crate::rules::media::{base64_pdf_pages, data_uri_parts, decoded, decoded_len, limits, Limit};
-use crate::rules::{rule, Violation};
 use crate::{PartLocation, Provider};
 
 /// "Image input requirements: file types PNG (.png), JPEG (.jpeg and .jpg), WEBP (.webp),
@@ -33,6 +33,7 @@ pub(crate) const OPENAI_MEDIA_REPAIR: &str = "not fixed: msgflow does not shrink
 /// item that passes each limit ([`OpenAiMedia::finish`]).
 pub(crate) struct OpenAiMedia {
     provider: Provider,
+    table: &'static [Rule],
     images: Limit,
     image_payload: Limit,
     pdf_pages: Limit,
@@ -40,9 +41,10 @@ pub(crate) struct OpenAiMedia {
 }
 
 impl OpenAiMedia {
-    pub(crate) fn new(provider: Provider) -> Self {
+    pub(crate) fn new(provider: Provider, table: &'static [Rule]) -> Self {
         OpenAiMedia {
             provider,
+            table,
             images: Limit::default(),
             image_payload: Limit::default(),
             pdf_pages: Limit::default(),
@@ -62,7 +64,7 @@ impl OpenAiMedia {
         let _ = self.image_payload.add(url.len(), limits::OPENAI_MAX_IMAGE_PAYLOAD, at);
         if !limits::OPENAI_IMAGE_TYPES.contains(&media_type) {
             violations.push(Violation::new(
-                rule(self.provider, &self.rule_id("image-media-type")),
+                rule(self.table, &self.rule_id("image-media-type")),
                 at,
                 &[],
             ));
@@ -71,11 +73,7 @@ impl OpenAiMedia {
                 .and_then(|bytes| msgflow_media::gif_frames(&bytes))
                 .is_some_and(|frames| frames > 1)
         {
-            violations.push(Violation::new(
-                rule(self.provider, &self.rule_id("animated-gif")),
-                at,
-                &[],
-            ));
+            violations.push(Violation::new(rule(self.table, &self.rule_id("animated-gif")), at, &[]));
         }
     }
 
@@ -109,14 +107,13 @@ impl OpenAiMedia {
     }
 
     pub(crate) fn finish(self, violations: &mut Vec<Violation>) {
-        let provider = self.provider;
-        self.images
-            .report(provider, &self.rule_id("too-many-images"), violations);
+        let table = self.table;
+        self.images.report(table, &self.rule_id("too-many-images"), violations);
         self.image_payload
-            .report(provider, &self.rule_id("images-too-large"), violations);
+            .report(table, &self.rule_id("images-too-large"), violations);
         self.pdf_pages
-            .report(provider, &self.rule_id("pdf-too-many-pages"), violations);
+            .report(table, &self.rule_id("pdf-too-many-pages"), violations);
         self.file_bytes
-            .report(provider, &self.rule_id("files-too-large"), violations);
+            .report(table, &self.rule_id("files-too-large"), violations);
     }
 }
