@@ -5,6 +5,7 @@
 //! facade (`python/msgflow/__init__.py`) turns into frozen result objects. The work runs with the
 //! GIL released ([`Python::detach`]); Python objects are only touched before and after.
 
+mod arrow;
 mod ops;
 
 use msgflow_providers::ExportError;
@@ -38,11 +39,16 @@ pyo3::create_exception!(
 /// An attribute to set on a raised exception: its name and its value, if it converted.
 type Attribute<'a> = (&'a str, PyResult<Py<PyAny>>);
 
-/// The Python exception for an [`Error`], with the attributes the facade documents.
-fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
-    let (err, attributes): (PyErr, Vec<Attribute<'_>>) = match error {
+/// The Python exception for an [`Error`], with the attributes the facade documents; for a row of
+/// an Arrow column (`row`), the message names the row and the exception has a `row` attribute.
+fn to_py_err(py: Python<'_>, error: Error, row: Option<usize>) -> PyErr {
+    let message = match row {
+        Some(row) => format!("row {row}: {error}"),
+        None => error.to_string(),
+    };
+    let (err, mut attributes): (PyErr, Vec<Attribute<'_>>) = match error {
         Error::Parse(err) => (
-            InvalidHistory::new_err(format!("not a pydantic-ai message history: {err}")),
+            InvalidHistory::new_err(message),
             vec![
                 ("path", err.path().into_py_any(py)),
                 ("line", err.line().into_py_any(py)),
@@ -60,7 +66,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
                 ExportError::NoExport(_) => (None, err.to_string()),
             };
             (
-                ExportRefused::new_err(err.to_string()),
+                ExportRefused::new_err(message),
                 vec![
                     ("message_index", location.map(|at| at.message).into_py_any(py)),
                     ("part_index", location.map(|at| at.part).into_py_any(py)),
@@ -70,10 +76,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
             )
         }
         Error::DoesNotFit {
-            message,
-            needed,
-            limit,
-            unit,
+            needed, limit, unit, ..
         } => (
             DoesNotFit::new_err(message),
             vec![
@@ -82,8 +85,11 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
                 ("unit", unit.into_py_any(py)),
             ],
         ),
-        Error::Value(message) => (PyValueError::new_err(message), Vec::new()),
+        Error::Value(_) => (PyValueError::new_err(message), Vec::new()),
     };
+    if let Some(row) = row {
+        attributes.push(("row", row.into_py_any(py)));
+    }
     let value = err.value(py);
     for (name, attribute) in attributes {
         // Converting a string or an integer and setting it on a fresh exception instance do not
@@ -97,7 +103,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
 
 /// Runs `work` without the GIL and turns its error into the documented exception.
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
-    py.detach(work).map_err(|error| to_py_err(py, error))
+    py.detach(work).map_err(|error| to_py_err(py, error, None))
 }
 
 /// `check`: the report as JSON (see `ops::check`).
@@ -150,8 +156,8 @@ fn trim<'py>(
         clear_tool_results_older_than,
         clamp_parts,
     };
-    let (history, report) = run(py, || ops::trim(data, &options))?;
-    Ok((PyBytes::new(py, &history), report))
+    let trimmed = run(py, || ops::trim(data, &options))?;
+    Ok((PyBytes::new(py, &trimmed.history), trimmed.report))
 }
 
 /// `count_tokens`: the token report as JSON (`msgflow stats --tokens --json`).
@@ -206,5 +212,11 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(export, m)?)?;
     m.add_function(wrap_pyfunction!(fmt, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_class::<arrow::ArrowColumn>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_check, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_repair, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_trim, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_export, m)?)?;
     Ok(())
 }
