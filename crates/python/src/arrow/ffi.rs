@@ -30,8 +30,8 @@ pub fn import_column(column: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
         // `ArrowArray` and one named `arrow_schema` an `ArrowSchema`. `from_raw` moves the array
         // out and marks the capsule's copy released, so the capsule's destructor does not release
         // it again; the schema is only borrowed and stays owned by its capsule.
-        let data = unsafe { from_ffi(FFI_ArrowArray::from_raw(array.as_ptr()), schema.as_ref()) }
-            .map_err(import_error)?;
+        let data =
+            unsafe { from_ffi(FFI_ArrowArray::from_raw(array.as_ptr()), schema.as_ref()) }.map_err(import_error)?;
         return Ok(vec![make_array(data)]);
     }
     if column.hasattr("__arrow_c_stream__")? {

@@ -151,7 +151,10 @@ pub fn arrow_check(
     provider: Option<&str>,
     raise_errors: bool,
 ) -> PyResult<ArrowColumn> {
-    let provider = provider.map(ops::provider).transpose().map_err(|err| to_py_err(py, err, None))?;
+    let provider = provider
+        .map(ops::provider)
+        .transpose()
+        .map_err(|err| to_py_err(py, err, None))?;
     map_rows(
         py,
         column,
@@ -179,7 +182,10 @@ pub fn arrow_repair(
     keep_last_response: bool,
     raise_errors: bool,
 ) -> PyResult<ArrowColumn> {
-    let provider = provider.map(ops::provider).transpose().map_err(|err| to_py_err(py, err, None))?;
+    let provider = provider
+        .map(ops::provider)
+        .transpose()
+        .map_err(|err| to_py_err(py, err, None))?;
     let options = ops::repair_options(message, keep_last_response);
     map_rows(
         py,
@@ -264,12 +270,7 @@ pub fn arrow_count_tokens(
 /// `msgflow.arrow.export`: `request` (the provider request as JSON), `error`.
 #[pyfunction]
 #[pyo3(signature = (column, to, raise_errors=false))]
-pub fn arrow_export(
-    py: Python<'_>,
-    column: &Bound<'_, PyAny>,
-    to: &str,
-    raise_errors: bool,
-) -> PyResult<ArrowColumn> {
+pub fn arrow_export(py: Python<'_>, column: &Bound<'_, PyAny>, to: &str, raise_errors: bool) -> PyResult<ArrowColumn> {
     let provider = ops::provider(to).map_err(|err| to_py_err(py, err, None))?;
     map_rows(
         py,
