@@ -148,6 +148,11 @@ def test_chunked_arrays_and_slices_keep_row_order() -> None:
     assert msgflow.arrow.check(pa.chunked_array([], type=pa.string())).to_pylist() == []
 
 
+def test_a_table_of_one_column_is_that_column() -> None:
+    table = pa.table({"history": _column([SESSION, None, b"nope"])})
+    assert msgflow.arrow.check(table).to_pylist() == msgflow.arrow.check(table.column(0)).to_pylist()
+
+
 def test_an_all_null_column_gives_null_rows() -> None:
     assert msgflow.arrow.check(pa.nulls(3)).to_pylist() == [None, None, None]
 
@@ -200,7 +205,7 @@ def test_what_is_not_a_column_of_json_is_refused() -> None:
     with pytest.raises(ValueError, match="not Int64"):
         msgflow.arrow.check(pa.array([1, 2]))
     with pytest.raises(ValueError, match="not Struct"):
-        msgflow.arrow.check(pa.table({"history": [SESSION]}).to_struct_array())
+        msgflow.arrow.check(pa.table({"id": [1], "history": [SESSION]}).to_struct_array())
     with pytest.raises(TypeError, match="not list"):
         msgflow.arrow.check([SESSION])
 

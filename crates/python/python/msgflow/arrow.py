@@ -2,9 +2,9 @@
 
 Each function takes a column of history JSON (``string``, ``large_string``, ``string_view``, ``binary``,
 ``large_binary`` or ``binary_view``) as a pyarrow ``Array`` or ``ChunkedArray``, a Polars ``Series``, or any
-object with the Arrow PyCapsule interface (``__arrow_c_array__`` or ``__arrow_c_stream__``: DuckDB and
-DataFusion results too). The strings are read where they are, through the Arrow C Data Interface, never
-copied into Python objects.
+object with the Arrow PyCapsule interface (``__arrow_c_array__`` or ``__arrow_c_stream__``); a table or
+query result of that one column (DuckDB, DataFusion) is read as the column. The strings are read where
+they are, through the Arrow C Data Interface, never copied into Python objects.
 
 Each returns a struct column with one row per input row: the operation's fields, then ``error``
 (``large_string``). A null input row gives a null row. A row that is not a history (or that the

@@ -39,10 +39,15 @@ fn row_bytes(arrays: &[ArrayRef]) -> Result<Vec<Option<&[u8]>>, String> {
             DataType::LargeBinary => rows.extend(array.as_binary::<i64>().iter()),
             DataType::BinaryView => rows.extend(array.as_binary_view().iter()),
             DataType::Null => rows.extend(std::iter::repeat_n(None, array.len())),
+            // A table or query result of one column (a DuckDB relation, a pyarrow `Table`) streams
+            // its rows as a struct of that column.
+            DataType::Struct(fields) if fields.len() == 1 && array.null_count() == 0 => {
+                rows.extend(row_bytes(std::slice::from_ref(array.as_struct().column(0)))?);
+            }
             other => {
                 return Err(format!(
                     "expected a column of history JSON (string, large_string, string_view, binary, large_binary \
-                     or binary_view), not {other}"
+                     or binary_view, or a table of that one column), not {other}"
                 ))
             }
         }
@@ -142,6 +147,11 @@ fn code_lists<T>(name: &str, outcomes: &[Outcome<T>], value: impl Fn(&T) -> &[St
     (Field::new(name, array.data_type().clone(), true), Arc::new(array))
 }
 
+/// The provider a `provider=` argument names, checked before any row is read.
+fn provider_argument(py: Python<'_>, name: Option<&str>) -> PyResult<Option<msgflow_providers::Provider>> {
+    name.map(ops::provider).transpose().map_err(|err| to_py_err(py, err, None))
+}
+
 /// `msgflow.arrow.check`: `loadable`, `valid`, `problems` (codes), `report` (`check --json`), `error`.
 #[pyfunction]
 #[pyo3(signature = (column, provider=None, raise_errors=false))]
@@ -151,10 +161,7 @@ pub fn arrow_check(
     provider: Option<&str>,
     raise_errors: bool,
 ) -> PyResult<ArrowColumn> {
-    let provider = provider
-        .map(ops::provider)
-        .transpose()
-        .map_err(|err| to_py_err(py, err, None))?;
+    let provider = provider_argument(py, provider)?;
     map_rows(
         py,
         column,
@@ -182,10 +189,7 @@ pub fn arrow_repair(
     keep_last_response: bool,
     raise_errors: bool,
 ) -> PyResult<ArrowColumn> {
-    let provider = provider
-        .map(ops::provider)
-        .transpose()
-        .map_err(|err| to_py_err(py, err, None))?;
+    let provider = provider_argument(py, provider)?;
     let options = ops::repair_options(message, keep_last_response);
     map_rows(
         py,

@@ -3,7 +3,7 @@
 A seeded corpus of 50,000 rows (histories as found, broken ones, not-histories, nulls; `corpus.py`) is
 written as Parquet, read by Ray Data, checked and repaired with `msgflow.ray`'s callables in
 `map_batches` on the worker nodes, and written back as Parquet. Every row's answers equal the CLI's
-(`msgflow check --json` over the same rows as files), and a worker process killed with SIGKILL in the
+(`msgflow check --json` on the same Parquet files, one line per row), and a worker process killed with SIGKILL in the
 middle of a batch (Ray runs the task again) loses and duplicates no row.
 """
 
@@ -12,7 +12,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
+import shlex
+import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -23,7 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import run_cli  # noqa: E402  (the package tests' helpers)
+from conftest import msgflow_bin, run_cli  # noqa: E402  (the package tests' helpers)
 
 import corpus  # noqa: E402
 import msgflow
@@ -91,27 +95,17 @@ def rows(tmp_path_factory):
     return directory, texts
 
 
-def _cli_reports(texts, directory: Path) -> dict[int, dict]:
-    """`msgflow check --json` over every non-null row as its own file: row id -> the CLI's line."""
-    files = directory / "files"
-    files.mkdir()
-    for row, text in enumerate(texts):
-        if text is not None:
-            (files / f"{row:06}.json").write_text(text, "utf-8", "surrogatepass")
-    result = run_cli("check", "--json", files)
+def _cli_reports(source: Path) -> dict[int, dict]:
+    """`msgflow check --json` on each Parquet file of the corpus: row id -> the CLI's line for it."""
     reports = {}
-    # Split on newlines only: a JSON line may hold U+2028 and other characters `splitlines` breaks at.
-    for line in result.stdout.decode().split("\n")[:-1]:
-        entry = json.loads(line)
-        reports[int(Path(entry["file"]).stem)] = entry
-    assert len(reports) == sum(text is not None for text in texts)
+    for part in sorted(source.glob("*.parquet")):
+        result = run_cli("check", "--json", part, "--column", "messages", "--id-column", "id")
+        # Split on newlines only: a JSON line may hold U+2028 and other characters `splitlines` breaks at.
+        lines = [json.loads(line) for line in result.stdout.decode().split("\n")[:-1]]
+        assert "summary" in lines[-1], lines[-1]
+        for entry in lines[:-1]:
+            reports[entry["id"]] = entry
     return reports
-
-
-def _error_text(entry: dict) -> str:
-    """The CLI's error without `msgflow: error: FILE: ` and the help lines."""
-    first = entry["error"].splitlines()[0]
-    return first.split(": ", 3)[3]
 
 
 def test_check_and_repair_on_three_nodes_equal_the_cli_and_survive_a_killed_worker(cluster, rows, tmp_path) -> None:
@@ -159,7 +153,8 @@ def test_check_and_repair_on_three_nodes_equal_the_cli_and_survive_a_killed_work
     assert table.column("id").to_pylist() == list(range(ROWS))
     assert table.column("messages").to_pylist() == texts
 
-    cli = _cli_reports(texts, tmp_path)
+    cli = _cli_reports(source)
+    assert len(cli) == ROWS
     loadable = table.column("msgflow_loadable").to_pylist()
     valid = table.column("msgflow_valid").to_pylist()
     problems = table.column("msgflow_problems").to_pylist()
@@ -169,25 +164,25 @@ def test_check_and_repair_on_three_nodes_equal_the_cli_and_survive_a_killed_work
     repair_errors = table.column("repair_error").to_pylist()
     kinds = {"valid": 0, "problems": 0, "invalid": 0, "null": 0}
     for row, text in enumerate(texts):
+        entry = cli[row]
         if text is None:
             kinds["null"] += 1
+            assert "error" in entry, entry
             assert loadable[row] is errors[row] is repaired[row] is repair_errors[row] is None
             continue
-        entry = cli[row]
-        if entry["status"] == "invalid":
+        if "error" in entry:
             kinds["invalid"] += 1
-            assert errors[row] == _error_text(entry), row
+            assert errors[row] is not None and errors[row] in entry["error"], (row, errors[row], entry["error"])
             assert repair_errors[row] == errors[row] and repaired[row] is None
             continue
-        kinds["valid" if entry["report"]["valid"] else "problems"] += 1
-        expected = entry["report"]
+        kinds["valid" if entry["valid"] else "problems"] += 1
         assert errors[row] is None, (row, errors[row])
-        assert loadable[row] == expected["pydantic_ai_loadable"], row
-        assert valid[row] == expected["valid"], row
-        assert problems[row] == list(dict.fromkeys(violation["kind"] for violation in expected["violations"])), row
+        assert loadable[row] == entry["pydantic_ai_loadable"], row
+        assert valid[row] == entry["valid"], row
+        assert problems[row] == list(dict.fromkeys(violation["kind"] for violation in entry["violations"])), row
         ours = json.loads(reports[row])
         located = [(v["kind"], v["message_index"], v.get("part_index"), v["turn"]) for v in ours["violations"]]
-        assert located == [(v["kind"], v["message_index"], v.get("part_index"), v["turn"]) for v in expected["violations"]]
+        assert located == [(v["kind"], v["message_index"], v.get("part_index"), v["turn"]) for v in entry["violations"]]
         assert repaired[row] is not None and repair_errors[row] is None
     # The corpus holds every kind of row, so each comparison above was made many times.
     assert min(kinds.values()) > 1000, kinds
@@ -195,3 +190,43 @@ def test_check_and_repair_on_three_nodes_equal_the_cli_and_survive_a_killed_work
     for row in range(0, ROWS, 997):
         if repaired[row] is not None:
             assert repaired[row].encode() == msgflow.repair(texts[row].encode()).history
+
+
+def _readme_section() -> str:
+    readme = (Path(__file__).resolve().parents[4] / "README.md").read_text()
+    return readme.split("## Whole corpora, on one machine or on Ray", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_corpus_examples_run_as_written(cluster, rows, tmp_path) -> None:
+    source, texts = rows
+    section = _readme_section()
+    shutil.copytree(source, tmp_path / "histories")
+    shutil.copy(source / "part-0.parquet", tmp_path / "histories.parquet")
+    # The command lines, with the binary under test (exit 2: some rows are not histories).
+    outputs = []
+    for command in re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines():
+        args = shlex.split(command.split("#", 1)[0])
+        assert args[0] == "msgflow"
+        result = subprocess.run([msgflow_bin(), *args[1:]], cwd=tmp_path, capture_output=True, timeout=300)
+        assert result.returncode in (0, 1, 2), result.stderr.decode(errors="replace")
+        outputs.append(result.stdout)
+    assert outputs[0].count(b"\n") == ROWS // 5 + 1
+    assert pq.read_table(tmp_path / "repaired.parquet").num_rows == ROWS // 5
+    # The Ray example, as a driver of its own on the test's cluster.
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    environment = {**os.environ, "RAY_ADDRESS": cluster.address}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=environment, capture_output=True, timeout=600)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")[-3000:]
+    table = pq.read_table(tmp_path / "repaired").sort_by("id")
+    assert table.column("id").to_pylist() == list(range(ROWS))
+    assert table.column_names[2:] == [
+        "msgflow_loadable", "msgflow_problems", "msgflow_error", "repair_changes", "repair_error"
+    ]
+    # A row repaired in place is what msgflow.repair makes of it; a failed row passed through unchanged.
+    messages = table.column("messages").to_pylist()
+    errors = table.column("repair_error").to_pylist()
+    for row in range(0, ROWS, 499):
+        if texts[row] is None or errors[row] is not None:
+            assert messages[row] == texts[row]
+        else:
+            assert messages[row].encode() == msgflow.repair(texts[row].encode()).history
