@@ -214,6 +214,8 @@ def test_the_readme_corpus_examples_run_as_written(cluster, rows, tmp_path) -> N
     assert pq.read_table(tmp_path / "repaired.parquet").num_rows == ROWS // 5
     # The Ray example, as a driver of its own on the test's cluster.
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    # Ray's tasks run in the worker nodes' own directories: a cluster reads and writes shared paths.
+    code = code.replace('"histories/"', repr(f"{tmp_path}/histories/")).replace('"repaired/"', repr(f"{tmp_path}/repaired/"))
     environment = {**os.environ, "RAY_ADDRESS": cluster.address}
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=environment, capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr.decode(errors="replace")[-3000:]
