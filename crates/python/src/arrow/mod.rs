@@ -149,7 +149,9 @@ fn code_lists<T>(name: &str, outcomes: &[Outcome<T>], value: impl Fn(&T) -> &[St
 
 /// The provider a `provider=` argument names, checked before any row is read.
 fn provider_argument(py: Python<'_>, name: Option<&str>) -> PyResult<Option<msgflow_providers::Provider>> {
-    name.map(ops::provider).transpose().map_err(|err| to_py_err(py, err, None))
+    name.map(ops::provider)
+        .transpose()
+        .map_err(|err| to_py_err(py, err, None))
 }
 
 /// `msgflow.arrow.check`: `loadable`, `valid`, `problems` (codes), `report` (`check --json`), `error`.
