@@ -64,7 +64,8 @@ def main() -> int:
                           "rows_per_second": round(args.rows / seconds), **extra}), flush=True)
 
     command = [args.msgflow, "check", "--json", str(path), "--column", "messages", "--threads", "1"]
-    cli = median_seconds(lambda: subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False), args.runs)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": False}
+    cli = median_seconds(lambda: subprocess.run(command, **quiet), args.runs)
     row("cli", cli)
 
     import msgflow.arrow
