@@ -97,6 +97,48 @@ pub struct InputArgs {
     pub max_input_bytes: Option<u64>,
 }
 
+/// Corpora: many histories in one JSON Lines or Parquet file, one per row.
+#[derive(Debug, Args, Clone)]
+pub struct CorpusArgs {
+    /// Read the input as JSON Lines, one history per line, whatever its name (`*.jsonl` and
+    /// `*.ndjson` files are read so anyway; `-` reads them from standard input).
+    #[arg(long)]
+    pub jsonl: bool,
+    /// JSON Lines: each line is an object holding the history in field NAME (an array, or a
+    /// string of its JSON); the other fields are kept as they are in a rewritten corpus.
+    #[arg(long, value_name = "NAME")]
+    pub field: Option<String>,
+    /// Parquet: the string or binary column of history JSON (a `*.parquet` input needs it).
+    #[arg(long, value_name = "NAME")]
+    pub column: Option<String>,
+    /// Name each row in results by this field (JSON Lines, with --field) or column (Parquet; string
+    /// or integer).
+    #[arg(long, value_name = "NAME")]
+    pub id_column: Option<String>,
+    /// Writing commands: a row that holds no history or that the command fails on is reported,
+    /// then written unchanged (pass) or left out (drop).
+    #[arg(long, value_enum, default_value_t = OnError::Pass, value_name = "WHAT")]
+    pub on_error: OnError,
+    /// Rows read, processed in parallel and written at a time (memory is bounded by this, not by
+    /// the corpus).
+    #[arg(long, value_name = "N", default_value_t = msgflow_corpus::DEFAULT_BATCH_ROWS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub batch_rows: usize,
+    /// Worker threads for the rows of a corpus (default: one per core, or RAYON_NUM_THREADS).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub threads: Option<usize>,
+}
+
+/// What a writing command does with a corpus row it fails on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OnError {
+    /// Write the row unchanged (nothing is lost).
+    #[default]
+    Pass,
+    /// Leave the row out of the new corpus.
+    Drop,
+}
+
 /// Where a rewritten history goes.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputArgs {
@@ -135,6 +177,8 @@ pub struct ReportOutputArgs {
 pub struct FmtArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -198,6 +242,8 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
     pub output: ReportOutputArgs,
     /// Print JSON instead of a table (JSON Lines, one object per file, in batch mode).
     #[arg(long)]
@@ -217,6 +263,8 @@ pub struct StatsArgs {
 pub struct TrimArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -318,6 +366,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
     pub output: ReportOutputArgs,
     /// Print the violations as JSON (JSON Lines, one object per file, in batch mode):
     /// `valid` (no violations: exit 0), `pydantic_ai_loadable` (pydantic-ai 2.68.0 would load the
@@ -365,6 +415,8 @@ pub struct RepairArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
     /// The content of the results synthesized for dangling tool calls (default: pydantic-ai's
     /// "The tool call was interrupted before a result was produced."), e.g. '[Aborted by user]'.
@@ -394,6 +446,8 @@ pub struct RepairArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub output: ReportOutputArgs,
     /// The provider whose request to build: anthropic, openai-chat or openai-responses.

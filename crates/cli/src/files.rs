@@ -94,6 +94,17 @@ pub fn write_atomically_with(
     permissions: Option<Permissions>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_atomically_to(target, permissions, |file| write(file))
+}
+
+/// [`write_atomically`] with the content written by `write` into the temporary file itself (a
+/// corpus writer takes a handle of its own with `try_clone`); `write`'s value is returned once
+/// the file is in place.
+pub fn write_atomically_to<T>(
+    target: &Path,
+    permissions: Option<Permissions>,
+    write: impl FnOnce(&mut fs::File) -> io::Result<T>,
+) -> io::Result<T> {
     let directory = parent_directory(target);
     let name = target
         .file_name()
@@ -104,7 +115,7 @@ pub fn write_atomically_with(
         .prefix(&format!(".{name}."))
         .suffix(".msgflow-tmp")
         .tempfile_in(directory)?;
-    write(temporary.as_file_mut())?;
+    let written = write(temporary.as_file_mut())?;
     let permissions = match permissions {
         Some(permissions) => Some(permissions),
         None => match fs::metadata(target) {
@@ -119,7 +130,7 @@ pub fn write_atomically_with(
     // On failure the temporary file is dropped, which deletes it; the target is untouched.
     temporary.persist(target).map_err(|err| err.error)?;
     sync_directory(directory);
-    Ok(())
+    Ok(written)
 }
 
 /// Rewrites the file at `path` (whose current content is `original`) with `bytes`, atomically.

@@ -6,6 +6,7 @@
 mod outcome;
 mod cli;
 mod commands;
+mod corpus;
 mod decimal;
 mod files;
 mod runner;

@@ -69,6 +69,11 @@ pub struct Processed {
     pub status: Status,
     /// Diagnostics for stderr, already formatted (each line ends with a newline).
     pub notes: String,
+    /// The problem codes found (`check`), which a corpus summary counts.
+    pub problem_codes: Vec<String>,
+    /// The pydantic error types pydantic-ai would refuse the input with (`check`), which a
+    /// corpus summary counts.
+    pub error_types: Vec<String>,
 }
 
 impl Processed {
@@ -383,7 +388,10 @@ pub(crate) fn refuse_unloadable(history: &[msgflow_wire::ModelMessage]) -> Resul
 
 /// pydantic-ai 2.68.0's verdict on a history about to be written: `None` when it would load it,
 /// else the warning to print, or with `strict` the failure that stops the write.
-fn loadability_warning(history: &[msgflow_wire::ModelMessage], strict: bool) -> Result<Option<String>, Failure> {
+pub(crate) fn loadability_warning(
+    history: &[msgflow_wire::ModelMessage],
+    strict: bool,
+) -> Result<Option<String>, Failure> {
     let verdict = msgflow_wire::verdict::verdict(history);
     let Some(first) = verdict.reasons().first() else {
         return Ok(None);

@@ -22,6 +22,8 @@
 //! * [`context`]: fit a history into a context window: pair-safe trimming by turns, clearing,
 //!   clamping, token counts (`msgflow_context`).
 //! * [`transcript`]: a history as one self-contained, inert HTML page (`msgflow_transcript`).
+//! * [`corpus`]: many histories in one JSON Lines or Parquet file, read and written in streamed
+//!   batches, rows processed in parallel (`msgflow_corpus`).
 //!
 //! ```
 //! use msgflow::{sanitize, wire};
@@ -41,6 +43,7 @@
 pub use msgflow_adapter as adapter;
 pub use msgflow_canonical as canonical;
 pub use msgflow_context as context;
+pub use msgflow_corpus as corpus;
 pub use msgflow_formats as formats;
 pub use msgflow_media as media;
 pub use msgflow_providers as providers;

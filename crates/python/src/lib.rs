@@ -8,6 +8,7 @@
 
 mod fit;
 mod history_cache;
+mod arrow;
 mod ops;
 
 use msgflow_providers::ExportError;
@@ -48,11 +49,16 @@ pyo3::create_exception!(
 /// An attribute to set on a raised exception: its name and its value, if it converted.
 type Attribute<'a> = (&'a str, PyResult<Py<PyAny>>);
 
-/// The Python exception for an [`Error`], with the attributes the facade documents.
-fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
-    let (err, attributes): (PyErr, Vec<Attribute<'_>>) = match error {
+/// The Python exception for an [`Error`], with the attributes the facade documents; for a row of
+/// an Arrow column (`row`), the message names the row and the exception has a `row` attribute.
+fn to_py_err(py: Python<'_>, error: Error, row: Option<usize>) -> PyErr {
+    let message = match row {
+        Some(row) => format!("row {row}: {error}"),
+        None => error.to_string(),
+    };
+    let (err, mut attributes): (PyErr, Vec<Attribute<'_>>) = match error {
         Error::Parse(err) => (
-            InvalidHistory::new_err(format!("not a pydantic-ai message history: {err}")),
+            InvalidHistory::new_err(message),
             vec![
                 ("path", err.path().into_py_any(py)),
                 ("line", err.line().into_py_any(py)),
@@ -70,7 +76,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
                 ExportError::NoExport(_) => (None, err.to_string()),
             };
             (
-                ExportRefused::new_err(err.to_string()),
+                ExportRefused::new_err(message),
                 vec![
                     ("message_index", location.map(|at| at.message).into_py_any(py)),
                     ("part_index", location.map(|at| at.part).into_py_any(py)),
@@ -80,10 +86,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
             )
         }
         Error::DoesNotFit {
-            message,
-            needed,
-            limit,
-            unit,
+            needed, limit, unit, ..
         } => (
             DoesNotFit::new_err(message),
             vec![
@@ -93,7 +96,7 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
             ],
         ),
         Error::Convert(err) => (
-            ConversionError::new_err(err.to_string()),
+            ConversionError::new_err(message),
             vec![
                 ("document", err.document.into_py_any(py)),
                 ("path", err.path.clone().into_py_any(py)),
@@ -103,21 +106,24 @@ fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
             ],
         ),
         Error::Lossy {
-            message,
+            message: detail,
             document,
             path,
         } => (
-            ConversionError::new_err(message.clone()),
+            ConversionError::new_err(message),
             vec![
                 ("document", document.into_py_any(py)),
                 ("path", path.into_py_any(py)),
                 ("line", None::<usize>.into_py_any(py)),
                 ("column", None::<usize>.into_py_any(py)),
-                ("detail", message.into_py_any(py)),
+                ("detail", detail.into_py_any(py)),
             ],
         ),
-        Error::Value(message) => (PyValueError::new_err(message), Vec::new()),
+        Error::Value(_) => (PyValueError::new_err(message), Vec::new()),
     };
+    if let Some(row) = row {
+        attributes.push(("row", row.into_py_any(py)));
+    }
     let value = err.value(py);
     for (name, attribute) in attributes {
         // Converting a string or an integer and setting it on a fresh exception instance do not
@@ -142,7 +148,7 @@ fn run<T: Send>(py: Python<'_>, input_len: usize, work: impl FnOnce() -> Result<
     } else {
         py.detach(work)
     };
-    result.map_err(|error| to_py_err(py, error))
+    result.map_err(|error| to_py_err(py, error, None))
 }
 
 /// `check`: the verdict, and the report as JSON when it holds a problem (see `ops::check`); a
@@ -230,8 +236,8 @@ fn trim<'py>(
         harness_clear,
         harness_clamp,
     };
-    let (history, report) = run(py, data.len(), || ops::trim(data, &options))?;
-    Ok((PyBytes::new(py, &history), report))
+    let trimmed = run(py, data.len(), || ops::trim(data, &options))?;
+    Ok((PyBytes::new(py, &trimmed.history), trimmed.report))
 }
 
 /// `count_tokens`: the token report as JSON (`msgflow stats --tokens --json`).
@@ -329,5 +335,11 @@ fn _msgflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_class::<history_cache::HistoryCache>()?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_class::<arrow::ArrowColumn>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_check, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_repair, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_trim, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_export, m)?)?;
     Ok(())
 }

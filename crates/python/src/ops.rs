@@ -49,6 +49,17 @@ pub enum Error {
     Value(String),
 }
 
+impl std::fmt::Display for Error {
+    /// The exception's message, and the `error` of an Arrow row (`msgflow.arrow`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Parse(err) => write!(f, "not a pydantic-ai message history: {err}"),
+            Error::Export(err) => write!(f, "{err}"),
+            Error::DoesNotFit { message, .. } | Error::Value(message) => f.write_str(message),
+        }
+    }
+}
+
 fn parse(data: &[u8]) -> Result<Vec<ModelMessage>, Error> {
     msgflow_wire::from_slice(data).map_err(Error::Parse)
 }
@@ -61,7 +72,8 @@ pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Error>
     serde_json::to_string(value).map_err(|err| Error::Value(format!("cannot serialise the report: {err}")))
 }
 
-fn provider(name: &str) -> Result<Provider, Error> {
+/// The provider `name` names (`anthropic`, `openai-chat`, ...).
+pub fn provider(name: &str) -> Result<Provider, Error> {
     name.parse().map_err(Error::Value)
 }
 
@@ -143,16 +155,38 @@ struct CheckDocument<'a, V: Serialize> {
     violations: Vec<Located<'a, V>>,
 }
 
-/// What [`check`] found: the verdict and the problem count beside the document, so that a caller
-/// reads the document only when there is something in it.
+/// What `check` found in one history: the verdict, the problems (counted, and their codes) and
+/// `check --json`'s document, so that a caller reads the document only when there is something
+/// in it.
 #[derive(Debug)]
 pub struct Checked {
-    /// pydantic-ai 2.68.0 loads the history.
+    /// pydantic-ai 2.68.0 would load the history (`pydantic_ai_loadable`).
     pub loadable: bool,
+    /// Nothing found (`valid`).
+    pub valid: bool,
     /// The violations found.
     pub problems: usize,
+    /// The code of each violation (its kind, or the provider rule's id), each once, in the order
+    /// they first occur.
+    pub codes: Vec<String>,
     /// `check --json`'s document.
     pub document: String,
+}
+
+/// Each code once, in the order of first occurrence.
+fn distinct_codes(codes: impl Iterator<Item = String>) -> Vec<String> {
+    let mut distinct: Vec<String> = Vec::new();
+    for code in codes {
+        if !distinct.contains(&code) {
+            distinct.push(code);
+        }
+    }
+    distinct
+}
+
+/// A violation kind's code as `check --json` writes it (`dangling-call`).
+fn kind_code(kind: msgflow_sanitize::ViolationKind) -> String {
+    serde_json::to_string(&kind).map_or_else(|_| format!("{kind:?}"), |code| code.trim_matches('"').to_owned())
 }
 
 /// `msgflow check --json` (with `--provider`, `check --provider P --json`), each violation with
@@ -160,6 +194,11 @@ pub struct Checked {
 pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) -> Result<Checked, Error> {
     let provider = provider_name.map(provider).transpose()?;
     let options = profile.options(provider)?;
+    check_history(data, provider, &options)
+}
+
+/// [`check`] with the provider and its export options already chosen.
+pub fn check_history(data: &[u8], provider: Option<Provider>, options: &ExportOptions) -> Result<Checked, Error> {
     let history = parse(data)?;
     let violations = match std::str::from_utf8(data) {
         Ok(text) => msgflow_sanitize::check_located(&history, text),
@@ -167,7 +206,7 @@ pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) ->
     };
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
     if let Some(provider) = provider {
-        let rules = msgflow_providers::check_with(&history, provider, &options).map_err(Error::Export)?;
+        let rules = msgflow_providers::check_with(&history, provider, options).map_err(Error::Export)?;
         let document = to_json(&CheckDocument {
             provider: Some(provider.name()),
             valid: rules.is_empty(),
@@ -185,7 +224,9 @@ pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) ->
         })?;
         return Ok(Checked {
             loadable,
+            valid: rules.is_empty(),
             problems: rules.len(),
+            codes: distinct_codes(rules.iter().map(|violation| violation.rule.id.to_owned())),
             document,
         });
     }
@@ -212,7 +253,9 @@ pub fn check(data: &[u8], provider_name: Option<&str>, profile: &Profile<'_>) ->
     })?;
     Ok(Checked {
         loadable,
+        valid: violations.is_empty(),
         problems: violations.len(),
+        codes: distinct_codes(violations.iter().map(|violation| kind_code(violation.kind))),
         document,
     })
 }
@@ -231,6 +274,26 @@ struct RepairDocument<'a> {
     unfixed: Option<&'a [msgflow_providers::Unfixed]>,
 }
 
+/// What `repair` made of one history.
+pub struct Repaired {
+    /// The repaired history's JSON.
+    pub history: Vec<u8>,
+    /// `repair --report`'s document.
+    pub report: String,
+    /// How many changes it made (pydantic-ai's repair and the provider's fixes).
+    pub changes: usize,
+}
+
+/// `repair`'s options as the CLI's flags set them.
+pub fn repair_options(message: Option<&str>, keep_last_response: bool) -> msgflow_sanitize::RepairOptions {
+    let mut options = msgflow_sanitize::RepairOptions::default();
+    if let Some(message) = message {
+        message.clone_into(&mut options.content);
+    }
+    options.repair_last_response = !keep_last_response;
+    options
+}
+
 /// `msgflow repair` (with `--provider`, `repair --provider P`): the history and the `--report`
 /// document.
 pub fn repair(
@@ -241,15 +304,21 @@ pub fn repair(
     resolve_remaining: bool,
 ) -> Result<(Vec<u8>, String), Error> {
     let provider = provider_name.map(provider).transpose()?;
-    let history = parse(data)?;
-    let mut options = msgflow_sanitize::RepairOptions::default();
-    if let Some(message) = message {
-        message.clone_into(&mut options.content);
-    }
-    options.repair_last_response = !keep_last_response;
+    let mut options = repair_options(message, keep_last_response);
     options.resolve_remaining = resolve_remaining;
+    let repaired = repair_history(data, provider, &options)?;
+    Ok((repaired.history, repaired.report))
+}
+
+/// [`repair`] with the provider and options already chosen.
+pub fn repair_history(
+    data: &[u8],
+    provider: Option<Provider>,
+    options: &msgflow_sanitize::RepairOptions,
+) -> Result<Repaired, Error> {
+    let history = parse(data)?;
     if let Some(provider) = provider {
-        let repaired = msgflow_providers::repair(history, provider, &options).map_err(Error::Export)?;
+        let repaired = msgflow_providers::repair(history, provider, options).map_err(Error::Export)?;
         let report = to_json(&RepairDocument {
             provider: Some(provider.name()),
             changes: &repaired.report.changes,
@@ -257,10 +326,14 @@ pub fn repair(
             provider_changes: Some(&repaired.provider_changes),
             unfixed: Some(&repaired.unfixed),
         })?;
-        return Ok((write(&repaired.history)?, report));
+        return Ok(Repaired {
+            history: write(&repaired.history)?,
+            report,
+            changes: repaired.report.changes.len() + repaired.provider_changes.len(),
+        });
     }
-    let repaired = msgflow_sanitize::repair(history, &options);
-    let remaining = msgflow_sanitize::remaining(&repaired.history, &options);
+    let repaired = msgflow_sanitize::repair(history, options);
+    let remaining = msgflow_sanitize::remaining(&repaired.history, options);
     let report = to_json(&RepairDocument {
         provider: None,
         changes: &repaired.report.changes,
@@ -268,7 +341,11 @@ pub fn repair(
         provider_changes: None,
         unfixed: None,
     })?;
-    Ok((write(&repaired.history)?, report))
+    Ok(Repaired {
+        history: write(&repaired.history)?,
+        report,
+        changes: repaired.report.changes.len(),
+    })
 }
 
 /// The counter `tokenizer` names for `history` (`calibrated` needs a recorded input-token count),
@@ -386,31 +463,62 @@ struct Trimmed<'a> {
     report: TrimDocument,
 }
 
+/// What `trim` made of one history.
+pub struct TrimmedHistory {
+    /// The trimmed history's JSON.
+    pub history: Vec<u8>,
+    /// The tokens before and after and `trim --report`'s document under `report`.
+    pub report: String,
+    /// The history's tokens before.
+    pub tokens_before: usize,
+    /// The trimmed history's tokens.
+    pub tokens_after: usize,
+}
+
+impl TrimOptions<'_> {
+    /// The arguments' own errors, before any history is read: no budget and no step, two
+    /// budgets, or a tokenizer msgflow does not have.
+    pub fn validate(&self) -> Result<Option<Budget>, Error> {
+        let budget = self.budget()?;
+        let no_step = self.clear_tool_results_older_than.is_none()
+            && self.clamp_parts.is_none()
+            && self.harness_clear.is_none()
+            && self.harness_clamp.is_none();
+        if budget.is_none() && no_step {
+            return Err(Error::Value(
+                "trim needs a budget (max_tokens, keep_turns or max_bytes) or a step \
+                 (clear_tool_results_older_than, clamp_parts, harness_clear, harness_clamp)"
+                    .to_owned(),
+            ));
+        }
+        // The ranges `msgflow trim`'s flags accept.
+        if self.clamp_parts.is_some_and(|bytes| bytes < clamp::MIN_CLAMP_BYTES) {
+            return Err(Error::Value(format!(
+                "clamp_parts must be {} or more",
+                clamp::MIN_CLAMP_BYTES
+            )));
+        }
+        if self.harness_clamp == Some(0) {
+            return Err(Error::Value("harness_clamp must be 1 or more".to_owned()));
+        }
+        validate_tokenizer(self.tokenizer)?;
+        Ok(budget)
+    }
+}
+
+/// Fails for a tokenizer name msgflow does not have (`calibrated` is one: each history says
+/// whether it can calibrate).
+pub fn validate_tokenizer(name: &str) -> Result<(), Error> {
+    if name == "calibrated" {
+        return Ok(());
+    }
+    name.parse::<Tokenizer>().map(drop).map_err(Error::Value)
+}
+
 /// `msgflow trim`: clear, clamp, then keep the newest whole turns that fit. The report holds the
 /// tokens before and after and the CLI's `--report` document under `report`.
-pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String), Error> {
-    let budget = options.budget()?;
-    let no_step = options.clear_tool_results_older_than.is_none()
-        && options.clamp_parts.is_none()
-        && options.harness_clear.is_none()
-        && options.harness_clamp.is_none();
-    if budget.is_none() && no_step {
-        return Err(Error::Value(
-            "trim needs a budget (max_tokens, keep_turns or max_bytes) or a step \
-             (clear_tool_results_older_than, clamp_parts, harness_clear, harness_clamp)"
-                .to_owned(),
-        ));
-    }
-    // The ranges `msgflow trim`'s flags accept.
-    if options.clamp_parts.is_some_and(|bytes| bytes < clamp::MIN_CLAMP_BYTES) {
-        return Err(Error::Value(format!(
-            "clamp_parts must be {} or more",
-            clamp::MIN_CLAMP_BYTES
-        )));
-    }
-    if options.harness_clamp == Some(0) {
-        return Err(Error::Value("harness_clamp must be 1 or more".to_owned()));
-    }
+pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<TrimmedHistory, Error> {
+    let budget = options.validate()?;
     let mut history = parse(data)?;
     let counter = counter_for(options.tokenizer, &history)?;
     let unit = match budget {
@@ -482,11 +590,21 @@ pub fn trim(data: &[u8], options: &TrimOptions<'_>) -> Result<(Vec<u8>, String),
         tokens_after,
         report,
     };
-    Ok((write(&history)?, to_json(&document)?))
+    Ok(TrimmedHistory {
+        history: write(&history)?,
+        report: to_json(&document)?,
+        tokens_before,
+        tokens_after,
+    })
 }
 
 /// `msgflow stats --tokens --json`: the total, each message's tokens, and tokens by part kind.
 pub fn count_tokens(data: &[u8], tokenizer: &str) -> Result<String, Error> {
+    count_history_tokens(data, tokenizer).map(|(_, document)| document)
+}
+
+/// [`count_tokens`]: the total and the document.
+pub fn count_history_tokens(data: &[u8], tokenizer: &str) -> Result<(usize, String), Error> {
     let history = parse(data)?;
     let counter = counter_for(tokenizer, &history)?;
     let tag = |tag: Option<std::borrow::Cow<'_, str>>| tag.map_or_else(|| "unknown".to_owned(), |tag| tag.into_owned());
@@ -514,20 +632,26 @@ pub fn count_tokens(data: &[u8], tokenizer: &str) -> Result<String, Error> {
         messages.push(json!({"index": index, "kind": kind, "tokens": counter.count_message(message)}));
     }
     let total: usize = history.iter().map(|message| counter.count_message(message)).sum();
-    to_json(&json!({
+    let document = to_json(&json!({
         "tokenizer": tokenizer,
         "total": total,
         "by_part_kind": by_part_kind,
         "messages": messages,
-    }))
+    }))?;
+    Ok((total, document))
 }
 
 /// `msgflow export --to P`: the request, as JSON.
 pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<String, Error> {
     let provider = provider(to)?;
     let options = profile.options(Some(provider))?;
+    export_history(data, provider, &options)
+}
+
+/// [`export`] with the provider and its options already chosen.
+pub fn export_history(data: &[u8], provider: Provider, options: &ExportOptions) -> Result<String, Error> {
     let history = parse(data)?;
-    let request = msgflow_providers::export_with(&history, provider, &options).map_err(Error::Export)?;
+    let request = msgflow_providers::export_with(&history, provider, options).map_err(Error::Export)?;
     to_json(&request)
 }
 

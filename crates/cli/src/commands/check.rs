@@ -55,51 +55,31 @@ impl FileCommand for Check {
             return super::provider::check(source, provider, &self.options, self.json);
         }
         let history = source.input.parse().map_err(|err| self.unreadable_history(&err))?;
-        let violations = msgflow_sanitize::check_located(&history, source.input.as_str());
-        let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
-        // What pydantic-ai's repair changes in a history with nothing wrong: notes, no failure.
-        let notes = msgflow_sanitize::normalisations(&history);
+        let report = msgflow_corpus::row::check_history(&history, Some(source.input.as_str()));
         let status = if self.require_loadable {
-            if loadable {
+            if report.pydantic_ai_loadable {
                 Status::Ok
             } else {
                 Status::Problems
             }
-        } else if violations.is_empty() {
+        } else if report.valid {
             Status::Ok
         } else {
             Status::Problems
         };
         let output = if self.json {
-            let turns = msgflow_sanitize::Turns::of(&history);
-            let located: Vec<serde_json::Value> = violations
-                .iter()
-                .map(|violation| {
-                    let mut value = serde_json::to_value(violation).unwrap_or_default();
-                    if let Some(object) = value.as_object_mut() {
-                        let turn = turns
-                            .starts()
-                            .partition_point(|&start| start <= violation.message_index);
-                        object.insert("turn".to_owned(), turn.saturating_sub(1).into());
-                    }
-                    value
-                })
-                .collect();
-            let document = serde_json::json!({
-                "valid": violations.is_empty(),
-                "pydantic_ai_loadable": loadable,
-                "turns": turns.len(),
-                "violations": located,
-                "notes": notes,
-            });
-            let mut text = serde_json::to_string_pretty(&document)
+            let mut text = serde_json::to_string_pretty(&report)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
             text.push('\n');
             text
         } else {
-            let mut text: String = violations.iter().map(|violation| format!("{violation}\n")).collect();
-            text.extend(notes.iter().map(|note| format!("{note}\n")));
-            if violations.is_empty() {
+            let mut text: String = report
+                .violations
+                .iter()
+                .map(|located| format!("{}\n", located.violation))
+                .collect();
+            text.extend(report.notes.iter().map(|note| format!("{note}\n")));
+            if report.valid {
                 text.push_str("no problems found\n");
             }
             text
@@ -107,6 +87,8 @@ impl FileCommand for Check {
         Ok(Processed {
             output: output.into_bytes(),
             status,
+            problem_codes: report.problem_codes(),
+            error_types: report.error_types,
             ..Processed::default()
         })
     }

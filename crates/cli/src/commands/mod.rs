@@ -34,7 +34,7 @@ pub fn dispatch(cli: Cli) -> Status {
                 check: args.check,
                 strict: args.strict.strict,
             };
-            runner::run(&command, &args.input, &args.output)
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &args.output)
         }
         Command::Show(args) if args.html => show_html::run(&args),
         Command::Show(args) => {
@@ -47,11 +47,13 @@ pub fn dispatch(cli: Cli) -> Status {
                 tokenizer: args.tokenizer.clone(),
                 json: args.json,
             };
-            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+            let destination = report_destination(args.output.output.clone());
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
         }
         Command::Stats(args) => {
             let command = stats::Stats { json: args.json };
-            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+            let destination = report_destination(args.output.output.clone());
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
         }
         Command::Canonical(args) => {
             runner::run(&convert::ToCanonical { pretty: args.pretty }, &args.input, &args.output)
@@ -73,10 +75,13 @@ pub fn dispatch(cli: Cli) -> Status {
                 provider: args.provider,
                 options,
             };
-            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+            let destination = report_destination(args.output.output.clone());
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
         }
         Command::Repair(args) => {
-            if args.report.is_some() && runner::is_batch(&args.input) {
+            if args.report.is_some()
+                && (runner::is_batch(&args.input) || crate::corpus::names_corpus(&args.input, &args.corpus))
+            {
                 return crate::outcome::usage_error(
                     "--report takes a single input",
                     Some("run repair once per file to get one report each"),
@@ -94,7 +99,7 @@ pub fn dispatch(cli: Cli) -> Status {
                 provider: args.provider,
                 strict: args.strict.strict,
             };
-            runner::run(&command, &args.input, &args.output)
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &args.output)
         }
         Command::Export(args) => {
             let options = match provider::export_options(Some(args.to), &args.profile) {
@@ -102,7 +107,8 @@ pub fn dispatch(cli: Cli) -> Status {
                 Err(status) => return status,
             };
             let command = export::Export { to: args.to, options };
-            runner::run(&command, &args.input, &report_destination(args.output.output.clone()))
+            let destination = report_destination(args.output.output.clone());
+            crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
         }
         Command::ConvertFormat(args) => {
             let command = convert_format::ConvertFormat {
@@ -146,7 +152,9 @@ pub(crate) use tokens::parse_tokenizer;
 /// `msgflow trim`: the steps the flags ask for, in their fixed order.
 fn trim_command(args: &crate::cli::TrimArgs) -> Status {
     use msgflow_context::trim::Budget;
-    if args.report.is_some() && runner::is_batch(&args.input) {
+    if args.report.is_some()
+        && (runner::is_batch(&args.input) || crate::corpus::names_corpus(&args.input, &args.corpus))
+    {
         return crate::outcome::usage_error(
             "--report takes a single input",
             Some("run trim once per file to get one report each"),
@@ -189,7 +197,7 @@ fn trim_command(args: &crate::cli::TrimArgs) -> Status {
             Some("see `msgflow trim --help`"),
         );
     }
-    runner::run(&command, &args.input, &args.output)
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &args.output)
 }
 
 pub(crate) use provider::{parse_chat_thinking, parse_provider, parse_replayed_thinking};

@@ -1,7 +1,8 @@
 """Type stubs for the native module `msgflow._msgflow` (crates/python/src/lib.rs).
 
 Private: use the `msgflow` package. Every function takes pydantic-ai JSON bytes and returns JSON
-reports as `str`, with the GIL released while it works.
+reports as `str`, with the GIL released while it works; the `arrow_*` functions take an Arrow column
+of them (`msgflow.arrow`) and return an `ArrowColumn`.
 """
 
 class InvalidHistory(ValueError):
@@ -116,3 +117,29 @@ class HistoryCache:
 def convert(
     data: bytes, from_: str, to: str, lossless: bool = False, strict: bool = False, vercel_sdk: int = 5
 ) -> tuple[list[bytes], str]: ...
+class ArrowColumn:
+    """A result column (`msgflow.arrow`), exported through the Arrow PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+
+def arrow_check(column: object, provider: str | None = None, raise_errors: bool = False) -> ArrowColumn: ...
+def arrow_repair(
+    column: object,
+    provider: str | None = None,
+    message: str | None = None,
+    keep_last_response: bool = False,
+    raise_errors: bool = False,
+) -> ArrowColumn: ...
+def arrow_trim(
+    column: object,
+    max_tokens: int | None = None,
+    keep_turns: int | None = None,
+    max_bytes: int | None = None,
+    tokenizer: str = "o200k_base",
+    clear_tool_results_older_than: int | None = None,
+    clamp_parts: int | None = None,
+    raise_errors: bool = False,
+) -> ArrowColumn: ...
+def arrow_count_tokens(column: object, tokenizer: str = "o200k_base", raise_errors: bool = False) -> ArrowColumn: ...
+def arrow_export(column: object, to: str, raise_errors: bool = False) -> ArrowColumn: ...
