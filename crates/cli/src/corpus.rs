@@ -330,7 +330,7 @@ impl Job<'_> {
                             report.write_all(b"\n")?;
                         }
                         first_section = false;
-                        write!(report, "==> {} {} <==\n", self.label, location)?;
+                        writeln!(report, "==> {} {} <==", self.label, location)?;
                         report.write_all(text)?;
                         if !text.ends_with(b"\n") {
                             report.write_all(b"\n")?;

@@ -178,7 +178,7 @@ fn resolve_tie_to_even(value: f64, exponent: i32, digits: &mut String) {
     if !is_exact_half {
         return;
     }
-    let truncated_is_even = truncated.last().is_some_and(|digit| (digit - b'0') % 2 == 0);
+    let truncated_is_even = truncated.last().is_some_and(|digit| (digit - b'0').is_multiple_of(2));
     let mut chosen = truncated.to_vec();
     if !truncated_is_even && !increment_decimal(&mut chosen) {
         return;

@@ -158,7 +158,8 @@ mod tests {
             fit(&history, &tokens, &counter, options),
             ops::trim(data, &trim_options),
         ) {
-            (Ok(fitted), Ok((bytes, report))) => {
+            (Ok(fitted), Ok(trimmed)) => {
+                let (bytes, report) = (trimmed.history, trimmed.report);
                 let mut output: Vec<ModelMessage> = history[fitted.start..].to_vec();
                 for (index, message) in &fitted.changed {
                     output[*index] = message.clone();

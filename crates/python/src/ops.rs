@@ -55,7 +55,10 @@ impl std::fmt::Display for Error {
         match self {
             Error::Parse(err) => write!(f, "not a pydantic-ai message history: {err}"),
             Error::Export(err) => write!(f, "{err}"),
-            Error::DoesNotFit { message, .. } | Error::Value(message) => f.write_str(message),
+            Error::Convert(err) => write!(f, "{err}"),
+            Error::DoesNotFit { message, .. } | Error::Lossy { message, .. } | Error::Value(message) => {
+                f.write_str(message)
+            }
         }
     }
 }
@@ -464,6 +467,7 @@ struct Trimmed<'a> {
 }
 
 /// What `trim` made of one history.
+#[derive(Debug)]
 pub struct TrimmedHistory {
     /// The trimmed history's JSON.
     pub history: Vec<u8>,
