@@ -25,8 +25,11 @@ fn dangling() -> String {
     )
 }
 
-/// Reads every row: (location, content or error text).
-fn rows(reader: &mut Reader) -> Result<Vec<(RowLocation, Result<String, String>)>, CorpusError> {
+/// A row as read: its location, and its content or the error's text.
+type ReadRow = (RowLocation, Result<String, String>);
+
+/// Reads every row.
+fn rows(reader: &mut Reader) -> Result<Vec<ReadRow>, CorpusError> {
     let mut found = Vec::new();
     run(
         reader,

@@ -56,7 +56,12 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 4] = [Format::PydanticAi, Format::OpenAiChat, Format::Anthropic, Format::VercelUi];
+    pub const ALL: [Format; 4] = [
+        Format::PydanticAi,
+        Format::OpenAiChat,
+        Format::Anthropic,
+        Format::VercelUi,
+    ];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
     pub fn name(self) -> &'static str {

@@ -6,9 +6,9 @@
 //! GIL released ([`Python::detach`]) unless the input is under 16 KiB (see [`DETACH_FROM`]);
 //! Python objects are only touched before and after.
 
+mod arrow;
 mod fit;
 mod history_cache;
-mod arrow;
 mod ops;
 
 use msgflow_providers::ExportError;
