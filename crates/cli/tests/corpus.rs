@@ -321,12 +321,19 @@ fn trim_and_fmt_write_json_lines_to_stdout() -> TestResult {
         "{}",
         stderr(&output)
     );
+    // Rows already as pydantic-ai's dump_json writes them pass `fmt --check`; a row with spaces
+    // after its commas does not, and `fmt` writes it compact.
     let output = msgflow(dir.path())?.args(["fmt", "--check", "c.jsonl"]).output()?;
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "the example is not in pydantic-ai's compact key order"
-    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    std::fs::write(
+        dir.path().join("spaced.jsonl"),
+        format!("{VALID}\n{}\n", VALID.replace("\",\"", "\", \"")),
+    )?;
+    let output = msgflow(dir.path())?.args(["fmt", "--check", "spaced.jsonl"]).output()?;
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let output = msgflow(dir.path())?.args(["fmt", "spaced.jsonl"]).output()?;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{VALID}\n{VALID}\n"));
     Ok(())
 }
 
