@@ -602,7 +602,7 @@ fn render(
     let mut out = String::new();
     let commit = super::command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
-    let _ = writeln!(out, "### Peers: run of {started_at}\n");
+    let _ = writeln!(out, "### Peers: the latest run, {started_at}\n");
     let _ = writeln!(
         out,
         "- commit {commit} (plus uncommitted changes, if any); median of {runs} runs after a warm-up, one process per \

@@ -93,7 +93,7 @@ fn render(rows: &[Value], runs: u32, started_at: &str, load_before: &str, load_a
     let commit = super::command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
     let mut report = String::new();
-    let _ = writeln!(report, "### Python: run of {started_at}\n");
+    let _ = writeln!(report, "### Python: the latest run, {started_at}\n");
     let _ = writeln!(
         report,
         "- commit {commit} (plus uncommitted changes, if any); the release wheel (`maturin build --release`) in \
