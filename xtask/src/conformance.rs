@@ -108,7 +108,14 @@ pub fn run(args: &Args) -> Result<()> {
         "formats: vercel-ui to and from msgflow-formats equal pydantic-ai's VercelAIAdapter; lossless is identity",
         || {
             let seed = head_seed(args.seed)?;
-            crate::conformance_ui_formats::run(&pydantic_ai_python()?, &work, seed)
+            crate::conformance_ui_formats::run(&crate::venv::ui_formats_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
+        "formats: ag-ui to and from msgflow-formats equal pydantic-ai's AGUIAdapter; lossless is identity",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_ag_ui::run(&crate::venv::ui_formats_python()?, &work, seed)
         },
     ));
     results.push(check(

@@ -1,6 +1,6 @@
 //! The UI-format differential check (part of `cargo xtask conformance`, `--only vercel-ui`):
 //! msgflow-formats' `vercel-ui` against pydantic-ai 2.68.0's own `VercelAIAdapter`
-//! (`oracle/ui_formats_oracle.py`, in the `target/venv` venv: the adapter needs no extra).
+//! (`oracle/ui_formats_oracle.py`, in the `target/venv-ui-formats` venv).
 //!
 //! For every committed fixture, every history of the real-world corpora (`../shared/realworld*`)
 //! and seeded arbitrary histories (`Flavour::Pydantic`):
@@ -93,39 +93,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let compared = cases.len();
     let foreign = foreign_cases(&root, &mut cases)?;
 
-    let cases_path = dir.join("cases.jsonl");
-    let mut lines = String::new();
-    for case in &cases {
-        lines.push_str(&serde_json::to_string(case)?);
-        lines.push('\n');
-    }
-    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
-    let out_path = dir.join("oracle.jsonl");
-    let output = std::process::Command::new(python)
-        .arg(root.join("oracle/ui_formats_oracle.py"))
-        .arg("--cases")
-        .arg(&cases_path)
-        .arg("--out")
-        .arg(&out_path)
-        .current_dir(root.join("oracle"))
-        .output()
-        .context("running oracle/ui_formats_oracle.py")?;
-    if !output.status.success() {
-        bail!(
-            "ui_formats_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let text = std::fs::read_to_string(&out_path)?;
-    let answers: Vec<Value> = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .context("reading the oracle's answers")?;
-    if answers.len() != cases.len() {
-        bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
-    }
+    let answers = ask_oracle(python, &root.join("oracle/ui_formats_oracle.py"), &dir, &cases)?;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
     let mut pydantic_refuses = 0usize;
     for answer in &answers {
@@ -173,8 +141,48 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     Ok(())
 }
 
+/// Writes `cases` to `dir/cases.jsonl`, runs the oracle script on them and returns its answers,
+/// one per case.
+pub(crate) fn ask_oracle(python: &Path, script: &Path, dir: &Path, cases: &[Value]) -> Result<Vec<Value>> {
+    let cases_path = dir.join("cases.jsonl");
+    let mut lines = String::new();
+    for case in cases {
+        lines.push_str(&serde_json::to_string(case)?);
+        lines.push('\n');
+    }
+    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
+    let out_path = dir.join("oracle.jsonl");
+    let output = std::process::Command::new(python)
+        .arg(script)
+        .arg("--cases")
+        .arg(&cases_path)
+        .arg("--out")
+        .arg(&out_path)
+        .current_dir(crate::project_root().join("oracle"))
+        .output()
+        .with_context(|| format!("running {}", script.display()))?;
+    if !output.status.success() {
+        bail!(
+            "{} failed ({}):\n{}",
+            script.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&out_path)?;
+    let answers: Vec<Value> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the oracle's answers")?;
+    if answers.len() != cases.len() {
+        bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
+    }
+    Ok(answers)
+}
+
 /// Gives every response without a timestamp the fixed one.
-fn stamp_responses(history: &mut Value) {
+pub(crate) fn stamp_responses(history: &mut Value) {
     for message in history.as_array_mut().into_iter().flatten() {
         if let Some(object) = message.as_object_mut() {
             if object.get("kind") == Some(&json!("response")) && object.get("timestamp").is_none_or(Value::is_null) {

@@ -6,6 +6,7 @@
 mod bench;
 mod codegen;
 mod conformance;
+mod conformance_ag_ui;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_formats;

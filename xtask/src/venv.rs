@@ -90,6 +90,17 @@ pub fn providers_python() -> Result<PathBuf> {
     )
 }
 
+/// Creates (or reuses) `target/venv-ui-formats` with `oracle/requirements-ui-formats.txt`
+/// (pydantic-ai with its `ag-ui` extra, for the UI-format oracles and the conversion benchmark)
+/// and returns its interpreter.
+pub fn ui_formats_python() -> Result<PathBuf> {
+    let root = project_root();
+    setup_venv(
+        &root.join("target/venv-ui-formats"),
+        &root.join("oracle/requirements-ui-formats.txt"),
+    )
+}
+
 /// Creates (or reuses) `target/venv-legacy-<version>` with `oracle/requirements-legacy-<version>.txt`
 /// (a legacy pydantic-ai writer, for `gen_legacy_fixtures.py`) and returns its interpreter.
 pub fn legacy_python(version: &str) -> Result<PathBuf> {

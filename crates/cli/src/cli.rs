@@ -466,17 +466,17 @@ pub struct ConvertFormatArgs {
     /// that receives one file per input.
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
-    /// The input's format: pydantic-ai, openai-chat, anthropic or vercel-ui.
+    /// The input's format: pydantic-ai, openai-chat, anthropic, vercel-ui or ag-ui.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub from: msgflow_formats::Format,
-    /// The output's format: pydantic-ai, openai-chat, anthropic or vercel-ui.
+    /// The output's format: pydantic-ai, openai-chat, anthropic, vercel-ui or ag-ui.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub to: msgflow_formats::Format,
     /// Refuse any loss: exit 2 and write nothing when the conversion would drop, invent or change
     /// a value (or write a history pydantic-ai 2.68.0 would not load).
     #[arg(long)]
     pub strict: bool,
-    /// For the UI formats (vercel-ui): keep what pydantic-ai's adapters drop, so that a history
+    /// For the UI formats (vercel-ui, ag-ui): keep what pydantic-ai's adapters drop, so that a history
     /// converted to the UI format and back is unchanged (off: exactly pydantic-ai's adapters).
     #[arg(long)]
     pub lossless: bool,
@@ -682,7 +682,8 @@ const CONVERT_HELP: &str = concat!(
     "  msgflow convert --to openai-chat history.json                     # {\"messages\": [...]}\n",
     "  msgflow convert --from anthropic request.json -o history.json     # a logged Messages API request\n",
     "  msgflow convert --to vercel-ui --vercel-sdk 6 history.json        # UIMessage[] for useChat\n",
-    "  msgflow convert --from vercel-ui --lossless ui.json -o history.json\n\n",
+    "  msgflow convert --from vercel-ui --lossless ui.json -o history.json\n",
+    "  msgflow convert --from ag-ui run_input.json -o history.json       # a RunAgentInput's messages\n\n",
     "openai-chat input is an array of Chat Completions messages, a request body {\"messages\": [...]}, a Batch\n",
     "API line {\"body\": {...}}, or JSON Lines of those (one conversation per line; the output is then JSON\n",
     "Lines too). To openai-chat is the request pydantic-ai 2.68.0's OpenAIChatModel sends; from it, the\n",
@@ -697,6 +698,9 @@ const CONVERT_HELP: &str = concat!(
     "directions equal pydantic-ai 2.68.0's VercelAIAdapter (dump_messages / load_messages). --lossless adds\n",
     "what that adapter drops (one assistant message per turn with step-start parts, and a record of the exact\n",
     "messages in each message's first part), so that a history converted to vercel-ui and back is unchanged.\n\n",
+    "ag-ui is an array of AG-UI messages (or a RunAgentInput {\"messages\": [...]}); both directions equal\n",
+    "pydantic-ai 2.68.0's AGUIAdapter with ag-ui-protocol 1.0, message ids aside (UUID5s of their place, not\n",
+    "random). --lossless adds a record of the exact messages in the metadata of each message's last AG-UI message.\n\n",
     exit_codes_text!()
 );
 

@@ -10,6 +10,8 @@
 //! * [`vercel_ui`]: Vercel AI SDK `UIMessage`s (versions 5 and 6), equal to pydantic-ai's
 //!   `VercelAIAdapter.dump_messages` / `load_messages` by default, and a lossless form
 //!   ([`ConvertOptions::lossless`]) that gives every history it converts back unchanged.
+//! * [`ag_ui`]: AG-UI protocol messages, equal to pydantic-ai's `AGUIAdapter.dump_messages` /
+//!   `load_messages` by default, with the same lossless form.
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
@@ -24,9 +26,11 @@
 //! # Ok::<(), msgflow_formats::ConvertError>(())
 //! ```
 
+pub mod ag_ui;
 pub mod anthropic;
 mod document;
 mod loss;
+mod messages_builder;
 pub mod openai_chat;
 pub mod vercel_ui;
 
@@ -52,15 +56,18 @@ pub enum Format {
     /// Vercel AI SDK `UIMessage`s (versions 5 and 6): an array, or a chat request body
     /// `{"messages": [...]}`.
     VercelUi,
+    /// AG-UI protocol messages: an array, or a `RunAgentInput` body `{"messages": [...]}`.
+    AgUi,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::PydanticAi,
         Format::OpenAiChat,
         Format::Anthropic,
         Format::VercelUi,
+        Format::AgUi,
     ];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
@@ -70,6 +77,7 @@ impl Format {
             Format::OpenAiChat => "openai-chat",
             Format::Anthropic => "anthropic",
             Format::VercelUi => "vercel-ui",
+            Format::AgUi => "ag-ui",
         }
     }
 }
@@ -89,7 +97,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["otel", "ag-ui"];
+                let planned = ["otel"];
                 if planned.contains(&name) {
                     format!(
                         "msgflow cannot convert `{name}` yet: the formats are {}",
@@ -220,6 +228,11 @@ pub fn convert_with(
                 vercel_ui::from_value(&value, index, options, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
+            Format::AgUi => {
+                let value = document::value(doc, index)?;
+                ag_ui::from_value(&value, index, options, &mut report)
+                    .map_err(|err| doc.error_at(index, &err.path, err.message))?
+            }
         };
         histories.push(history);
     }
@@ -237,6 +250,7 @@ pub fn convert_with(
             Format::OpenAiChat => openai_chat::to_value(history, index, &mut report)?,
             Format::Anthropic => anthropic::to_value(history, index, &mut report)?,
             Format::VercelUi => vercel_ui::to_value(history, index, options, &mut report)?,
+            Format::AgUi => ag_ui::to_value(history, index, options, &mut report)?,
             Format::PydanticAi => unreachable!("returned above"),
         });
     }

@@ -240,3 +240,57 @@ fn json_lines(histories: &[Vec<msgflow_wire::ModelMessage>]) -> String {
         .map(|history| msgflow_wire::to_string(history).unwrap() + "\n")
         .collect()
 }
+
+/// What a real AG-UI file converts to: (messages, tool calls, tool returns), or the path of the refusal.
+type AgUiExpected = Result<(usize, usize, usize), &'static str>;
+
+/// The real AG-UI files.
+const AG_UI: [(&str, AgUiExpected); 12] = [
+    ("CopilotKit__CopilotKit__packages__runtime-client-gql__src__message-conversion__agui-to-gql.test.ts__L444__literal.json", Ok((3, 1, 1))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__MixedToolInvocationIntegration__Turn_02.02.Request.Client.AGUI.verified.json", Ok((3, 2, 1))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__Step01_GettingStarted__Turn_02.02.Request.Client.AGUI.verified.json", Ok((3, 0, 0))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__Step03_FrontendTools__Turn_02.02.Request.Client.AGUI.verified.json", Ok((3, 1, 1))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__Step04_HumanInLoop__Turn_02.02.Request.Client.AGUI.verified.json", Ok((3, 1, 1))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__Step08_MultimodalMessages__Turn_01.02.Request.Client.AGUI.verified.json", Ok((1, 0, 0))),
+    ("ag-ui-protocol__ag-ui__sdks__dotnet__baselines__Step09_InterruptsApproval__Turn_02.02.Request.Client.AGUI.verified.json", Ok((1, 0, 0))),
+    // A tool message answering a call the messages do not hold: pydantic-ai's load_messages raises too.
+    ("ag-ui-protocol__ag-ui__sdks__python__tests__test_types.py__L256__literal.json", Err("$[4].toolCallId")),
+    ("ag-ui-protocol__ag-ui__sdks__python__tests__test_types.py__L320__literal.json", Ok((3, 1, 1))),
+    ("microsoft__agent-framework__python__packages__ag-ui__tests__ag_ui__test_endpoint.py__L3242__literal.json", Ok((3, 0, 0))),
+    ("microsoft__agent-framework__python__packages__ag-ui__tests__ag_ui__test_message_adapters.py__L1912__literal.json", Ok((3, 0, 0))),
+    ("microsoft__agent-framework__python__packages__ag-ui__tests__ag_ui__test_message_adapters.py__L904__literal.json", Ok((2, 1, 1))),
+];
+
+#[test]
+fn real_ag_ui_files_convert_with_the_expected_counts() {
+    let Some(dir) = folder("ag-ui") else { return };
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        AG_UI.len(),
+        "a file was added or removed"
+    );
+    for (name, expected) in AG_UI {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let converted = convert(&text, Format::AgUi, Format::PydanticAi);
+        match (expected, converted) {
+            (Ok(counts), Ok(converted)) => {
+                let Output::Histories(histories) = converted.output else {
+                    panic!("{name}")
+                };
+                let json = msgflow_wire::to_string(&histories[0]).unwrap();
+                let found = (
+                    histories[0].len(),
+                    json.matches(r#""part_kind":"tool-call""#).count(),
+                    json.matches(r#""part_kind":"tool-return""#).count(),
+                );
+                assert_eq!(found, counts, "{name}");
+                let verdict = msgflow_wire::verdict::verdict(&histories[0]);
+                assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
+                // And back: each history is one msgflow writes as AG-UI messages again.
+                convert(&json, Format::PydanticAi, Format::AgUi).unwrap_or_else(|err| panic!("{name}: back: {err}"));
+            }
+            (Err(path), Err(err)) => assert_eq!(err.path, path, "{name}: {err}"),
+            (_, outcome) => panic!("{name}: expected {expected:?}, got {outcome:?}"),
+        }
+    }
+}

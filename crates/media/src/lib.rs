@@ -85,7 +85,7 @@ pub use guess::{
 };
 pub use header::{gif_frames, image_dimensions, pdf_pages, wav_seconds};
 pub use identifier::{effective_identifier, identifier_for_bytes, identifier_for_file_id, identifier_for_url};
-pub use pyjson::python_json_dumps_sorted_ascii;
+pub use pyjson::{python_json_dumps_ascii, python_json_dumps_sorted_ascii};
 pub use tool_return::{
     content_file_digests_field, record_content_file_digests, record_native_content_file_digests, tool_return,
 };

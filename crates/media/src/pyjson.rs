@@ -33,11 +33,48 @@ use std::fmt::Write as _;
 /// ```
 pub fn python_json_dumps_sorted_ascii(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value);
+    write_value(&mut out, value, &SORTED_COMPACT);
     out
 }
 
-fn write_value(out: &mut String, value: &Value) {
+/// Serializes `value` as CPython 3.11's plain `json.dumps(value)` does: keys in their order, `", "`
+/// between items and `": "` after keys, and strings and numbers as [`python_json_dumps_sorted_ascii`]
+/// writes them. pydantic-ai writes the `encrypted_value` blobs of its AG-UI messages this way
+/// (`pydantic_ai.ui.ag_ui._utils`).
+///
+/// ```
+/// use msgflow_media::python_json_dumps_ascii;
+/// use serde_json::json;
+///
+/// let value = json!({"b": [1, 2.5], "a": "é"});
+/// assert_eq!(python_json_dumps_ascii(&value), r#"{"b": [1, 2.5], "a": "\u00e9"}"#);
+/// ```
+pub fn python_json_dumps_ascii(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, &DEFAULT_SPACED);
+    out
+}
+
+/// How `json.dumps` was called: `sort_keys` and `separators`.
+struct Style {
+    sort_keys: bool,
+    item_separator: &'static str,
+    key_separator: &'static str,
+}
+
+const SORTED_COMPACT: Style = Style {
+    sort_keys: true,
+    item_separator: ",",
+    key_separator: ":",
+};
+
+const DEFAULT_SPACED: Style = Style {
+    sort_keys: false,
+    item_separator: ", ",
+    key_separator: ": ",
+};
+
+fn write_value(out: &mut String, value: &Value, style: &Style) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -48,9 +85,9 @@ fn write_value(out: &mut String, value: &Value) {
             out.push('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push_str(style.item_separator);
                 }
-                write_value(out, item);
+                write_value(out, item, style);
             }
             out.push(']');
         }
@@ -58,15 +95,17 @@ fn write_value(out: &mut String, value: &Value) {
             // Sorted here rather than relying on the map: `preserve_order` may be enabled elsewhere in the build.
             // UTF-8 byte order equals code point order, which is Python's `str` order.
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by_key(|(key, _)| *key);
+            if style.sort_keys {
+                entries.sort_unstable_by_key(|(key, _)| *key);
+            }
             out.push('{');
             for (index, (key, item)) in entries.into_iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push_str(style.item_separator);
                 }
                 write_string(out, key);
-                out.push(':');
-                write_value(out, item);
+                out.push_str(style.key_separator);
+                write_value(out, item, style);
             }
             out.push('}');
         }

@@ -81,11 +81,11 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
     Ok(result)
 }
 
-pub(super) fn kind(message: &Value) -> &str {
+pub(crate) fn kind(message: &Value) -> &str {
     message.get("kind").and_then(Value::as_str).unwrap_or("request")
 }
 
-pub(super) fn parts(message: &Value) -> &[Value] {
+pub(crate) fn parts(message: &Value) -> &[Value] {
     message
         .get("parts")
         .and_then(Value::as_array)
@@ -102,7 +102,7 @@ pub(super) fn is_tool_returns_only(message: &Value) -> bool {
     })
 }
 
-pub(super) fn part_kind(part: &Value) -> &str {
+pub(crate) fn part_kind(part: &Value) -> &str {
     part.get("part_kind").and_then(Value::as_str).unwrap_or("")
 }
 
@@ -302,7 +302,7 @@ fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupp
 }
 
 /// `part_canonical_system`: the response's `canonical_system` beside a part from its own provider.
-fn canonical_system(response: &Value, provider_name: &Value) -> Value {
+pub(crate) fn canonical_system(response: &Value, provider_name: &Value) -> Value {
     if !provider_name.is_null() && provider_name == field(response, "provider_name") {
         field(response, "canonical_system").clone()
     } else {
@@ -311,7 +311,7 @@ fn canonical_system(response: &Value, provider_name: &Value) -> Value {
 }
 
 /// `args_as_dict`: the arguments as an object, `{"INVALID_JSON": raw}` when they are not one.
-pub(super) fn args_as_dict(args: &Value) -> Value {
+pub(crate) fn args_as_dict(args: &Value) -> Value {
     match args {
         Value::Object(_) => args.clone(),
         Value::Null => json!({}),
@@ -325,7 +325,7 @@ pub(super) fn args_as_dict(args: &Value) -> Value {
 }
 
 /// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return.
-fn client_error_text(content: &Value) -> String {
+pub(crate) fn client_error_text(content: &Value) -> String {
     match content {
         Value::Null => String::new(),
         Value::String(text) => text.clone(),

@@ -1,12 +1,12 @@
 //! Vercel AI `UIMessage`s to a history, as pydantic-ai 2.68.0's `VercelAIAdapter.load_messages`
 //! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history's JSON.
 
-use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
 use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::loss::{LossKind, Report};
+use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
@@ -26,71 +26,6 @@ fn known_keys(part_type: &str) -> &'static [&'static str] {
         "source-document" => &["type", "sourceId", "mediaType", "title", "filename", "providerMetadata"],
         _ if part_type.starts_with("data-") => &["type", "id", "data"],
         _ => &super::TOOL_PART_KEYS,
-    }
-}
-
-/// The history being built: `MessagesBuilder`, on JSON.
-struct Builder {
-    messages: Vec<Map<String, Value>>,
-}
-
-impl Builder {
-    /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
-    fn add(&mut self, part: Value, to_request: bool) {
-        let kind = if to_request { "request" } else { "response" };
-        match self.messages.last_mut() {
-            Some(last) if last["kind"] == kind => {
-                if let Some(Value::Array(parts)) = last.get_mut("parts") {
-                    parts.push(part);
-                }
-            }
-            _ => {
-                let mut message = Map::new();
-                message.insert("parts".into(), Value::Array(vec![part]));
-                message.insert("kind".into(), kind.into());
-                self.messages.push(message);
-            }
-        }
-    }
-
-    fn checkpoint(&self) -> (usize, usize) {
-        let last_len = self
-            .messages
-            .last()
-            .map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
-        (self.messages.len(), last_len)
-    }
-
-    /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
-    fn target(&mut self, (count, last_len): (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
-        let start = if count > 0 && self.messages[count - 1]["parts"].as_array().map_or(0, Vec::len) > last_len {
-            count - 1
-        } else {
-            count
-        };
-        self.messages[start..]
-            .iter_mut()
-            .find(|message| message["kind"] == kind)
-    }
-
-    /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
-    fn restore_canonical_system(&mut self, provider_name: &Value, canonical_system: &Value) {
-        let (Value::String(_), Value::String(_)) = (provider_name, canonical_system) else {
-            return;
-        };
-        let Some(response) = self.messages.last_mut() else {
-            return;
-        };
-        match response.get("provider_name") {
-            None | Some(Value::Null) => {
-                response.insert("provider_name".into(), provider_name.clone());
-                response.insert("canonical_system".into(), canonical_system.clone());
-            }
-            Some(name) if name == provider_name && response.get("canonical_system") != Some(canonical_system) => {
-                response.insert("canonical_system".into(), Value::Null);
-            }
-            Some(_) => {}
-        }
     }
 }
 
@@ -140,28 +75,6 @@ fn ours(metadata: &Value) -> &Map<String, Value> {
 
 fn get<'v>(map: &'v Map<String, Value>, key: &str) -> &'v Value {
     map.get(key).unwrap_or(&Value::Null)
-}
-
-/// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None`.
-fn from_data_uri(url: &str) -> Option<(String, Vec<u8>)> {
-    let body = url.strip_prefix("data:")?;
-    let (media_type, data) = body.split_once(";base64,")?;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim_end()).ok()?;
-    Some((media_type.to_owned(), bytes))
-}
-
-fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Value) -> Value {
-    let mut object = Map::new();
-    object.insert(
-        "data".into(),
-        base64::engine::general_purpose::URL_SAFE.encode(bytes).into(),
-    );
-    object.insert("media_type".into(), media_type.into());
-    if vendor_metadata.is_object() {
-        object.insert("vendor_metadata".into(), vendor_metadata.clone());
-    }
-    object.insert("kind".into(), "binary".into());
-    Value::Object(object)
 }
 
 impl Loader<'_> {
@@ -744,24 +657,4 @@ fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
             msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
         );
     }
-}
-
-/// `set_ui_message_id`: the `UIMessage.id`, kept in the reserved `__pydantic_ai__` namespace.
-fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
-    let metadata = target.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-    if !metadata.is_object() {
-        *metadata = Value::Object(Map::new());
-    }
-    let namespace = metadata
-        .as_object_mut()
-        .expect("made an object above")
-        .entry(INTERNAL_KEY)
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !namespace.is_object() {
-        *namespace = Value::Object(Map::new());
-    }
-    namespace
-        .as_object_mut()
-        .expect("made an object above")
-        .insert("ui_message_id".into(), Value::String(id));
 }

@@ -12,7 +12,7 @@
 //!   pydantic-ai reads them. pydantic-ai itself ignores the record (it reads only
 //!   `providerMetadata.pydantic_ai`), so it loads a lossless file as it loads its own.
 
-mod dump;
+pub(crate) mod dump;
 mod load;
 
 use msgflow_wire::ModelMessage;
@@ -25,8 +25,7 @@ use crate::{ConvertError, ConvertOptions};
 /// The key of pydantic-ai's own values in `providerMetadata` and `UIMessage.metadata`
 /// (`PROVIDER_METADATA_KEY`).
 const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
-/// The reserved namespace of `ModelMessage.metadata` the adapters keep the `UIMessage.id` in.
-const INTERNAL_KEY: &str = "__pydantic_ai__";
+use crate::messages_builder::INTERNAL_KEY;
 /// The keys of a tool UI part, in the order pydantic-ai's models declare them (`ToolOutputAvailablePart`,
 /// `DynamicToolUIPart`, ...; `request_types.py`).
 const TOOL_PART_KEYS: [&str; 13] = [
@@ -61,7 +60,7 @@ const CONTENT_ITEM_KINDS: [&str; 9] = [
 ];
 
 /// Whether tool-return content holds a file or text item anywhere.
-fn holds_content_item(value: &Value) -> bool {
+pub(crate) fn holds_content_item(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.iter().any(holds_content_item),
         Value::Object(object) => {

@@ -1,0 +1,393 @@
+//! A history to AG-UI messages, as pydantic-ai 2.68.0's `AGUIAdapter.dump_messages` writes them
+//! (`pydantic_ai.ui.ag_ui._adapter`) with the ag-ui-protocol release the oracle pins (1.0): typed
+//! media parts, `reasoning` messages and the `encryptedValue` carrier.
+
+use base64::Engine as _;
+use msgflow_media::UrlKind;
+use serde_json::{json, Map, Value};
+
+use super::{Unsupported, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+use crate::messages_builder::INTERNAL_KEY;
+use crate::vercel_ui::dump::{args_as_dict, canonical_system, client_error_text, kind, part_kind, parts};
+
+/// The outcomes pydantic-ai writes an `error` for (`ERROR_OUTCOMES` and `'denied'`).
+const ERROR_WRITING_OUTCOMES: [&str; 3] = ["failed", "retried", "denied"];
+
+fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
+    value.get(key).unwrap_or(&Value::Null)
+}
+
+/// Makes the ids of the AG-UI messages: pydantic-ai makes a random UUID4 for each
+/// (`_new_message_id`); msgflow makes a UUID5 of the message's place, so a history always converts
+/// to the same bytes.
+pub(super) struct Ids {
+    next: usize,
+}
+
+impl Ids {
+    pub(super) fn new() -> Self {
+        Ids { next: 0 }
+    }
+
+    fn fresh(&mut self) -> String {
+        let name = format!("msgflow-ag-ui-{}", self.next);
+        self.next += 1;
+        uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string()
+    }
+}
+
+/// `dump_messages(messages)`: the AG-UI messages of each history message, in order.
+pub(super) fn dump(history: &[Value], ids: &mut Ids) -> Result<Vec<Vec<Value>>, Unsupported> {
+    let mut groups = Vec::with_capacity(history.len());
+    for (index, message) in history.iter().enumerate() {
+        let path = format!("$[{index}]");
+        let mut dumped = if kind(message) == "response" {
+            response(message, &path, ids)?
+        } else {
+            request(message, &path, ids)?
+        };
+        // `get_ui_message_id`: the id `load_messages` kept goes back on the last AG-UI message.
+        let kept = field(field(message, "metadata"), INTERNAL_KEY)
+            .get("ui_message_id")
+            .and_then(Value::as_str);
+        if let (Some(id), Some(last)) = (kept, dumped.last_mut()) {
+            last["id"] = Value::String(id.to_owned());
+        }
+        groups.push(dumped);
+    }
+    Ok(groups)
+}
+
+/// `_dump_request_parts`.
+fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Unsupported> {
+    let mut result = Vec::new();
+    let mut system: Vec<String> = Vec::new();
+    let mut user: Vec<Value> = Vec::new();
+    for (index, part) in parts(message).iter().enumerate() {
+        let part_path = format!("{path}.parts[{index}]");
+        let part_kind = part_kind(part);
+        if part_kind == "system-prompt" {
+            // A request-scoped prompt is for that request only: pydantic-ai leaves it out.
+            if field(part, "scope") != "request" {
+                flush_user(&mut user, &mut result, ids);
+                system.push(field(part, "content").as_str().unwrap_or_default().to_owned());
+            }
+            continue;
+        }
+        if !matches!(part_kind, "instruction-delta" | "instruction-baseline" | "speech") {
+            flush_system(&mut system, &mut result, ids);
+        }
+        match part_kind {
+            "user-prompt" => {
+                flush_user(&mut user, &mut result, ids);
+                match field(part, "content") {
+                    Value::String(text) => user.push(json!({"type": "text", "text": text})),
+                    Value::Array(items) => {
+                        for (item_index, item) in items.iter().enumerate() {
+                            if let Some(converted) = user_item(item, &format!("{part_path}.content[{item_index}]"))? {
+                                user.push(converted);
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(Unsupported::at(
+                            format!("{part_path}.content"),
+                            "a user prompt that is not text or a list",
+                        ))
+                    }
+                }
+            }
+            "tool-return" => {
+                flush_user(&mut user, &mut result, ids);
+                if field(field(part, "metadata"), "mcp_app").is_object() {
+                    return Err(Unsupported::at(
+                        format!("{part_path}.metadata.mcp_app"),
+                        "an MCP Apps record of a tool return",
+                    ));
+                }
+                result.push(tool_message(
+                    part,
+                    field(part, "tool_call_id").clone(),
+                    &part_path,
+                    ids,
+                )?);
+            }
+            // Operator instruction state stays in server-side history; speech is not rendered.
+            "instruction-delta" | "instruction-baseline" | "speech" => {}
+            other => return Err(Unsupported::part(part_path, other)),
+        }
+    }
+    flush_system(&mut system, &mut result, ids);
+    flush_user(&mut user, &mut result, ids);
+    Ok(result)
+}
+
+/// `flush_user_content`: a lone text item is written as a string.
+fn flush_user(user: &mut Vec<Value>, result: &mut Vec<Value>, ids: &mut Ids) {
+    if user.is_empty() {
+        return;
+    }
+    let items = std::mem::take(user);
+    let content = match items.as_slice() {
+        [only] if only["type"] == "text" => only["text"].clone(),
+        _ => Value::Array(items),
+    };
+    result.push(json!({"id": ids.fresh(), "role": "user", "content": content}));
+}
+
+/// `flush_system_content`: a run of system prompts is one message.
+fn flush_system(system: &mut Vec<String>, result: &mut Vec<Value>, ids: &mut Ids) {
+    if system.is_empty() {
+        return;
+    }
+    let content = std::mem::take(system).join("\n");
+    result.push(json!({"id": ids.fresh(), "role": "system", "content": content}));
+}
+
+/// `_user_content_to_input` (typed media, `media_url_to_multimodal` / `binary_to_multimodal`).
+fn user_item(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
+    if let Value::String(text) = item {
+        return Ok(Some(json!({"type": "text", "text": text})));
+    }
+    let item_kind = field(item, "kind").as_str().unwrap_or("");
+    let mut metadata = Map::new();
+    if !field(item, "vendor_metadata").is_null() {
+        metadata.insert("vendor_metadata".into(), item["vendor_metadata"].clone());
+    }
+    let mut converted = match item_kind {
+        "text-content" => return Ok(Some(json!({"type": "text", "text": item["content"]}))),
+        // Neither has a place in AG-UI input: pydantic-ai skips them.
+        "uploaded-file" | "cache-point" => return Ok(None),
+        "image-url" | "audio-url" | "video-url" | "document-url" => {
+            let (url_kind, part_type) = match item_kind {
+                "image-url" => (UrlKind::Image, "image"),
+                "audio-url" => (UrlKind::Audio, "audio"),
+                "video-url" => (UrlKind::Video, "video"),
+                _ => (UrlKind::Document, "document"),
+            };
+            let url = field(item, "url").as_str().unwrap_or("");
+            // A media type that cannot be inferred is written as "" (read back as none).
+            let media_type = msgflow_media::url_item_media_type(url_kind, field(item, "media_type").as_str(), url)
+                .unwrap_or_default();
+            match field(item, "force_download") {
+                Value::Null | Value::Bool(false) => {}
+                other => {
+                    metadata.insert("force_download".into(), other.clone());
+                }
+            }
+            json!({"type": part_type, "source": {"type": "url", "value": url, "mimeType": media_type}})
+        }
+        "binary" => {
+            let media_type = field(item, "media_type").as_str().unwrap_or("");
+            let bytes = field(item, "data")
+                .as_str()
+                .and_then(|text| msgflow_wire::Base64Data::parse(text).ok())
+                .and_then(|data| data.decode().ok())
+                .ok_or_else(|| Unsupported::at(format!("{path}.data"), "binary data that is not base64"))?;
+            let prefix = media_type.split('/').next().unwrap_or_default();
+            let part_type = if matches!(prefix, "image" | "audio" | "video") {
+                prefix
+            } else {
+                "document"
+            };
+            let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+            json!({"type": part_type, "source": {"type": "data", "value": data, "mimeType": media_type}})
+        }
+        other => {
+            return Err(Unsupported::at(
+                path.to_owned(),
+                format!("a `{other}` item of a user prompt"),
+            ))
+        }
+    };
+    if !metadata.is_empty() {
+        converted["metadata"] = Value::Object(metadata);
+    }
+    Ok(Some(converted))
+}
+
+/// `dump_tool_return_content`: a string as it is, nothing as "", anything else as compact JSON.
+fn tool_return_content(content: &Value, path: &str) -> Result<String, Unsupported> {
+    if crate::vercel_ui::holds_content_item(content) {
+        return Err(Unsupported::at(
+            path.to_owned(),
+            "tool-return content holding files or text items",
+        ));
+    }
+    Ok(match content {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => serde_json::to_string(other).expect("a JSON value always serialises"),
+    })
+}
+
+/// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
+/// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
+fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Result<Value, Unsupported> {
+    if !field(part, "tool_kind").is_null() {
+        return Err(Unsupported::at(
+            format!("{path}.tool_kind"),
+            "a typed tool part (`tool_kind`)",
+        ));
+    }
+    if !field(part, "tool_call_id").is_string() {
+        return Err(Unsupported::at(
+            format!("{path}.tool_call_id"),
+            "a tool return without an id (pydantic-ai makes up a random one)",
+        ));
+    }
+    if !field(part, "retry").is_null() {
+        return Err(Unsupported::at(
+            format!("{path}.retry"),
+            "the `retry` of a retried tool return",
+        ));
+    }
+    let content = field(part, "content");
+    let mut message = Map::new();
+    message.insert("id".into(), ids.fresh().into());
+    message.insert("role".into(), "tool".into());
+    message.insert(
+        "content".into(),
+        tool_return_content(content, &format!("{path}.content"))?.into(),
+    );
+    message.insert("toolCallId".into(), call_id);
+    let outcome = field(part, "outcome").as_str().unwrap_or("success");
+    if ERROR_WRITING_OUTCOMES.contains(&outcome) {
+        message.insert("error".into(), client_error_text(content).into());
+    }
+    if outcome != "success" {
+        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"outcome": outcome}});
+        message.insert(
+            "encryptedValue".into(),
+            msgflow_media::python_json_dumps_ascii(&claim).into(),
+        );
+    }
+    Ok(Value::Object(message))
+}
+
+/// The assistant message being gathered in `_dump_response_parts`.
+#[derive(Default)]
+struct Pending {
+    text: Vec<String>,
+    calls: Vec<Value>,
+    tool_messages: Vec<Value>,
+}
+
+impl Pending {
+    fn flush(&mut self, result: &mut Vec<Value>, ids: &mut Ids) {
+        if self.text.is_empty() && self.calls.is_empty() {
+            return;
+        }
+        let mut message = Map::new();
+        message.insert("id".into(), ids.fresh().into());
+        message.insert("role".into(), "assistant".into());
+        if !self.text.is_empty() {
+            message.insert("content".into(), std::mem::take(&mut self.text).join("\n").into());
+        }
+        if !self.calls.is_empty() {
+            message.insert("toolCalls".into(), Value::Array(std::mem::take(&mut self.calls)));
+        }
+        result.push(Value::Object(message));
+        result.append(&mut self.tool_messages);
+    }
+}
+
+/// `_dump_response_parts`.
+fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Unsupported> {
+    let mut result = Vec::new();
+    let mut pending = Pending::default();
+    let all = parts(message);
+    let builtin_returns: std::collections::HashMap<&str, &Value> = all
+        .iter()
+        .filter(|part| part_kind(part) == "builtin-tool-return")
+        .map(|part| (field(part, "tool_call_id").as_str().unwrap_or(""), part))
+        .collect();
+    for (index, part) in all.iter().enumerate() {
+        let part_path = format!("{path}.parts[{index}]");
+        match part_kind(part) {
+            "text" => {
+                if !pending.calls.is_empty() {
+                    pending.flush(&mut result, ids);
+                }
+                let content = field(part, "content").as_str().unwrap_or_default();
+                // Adjacent in the history's parts, not in what was written: a dropped part between
+                // two texts still separates them.
+                let joins = index > 0 && part_kind(&all[index - 1]) == "text";
+                match pending.text.last_mut() {
+                    Some(last) if joins => last.push_str(content),
+                    _ => pending.text.push(content.to_owned()),
+                }
+            }
+            "thinking" => {
+                pending.flush(&mut result, ids);
+                let mut encrypted = Map::new();
+                for key in ["id", "signature", "provider_name", "provider_details"] {
+                    if !field(part, key).is_null() {
+                        encrypted.insert(key.into(), part[key].clone());
+                    }
+                }
+                let canonical = canonical_system(message, field(part, "provider_name"));
+                if !canonical.is_null() {
+                    encrypted.insert("canonical_system".into(), canonical);
+                }
+                let mut reasoning = Map::new();
+                reasoning.insert("id".into(), ids.fresh().into());
+                reasoning.insert("role".into(), "reasoning".into());
+                reasoning.insert("content".into(), field(part, "content").clone());
+                if !encrypted.is_empty() {
+                    reasoning.insert(
+                        "encryptedValue".into(),
+                        msgflow_media::python_json_dumps_ascii(&Value::Object(encrypted)).into(),
+                    );
+                }
+                result.push(Value::Object(reasoning));
+            }
+            "tool-call" => {
+                pending
+                    .calls
+                    .push(tool_call(part, field(part, "tool_call_id").clone(), &part_path)?);
+            }
+            "builtin-tool-call" => {
+                let call_id = field(part, "tool_call_id").as_str().unwrap_or_default();
+                let provider = field(part, "provider_name").as_str().unwrap_or_default();
+                let prefixed = Value::String(format!("{BUILTIN_TOOL_CALL_ID_PREFIX}|{provider}|{call_id}"));
+                pending.calls.push(tool_call(part, prefixed.clone(), &part_path)?);
+                if let Some(returned) = builtin_returns.get(call_id) {
+                    let return_index = all.iter().position(|other| std::ptr::eq(other, *returned)).unwrap_or(0);
+                    let return_path = format!("{path}.parts[{return_index}]");
+                    pending
+                        .tool_messages
+                        .push(tool_message(returned, prefixed, &return_path, ids)?);
+                }
+            }
+            // Written right after its call, above; a file is dropped (`preserve_file_data=False`);
+            // speech is not rendered.
+            "builtin-tool-return" | "file" | "speech" => {}
+            other => return Err(Unsupported::part(part_path, other)),
+        }
+    }
+    pending.flush(&mut result, ids);
+    Ok(result)
+}
+
+/// A `ToolCall`: the arguments as compact JSON of `args_as_dict` (`args_as_json_str`).
+fn tool_call(part: &Value, id: Value, path: &str) -> Result<Value, Unsupported> {
+    if !field(part, "tool_call_id").is_string() {
+        return Err(Unsupported::at(
+            format!("{path}.tool_call_id"),
+            "a tool call without an id (pydantic-ai makes up a random one)",
+        ));
+    }
+    if !field(part, "tool_kind").is_null() {
+        return Err(Unsupported::at(
+            format!("{path}.tool_kind"),
+            "a typed tool part (`tool_kind`)",
+        ));
+    }
+    let arguments = serde_json::to_string(&args_as_dict(field(part, "args"))).expect("a JSON value always serialises");
+    Ok(json!({
+        "id": id,
+        "type": "function",
+        "function": {"name": field(part, "tool_name"), "arguments": arguments},
+    }))
+}

@@ -1,0 +1,596 @@
+//! AG-UI messages to a history, as pydantic-ai 2.68.0's `AGUIAdapter.load_messages`
+//! (`pydantic_ai.ui.ag_ui._adapter`) reads them, building the history's JSON.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::{BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+use crate::loss::{LossKind, Report};
+use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
+use crate::openai_chat::ShapeError;
+
+fn shape(path: &str, message: impl Into<String>) -> ShapeError {
+    ShapeError {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// A field by its wire name (camelCase) or its Python name: the SDK's models accept both
+/// (`populate_by_name`), and real files use both (`toolCalls` and `tool_calls`).
+fn wire<'v>(object: &'v Map<String, Value>, camel: &str, snake: &str) -> Option<&'v Value> {
+    object
+        .get(camel)
+        .or_else(|| object.get(snake))
+        .filter(|value| !value.is_null())
+}
+
+/// The keys each role may carry that pydantic-ai reads, in both spellings.
+fn read_keys(role: &str) -> &'static [&'static str] {
+    match role {
+        "user" | "system" | "developer" => &["id", "role", "content", "encryptedValue", "encrypted_value"],
+        "assistant" => &["id", "role", "content", "toolCalls", "tool_calls"],
+        "tool" => &[
+            "id",
+            "role",
+            "content",
+            "toolCallId",
+            "tool_call_id",
+            "error",
+            "encryptedValue",
+            "encrypted_value",
+        ],
+        "reasoning" => &["id", "role", "content", "encryptedValue", "encrypted_value"],
+        _ => &["id", "role", "activityType", "activity_type", "content"],
+    }
+}
+
+/// `_parse_encrypted_namespace`: pydantic-ai's own claims in an `encryptedValue`, if any.
+fn claims(encrypted: Option<&Value>) -> Option<Map<String, Value>> {
+    let text = encrypted?.as_str()?;
+    let parsed: Value = serde_json::from_str(text).ok()?;
+    match parsed.get(ENCRYPTED_VALUE_NAMESPACE) {
+        Some(Value::Object(namespace)) => Some(namespace.clone()),
+        _ => None,
+    }
+}
+
+/// `parse_builtin_tool_call_id`: `(provider_name, original_id)` of a native tool's call id.
+fn builtin_id(id: &str) -> Option<(&str, &str)> {
+    if !id.starts_with(BUILTIN_TOOL_CALL_ID_PREFIX) {
+        return None;
+    }
+    let mut pieces = id.splitn(3, '|');
+    let (_, provider, original) = (pieces.next()?, pieces.next()?, pieces.next()?);
+    Some((provider, original))
+}
+
+struct Loader<'r> {
+    document: usize,
+    report: &'r mut Report,
+    builder: Builder,
+    /// Tool call id to tool name.
+    tool_names: HashMap<String, String>,
+}
+
+/// `load_messages(messages)`: the history's JSON messages. `messages` begin at index `first` of
+/// the array at `path`; `history` is what the messages before them hold (the lossless records),
+/// which the builder goes on from.
+pub(super) fn load(
+    messages: &[Value],
+    path: &str,
+    first: usize,
+    document: usize,
+    report: &mut Report,
+    history: Vec<Value>,
+) -> Result<Vec<Value>, ShapeError> {
+    let mut tool_names = HashMap::new();
+    for message in &history {
+        for part in message["parts"].as_array().into_iter().flatten() {
+            if matches!(part["part_kind"].as_str(), Some("tool-call")) {
+                if let (Some(id), Some(name)) = (part["tool_call_id"].as_str(), part["tool_name"].as_str()) {
+                    tool_names.insert(id.to_owned(), name.to_owned());
+                }
+            }
+        }
+    }
+    let mut loader = Loader {
+        document,
+        report,
+        builder: Builder {
+            messages: history
+                .into_iter()
+                .filter_map(|message| match message {
+                    Value::Object(object) => Some(object),
+                    _ => None,
+                })
+                .collect(),
+        },
+        tool_names,
+    };
+    for (index, message) in messages.iter().enumerate() {
+        loader.message(message, &format!("{path}[{}]", first + index))?;
+    }
+    Ok(loader.builder.messages.into_iter().map(Value::Object).collect())
+}
+
+impl Loader<'_> {
+    fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
+        self.report.push(kind, self.document, path, what);
+    }
+
+    fn message(&mut self, message: &Value, path: &str) -> Result<(), ShapeError> {
+        let Some(object) = message.as_object() else {
+            return Err(shape(path, "expected an AG-UI message object with `id` and `role`"));
+        };
+        const ROLES: [&str; 7] = [
+            "user",
+            "system",
+            "developer",
+            "assistant",
+            "tool",
+            "reasoning",
+            "activity",
+        ];
+        let role = match object.get("role") {
+            Some(Value::String(role)) if ROLES.contains(&role.as_str()) => role.as_str(),
+            Some(_) => {
+                return Err(shape(
+                    &format!("{path}.role"),
+                    format!("expected one of the AG-UI roles {}", ROLES.join(", ")),
+                ))
+            }
+            None => return Err(shape(path, "expected a `role` in the AG-UI message")),
+        };
+        // pydantic-ai requires an `id`; the .NET and Microsoft Agent Framework clients leave it
+        // out of some messages, and such a message is read all the same.
+        let id = match object.get("id") {
+            Some(Value::String(id)) => Some(id.clone()),
+            None | Some(Value::Null) => None,
+            Some(_) => return Err(shape(&format!("{path}.id"), "expected the message `id` as a string")),
+        };
+        for key in object.keys() {
+            let only_record = key == "metadata" && super::is_only_record(&object[key]);
+            if !read_keys(role).contains(&key.as_str()) && !only_record {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.{key}"),
+                    format!("`{key}` of an AG-UI {role} message"),
+                );
+            }
+        }
+        let checkpoint = self.builder.checkpoint();
+        let mut popped = false;
+        match role {
+            "user" => self.user(object, path)?,
+            "system" | "developer" => {
+                if role == "developer" {
+                    self.loss(LossKind::Changed, path, "a developer message (read as a system prompt)");
+                }
+                if claims(wire(object, "encryptedValue", "encrypted_value"))
+                    .is_some_and(|c| c.contains_key("retry_feedback"))
+                {
+                    return Err(shape(
+                        &format!("{path}.encryptedValue"),
+                        "msgflow does not read pydantic-ai retry feedback from ag-ui yet",
+                    ));
+                }
+                let content = string_content(object, path)?;
+                self.builder
+                    .add(json!({"content": content, "part_kind": "system-prompt"}), true);
+            }
+            "assistant" => popped = self.assistant(object, path)?,
+            "tool" => self.tool(object, path)?,
+            "reasoning" => self.reasoning(object, path)?,
+            _ => self.activity(object, path)?,
+        }
+        // `set_ui_message_id` on the message this one landed in. A response that replaced the
+        // empty answer before it is not found by pydantic-ai's `last_modified` (the message it
+        // checked is gone), so it keeps no id.
+        let target = if popped {
+            None
+        } else if self.builder.target(checkpoint, "request").is_some() {
+            self.builder.target(checkpoint, "request")
+        } else {
+            self.builder.target(checkpoint, "response")
+        };
+        match (target, id) {
+            (Some(target), Some(id)) => {
+                set_ui_message_id(target, id);
+                self.loss(
+                    LossKind::Invented,
+                    path,
+                    "timestamps (pydantic-ai fills in the load time)",
+                );
+            }
+            (Some(_), None) => self.loss(
+                LossKind::Invented,
+                path,
+                "timestamps (pydantic-ai fills in the load time)",
+            ),
+            (None, Some(_)) if role != "activity" => {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.id"),
+                    "the `id` of an AG-UI message that loads as no part",
+                );
+            }
+            (None, _) => {}
+        }
+        Ok(())
+    }
+
+    fn user(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+        if let Some(claims) = claims(wire(object, "encryptedValue", "encrypted_value")) {
+            if claims.contains_key("retry_feedback") || claims.contains_key("structured_content") {
+                return Err(shape(
+                    &format!("{path}.encryptedValue"),
+                    "msgflow does not read pydantic-ai retry feedback or structured content from ag-ui yet",
+                ));
+            }
+        }
+        match object.get("content") {
+            Some(Value::String(text)) => {
+                self.builder
+                    .add(json!({"content": text, "part_kind": "user-prompt"}), true);
+            }
+            Some(Value::Array(items)) => {
+                let content = self.content_items(items, &format!("{path}.content"))?;
+                if !content.is_empty() {
+                    let content = match content.as_slice() {
+                        [Value::String(text)] => Value::String(text.clone()),
+                        _ => Value::Array(content),
+                    };
+                    self.builder
+                        .add(json!({"content": content, "part_kind": "user-prompt"}), true);
+                }
+            }
+            _ => {
+                return Err(shape(
+                    &format!("{path}.content"),
+                    "expected a user message's `content` as a string or an array of parts",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// `_input_content_to_user_content`.
+    fn content_items(&mut self, items: &[Value], path: &str) -> Result<Vec<Value>, ShapeError> {
+        let mut content = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let item_path = format!("{path}[{index}]");
+            let Some(object) = item.as_object() else {
+                return Err(shape(&item_path, "expected a content part object with a `type`"));
+            };
+            match object.get("type").and_then(Value::as_str) {
+                Some("text") => match object.get("text") {
+                    Some(Value::String(text)) => content.push(Value::String(text.clone())),
+                    _ => {
+                        return Err(shape(
+                            &format!("{item_path}.text"),
+                            "expected the text part's `text` as a string",
+                        ))
+                    }
+                },
+                Some(media @ ("image" | "audio" | "video" | "document")) => {
+                    content.push(media_item(object, media, &item_path)?);
+                }
+                Some("binary") => content.push(legacy_binary_item(object, &item_path)?),
+                _ => {
+                    return Err(shape(
+                        &format!("{item_path}.type"),
+                        "expected a content part `type`: text, image, audio, video, document or binary",
+                    ))
+                }
+            }
+        }
+        Ok(content)
+    }
+
+    /// Returns whether the message replaced an empty answer before it.
+    fn assistant(&mut self, object: &Map<String, Value>, path: &str) -> Result<bool, ShapeError> {
+        let content = match object.get("content") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.as_str()),
+            Some(_) => {
+                return Err(shape(
+                    &format!("{path}.content"),
+                    "expected an assistant message's `content` as a string",
+                ))
+            }
+        };
+        let calls = match wire(object, "toolCalls", "tool_calls") {
+            None => &[][..],
+            Some(Value::Array(calls)) => calls.as_slice(),
+            Some(_) => {
+                return Err(shape(
+                    &format!("{path}.toolCalls"),
+                    "expected the assistant message's `toolCalls` as an array",
+                ))
+            }
+        };
+        let has_content = content.is_some_and(|text| !text.is_empty());
+        // An empty answer only marks a response boundary: what follows in the same response replaces it.
+        let mut popped = false;
+        if (has_content || !calls.is_empty()) && self.last_is_empty_answer() {
+            self.builder.messages.pop();
+            popped = true;
+        }
+        if has_content || (content == Some("") && calls.is_empty()) {
+            self.builder.add(
+                json!({"content": content.unwrap_or_default(), "part_kind": "text"}),
+                false,
+            );
+        }
+        let calls_path = format!("{path}.toolCalls");
+        for (index, call) in calls.iter().enumerate() {
+            let call_path = format!("{calls_path}[{index}]");
+            let Some(call) = call.as_object() else {
+                return Err(shape(&call_path, "expected a tool call object"));
+            };
+            let Some(Value::String(call_id)) = call.get("id") else {
+                return Err(shape(
+                    &format!("{call_path}.id"),
+                    "expected the tool call's `id` as a string",
+                ));
+            };
+            let function = call.get("function").and_then(Value::as_object);
+            let (Some(Value::String(name)), Some(Value::String(arguments))) = (
+                function.and_then(|function| function.get("name")),
+                function.and_then(|function| function.get("arguments")),
+            ) else {
+                return Err(shape(
+                    &format!("{call_path}.function"),
+                    "expected `function` with string `name` and `arguments`",
+                ));
+            };
+            if claims(wire(call, "encryptedValue", "encrypted_value")).is_some_and(|c| c.contains_key("tool_kind")) {
+                return Err(shape(
+                    &format!("{call_path}.encryptedValue"),
+                    "msgflow does not read typed tool parts (`tool_kind`) from ag-ui yet",
+                ));
+            }
+            self.tool_names.insert(call_id.clone(), name.clone());
+            let part = match builtin_id(call_id) {
+                Some((provider, original)) => json!({
+                    "tool_name": name, "args": arguments, "tool_call_id": original,
+                    "provider_name": provider, "part_kind": "builtin-tool-call",
+                }),
+                None => {
+                    json!({"tool_name": name, "args": arguments, "tool_call_id": call_id, "part_kind": "tool-call"})
+                }
+            };
+            self.builder.add(part, false);
+        }
+        Ok(popped)
+    }
+
+    /// Whether the history ends on a response that is one empty `TextPart`.
+    fn last_is_empty_answer(&self) -> bool {
+        let Some(last) = self.builder.messages.last() else {
+            return false;
+        };
+        let parts = last
+            .get("parts")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        last.get("kind").and_then(Value::as_str) == Some("response")
+            && matches!(parts, [only] if only["part_kind"] == "text" && only["content"] == ""
+                && only.as_object().is_some_and(|part| part.iter().all(|(key, value)|
+                    matches!(key.as_str(), "content" | "part_kind") || value.is_null())))
+    }
+
+    fn tool(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+        let Some(Value::String(call_id)) = wire(object, "toolCallId", "tool_call_id") else {
+            return Err(shape(
+                &format!("{path}.toolCallId"),
+                "expected the tool message's `toolCallId` as a string",
+            ));
+        };
+        let Some(name) = self.tool_names.get(call_id).cloned() else {
+            return Err(shape(
+                &format!("{path}.toolCallId"),
+                format!("tool call `{call_id}` is not in the history before this tool message"),
+            ));
+        };
+        let content = match object.get("content") {
+            Some(Value::String(text)) => rehydrate(text, &format!("{path}.content"))?,
+            Some(Value::Array(items)) => {
+                let items = self.content_items(items, &format!("{path}.content"))?;
+                match items.as_slice() {
+                    [] => Value::Null,
+                    [Value::String(text)] => rehydrate(text, &format!("{path}.content"))?,
+                    _ => {
+                        return Err(shape(
+                            &format!("{path}.content"),
+                            "msgflow does not read tool results holding media from ag-ui yet",
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(shape(
+                    &format!("{path}.content"),
+                    "expected a tool message's `content` as a string or an array of parts",
+                ))
+            }
+        };
+        let claims = claims(wire(object, "encryptedValue", "encrypted_value")).unwrap_or_default();
+        if claims.contains_key("tool_kind") || claims.get("retry").is_some_and(|retry| !retry.is_null()) {
+            return Err(shape(
+                &format!("{path}.encryptedValue"),
+                "msgflow does not read typed tool parts or tool retries from ag-ui yet",
+            ));
+        }
+        // `parse_encrypted_outcome`, else a failure when the message has an `error`.
+        let outcome = match claims.get("outcome").and_then(Value::as_str) {
+            Some(claimed @ ("failed" | "denied" | "interrupted" | "retried")) => claimed,
+            _ if wire(object, "error", "error").is_some() => "failed",
+            _ => "success",
+        };
+        match builtin_id(call_id) {
+            Some((provider, original)) => self.builder.add(
+                json!({"tool_name": name, "content": content, "tool_call_id": original,
+                       "provider_name": provider, "outcome": outcome, "part_kind": "builtin-tool-return"}),
+                false,
+            ),
+            None => self.builder.add(
+                json!({"tool_name": name, "content": content, "tool_call_id": call_id,
+                       "outcome": outcome, "part_kind": "tool-return"}),
+                true,
+            ),
+        }
+        Ok(())
+    }
+
+    fn reasoning(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+        let content = string_content(object, path)?;
+        // The part's provider fields, as JSON text; anything else reads as none.
+        let metadata = wire(object, "encryptedValue", "encrypted_value")
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({}));
+        let field = |key: &str| metadata.get(key).cloned().unwrap_or(Value::Null);
+        self.builder.add(
+            json!({"content": content, "id": field("id"), "signature": field("signature"),
+                   "provider_name": field("provider_name"), "provider_details": field("provider_details"),
+                   "part_kind": "thinking"}),
+            false,
+        );
+        self.builder
+            .restore_canonical_system(&field("provider_name"), &field("canonical_system"));
+        Ok(())
+    }
+
+    /// pydantic-ai's own activity types carry history state msgflow does not read yet; any other
+    /// activity (and files, which `preserve_file_data=False` skips) loads as nothing.
+    fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+        const STATE: [&str; 5] = [
+            "pydantic_ai_tool_availability_delta",
+            "pydantic_ai_capability_load_delta",
+            "pydantic_ai_model_settings_delta",
+            "pydantic_ai_compaction",
+            "pydantic_ai_enqueued_messages",
+        ];
+        let activity_type = wire(object, "activityType", "activity_type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if STATE.contains(&activity_type) {
+            return Err(shape(
+                &format!("{path}.activityType"),
+                format!("msgflow does not read `{activity_type}` activities from ag-ui yet"),
+            ));
+        }
+        if activity_type != super::RECORD_ACTIVITY_TYPE {
+            self.loss(
+                LossKind::Dropped,
+                path,
+                format!("an AG-UI `{activity_type}` activity (not part of a history)"),
+            );
+        }
+        Ok(())
+    }
+}
+
+fn string_content<'v>(object: &'v Map<String, Value>, path: &str) -> Result<&'v str, ShapeError> {
+    match object.get("content") {
+        Some(Value::String(text)) => Ok(text),
+        _ => Err(shape(
+            &format!("{path}.content"),
+            "expected the message's `content` as a string",
+        )),
+    }
+}
+
+/// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, anything else as
+/// the text it is.
+fn rehydrate(text: &str, path: &str) -> Result<Value, ShapeError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
+            if crate::vercel_ui::holds_content_item(&parsed) {
+                return Err(shape(
+                    path,
+                    "msgflow does not read tool results holding files or text items from ag-ui yet",
+                ));
+            }
+            Ok(parsed)
+        }
+        _ => Ok(Value::String(text.to_owned())),
+    }
+}
+
+/// `multimodal_input_to_content`: a typed media part as a URL item or binary content.
+fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Value, ShapeError> {
+    let metadata = object.get("metadata").and_then(Value::as_object);
+    let vendor_metadata = metadata
+        .and_then(|metadata| metadata.get("vendor_metadata"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let force_download = metadata
+        .and_then(|metadata| metadata.get("force_download"))
+        .cloned()
+        .unwrap_or(Value::Bool(false));
+    let source = object.get("source").and_then(Value::as_object);
+    let source_type = source.and_then(|source| source.get("type")).and_then(Value::as_str);
+    let value = source.and_then(|source| source.get("value")).and_then(Value::as_str);
+    let mime_type = source
+        .and_then(|source| wire(source, "mimeType", "mime_type"))
+        .and_then(Value::as_str);
+    match (source_type, value) {
+        (Some("url"), Some(url)) => Ok(json!({
+            "url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
+            "kind": format!("{media}-url"), "media_type": mime_type.filter(|mime| !mime.is_empty()),
+        })),
+        (Some("data"), Some(data)) => {
+            let Some(mime_type) = mime_type else {
+                return Err(shape(&format!("{path}.source"), "expected a data source's `mimeType`"));
+            };
+            let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+                .map_err(|err| shape(&format!("{path}.source.value"), format!("expected base64 data: {err}")))?;
+            Ok(binary_json(mime_type, &bytes, &vendor_metadata))
+        }
+        (Some("file"), Some(_)) => Err(shape(
+            &format!("{path}.source"),
+            "msgflow does not read provider file sources from ag-ui yet",
+        )),
+        _ => Err(shape(
+            &format!("{path}.source"),
+            "expected a media `source` with `type` url, data or file and a string `value`",
+        )),
+    }
+}
+
+/// The `binary` part ag-ui-protocol 1.0 retired, read as pydantic-ai reads it from an older client.
+fn legacy_binary_item(object: &Map<String, Value>, path: &str) -> Result<Value, ShapeError> {
+    let mime_type = wire(object, "mimeType", "mime_type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if let Some(url) = object.get("url").and_then(Value::as_str).filter(|url| !url.is_empty()) {
+        if let Some((media_type, bytes)) = from_data_uri(url) {
+            return Ok(binary_json(&media_type, &bytes, &Value::Null));
+        }
+        let kind = match mime_type.split('/').next() {
+            Some("image") => "image-url",
+            Some("video") => "video-url",
+            Some("audio") => "audio-url",
+            _ => "document-url",
+        };
+        return Ok(json!({"url": url, "force_download": false, "vendor_metadata": null,
+                         "kind": kind, "media_type": mime_type}));
+    }
+    match object
+        .get("data")
+        .and_then(Value::as_str)
+        .filter(|data| !data.is_empty())
+    {
+        Some(data) => {
+            let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+                .map_err(|err| shape(&format!("{path}.data"), format!("expected base64 data: {err}")))?;
+            Ok(binary_json(mime_type, &bytes, &Value::Null))
+        }
+        None => Err(shape(path, "a binary part must have a `url` or `data`")),
+    }
+}

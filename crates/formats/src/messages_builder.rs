@@ -1,0 +1,115 @@
+//! The history a UI adapter's `load_messages` builds, on JSON: pydantic-ai's `MessagesBuilder`
+//! (`pydantic_ai.ui._messages_builder`) and the helpers both UI formats' loaders share.
+
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+/// The reserved namespace of `ModelMessage.metadata` the adapters keep the UI message id in.
+pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
+
+/// The history being built: `MessagesBuilder`, on JSON.
+pub(crate) struct Builder {
+    pub(crate) messages: Vec<Map<String, Value>>,
+}
+
+impl Builder {
+    /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
+    pub(crate) fn add(&mut self, part: Value, to_request: bool) {
+        let kind = if to_request { "request" } else { "response" };
+        match self.messages.last_mut() {
+            Some(last) if last["kind"] == kind => {
+                if let Some(Value::Array(parts)) = last.get_mut("parts") {
+                    parts.push(part);
+                }
+            }
+            _ => {
+                let mut message = Map::new();
+                message.insert("parts".into(), Value::Array(vec![part]));
+                message.insert("kind".into(), kind.into());
+                self.messages.push(message);
+            }
+        }
+    }
+
+    pub(crate) fn checkpoint(&self) -> (usize, usize) {
+        let last_len = self
+            .messages
+            .last()
+            .map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
+        (self.messages.len(), last_len)
+    }
+
+    /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
+    pub(crate) fn target(&mut self, (count, last_len): (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
+        let start = if count > 0 && self.messages[count - 1]["parts"].as_array().map_or(0, Vec::len) > last_len {
+            count - 1
+        } else {
+            count
+        };
+        self.messages[start..]
+            .iter_mut()
+            .find(|message| message["kind"] == kind)
+    }
+
+    /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
+    pub(crate) fn restore_canonical_system(&mut self, provider_name: &Value, canonical_system: &Value) {
+        let (Value::String(_), Value::String(_)) = (provider_name, canonical_system) else {
+            return;
+        };
+        let Some(response) = self.messages.last_mut() else {
+            return;
+        };
+        match response.get("provider_name") {
+            None | Some(Value::Null) => {
+                response.insert("provider_name".into(), provider_name.clone());
+                response.insert("canonical_system".into(), canonical_system.clone());
+            }
+            Some(name) if name == provider_name && response.get("canonical_system") != Some(canonical_system) => {
+                response.insert("canonical_system".into(), Value::Null);
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None`.
+pub(crate) fn from_data_uri(url: &str) -> Option<(String, Vec<u8>)> {
+    let body = url.strip_prefix("data:")?;
+    let (media_type, data) = body.split_once(";base64,")?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim_end()).ok()?;
+    Some((media_type.to_owned(), bytes))
+}
+
+pub(crate) fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Value) -> Value {
+    let mut object = Map::new();
+    object.insert(
+        "data".into(),
+        base64::engine::general_purpose::URL_SAFE.encode(bytes).into(),
+    );
+    object.insert("media_type".into(), media_type.into());
+    if vendor_metadata.is_object() {
+        object.insert("vendor_metadata".into(), vendor_metadata.clone());
+    }
+    object.insert("kind".into(), "binary".into());
+    Value::Object(object)
+}
+
+/// `set_ui_message_id`: the `UIMessage.id`, kept in the reserved `__pydantic_ai__` namespace.
+pub(crate) fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
+    let metadata = target.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    let namespace = metadata
+        .as_object_mut()
+        .expect("made an object above")
+        .entry(INTERNAL_KEY)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !namespace.is_object() {
+        *namespace = Value::Object(Map::new());
+    }
+    namespace
+        .as_object_mut()
+        .expect("made an object above")
+        .insert("ui_message_id".into(), Value::String(id));
+}

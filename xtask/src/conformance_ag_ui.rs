@@ -1,0 +1,173 @@
+//! The AG-UI differential check (part of `cargo xtask conformance`, `--only ag-ui`):
+//! msgflow-formats' `ag-ui` against pydantic-ai 2.68.0's own `AGUIAdapter`
+//! (`oracle/ag_ui_oracle.py`, in the `target/venv-ui-formats` venv, which holds ag-ui-protocol).
+//!
+//! For every committed fixture, every history of the real-world corpora (`../shared/realworld*`)
+//! and seeded arbitrary histories (`Flavour::Pydantic`):
+//!
+//! * `to` must equal `dump_messages(history)` (message ids aside where pydantic-ai makes random ones);
+//! * `from` of those AG-UI messages must equal `load_messages` of them (timestamps pydantic-ai
+//!   stamps with the load time aside);
+//! * the lossless form must give the history back unchanged (`from(to(h)) == h`, byte for byte as
+//!   msgflow writes it), which needs no oracle.
+//!
+//! A history holding parts msgflow does not convert to ag-ui yet is refused by msgflow with the
+//! part's path; refusals are counted by reason. The real files of `../shared/formats/ag-ui` are
+//! read too: where pydantic-ai loads a file, msgflow's history must equal its `load_messages`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use msgflow_formats::{ag_ui, ConvertOptions, Report};
+use serde_json::{json, Value};
+
+/// Seeded arbitrary histories per run.
+const ARBITRARY_COUNT: usize = 3000;
+/// Mismatches shown in detail.
+const SHOWN: usize = 8;
+
+/// Runs the check with the given seed.
+pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
+    println!("seed {seed} (from the HEAD commit unless --seed is given)");
+    let dir = work.join("ag-ui");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let root = crate::project_root();
+    let (sources, fixture_count, realworld_count) =
+        crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
+
+    let mut cases: Vec<Value> = Vec::new();
+    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut lossless_identity = 0usize;
+    let default = ConvertOptions::default();
+    let lossless = ConvertOptions {
+        lossless: true,
+        ..ConvertOptions::default()
+    };
+    for (name, mut value) in sources {
+        crate::conformance_ui_formats::stamp_responses(&mut value);
+        let original = msgflow_wire::from_str(&value.to_string())?;
+        let written = match ag_ui::to_value(&original, 0, &default, &mut Report::default()) {
+            Ok(written) => written,
+            Err(err) => {
+                *refused.entry(err.message).or_default() += 1;
+                continue;
+            }
+        };
+        // pydantic-ai cannot load these either (a tool return whose call is not in the history).
+        let back = match ag_ui::from_value(&written, 0, &default, &mut Report::default()) {
+            Ok(back) => back,
+            Err(err) => {
+                let _ = err;
+                *refused
+                    .entry(
+                        "written, but pydantic-ai cannot load it back (a tool return whose call is not in the history)"
+                            .into(),
+                    )
+                    .or_default() += 1;
+                continue;
+            }
+        };
+        let kept = ag_ui::to_value(&original, 0, &lossless, &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{name}: lossless: {err}"))?;
+        let lossless_back = ag_ui::from_value(&kept, 0, &lossless, &mut Report::default())
+            .map_err(|err| anyhow::anyhow!("{name}: lossless: msgflow cannot read its own AG-UI messages: {err:?}"))?;
+        if msgflow_wire::to_string(&lossless_back)? == msgflow_wire::to_string(&original)? {
+            lossless_identity += 1;
+        } else {
+            failures.push(format!("{name}: the lossless round trip changed the history"));
+        }
+        cases.push(json!({
+            "name": name,
+            "history": value,
+            "agui": written,
+            "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&back)?)?,
+        }));
+    }
+    let compared = cases.len();
+    let foreign = foreign_cases(&root, &mut cases)?;
+
+    let answers =
+        crate::conformance_ui_formats::ask_oracle(python, &root.join("oracle/ag_ui_oracle.py"), &dir, &cases)?;
+    let mut equal: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pydantic_refuses = 0usize;
+    for answer in &answers {
+        let name = answer["name"].as_str().unwrap_or("?");
+        if let Some(error) = answer.get("error") {
+            failures.push(format!("{name}: the oracle failed: {error}"));
+            continue;
+        }
+        for (check, verdict) in answer.as_object().into_iter().flatten() {
+            if check == "name" {
+                continue;
+            }
+            match verdict {
+                Value::String(text) if text == "equal" => *equal.entry(check.clone()).or_default() += 1,
+                _ if check == "foreign" && verdict.get("refused").is_some() => pydantic_refuses += 1,
+                _ => failures.push(format!("{name}: {check}: {verdict}")),
+            }
+        }
+    }
+    let refusals: usize = refused.values().sum();
+    println!(
+        "{} histories ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary): {compared} \
+         converted, {refusals} refused by msgflow; {foreign} real ag-ui files ({pydantic_refuses} refused by \
+         pydantic-ai)",
+        compared + refusals
+    );
+    for (check, count) in &equal {
+        println!("  {check}: {count} equal to pydantic-ai");
+    }
+    println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
+    for (why, count) in &refused {
+        println!("  refused {count}: {why}");
+    }
+    if !failures.is_empty() {
+        for failure in failures.iter().take(SHOWN) {
+            println!("FAIL {failure}");
+        }
+        bail!("{} differences", failures.len());
+    }
+    // Arbitrary histories are dense in parts msgflow refuses for ag-ui (each is listed above);
+    // this guards against a check that silently compares next to nothing.
+    if compared < (compared + refusals) / 5 {
+        bail!("too few histories compared: {compared} of {}", compared + refusals);
+    }
+    Ok(())
+}
+
+/// The real files of `../shared/formats/ag-ui`, read by msgflow, as cases for the oracle.
+fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
+    let dir = root.join("../shared/formats/ag-ui");
+    if !dir.is_dir() {
+        if std::env::var_os("CI").is_some() {
+            bail!("the foreign-format corpus {} is missing", dir.display());
+        }
+        println!("skipped {}: missing (outside CI)", dir.display());
+        return Ok(0);
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    paths.sort();
+    let mut count = 0;
+    for path in paths {
+        let text = std::fs::read_to_string(&path)?;
+        let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        let name = format!("formats/ag-ui/{}", crate::conformance::file_name(&path));
+        let read = ag_ui::from_value(&value, 0, &ConvertOptions::default(), &mut Report::default());
+        let messages = value.get("messages").cloned().unwrap_or(value);
+        // A file msgflow refuses must be one pydantic-ai refuses too (the oracle checks).
+        cases.push(match read {
+            Ok(history) => json!({
+                "name": name,
+                "foreign": messages,
+                "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&history)?)?,
+            }),
+            Err(err) => json!({"name": name, "foreign": messages, "msgflow_refused": format!("{err:?}")}),
+        });
+        count += 1;
+    }
+    Ok(count)
+}
