@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{project_root, venv};
 
+mod conversions;
 mod peers;
 mod python;
 mod transcript;
@@ -72,6 +73,12 @@ pub struct Args {
     /// Leave the Python package's rows out.
     #[arg(long)]
     pub no_python: bool,
+    /// Only the conversion rows (`msgflow convert` beside pydantic-ai's UI adapters).
+    #[arg(long, conflicts_with_all = ["peers_only", "transcript_only", "python_only", "no_conversions"])]
+    pub conversions_only: bool,
+    /// Leave the conversion rows out.
+    #[arg(long)]
+    pub no_conversions: bool,
 }
 
 /// How many messages a generated history has.
@@ -276,6 +283,10 @@ pub fn run(args: &Args) -> Result<()> {
     if args.python_only {
         return python_section(args, &root, &bench_dir);
     }
+    if args.conversions_only {
+        let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
+        return conversions_section(args, &root, &cli_bin, &bench_dir);
+    }
     let python = venv::pydantic_ai_python()?;
     let bench_bin = build_release(&root, &["-p", "xtask", "--bin", "msgflow-bench"], "msgflow-bench")?;
     let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
@@ -315,8 +326,23 @@ pub fn run(args: &Args) -> Result<()> {
             eprintln!("bench: wrote the peers' section of {}", path.display());
         }
     }
+    if !args.no_conversions && !args.peers_only && !args.transcript_only {
+        conversions_section(args, &root, &cli_bin, &bench_dir)?;
+    }
     if !args.no_python && !args.peers_only && !args.transcript_only {
         python_section(args, &root, &bench_dir)?;
+    }
+    Ok(())
+}
+
+/// The conversion rows, printed and written to their section of `BENCHMARKS.md`.
+fn conversions_section(args: &Args, root: &Path, cli_bin: &Path, bench_dir: &Path) -> Result<()> {
+    let report = conversions::run(root, cli_bin, bench_dir, args.runs, args.seed)?;
+    println!("{report}");
+    if !args.no_write {
+        let path = root.join("BENCHMARKS.md");
+        write_generated_section(&path, (conversions::BEGIN_MARKER, conversions::END_MARKER), &report)?;
+        eprintln!("bench: wrote the conversions section of {}", path.display());
     }
     Ok(())
 }

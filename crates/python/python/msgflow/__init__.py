@@ -477,8 +477,9 @@ def convert(
 ) -> Converted:
     """Converts between pydantic-ai histories and the formats around them (``msgflow convert``).
 
-    ``from_`` and ``to`` are ``pydantic-ai``, ``openai-chat`` or ``vercel-ui``. ``lossless`` keeps what
-    pydantic-ai's UI adapters drop, so that a history converted to ``vercel-ui`` and back is unchanged;
+    ``from_`` and ``to`` are ``pydantic-ai``, ``openai-chat``, ``anthropic``, ``vercel-ui`` or ``ag-ui``. ``lossless``
+    keeps what pydantic-ai's UI adapters drop, so that a history converted to ``vercel-ui`` or ``ag-ui`` and back is
+    unchanged;
     ``vercel_sdk`` (5 or 6) is the AI SDK version ``vercel-ui`` output is for. Every loss is listed in
     ``Converted.losses``; ``strict`` raises ``ConversionError`` instead of losing anything. Input that is
     not the named format raises ``ConversionError`` with its ``path``, ``line`` and ``column``.
