@@ -271,7 +271,7 @@ pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result
 }
 
 /// An export's refusal, located at the part it refuses in the history.
-pub(crate) fn export_error(err: &msgflow_providers::ExportError, document: usize) -> ConvertError {
+fn export_error(err: &msgflow_providers::ExportError, document: usize) -> ConvertError {
     let path = match err.location() {
         Some(at) => format!("$[{}].parts[{}]", at.message, at.part),
         None => "$".to_owned(),
@@ -284,9 +284,25 @@ pub(crate) fn export_error(err: &msgflow_providers::ExportError, document: usize
     }
 }
 
+/// The "to" half of a provider format: the request pydantic-ai's model sends for `history` (the
+/// provider export's), read back with the format's `from` for the loss report.
+pub(crate) fn exported_request<R: serde::Serialize>(
+    exported: Result<R, msgflow_providers::ExportError>,
+    history: &[ModelMessage],
+    document: usize,
+    report: &mut Report,
+    from: fn(&Value, usize, &mut Report) -> Result<Vec<ModelMessage>, openai_chat::ShapeError>,
+    format_name: &str,
+) -> Result<Value, ConvertError> {
+    let request = exported.map_err(|err| export_error(&err, document))?;
+    let value = serde_json::to_value(&request).expect("the request types always serialise");
+    read_back_and_diff(history, &value, document, report, from, format_name)?;
+    Ok(value)
+}
+
 /// The "to" half of a format: reads `sent` (what `history` became) back with the format's `from`
 /// and reports every value of the history that did not come back, at its path in the history.
-pub(crate) fn read_back_and_diff(
+fn read_back_and_diff(
     history: &[ModelMessage],
     sent: &Value,
     document: usize,

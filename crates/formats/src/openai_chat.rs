@@ -65,11 +65,8 @@ pub(crate) fn shape(path: &str, message: impl Into<String>) -> ShapeError {
 /// reporting in `report` every value of the history the messages cannot hold (found by reading
 /// the messages back with [`from_value`]), at its path in the history.
 pub fn to_value(history: &[ModelMessage], document: usize, report: &mut Report) -> Result<Value, ConvertError> {
-    let exported =
-        msgflow_providers::openai_chat::export(history).map_err(|err| crate::export_error(&err, document))?;
-    let value = serde_json::to_value(&exported.request).expect("the request types always serialise");
-    crate::read_back_and_diff(history, &value, document, report, from_value, "OpenAI Chat messages")?;
-    Ok(value)
+    let exported = msgflow_providers::openai_chat::export(history).map(|exported| exported.request);
+    crate::exported_request(exported, history, document, report, from_value, "OpenAI Chat messages")
 }
 
 /// The history Chat Completions messages hold: `value` is an array of messages, a request body
