@@ -21,9 +21,7 @@ Each output line is ``{"name": ..., "<check>": "equal" | {"differ": "<first diff
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import sys
 import warnings
 
@@ -31,7 +29,7 @@ import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is i
 
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
-from ui_formats_oracle import comparable_history, compare, stamped  # noqa: E402
+from ui_formats_oracle import comparable_history, compare, run_batch, stamped  # noqa: E402
 
 ADAPTER = oracle_common.ADAPTER
 
@@ -89,24 +87,7 @@ def run_case(case: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", required=True, help="JSONL: one case per line")
-    parser.add_argument("--out", required=True, help="JSONL: one result per line")
-    args = parser.parse_args(argv)
-    oracle_common.assert_oracle_version()
-    with open(args.cases, encoding="utf-8") as cases, open(args.out, "w", encoding="utf-8") as out:
-        for line in cases:
-            if not line.strip():
-                continue
-            case = json.loads(line)
-            try:
-                result = run_case(case)
-            except Exception as exc:  # noqa: BLE001 - reported per case, never a crash of the batch
-                result = {"error": f"{type(exc).__name__}: {exc}"[:400]}
-            result["name"] = case["name"]
-            out.write(json.dumps(result, ensure_ascii=False))
-            out.write("\n")
-    return 0
+    return run_batch(argv, run_case, __doc__)
 
 
 if __name__ == "__main__":

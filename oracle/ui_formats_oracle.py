@@ -109,8 +109,9 @@ def run_case(case: dict) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run_batch(argv: list[str] | None, run_case, description: str) -> int:
+    """Reads ``--cases`` (JSONL), answers each with ``run_case`` and writes ``--out`` (JSONL), one line per case."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", required=True, help="JSONL: one case per line")
     parser.add_argument("--out", required=True, help="JSONL: one result per line")
     args = parser.parse_args(argv)
@@ -128,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps(result, ensure_ascii=False))
             out.write("\n")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_batch(argv, run_case, __doc__)
 
 
 if __name__ == "__main__":

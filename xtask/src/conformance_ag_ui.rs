@@ -24,8 +24,6 @@ use serde_json::{json, Value};
 
 /// Seeded arbitrary histories per run.
 const ARBITRARY_COUNT: usize = 3000;
-/// Mismatches shown in detail.
-const SHOWN: usize = 8;
 
 /// Runs the check with the given seed.
 pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
@@ -90,51 +88,15 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
 
     let answers =
         crate::conformance_ui_formats::ask_oracle(python, &root.join("oracle/ag_ui_oracle.py"), &dir, &cases)?;
-    let mut equal: BTreeMap<String, usize> = BTreeMap::new();
-    let mut pydantic_refuses = 0usize;
-    for answer in &answers {
-        let name = answer["name"].as_str().unwrap_or("?");
-        if let Some(error) = answer.get("error") {
-            failures.push(format!("{name}: the oracle failed: {error}"));
-            continue;
-        }
-        for (check, verdict) in answer.as_object().into_iter().flatten() {
-            if check == "name" {
-                continue;
-            }
-            match verdict {
-                Value::String(text) if text == "equal" => *equal.entry(check.clone()).or_default() += 1,
-                _ if check == "foreign" && verdict.get("refused").is_some() => pydantic_refuses += 1,
-                _ => failures.push(format!("{name}: {check}: {verdict}")),
-            }
-        }
-    }
-    let refusals: usize = refused.values().sum();
-    println!(
-        "{} histories ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary): {compared} \
-         converted, {refusals} refused by msgflow; {foreign} real ag-ui files ({pydantic_refuses} refused by \
-         pydantic-ai)",
-        compared + refusals
-    );
-    for (check, count) in &equal {
-        println!("  {check}: {count} equal to pydantic-ai");
-    }
-    println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
-    for (why, count) in &refused {
-        println!("  refused {count}: {why}");
-    }
-    if !failures.is_empty() {
-        for failure in failures.iter().take(SHOWN) {
-            println!("FAIL {failure}");
-        }
-        bail!("{} differences", failures.len());
-    }
-    // Arbitrary histories are dense in parts msgflow refuses for ag-ui (each is listed above);
-    // this guards against a check that silently compares next to nothing.
-    if compared < (compared + refusals) / 5 {
-        bail!("too few histories compared: {compared} of {}", compared + refusals);
-    }
-    Ok(())
+    let counts = crate::conformance_ui_formats::Counts {
+        fixtures: fixture_count,
+        realworld: realworld_count,
+        arbitrary: ARBITRARY_COUNT,
+        compared,
+        foreign,
+        lossless_identity,
+    };
+    crate::conformance_ui_formats::judge("ag-ui", &answers, &counts, &refused, failures)
 }
 
 /// The real files of `../shared/formats/ag-ui`, read by msgflow, as cases for the oracle.

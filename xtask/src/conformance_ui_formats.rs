@@ -94,9 +94,50 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let foreign = foreign_cases(&root, &mut cases)?;
 
     let answers = ask_oracle(python, &root.join("oracle/ui_formats_oracle.py"), &dir, &cases)?;
+    let counts = Counts {
+        fixtures: fixture_count,
+        realworld: realworld_count,
+        arbitrary: ARBITRARY_COUNT,
+        compared,
+        foreign,
+        lossless_identity,
+    };
+    judge("vercel-ui", &answers, &counts, &refused, failures)
+}
+
+/// What a UI-format check converted, for its summary.
+pub(crate) struct Counts {
+    pub(crate) fixtures: usize,
+    pub(crate) realworld: usize,
+    pub(crate) arbitrary: usize,
+    /// Histories converted and sent to the oracle.
+    pub(crate) compared: usize,
+    /// Real files of the format read.
+    pub(crate) foreign: usize,
+    /// Histories the lossless form gave back unchanged.
+    pub(crate) lossless_identity: usize,
+}
+
+/// Tallies the oracle's answers (`"equal"`, a refusal of a real file, or a difference), prints the
+/// summary and fails on any difference, or when too few histories were compared.
+pub(crate) fn judge(
+    format: &str,
+    answers: &[Value],
+    counts: &Counts,
+    refused: &BTreeMap<String, usize>,
+    mut failures: Vec<String>,
+) -> Result<()> {
+    let Counts {
+        fixtures,
+        realworld,
+        arbitrary,
+        compared,
+        foreign,
+        lossless_identity,
+    } = *counts;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
     let mut pydantic_refuses = 0usize;
-    for answer in &answers {
+    for answer in answers {
         let name = answer["name"].as_str().unwrap_or("?");
         if let Some(error) = answer.get("error") {
             failures.push(format!("{name}: the oracle failed: {error}"));
@@ -115,8 +156,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
     let refusals: usize = refused.values().sum();
     println!(
-        "{} histories ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary): {compared} \
-         converted, {refusals} refused by msgflow; {foreign} real vercel-ui files ({pydantic_refuses} refused by \
+        "{} histories ({fixtures} fixtures, {realworld} real-world, {arbitrary} arbitrary): {compared} \
+         converted, {refusals} refused by msgflow; {foreign} real {format} files ({pydantic_refuses} refused by \
          pydantic-ai)",
         compared + refusals
     );
@@ -124,7 +165,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         println!("  {check}: {count} equal to pydantic-ai");
     }
     println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
-    for (why, count) in &refused {
+    for (why, count) in refused {
         println!("  refused {count}: {why}");
     }
     if !failures.is_empty() {
@@ -133,7 +174,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
         bail!("{} differences", failures.len());
     }
-    // Arbitrary histories are dense in parts msgflow refuses for vercel-ui (each is listed above);
+    // Arbitrary histories are dense in parts msgflow refuses for the UI formats (each is listed above);
     // this guards against a check that silently compares next to nothing.
     if compared < (compared + refusals) / 5 {
         bail!("too few histories compared: {compared} of {}", compared + refusals);
