@@ -232,6 +232,42 @@ fn vercel_ui_lossless_round_trip_gives_the_history_back_and_strict_refuses_the_d
 }
 
 #[test]
+fn ag_ui_lossless_round_trip_gives_the_history_back_and_strict_refuses_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let messages = dir.path().join("ag-ui.json");
+    let back = dir.path().join("back.json");
+    let output = msgflow()
+        .args(["convert", "--to", "ag-ui", "--strict", "-o"])
+        .arg(&messages)
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr)
+        .unwrap()
+        .contains("refusing a lossy conversion from pydantic-ai to ag-ui"));
+    assert!(!messages.exists());
+    msgflow()
+        .args(["convert", "--to", "ag-ui", "--lossless", "--strict", "-o"])
+        .arg(&messages)
+        .arg(example())
+        .assert()
+        .success();
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&messages).unwrap()).unwrap();
+    assert!(written
+        .as_array()
+        .is_some_and(|messages| messages.iter().all(|message| message["role"].is_string())));
+    msgflow()
+        .args(["convert", "--from", "ag-ui", "--lossless", "--strict", "-o"])
+        .arg(&back)
+        .arg(&messages)
+        .assert()
+        .success();
+    let formatted = msgflow().arg("fmt").arg(example()).output().unwrap().stdout;
+    assert_eq!(std::fs::read(&back).unwrap(), formatted);
+}
+
+#[test]
 fn vercel_sdk_versions_other_than_5_and_6_are_refused() {
     let output = msgflow()
         .args(["convert", "--to", "vercel-ui", "--vercel-sdk", "4"])
