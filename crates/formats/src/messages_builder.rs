@@ -4,6 +4,9 @@
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use crate::loss::{LossKind, Report};
+use crate::openai_chat::ShapeError;
+
 /// The reserved namespace of `ModelMessage.metadata` the adapters keep the UI message id in.
 pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
 
@@ -112,4 +115,39 @@ pub(crate) fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
         .as_object_mut()
         .expect("made an object above")
         .insert("ui_message_id".into(), Value::String(id));
+}
+
+/// The messages of a UI format's input and their path: an array of messages, or a request body
+/// `{"messages": [...], ...}` whose other fields (`field_label` names them) are reported dropped.
+pub(crate) fn ui_messages<'v>(
+    value: &'v Value,
+    document: usize,
+    report: &mut Report,
+    expected: &str,
+    field_label: &str,
+) -> Result<(&'v [Value], String), ShapeError> {
+    match value {
+        Value::Array(messages) => Ok((messages.as_slice(), "$".to_owned())),
+        Value::Object(body) => match body.get("messages") {
+            Some(Value::Array(messages)) => {
+                for key in body.keys().filter(|key| key.as_str() != "messages") {
+                    report.push(
+                        LossKind::Dropped,
+                        document,
+                        format!("$.{key}"),
+                        format!("{field_label} `{key}` (a history holds messages only)"),
+                    );
+                }
+                Ok((messages.as_slice(), "$.messages".to_owned()))
+            }
+            _ => Err(ShapeError {
+                path: "$".into(),
+                message: expected.into(),
+            }),
+        },
+        _ => Err(ShapeError {
+            path: "$".into(),
+            message: expected.into(),
+        }),
+    }
 }

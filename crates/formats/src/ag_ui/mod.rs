@@ -107,35 +107,13 @@ pub fn from_value(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    const EXPECTED: &str = "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}";
-    let (messages, path) = match value {
-        Value::Array(messages) => (messages.as_slice(), "$".to_owned()),
-        Value::Object(body) => match body.get("messages") {
-            Some(Value::Array(messages)) => {
-                for key in body.keys().filter(|key| key.as_str() != "messages") {
-                    report.push(
-                        LossKind::Dropped,
-                        document,
-                        format!("$.{key}"),
-                        format!("run input field `{key}` (a history holds messages only)"),
-                    );
-                }
-                (messages.as_slice(), "$.messages".to_owned())
-            }
-            _ => {
-                return Err(ShapeError {
-                    path: "$".into(),
-                    message: EXPECTED.into(),
-                })
-            }
-        },
-        _ => {
-            return Err(ShapeError {
-                path: "$".into(),
-                message: EXPECTED.into(),
-            })
-        }
-    };
+    let (messages, path) = crate::messages_builder::ui_messages(
+        value,
+        document,
+        report,
+        "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}",
+        "run input field",
+    )?;
     let (recorded, rest) = if options.lossless {
         recorded_prefix(messages)
     } else {

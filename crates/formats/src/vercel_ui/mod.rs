@@ -18,7 +18,7 @@ mod load;
 use msgflow_wire::ModelMessage;
 use serde_json::{json, Map, Value};
 
-use crate::loss::{self, LossKind, Report};
+use crate::loss::{self, Report};
 use crate::openai_chat::ShapeError;
 use crate::{ConvertError, ConvertOptions};
 
@@ -144,34 +144,13 @@ pub fn from_value(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (messages, path) = match value {
-        Value::Array(messages) => (messages.as_slice(), "$".to_owned()),
-        Value::Object(body) => match body.get("messages") {
-            Some(Value::Array(messages)) => {
-                for key in body.keys().filter(|key| key.as_str() != "messages") {
-                    report.push(
-                        LossKind::Dropped,
-                        document,
-                        format!("$.{key}"),
-                        format!("request field `{key}` (a history holds messages only)"),
-                    );
-                }
-                (messages.as_slice(), "$.messages".to_owned())
-            }
-            _ => {
-                return Err(ShapeError {
-                    path: "$".into(),
-                    message: "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}".into(),
-                })
-            }
-        },
-        _ => {
-            return Err(ShapeError {
-                path: "$".into(),
-                message: "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}".into(),
-            })
-        }
-    };
+    let (messages, path) = crate::messages_builder::ui_messages(
+        value,
+        document,
+        report,
+        "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}",
+        "request field",
+    )?;
     let (recorded, rest) = if options.lossless {
         recorded_prefix(messages)
     } else {
