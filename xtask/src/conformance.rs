@@ -112,6 +112,13 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "formats: otel to msgflow-formats equals pydantic-ai's InstrumentationSettings span attributes (versions 2-6); from inverts it",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_otel::run(&pydantic_ai_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
             let seed = head_seed(args.seed)?;

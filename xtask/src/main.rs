@@ -9,6 +9,7 @@ mod conformance;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_formats;
+mod conformance_otel;
 mod conformance_providers;
 mod conformance_realworld;
 mod conformance_repair;

@@ -10,6 +10,10 @@
 //! * [`vercel_ui`]: Vercel AI SDK `UIMessage`s (versions 5 and 6), equal to pydantic-ai's
 //!   `VercelAIAdapter.dump_messages` / `load_messages` by default, and a lossless form
 //!   ([`ConvertOptions::lossless`]) that gives every history it converts back unchanged.
+//! * [`otel`]: the OpenTelemetry GenAI messages pydantic-ai's instrumentation records on a model
+//!   request span, equal to `InstrumentationSettings(version=N).messages_to_otel_messages` for
+//!   every version (2 to 6, [`ConvertOptions::otel_version`]); from them, the history a span or an
+//!   OTLP JSON trace export recorded (one history per agent run).
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
@@ -28,6 +32,7 @@ pub mod anthropic;
 mod document;
 mod loss;
 pub mod openai_chat;
+pub mod otel;
 pub mod vercel_ui;
 
 use std::fmt;
@@ -52,15 +57,20 @@ pub enum Format {
     /// Vercel AI SDK `UIMessage`s (versions 5 and 6): an array, or a chat request body
     /// `{"messages": [...]}`.
     VercelUi,
+    /// OpenTelemetry GenAI messages: a span's message attributes
+    /// `{"gen_ai.input.messages": [...], "gen_ai.output.messages": [...], "gen_ai.system_instructions": [...]}`,
+    /// a bare message array, or an OTLP JSON trace export (see [`otel`]).
+    Otel,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::PydanticAi,
         Format::OpenAiChat,
         Format::Anthropic,
         Format::VercelUi,
+        Format::Otel,
     ];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
@@ -70,6 +80,7 @@ impl Format {
             Format::OpenAiChat => "openai-chat",
             Format::Anthropic => "anthropic",
             Format::VercelUi => "vercel-ui",
+            Format::Otel => "otel",
         }
     }
 }
@@ -89,7 +100,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["otel", "ag-ui"];
+                let planned = ["ag-ui"];
                 if planned.contains(&name) {
                     format!(
                         "msgflow cannot convert `{name}` yet: the formats are {}",
@@ -167,6 +178,9 @@ pub struct ConvertOptions {
     /// The Vercel AI SDK version written (5 or 6; `dump_messages(sdk_version=...)`): 6 writes tool
     /// calls awaiting a result as `approval-requested`.
     pub vercel_sdk_version: u8,
+    /// The instrumentation version of the OTel messages written (`InstrumentationSettings(version=...)`,
+    /// 2 to 6; default [`otel::DEFAULT_VERSION`], pydantic-ai's default).
+    pub otel_version: u8,
 }
 
 impl Default for ConvertOptions {
@@ -174,6 +188,7 @@ impl Default for ConvertOptions {
         ConvertOptions {
             lossless: false,
             vercel_sdk_version: 5,
+            otel_version: otel::DEFAULT_VERSION,
         }
     }
 }
@@ -197,8 +212,21 @@ pub fn convert_with(
     let documents = document::split(input)?;
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());
+    if from == Format::Otel {
+        // OTLP exports are read together (one trace may be split over several lines), and one
+        // document may hold several agent runs.
+        let values = documents
+            .iter()
+            .enumerate()
+            .map(|(index, doc)| document::value(doc, index))
+            .collect::<Result<Vec<_>, _>>()?;
+        let indexed: Vec<(&Value, usize)> = values.iter().zip(0..).collect();
+        histories = otel::from_documents(&indexed, &mut report)
+            .map_err(|(index, err)| documents[index].error_at(index, &err.path, err.message))?;
+    }
     for (index, doc) in documents.iter().enumerate() {
         let history = match from {
+            Format::Otel => break,
             Format::PydanticAi => msgflow_wire::from_str(doc.text).map_err(|err| ConvertError {
                 document: index,
                 path: err.path().to_owned(),
@@ -237,6 +265,7 @@ pub fn convert_with(
             Format::OpenAiChat => openai_chat::to_value(history, index, &mut report)?,
             Format::Anthropic => anthropic::to_value(history, index, &mut report)?,
             Format::VercelUi => vercel_ui::to_value(history, index, options, &mut report)?,
+            Format::Otel => otel::to_value(history, index, options, &mut report)?,
             Format::PydanticAi => unreachable!("returned above"),
         });
     }
