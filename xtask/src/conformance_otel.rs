@@ -7,9 +7,11 @@
 //!
 //! * `to` must equal the span attributes `InstrumentationSettings(version=v).handle_messages`
 //!   writes for the history (its last response as the output);
-//! * `from` must invert it up to the documented table: every loss the round trip reports is one
-//!   the crate README lists (`otel::documented_loss`), and the span msgflow writes for the history
-//!   it read back is the span it read (`to(from(to(h))) == to(h)`), which needs no oracle.
+//! * `from` must give back everything a span records: the span msgflow writes for the history it
+//!   read back is the span it read (`to(from(to(h))) == to(h)`, compared as the messages in order
+//!   and the instructions), which needs no oracle; where the read reports a part dropped (an
+//!   uploaded file, whose provider a span does not hold) the difference is counted, not failed.
+//!   What a span does not record is reported by `to` (the loss groups are printed, by histories).
 //!
 //! A history holding parts msgflow does not convert to otel yet is refused by msgflow with the
 //! part's path; refusals are counted by reason. The real files of `../shared/formats/otel` must
@@ -63,15 +65,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                     break;
                 }
             };
-            for loss in &report.losses {
-                if !otel::documented_loss(loss) {
-                    failures.push(format!(
-                        "{name}: v{version}: undocumented loss {} at {}: {}",
-                        loss.kind, loss.path, loss.what
-                    ));
-                }
-                if version == otel::DEFAULT_VERSION {
-                    *losses.entry(format!("{} {}", loss.kind, loss.what)).or_default() += 1;
+            if version == otel::DEFAULT_VERSION {
+                for group in report.groups() {
+                    *losses.entry(format!("{} {}", group.kind, group.what)).or_default() += 1;
                 }
             }
             let mut read_report = Report::default();
