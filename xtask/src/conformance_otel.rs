@@ -94,39 +94,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let compared = cases.len();
     let foreign = foreign_files(&root, &mut failures)?;
 
-    let cases_path = dir.join("cases.jsonl");
-    let mut lines = String::new();
-    for case in &cases {
-        lines.push_str(&serde_json::to_string(case)?);
-        lines.push('\n');
-    }
-    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
-    let out_path = dir.join("oracle.jsonl");
-    let output = std::process::Command::new(python)
-        .arg(root.join("oracle/otel_oracle.py"))
-        .arg("--cases")
-        .arg(&cases_path)
-        .arg("--out")
-        .arg(&out_path)
-        .current_dir(root.join("oracle"))
-        .output()
-        .context("running oracle/otel_oracle.py")?;
-    if !output.status.success() {
-        bail!(
-            "otel_oracle.py failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let text = std::fs::read_to_string(&out_path)?;
-    let answers: Vec<Value> = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .context("reading the oracle's answers")?;
-    if answers.len() != cases.len() {
-        bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
-    }
+    let answers = crate::conformance::ask_oracle(python, "otel_oracle.py", &dir, &cases)?;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
     // Differences from pydantic-ai are shown first.
     let round_trip_failures = std::mem::take(&mut failures);

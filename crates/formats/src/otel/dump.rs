@@ -341,7 +341,7 @@ fn tool_call_response_head(part: &Value, path: &str, builtin: bool) -> Result<Ma
 fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, Unsupported> {
     let mut otel = tool_call_response_head(part, path, builtin)?;
     let content = field(part, "content");
-    if holds_content_item(content) {
+    if crate::vercel_ui::holds_content_item(content) {
         // pydantic-ai loads these as its file and text types, which `serialize_any` writes its own way.
         return Err(Unsupported::at(
             format!("{path}.content"),
@@ -352,33 +352,6 @@ fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, 
         otel.insert("result".into(), content.clone());
     }
     Ok(Value::Object(otel))
-}
-
-/// The `kind`s of the file and text items a tool return's content can hold.
-const CONTENT_ITEM_KINDS: [&str; 9] = [
-    "binary",
-    "image-url",
-    "audio-url",
-    "video-url",
-    "document-url",
-    "uploaded-file",
-    "text-content",
-    "structured-content",
-    "cache-point",
-];
-
-fn holds_content_item(value: &Value) -> bool {
-    match value {
-        Value::Array(items) => items.iter().any(holds_content_item),
-        Value::Object(object) => {
-            object
-                .get("kind")
-                .and_then(Value::as_str)
-                .is_some_and(|kind| CONTENT_ITEM_KINDS.contains(&kind))
-                || object.values().any(holds_content_item)
-        }
-        _ => false,
-    }
 }
 
 /// A part's `tool_call_id`; pydantic-ai makes one up when a history leaves it out, which no trace

@@ -61,7 +61,7 @@ const CONTENT_ITEM_KINDS: [&str; 9] = [
 ];
 
 /// Whether tool-return content holds a file or text item anywhere.
-fn holds_content_item(value: &Value) -> bool {
+pub(crate) fn holds_content_item(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.iter().any(holds_content_item),
         Value::Object(object) => {
