@@ -59,6 +59,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             let mut report = Report::default();
             let span = match otel::to_value(&original, 0, &options, &mut report) {
                 Ok(span) => span,
+                Err(err) if err.message.contains("please report this") => {
+                    failures.push(format!("{name}: v{version}: {err}"));
+                    converted = false;
+                    break;
+                }
                 Err(err) => {
                     *refused.entry(err.message).or_default() += 1;
                     converted = false;

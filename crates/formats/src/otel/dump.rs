@@ -201,6 +201,38 @@ fn request_part(
             ("user", otel)
         }
         "speech" => ("user", speech(part, path, version)?),
+        // The deltas' `otel_message_parts`: what changed, recorded whatever `include_content` says.
+        "tool-availability-delta" => {
+            let names = part.get("tools_added").or_else(|| part.get("added"));
+            let changes = added_names(names, &format!("{path}.tools_added"))?;
+            (
+                "system",
+                vec![text(&format!("Tool availability changed: {changes}").into())],
+            )
+        }
+        "capability-load-delta" => {
+            let changes = added_names(part.get("loaded"), &format!("{path}.loaded"))?;
+            (
+                "system",
+                vec![text(&format!("Loaded capabilities changed: {changes}").into())],
+            )
+        }
+        "model-settings-delta" => {
+            let mut changes = Vec::new();
+            for (key, value) in field(part, "settings").as_object().into_iter().flatten() {
+                let Some(repr) = python_repr(value) else {
+                    return Err(Unsupported::at(
+                        format!("{path}.settings.{key}"),
+                        "a model setting that is not text, a number, a boolean or null",
+                    ));
+                };
+                changes.push(format!("{key}={repr}"));
+            }
+            (
+                "system",
+                vec![text(&format!("Model settings changed: {}", changes.join(", ")).into())],
+            )
+        }
         other => return Err(Unsupported::part(path.to_owned(), other)),
     })
 }
@@ -329,7 +361,7 @@ fn tool_call_response_head(part: &Value, path: &str, builtin: bool) -> Result<Ma
     let mut otel = Map::new();
     otel.insert("type".into(), "tool_call_response".into());
     otel.insert("id".into(), tool_call_id(part, path)?);
-    otel.insert("name".into(), field(part, "tool_name").clone());
+    otel.insert("name".into(), tool_name(part, path, false)?);
     if builtin {
         otel.insert("builtin".into(), true.into());
     }
@@ -404,7 +436,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
                 let mut otel = Map::new();
                 otel.insert("type".into(), "tool_call".into());
                 otel.insert("id".into(), tool_call_id(part, &part_path)?);
-                otel.insert("name".into(), tool_name(part, builtin && redact_mcp));
+                otel.insert("name".into(), tool_name(part, &part_path, builtin && redact_mcp)?);
                 if builtin {
                     otel.insert("builtin".into(), true.into());
                 }
@@ -424,7 +456,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
             }
             "builtin-tool-return" => {
                 let mut otel = tool_call_response(part, &part_path, true)?;
-                otel["name"] = tool_name(part, redact_mcp);
+                otel["name"] = tool_name(part, &part_path, redact_mcp)?;
                 otel_parts.push(otel);
             }
             "speech" => otel_parts.extend(speech(part, &part_path, version)?),
@@ -442,10 +474,50 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
     Ok(Value::Object(otel))
 }
 
-/// A native tool part's name, an MCP server's withheld where `redact` says so.
-fn tool_name(part: &Value, redact: bool) -> Value {
+/// A tool part's name, an MCP server's withheld where `redact` says so (native parts of a
+/// span's input). A typed tool part without one gets its kind's name from pydantic-ai.
+fn tool_name(part: &Value, path: &str, redact: bool) -> Result<Value, Unsupported> {
     match field(part, "tool_name") {
-        Value::String(name) if redact && name.starts_with(MCP_PREFIX) => MCP_REDACTED.into(),
-        other => other.clone(),
+        Value::String(name) if redact && name.starts_with(MCP_PREFIX) => Ok(MCP_REDACTED.into()),
+        Value::String(name) => Ok(name.as_str().into()),
+        _ => Err(Unsupported::at(
+            format!("{path}.tool_name"),
+            "a tool part without a `tool_name`",
+        )),
+    }
+}
+
+/// `', '.join(f'+{name}' for name in names)`.
+fn added_names(names: Option<&Value>, path: &str) -> Result<String, Unsupported> {
+    let names = match names {
+        None | Some(Value::Null) => return Ok(String::new()),
+        Some(Value::Array(names)) => names,
+        Some(_) => return Err(Unsupported::at(path, "a delta whose names are not a list")),
+    };
+    let mut changes = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(name) = name.as_str() else {
+            return Err(Unsupported::at(path, "a delta whose names are not text"));
+        };
+        changes.push(format!("+{name}"));
+    }
+    Ok(changes.join(", "))
+}
+
+/// Python's `repr` of a setting's value: text of printable ASCII, an integer, a boolean or `None`
+/// (`None` for what msgflow does not write as Python does).
+fn python_repr(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => Some("None".into()),
+        Value::Bool(flag) => Some(if *flag { "True" } else { "False" }.into()),
+        Value::Number(number) if !number.to_string().contains(['.', 'e', 'E']) => Some(number.to_string()),
+        Value::String(text) if text.chars().all(|c| c == ' ' || c.is_ascii_graphic()) => {
+            Some(if text.contains('\'') && !text.contains('"') {
+                format!("\"{text}\"")
+            } else {
+                format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+            })
+        }
+        _ => None,
     }
 }
