@@ -267,6 +267,8 @@ fn export(
 }
 
 /// `convert`: one JSON document per input document, and the losses as JSON.
+// The keyword arguments of `msgflow.convert`, one per option, as Python passes them.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (data, from_, to, lossless=false, strict=false, vercel_sdk=5, otel_version=msgflow_formats::otel::DEFAULT_VERSION))]
 fn convert<'py>(
