@@ -139,7 +139,7 @@ impl ConvertError {
 /// What a conversion produced: histories, or documents of a foreign format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
-    /// One history per input document.
+    /// One history per input document (per agent run of an OTLP trace export).
     Histories(Vec<Vec<ModelMessage>>),
     /// One foreign document per input document.
     Documents(Vec<Value>),
