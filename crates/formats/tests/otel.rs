@@ -196,6 +196,8 @@ fn input_that_is_not_otel_is_an_error_at_its_path() {
     .unwrap_err();
     assert_eq!(err.path, r#"$["gen_ai.input.messages"][0].parts[0]"#);
     assert!(err.position.is_some());
+    let err = convert(r#"{"resourceSpans": []}"#, Format::Otel, Format::PydanticAi).unwrap_err();
+    assert!(err.message.contains("no span with messages"), "{err}");
     let err = convert(
         r#"{"gen_ai.input.messages": "[not json"}"#,
         Format::Otel,

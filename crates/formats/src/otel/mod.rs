@@ -151,7 +151,21 @@ pub fn from_documents(
             histories.push(parse(history, document)?);
         }
     }
-    for (attributes, document) in spans.runs(report) {
+    let exports = spans.document_count();
+    let runs = spans.runs(report);
+    if runs.is_empty() && exports > 0 && histories.is_empty() {
+        return Err((
+            0,
+            ShapeError {
+                path: "$.resourceSpans".into(),
+                message: format!(
+                    "the OTLP export holds no span with messages (`{ALL_MESSAGES}`, `{INPUT_MESSAGES}` or \
+                     `{OUTPUT_MESSAGES}`): was it recorded with `include_content=False`?"
+                ),
+            },
+        ));
+    }
+    for (attributes, document) in runs {
         let history = load::span_attributes(&attributes, document, report).map_err(|err| (document, err))?;
         histories.push(parse(history, document)?);
     }

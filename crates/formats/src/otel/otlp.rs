@@ -49,11 +49,18 @@ impl Span {
 #[derive(Default)]
 pub(super) struct Spans {
     spans: Vec<Span>,
+    documents: usize,
 }
 
 impl Spans {
+    /// How many exports were added.
+    pub(super) fn document_count(&self) -> usize {
+        self.documents
+    }
+
     /// Adds the spans of one export.
     pub(super) fn add(&mut self, value: &Value, document: usize) -> Result<(), ShapeError> {
+        self.documents += 1;
         let resources = array(value.get("resourceSpans"), "$.resourceSpans")?;
         for (r, resource) in resources.iter().enumerate() {
             let resource_path = format!("$.resourceSpans[{r}]");
