@@ -65,7 +65,7 @@ fn input_messages(input: &[Value], version: u8) -> Result<Vec<Value>, Unsupporte
 
 /// `_current_request_start`: the first message of the trailing run of requests (and the
 /// responses continuing it).
-fn current_request_start(messages: &[Value]) -> usize {
+pub(super) fn current_request_start(messages: &[Value]) -> usize {
     let mut index = messages.len();
     while index > 0 && kind(&messages[index - 1]) == "response" {
         index -= 1;

@@ -94,7 +94,15 @@ pub(super) fn span_attributes(
         call_names: HashMap::new(),
     };
     let mut instructions = None;
-    for attribute in attributes {
+    // The input before the output, whatever order the attributes come in.
+    let mut ordered: Vec<&Attribute> = attributes.iter().collect();
+    ordered.sort_by_key(|attribute| attribute.key == OUTPUT_MESSAGES);
+    let mut input_end = None;
+    for attribute in ordered {
+        if attribute.key == OUTPUT_MESSAGES && input_end.is_none() {
+            loader.flush_request();
+            input_end = Some(loader.history.len());
+        }
         let parsed;
         let value = match &attribute.value {
             Value::String(text) => {
@@ -127,6 +135,27 @@ pub(super) fn span_attributes(
     loader.flush_request();
     let mut history = loader.history;
     let report = loader.report;
+    if let (Some(end), false) = (input_end, has_all) {
+        // A prompt marked `visible: false` was sent with a request answered before the current
+        // one: where the input's current request would hold it, the current request showed as no
+        // message (empty, or only parts with no OTel form), and comes back empty.
+        let current = super::dump::current_request_start(&history[..end]);
+        let marked = history[current..end].iter().any(|message| {
+            message["kind"] == "request"
+                && message["parts"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|part| part["scope"] == "request"))
+        });
+        if marked {
+            report.push(
+                LossKind::Invented,
+                document,
+                "$",
+                "an empty last request (a prompt of the span's input is marked as sent with an earlier request)",
+            );
+            history.insert(end, json!({"parts": [], "kind": "request"}));
+        }
+    }
     let input = attributes.iter().find(|attribute| attribute.key == INPUT_MESSAGES);
     let has_output = attributes.iter().any(|attribute| attribute.key == OUTPUT_MESSAGES);
     if let (Some(input), false, false) = (input, has_output, has_all) {
