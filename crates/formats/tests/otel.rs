@@ -221,3 +221,31 @@ fn parts_a_history_cannot_hold_are_reported_dropped() {
         .collect();
     assert_eq!(dropped, [r#"$["gen_ai.input.messages"][1].parts[0]"#]);
 }
+
+/// Found by `cargo xtask conformance --only otel --seed 7` (arbitrary-1833): fenced validation
+/// errors whose details pydantic-ai would not load (no `input`) are read as the user text they are,
+/// and the span of that history is the span read.
+#[test]
+fn fenced_feedback_is_read_as_feedback_only_where_pydantic_ai_renders_it_so() {
+    let framing = "Your previous response failed the application's validation (this is automated feedback, not a message from the user):";
+    let loads = format!(
+        "{framing}\n<pyai:validation_errors>\n[{{\"type\":\"missing\",\"loc\":[\"a\"],\"msg\":\"Field required\",\"input\":{{}}}}]\n</pyai:validation_errors>"
+    );
+    let does_not_load = format!(
+        "{framing}\n<pyai:validation_errors>\n[{{\"type\":\"missing\",\"loc\":[\"a\"],\"msg\":\"Field required\"}}]\n</pyai:validation_errors>"
+    );
+    for (text, kind) in [(loads, "retry-feedback"), (does_not_load, "user-prompt")] {
+        let span = json!({"gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": text}]}]});
+        let converted = convert(&span.to_string(), Format::Otel, Format::PydanticAi).unwrap();
+        let Output::Histories(histories) = converted.output else {
+            panic!()
+        };
+        let history = msgflow_wire::to_string(&histories[0]).unwrap();
+        assert!(history.contains(&format!(r#""part_kind":"{kind}""#)), "{history}");
+        let again = convert(&history, Format::PydanticAi, Format::Otel).unwrap();
+        let Output::Documents(documents) = again.output else {
+            panic!()
+        };
+        assert_eq!(documents[0]["gen_ai.input.messages"], span["gen_ai.input.messages"]);
+    }
+}

@@ -586,6 +586,11 @@ fn retry_feedback(text: &str) -> Option<Value> {
         } else {
             Value::String(inner.to_owned())
         };
+        // Only feedback pydantic-ai renders as this very text (error details it loads) is read as such.
+        let rendered = msgflow_providers::retry_feedback_model_response(&content, cause);
+        if rendered.is_none_or(|(rendered, _)| rendered != text) {
+            return None;
+        }
         return Some(json!({"content": content, "retry": {"cause": cause}, "part_kind": "retry-feedback"}));
     }
     None
