@@ -29,7 +29,7 @@ import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is i
 
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
-from ui_formats_oracle import comparable_history, compare, run_batch, stamped  # noqa: E402
+from ui_formats_oracle import comparable_history, compare, stamped  # noqa: E402
 
 ADAPTER = oracle_common.ADAPTER
 
@@ -87,7 +87,7 @@ def run_case(case: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_batch(argv, run_case, __doc__)
+    return oracle_common.run_batch(__doc__, run_case, argv)
 
 
 if __name__ == "__main__":

@@ -82,3 +82,29 @@ def roundtrip_entry(name: str, data: bytes) -> dict:
             "redump_equal": False,
         }
     return {"file": name, "accepted": True, "error": None, "redump_equal": redumped == data}
+
+
+def run_batch(description: str, run_case, argv: list[str] | None = None) -> int:
+    """``--cases FILE.jsonl --out FILE.jsonl``: ``run_case`` on each case, one JSON answer per line (with the case's
+    ``name``); an exception is that case's ``{"error": ...}``, never a crash of the batch."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", required=True, help="JSONL: one case per line")
+    parser.add_argument("--out", required=True, help="JSONL: one result per line")
+    args = parser.parse_args(argv)
+    assert_oracle_version()
+    with open(args.cases, encoding="utf-8") as cases, open(args.out, "w", encoding="utf-8") as out:
+        for line in cases:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            try:
+                result = run_case(case)
+            except Exception as exc:  # noqa: BLE001 - reported per case, never a crash of the batch
+                result = {"error": f"{type(exc).__name__}: {exc}"[:400]}
+            result["name"] = case["name"]
+            out.write(json.dumps(result, ensure_ascii=False))
+            out.write("\n")
+    return 0

@@ -21,7 +21,6 @@ Each output line is ``{"name": ..., "<check>": "equal" | {"differ": "<first diff
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -109,30 +108,8 @@ def run_case(case: dict) -> dict:
     return out
 
 
-def run_batch(argv: list[str] | None, run_case, description: str) -> int:
-    """Reads ``--cases`` (JSONL), answers each with ``run_case`` and writes ``--out`` (JSONL), one line per case."""
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", required=True, help="JSONL: one case per line")
-    parser.add_argument("--out", required=True, help="JSONL: one result per line")
-    args = parser.parse_args(argv)
-    oracle_common.assert_oracle_version()
-    with open(args.cases, encoding="utf-8") as cases, open(args.out, "w", encoding="utf-8") as out:
-        for line in cases:
-            if not line.strip():
-                continue
-            case = json.loads(line)
-            try:
-                result = run_case(case)
-            except Exception as exc:  # noqa: BLE001 - reported per case, never a crash of the batch
-                result = {"error": f"{type(exc).__name__}: {exc}"[:400]}
-            result["name"] = case["name"]
-            out.write(json.dumps(result, ensure_ascii=False))
-            out.write("\n")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run_batch(argv, run_case, __doc__)
+    return oracle_common.run_batch(__doc__, run_case, argv)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,13 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "formats: otel to msgflow-formats equals pydantic-ai's InstrumentationSettings span attributes (versions 2-6); from inverts it",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_otel::run(&pydantic_ai_python()?, &work, seed)
+        },
+    ));
+    results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
             let seed = head_seed(args.seed)?;
@@ -258,6 +265,51 @@ pub(crate) fn pipe_through(python: &Path, script: &str, args: &[&std::ffi::OsStr
         );
     }
     String::from_utf8(output.stdout).with_context(|| format!("{script} printed text that is not UTF-8"))
+}
+
+/// Writes `cases` as JSON Lines in `dir`, runs `oracle/<script> --cases ... --out ...` with
+/// `python` (from `oracle/`), and reads its answers, one per case.
+pub(crate) fn ask_oracle(
+    python: &Path,
+    script: &str,
+    dir: &Path,
+    cases: &[serde_json::Value],
+) -> Result<Vec<serde_json::Value>> {
+    let root = project_root();
+    let cases_path = dir.join("cases.jsonl");
+    let mut lines = String::new();
+    for case in cases {
+        lines.push_str(&serde_json::to_string(case)?);
+        lines.push('\n');
+    }
+    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
+    let out_path = dir.join("oracle.jsonl");
+    let output = std::process::Command::new(python)
+        .arg(root.join("oracle").join(script))
+        .arg("--cases")
+        .arg(&cases_path)
+        .arg("--out")
+        .arg(&out_path)
+        .current_dir(root.join("oracle"))
+        .output()
+        .with_context(|| format!("running oracle/{script}"))?;
+    if !output.status.success() {
+        anyhow::bail!(
+            "{script} failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&out_path)?;
+    let answers: Vec<serde_json::Value> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the oracle's answers")?;
+    if answers.len() != cases.len() {
+        anyhow::bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
+    }
+    Ok(answers)
 }
 
 /// The `*.json` files of a directory, sorted by name.

@@ -87,7 +87,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let foreign = foreign_cases(&root, &mut cases)?;
 
     let answers =
-        crate::conformance_ui_formats::ask_oracle(python, &root.join("oracle/ag_ui_oracle.py"), &dir, &cases)?;
+        crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;
     let counts = crate::conformance_ui_formats::Counts {
         fixtures: fixture_count,
         realworld: realworld_count,

@@ -93,7 +93,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let compared = cases.len();
     let foreign = foreign_cases(&root, &mut cases)?;
 
-    let answers = ask_oracle(python, &root.join("oracle/ui_formats_oracle.py"), &dir, &cases)?;
+    let answers = crate::conformance::ask_oracle(python, "ui_formats_oracle.py", &dir, &cases)?;
     let counts = Counts {
         fixtures: fixture_count,
         realworld: realworld_count,
@@ -180,46 +180,6 @@ pub(crate) fn judge(
         bail!("too few histories compared: {compared} of {}", compared + refusals);
     }
     Ok(())
-}
-
-/// Writes `cases` to `dir/cases.jsonl`, runs the oracle script on them and returns its answers,
-/// one per case.
-pub(crate) fn ask_oracle(python: &Path, script: &Path, dir: &Path, cases: &[Value]) -> Result<Vec<Value>> {
-    let cases_path = dir.join("cases.jsonl");
-    let mut lines = String::new();
-    for case in cases {
-        lines.push_str(&serde_json::to_string(case)?);
-        lines.push('\n');
-    }
-    std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
-    let out_path = dir.join("oracle.jsonl");
-    let output = std::process::Command::new(python)
-        .arg(script)
-        .arg("--cases")
-        .arg(&cases_path)
-        .arg("--out")
-        .arg(&out_path)
-        .current_dir(crate::project_root().join("oracle"))
-        .output()
-        .with_context(|| format!("running {}", script.display()))?;
-    if !output.status.success() {
-        bail!(
-            "{} failed ({}):\n{}",
-            script.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let text = std::fs::read_to_string(&out_path)?;
-    let answers: Vec<Value> = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .context("reading the oracle's answers")?;
-    if answers.len() != cases.len() {
-        bail!("the oracle answered {} of {} cases", answers.len(), cases.len());
-    }
-    Ok(answers)
 }
 
 /// Gives every response without a timestamp the fixed one.

@@ -469,7 +469,7 @@ pub struct ConvertFormatArgs {
     /// The input's format: pydantic-ai, openai-chat, anthropic, vercel-ui or ag-ui.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub from: msgflow_formats::Format,
-    /// The output's format: pydantic-ai, openai-chat, anthropic, vercel-ui or ag-ui.
+    /// The output's format: pydantic-ai, openai-chat, anthropic, vercel-ui, ag-ui or otel.
     #[arg(long, value_name = "FORMAT", default_value = "pydantic-ai", value_parser = parse_format)]
     pub to: msgflow_formats::Format,
     /// Refuse any loss: exit 2 and write nothing when the conversion would drop, invent or change
@@ -484,6 +484,10 @@ pub struct ConvertFormatArgs {
     /// as `approval-requested`).
     #[arg(long, value_name = "VERSION", default_value_t = 5, value_parser = clap::value_parser!(u8).range(5..=6))]
     pub vercel_sdk: u8,
+    /// The pydantic-ai instrumentation version otel output is for (`InstrumentationSettings(version=...)`):
+    /// 2 to 6; pydantic-ai 2.68.0's default is 5 (6 puts tool results in the `tool` role).
+    #[arg(long, value_name = "VERSION", default_value_t = msgflow_formats::otel::DEFAULT_VERSION, value_parser = clap::value_parser!(u8).range(1..=6))]
+    pub otel_version: u8,
 }
 
 fn parse_format(name: &str) -> Result<msgflow_formats::Format, String> {
@@ -684,6 +688,7 @@ const CONVERT_HELP: &str = concat!(
     "  msgflow convert --to vercel-ui --vercel-sdk 6 history.json        # UIMessage[] for useChat\n",
     "  msgflow convert --from vercel-ui --lossless ui.json -o history.json\n",
     "  msgflow convert --from ag-ui run_input.json -o history.json       # a RunAgentInput's messages\n\n",
+    "  msgflow convert --from otel traces.jsonl -o histories.jsonl        # OTLP JSON: one history per agent run\n\n",
     "openai-chat input is an array of Chat Completions messages, a request body {\"messages\": [...]}, a Batch\n",
     "API line {\"body\": {...}}, or JSON Lines of those (one conversation per line; the output is then JSON\n",
     "Lines too). To openai-chat is the request pydantic-ai 2.68.0's OpenAIChatModel sends; from it, the\n",
@@ -701,6 +706,11 @@ const CONVERT_HELP: &str = concat!(
     "ag-ui is an array of AG-UI messages (or a RunAgentInput {\"messages\": [...]}); both directions equal\n",
     "pydantic-ai 2.68.0's AGUIAdapter with ag-ui-protocol 1.0, message ids aside (UUID5s of their place, not\n",
     "random). --lossless adds a record of the exact messages in the metadata of each message's last AG-UI message.\n\n",
+    "otel is a span's message attributes {\"gen_ai.input.messages\": [...], \"gen_ai.output.messages\": [...],\n",
+    "\"gen_ai.system_instructions\": [...]}. To it: what pydantic-ai 2.68.0's instrumentation (--otel-version)\n",
+    "records on the model request span answered by the history's last response. From it: that document, a bare\n",
+    "message array, an agent run's pydantic_ai.all_messages, or an OTLP JSON trace export (one history per\n",
+    "agent run, from its all_messages or its last model request span).\n\n",
     exit_codes_text!()
 );
 

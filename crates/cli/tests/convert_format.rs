@@ -139,13 +139,73 @@ fn json_lines_convert_line_by_line() {
     assert!(stderr.contains("(line 2, column 14)"), "{stderr}");
 }
 
+fn trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/agent-runs.otlp.json")
+}
+
 #[test]
-fn formats_not_converted_yet_are_named() {
-    let output = msgflow().args(["convert", "--from", "otel", "-"]).output().unwrap();
+fn a_history_becomes_span_attributes_at_every_instrumentation_version() {
+    for version in ["2", "3", "4", "5", "6"] {
+        let output = msgflow()
+            .args(["convert", "--to", "otel", "--otel-version", version])
+            .arg(example())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let span: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(span["gen_ai.input.messages"].is_array(), "{span}");
+        // Timestamps are not in a span, and the report says so.
+        assert!(String::from_utf8_lossy(&output.stderr).contains("dropped `timestamp`"));
+    }
+    let output = msgflow()
+        .args(["convert", "--to", "otel", "--otel-version", "1"])
+        .arg(example())
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8(output.stderr)
-        .unwrap()
-        .contains("cannot convert `otel` yet"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("versions 2 to 6"));
+}
+
+#[test]
+fn an_otlp_trace_export_gives_one_history_per_agent_run_that_checks_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let histories = dir.path().join("runs.jsonl");
+    let output = msgflow()
+        .args(["convert", "--from", "otel", "-o"])
+        .arg(&histories)
+        .arg(trace())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&histories).unwrap();
+    let runs: Vec<serde_json::Value> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    // The first run from its `pydantic_ai.all_messages`, the second (no end attributes) from its last model request.
+    assert_eq!(
+        runs.iter().map(|run| run.as_array().unwrap().len()).collect::<Vec<_>>(),
+        [4, 2]
+    );
+    assert_eq!(runs[1][1]["parts"][0]["tool_name"], "book_table");
+    let first = dir.path().join("first.json");
+    std::fs::write(&first, text.lines().next().unwrap()).unwrap();
+    msgflow().arg("check").arg(&first).assert().success();
+    // Strict refuses: spans carry no timestamps.
+    let output = msgflow()
+        .args(["convert", "--from", "otel", "--strict"])
+        .arg(trace())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
 }
 
 #[test]

@@ -12,6 +12,10 @@
 //!   ([`ConvertOptions::lossless`]) that gives every history it converts back unchanged.
 //! * [`ag_ui`]: AG-UI protocol messages, equal to pydantic-ai's `AGUIAdapter.dump_messages` /
 //!   `load_messages` by default, with the same lossless form.
+//! * [`otel`]: the OpenTelemetry GenAI messages pydantic-ai's instrumentation records on a model
+//!   request span, equal to `InstrumentationSettings(version=N).messages_to_otel_messages` for
+//!   every version (2 to 6, [`ConvertOptions::otel_version`]); from them, the history a span or an
+//!   OTLP JSON trace export recorded (one history per agent run).
 //! * [`convert`]: any supported pair, on JSON or JSON Lines text, with a [`Report`] of every value
 //!   dropped, invented or changed (at its JSON path in the input).
 //!
@@ -32,6 +36,7 @@ mod document;
 mod loss;
 mod messages_builder;
 pub mod openai_chat;
+pub mod otel;
 pub mod vercel_ui;
 
 use std::fmt;
@@ -58,6 +63,10 @@ pub enum Format {
     VercelUi,
     /// AG-UI protocol messages: an array, or a `RunAgentInput` body `{"messages": [...]}`.
     AgUi,
+    /// OpenTelemetry GenAI messages: a span's message attributes
+    /// `{"gen_ai.input.messages": [...], "gen_ai.output.messages": [...], "gen_ai.system_instructions": [...]}`,
+    /// a bare message array, or an OTLP JSON trace export (see [`otel`]).
+    Otel,
 }
 
 impl Format {
@@ -68,6 +77,7 @@ impl Format {
         Format::Anthropic,
         Format::VercelUi,
         Format::AgUi,
+        Format::Otel,
     ];
 
     /// The name on the command line (`pydantic-ai`, `openai-chat`).
@@ -78,6 +88,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::VercelUi => "vercel-ui",
             Format::AgUi => "ag-ui",
+            Format::Otel => "otel",
         }
     }
 }
@@ -97,15 +108,7 @@ impl FromStr for Format {
             .find(|format| format.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = Format::ALL.iter().map(|format| format.name()).collect();
-                let planned = ["otel"];
-                if planned.contains(&name) {
-                    format!(
-                        "msgflow cannot convert `{name}` yet: the formats are {}",
-                        known.join(", ")
-                    )
-                } else {
-                    format!("unknown format `{name}`: expected one of {}", known.join(", "))
-                }
+                format!("unknown format `{name}`: expected one of {}", known.join(", "))
             })
     }
 }
@@ -136,7 +139,7 @@ impl ConvertError {
 /// What a conversion produced: histories, or documents of a foreign format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
-    /// One history per input document.
+    /// One history per input document (per agent run of an OTLP trace export).
     Histories(Vec<Vec<ModelMessage>>),
     /// One foreign document per input document.
     Documents(Vec<Value>),
@@ -175,6 +178,9 @@ pub struct ConvertOptions {
     /// The Vercel AI SDK version written (5 or 6; `dump_messages(sdk_version=...)`): 6 writes tool
     /// calls awaiting a result as `approval-requested`.
     pub vercel_sdk_version: u8,
+    /// The instrumentation version of the OTel messages written (`InstrumentationSettings(version=...)`,
+    /// 2 to 6; default [`otel::DEFAULT_VERSION`], pydantic-ai's default).
+    pub otel_version: u8,
 }
 
 impl Default for ConvertOptions {
@@ -182,6 +188,7 @@ impl Default for ConvertOptions {
         ConvertOptions {
             lossless: false,
             vercel_sdk_version: 5,
+            otel_version: otel::DEFAULT_VERSION,
         }
     }
 }
@@ -205,8 +212,21 @@ pub fn convert_with(
     let documents = document::split(input)?;
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());
+    if from == Format::Otel {
+        // OTLP exports are read together (one trace may be split over several lines), and one
+        // document may hold several agent runs.
+        let values = documents
+            .iter()
+            .enumerate()
+            .map(|(index, doc)| document::value(doc, index))
+            .collect::<Result<Vec<_>, _>>()?;
+        let indexed: Vec<(&Value, usize)> = values.iter().zip(0..).collect();
+        histories = otel::from_documents(&indexed, &mut report)
+            .map_err(|(index, err)| documents[index].error_at(index, &err.path, err.message))?;
+    }
     for (index, doc) in documents.iter().enumerate() {
         let history = match from {
+            Format::Otel => break,
             Format::PydanticAi => msgflow_wire::from_str(doc.text).map_err(|err| ConvertError {
                 document: index,
                 path: err.path().to_owned(),
@@ -251,6 +271,7 @@ pub fn convert_with(
             Format::Anthropic => anthropic::to_value(history, index, &mut report)?,
             Format::VercelUi => vercel_ui::to_value(history, index, options, &mut report)?,
             Format::AgUi => ag_ui::to_value(history, index, options, &mut report)?,
+            Format::Otel => otel::to_value(history, index, options, &mut report)?,
             Format::PydanticAi => unreachable!("returned above"),
         });
     }

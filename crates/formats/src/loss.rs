@@ -255,7 +255,8 @@ fn is_json_text_of(text: &Value, value: &Value) -> bool {
     }
 }
 
-fn push_key(path: &mut String, key: &str) {
+/// Appends `.key` (or `["key"]` for a key that is not a plain name) to a JSON path.
+pub(crate) fn push_key(path: &mut String, key: &str) {
     if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         path.push('.');
         path.push_str(key);

@@ -294,3 +294,57 @@ fn real_ag_ui_files_convert_with_the_expected_counts() {
         }
     }
 }
+
+/// (file name, histories, messages per history, tool calls in all, tool returns in all).
+const OTEL: [(&str, usize, &[usize], usize, usize); 13] = [
+    ("langfuse__langfuse__worker__src____tests____chatml__framework-traces__csharp-agent-with-gemini-2026-03-09.trace.json__observation2.json", 1, &[5], 2, 1),
+    ("langfuse__langfuse__worker__src____tests____chatml__framework-traces__microsoft-agent-2025-12-17.trace.json__observation2.json", 1, &[2], 0, 1),
+    ("langfuse__langfuse__worker__src____tests____chatml__framework-traces__pydantic-ai-tools-2025-12-04.trace.json__observation5.json", 1, &[6], 3, 3),
+    ("open-telemetry__semantic-conventions__docs__gen-ai__non-normative__examples-llm-calls.md__built-in-tools.json", 1, &[2], 0, 0),
+    ("open-telemetry__semantic-conventions__docs__gen-ai__non-normative__examples-llm-calls.md__instructions.json", 1, &[2], 0, 0),
+    ("open-telemetry__semantic-conventions__docs__gen-ai__non-normative__examples-llm-calls.md__multimodal-inputs.json", 1, &[1], 0, 0),
+    ("open-telemetry__semantic-conventions__docs__gen-ai__non-normative__examples-llm-calls.md__reasoning.json", 1, &[2], 0, 0),
+    ("open-telemetry__semantic-conventions__docs__gen-ai__non-normative__examples-llm-calls.md__tool-call-span-2.json", 1, &[4], 1, 1),
+    ("pydantic__logfire__tests__otel_integrations__test_openai.py__L3555__literal.json", 1, &[4], 1, 1),
+    ("pydantic__pydantic-ai__tests__models__test_instrumented.py__L1224__literal.json", 1, &[1], 0, 0),
+    ("pydantic__pydantic-ai__tests__models__test_instrumented.py__L1474__literal.json", 1, &[3], 0, 0),
+    ("pydantic__pydantic-ai__tests__models__test_instrumented.py__L1605__literal.json", 1, &[1], 0, 0),
+    ("pydantic__pydantic-ai__tests__models__test_instrumented.py__L193__literal.json", 1, &[3], 2, 2),
+];
+
+#[test]
+fn real_otel_files_convert_with_the_expected_counts() {
+    let Some(dir) = folder("otel") else { return };
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        OTEL.len(),
+        "a file was added or removed"
+    );
+    for (name, count, messages, calls, returns) in OTEL {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let converted = convert(&text, Format::Otel, Format::PydanticAi).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let Output::Histories(histories) = converted.output else {
+            panic!("{name}")
+        };
+        assert_eq!(histories.len(), count, "{name}");
+        let lengths: Vec<usize> = histories.iter().map(Vec::len).collect();
+        assert_eq!(lengths, messages, "{name}");
+        let json = json_lines(&histories);
+        assert_eq!(json.matches(r#""part_kind":"tool-call""#).count(), calls, "{name}");
+        assert_eq!(json.matches(r#""part_kind":"tool-return""#).count(), returns, "{name}");
+        for history in &histories {
+            let verdict = msgflow_wire::verdict::verdict(history);
+            assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
+        }
+        // A span has no timestamps: the report says pydantic-ai fills them in.
+        assert!(
+            converted
+                .report
+                .losses
+                .iter()
+                .any(|loss| loss.what.contains("timestamps")),
+            "{name}"
+        );
+        convert(&json, Format::PydanticAi, Format::Otel).unwrap_or_else(|err| panic!("{name}: back: {err}"));
+    }
+}

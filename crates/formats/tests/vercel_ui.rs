@@ -15,6 +15,7 @@ fn lossless(sdk_version: u8) -> ConvertOptions {
     ConvertOptions {
         lossless: true,
         vercel_sdk_version: sdk_version,
+        ..ConvertOptions::default()
     }
 }
 

@@ -267,8 +267,10 @@ fn export(
 }
 
 /// `convert`: one JSON document per input document, and the losses as JSON.
+// The keyword arguments of `msgflow.convert`, one per option, as Python passes them.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (data, from_, to, lossless=false, strict=false, vercel_sdk=5))]
+#[pyo3(signature = (data, from_, to, lossless=false, strict=false, vercel_sdk=5, otel_version=msgflow_formats::otel::DEFAULT_VERSION))]
 fn convert<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -277,6 +279,7 @@ fn convert<'py>(
     lossless: bool,
     strict: bool,
     vercel_sdk: u8,
+    otel_version: u8,
 ) -> PyResult<(Vec<Bound<'py, PyBytes>>, String)> {
     if !(5..=6).contains(&vercel_sdk) {
         return Err(PyValueError::new_err(format!(
@@ -286,6 +289,7 @@ fn convert<'py>(
     let options = msgflow_formats::ConvertOptions {
         lossless,
         vercel_sdk_version: vercel_sdk,
+        otel_version,
     };
     let (documents, losses) = run(py, data.len(), || ops::convert(data, from_, to, &options, strict))?;
     let documents = documents.iter().map(|document| PyBytes::new(py, document)).collect();

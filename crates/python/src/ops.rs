@@ -659,9 +659,9 @@ pub fn export_history(data: &[u8], provider: Provider, options: &ExportOptions) 
     to_json(&request)
 }
 
-/// `msgflow convert --from F --to T [--lossless] [--vercel-sdk V] [--strict]`: one JSON document
-/// per input document (a history as pydantic-ai writes it, or the foreign format's JSON) and the
-/// losses as JSON.
+/// `msgflow convert --from F --to T [--lossless] [--vercel-sdk V] [--otel-version V] [--strict]`: one JSON document
+/// per input document (per agent run for an OTLP trace export; a history as pydantic-ai writes it,
+/// or the foreign format's JSON) and the losses as JSON.
 pub fn convert(
     data: &[u8],
     from: &str,

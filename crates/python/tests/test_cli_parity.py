@@ -247,6 +247,7 @@ def _convert_equals_the_cli(path: Path) -> None:
         (["--to", "vercel-ui"], {"to": "vercel-ui"}),
         (["--to", "vercel-ui", "--lossless", "--vercel-sdk", "6"], {"to": "vercel-ui", "lossless": True, "vercel_sdk": 6}),
         (["--to", "openai-chat"], {"to": "openai-chat"}),
+        (["--to", "otel", "--otel-version", "6"], {"to": "otel", "otel_version": 6}),
     ):
         result = run_cli("convert", *args, path)
         if result.returncode == 2:

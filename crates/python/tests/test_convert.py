@@ -1,4 +1,4 @@
-"""`msgflow.convert`: histories to and from OpenAI Chat messages and Vercel AI UI messages.
+"""`msgflow.convert`: histories to and from OpenAI Chat messages, Vercel AI UI messages and OTel span messages.
 
 Equality with pydantic-ai's own adapter is checked by `cargo xtask conformance --only vercel-ui`; these
 tests check the Python surface: forms in and out, the loss list, `strict`, `lossless` and the errors.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import EXAMPLES
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.ui.vercel_ai import VercelAIAdapter
 from pydantic_ai.ui.vercel_ai._adapter import _ui_messages_ta
@@ -111,3 +112,36 @@ def test_json_lines_give_one_output_per_line() -> None:
     converted = msgflow.convert(lines, from_="openai-chat")
     assert isinstance(converted.output, list) and len(converted.output) == 2
     assert {loss.document for loss in converted.losses} == {0, 1}
+
+
+def test_to_otel_equals_pydantic_ai_instrumentation_at_every_version() -> None:
+    import warnings
+
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    messages = ModelMessagesTypeAdapter.validate_json(HISTORY)
+
+    class Span:
+        attributes: dict = {}
+
+        def set_attributes(self, attributes: dict) -> None:
+            self.attributes = attributes
+
+    for version in (2, 3, 4, 5, 6):
+        converted = msgflow.convert(messages, to="otel", otel_version=version)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # versions 2 to 4 are deprecated
+            settings = InstrumentationSettings(version=version)
+        span = Span()
+        settings.handle_messages(messages[:-1], messages[-1], span)
+        for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+            assert converted.output[key] == json.loads(span.attributes[key]), (version, key)
+        assert any(loss.kind == "dropped" and loss.path.endswith(".timestamp") for loss in converted.losses)
+    with pytest.raises(msgflow.ConversionError, match="versions 2 to 6"):
+        msgflow.convert(messages, to="otel", otel_version=1)
+
+
+def test_an_otlp_trace_export_gives_one_history_per_agent_run() -> None:
+    runs = msgflow.convert((EXAMPLES / "agent-runs.otlp.json").read_text(), from_="otel")
+    assert [len(ModelMessagesTypeAdapter.validate_json(run)) for run in runs.output] == [4, 2]
+    assert any("timestamps" in loss.what for loss in runs.losses)

@@ -118,6 +118,7 @@ pub fn dispatch(cli: Cli) -> Status {
                 options: msgflow_formats::ConvertOptions {
                     lossless: args.lossless,
                     vercel_sdk_version: args.vercel_sdk,
+                    otel_version: args.otel_version,
                 },
             };
             runner::run(&command, &args.input, &report_destination(args.output.clone()))

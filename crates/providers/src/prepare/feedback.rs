@@ -94,13 +94,41 @@ pub(super) fn retry_feedback(
     }
     let mut found = Vec::new();
     add_lookalikes(&mut found, &text);
+    let fenced = fenced_feedback(&text, cause);
+    Ok((RequestItem::Feedback(fenced), sourced(Source::Retry, found)))
+}
+
+/// `_fenced_retry_feedback`: the attribution line, then the text fenced in the cause's tag.
+fn fenced_feedback(text: &str, cause: FeedbackCause) -> String {
     let tag = if cause == FeedbackCause::ValidationError {
         framing::VALIDATION_ERRORS_TAG
     } else {
         framing::RETRY_FEEDBACK_TAG
     };
-    let fenced = format!("{RETRY_FEEDBACK_FRAMING}\n<{tag}>\n{text}\n</{tag}>");
-    Ok((RequestItem::Feedback(fenced), sourced(Source::Retry, found)))
+    format!("{RETRY_FEEDBACK_FRAMING}\n<{tag}>\n{text}\n</{tag}>")
+}
+
+/// `RetryFeedbackPart.model_response()` of a stored part's `content` and `retry.cause`
+/// (`"validation_error"`, `"model_retry"` or `"no_output"`), with whether the feedback speaks for
+/// the harness (`_retry_feedback_speaks_for_the_harness`: the agent loop's own `'no_output'` text,
+/// left unfenced). `None` for a cause or content pydantic-ai does not load.
+pub fn retry_feedback_model_response(content: &Value, cause: &str) -> Option<(String, bool)> {
+    let cause = match cause {
+        "validation_error" => FeedbackCause::ValidationError,
+        "model_retry" => FeedbackCause::ModelRetry,
+        "no_output" => FeedbackCause::NoOutput,
+        _ => return None,
+    };
+    // `_retry_feedback_text`: a message as is, error details as their JSON.
+    let text = match content {
+        Value::String(text) => text.clone(),
+        Value::Array(details) => json_text(&dump_error_details(details.clone())?),
+        _ => return None,
+    };
+    if cause == FeedbackCause::NoOutput && content.is_string() && is_no_output_feedback_text(&text) {
+        return Some((text, true));
+    }
+    Some((fenced_feedback(&text, cause), false))
 }
 
 /// The keys of pydantic-core's `ErrorDetails`, in its order (the order `error_details_ta` dumps

@@ -474,18 +474,21 @@ def convert(
     lossless: bool = False,
     strict: bool = False,
     vercel_sdk: int = 5,
+    otel_version: int = 5,
 ) -> Converted:
     """Converts between pydantic-ai histories and the formats around them (``msgflow convert``).
 
-    ``from_`` and ``to`` are ``pydantic-ai``, ``openai-chat``, ``anthropic``, ``vercel-ui`` or ``ag-ui``. ``lossless``
-    keeps what pydantic-ai's UI adapters drop, so that a history converted to ``vercel-ui`` or ``ag-ui`` and back is
-    unchanged;
-    ``vercel_sdk`` (5 or 6) is the AI SDK version ``vercel-ui`` output is for. Every loss is listed in
+    ``from_`` and ``to`` are ``pydantic-ai``, ``openai-chat``, ``anthropic``, ``vercel-ui``, ``ag-ui`` or ``otel``.
+    ``lossless`` keeps what pydantic-ai's UI adapters drop, so that a history converted to ``vercel-ui`` or ``ag-ui``
+    and back is unchanged;
+    ``vercel_sdk`` (5 or 6) is the AI SDK version ``vercel-ui`` output is for; ``otel_version`` (2 to 6, pydantic-ai's
+    default 5) the instrumentation version ``otel`` output is for. ``otel`` input may be an OTLP JSON trace export,
+    which gives one history per agent run (a list). Every loss is listed in
     ``Converted.losses``; ``strict`` raises ``ConversionError`` instead of losing anything. Input that is
     not the named format raises ``ConversionError`` with its ``path``, ``line`` and ``column``.
     """
     payload, form = _convert_input(data, from_)
-    documents, losses_json = _msgflow.convert(payload, from_, to, lossless, strict, vercel_sdk)
+    documents, losses_json = _msgflow.convert(payload, from_, to, lossless, strict, vercel_sdk, otel_version)
     outputs = [_convert_output(document, form, to == "pydantic-ai") for document in documents]
     losses = tuple(Loss(**loss) for loss in json.loads(losses_json))
     return Converted(output=outputs[0] if len(outputs) == 1 else outputs, losses=losses)

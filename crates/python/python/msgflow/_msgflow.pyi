@@ -115,7 +115,13 @@ class HistoryCache:
         """`trim(max_tokens=...)` of the cached history: the first message kept, the output indices of the
         messages that are not the input's, those messages as JSON, and the figures as JSON."""
 def convert(
-    data: bytes, from_: str, to: str, lossless: bool = False, strict: bool = False, vercel_sdk: int = 5
+    data: bytes,
+    from_: str,
+    to: str,
+    lossless: bool = False,
+    strict: bool = False,
+    vercel_sdk: int = 5,
+    otel_version: int = 5,
 ) -> tuple[list[bytes], str]: ...
 class ArrowColumn:
     """A result column (`msgflow.arrow`), exported through the Arrow PyCapsule interface."""

@@ -1,0 +1,597 @@
+//! The history a span recorded: OpenTelemetry GenAI messages (as pydantic-ai 2.68.0's
+//! `messages_to_otel_messages` writes them, and as other instrumentations write the semantic
+//! conventions) to a pydantic-ai history's JSON, the inverse of [`super::dump`].
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use msgflow_media::UrlKind;
+use serde_json::{json, Map, Value};
+
+use super::{ALL_MESSAGES, INPUT_MESSAGES, OUTPUT_MESSAGES, SYSTEM_INSTRUCTIONS};
+use crate::loss::{LossKind, Report};
+use crate::openai_chat::{shape, ShapeError};
+
+/// `_RETRY_FEEDBACK_FRAMING`, the line before fenced retry feedback.
+const FEEDBACK_FRAMING: &str =
+    "Your previous response failed the application's validation (this is automated feedback, not a message from the user):\n";
+
+/// The key a bare array of messages is read under (no span attribute has it).
+const BARE_MESSAGES: &str = "";
+
+/// One span attribute: its name, its value (an array, or the JSON text of one), and its path.
+pub(super) struct Attribute {
+    pub key: String,
+    pub value: Value,
+    pub path: String,
+}
+
+/// The history of a span document: an object of span attributes, or a bare array of messages.
+pub(super) fn span_document(
+    value: &Value,
+    path: &str,
+    document: usize,
+    report: &mut Report,
+) -> Result<Vec<Value>, ShapeError> {
+    match value {
+        Value::Array(_) => {
+            let attribute = Attribute {
+                key: BARE_MESSAGES.into(),
+                value: value.clone(),
+                path: path.to_owned(),
+            };
+            span_attributes(&[attribute], document, report)
+        }
+        Value::Object(object) => {
+            let attributes: Vec<Attribute> = object
+                .iter()
+                .map(|(key, value)| Attribute {
+                    key: key.clone(),
+                    value: value.clone(),
+                    path: super::key_path(path, key),
+                })
+                .collect();
+            if !attributes.iter().any(|attribute| is_message_attribute(&attribute.key)) {
+                return Err(shape(
+                    path,
+                    format!(
+                        "expected OTel GenAI messages: an array of messages, an object of span attributes \
+                         (`{INPUT_MESSAGES}`, `{OUTPUT_MESSAGES}`, `{SYSTEM_INSTRUCTIONS}`, `{ALL_MESSAGES}`) or an \
+                         OTLP JSON export (`resourceSpans`)"
+                    ),
+                ));
+            }
+            span_attributes(&attributes, document, report)
+        }
+        _ => Err(shape(
+            path,
+            "expected OTel GenAI messages: an array of messages or an object of span attributes",
+        )),
+    }
+}
+
+fn is_message_attribute(key: &str) -> bool {
+    [INPUT_MESSAGES, OUTPUT_MESSAGES, ALL_MESSAGES].contains(&key)
+}
+
+/// The history of one span's attributes: `pydantic_ai.all_messages` where present (it holds the
+/// whole run), else the input messages then the output messages; the system instructions go on
+/// the last request. Other attributes are reported as dropped.
+pub(super) fn span_attributes(
+    attributes: &[Attribute],
+    document: usize,
+    report: &mut Report,
+) -> Result<Vec<Value>, ShapeError> {
+    let has_all = attributes.iter().any(|attribute| attribute.key == ALL_MESSAGES);
+    let mut loader = Loader {
+        document,
+        report,
+        history: Vec::new(),
+        request: Vec::new(),
+        request_path: None,
+        request_role: None,
+        user_items: Vec::new(),
+        call_names: HashMap::new(),
+    };
+    let mut instructions = None;
+    // The input before the output, whatever order the attributes come in.
+    let mut ordered: Vec<&Attribute> = attributes.iter().collect();
+    ordered.sort_by_key(|attribute| attribute.key == OUTPUT_MESSAGES);
+    let mut input_end = None;
+    for attribute in ordered {
+        if attribute.key == OUTPUT_MESSAGES && input_end.is_none() {
+            loader.flush_request();
+            input_end = Some(loader.history.len());
+        }
+        let parsed;
+        let value = match &attribute.value {
+            Value::String(text) => {
+                parsed = serde_json::from_str::<Value>(text)
+                    .map_err(|err| shape(&attribute.path, format!("expected the attribute's JSON text: {err}")))?;
+                &parsed
+            }
+            other => other,
+        };
+        let path = attribute.path.as_str();
+        match attribute.key.as_str() {
+            ALL_MESSAGES => loader.messages(value, path)?,
+            INPUT_MESSAGES | OUTPUT_MESSAGES if has_all => loader.loss(
+                LossKind::Dropped,
+                path,
+                format!(
+                    "`{}` (the agent run's `{ALL_MESSAGES}` holds the whole history)",
+                    attribute.key
+                ),
+            ),
+            INPUT_MESSAGES | OUTPUT_MESSAGES | BARE_MESSAGES => loader.messages(value, path)?,
+            SYSTEM_INSTRUCTIONS => instructions = Some((instruction_text(value, path)?, path.to_owned())),
+            other => loader.loss(
+                LossKind::Dropped,
+                path,
+                format!("span attribute `{other}` (a history holds messages only)"),
+            ),
+        }
+    }
+    loader.flush_request();
+    let mut history = loader.history;
+    let report = loader.report;
+    if let (Some(end), false) = (input_end, has_all) {
+        // A prompt marked `visible: false` was sent with a request answered before the current
+        // one: where the input's current request would hold it, the current request showed as no
+        // message (empty, or only parts with no OTel form), and comes back empty.
+        let current = super::dump::current_request_start(&history[..end]);
+        let marked = history[current..end].iter().any(|message| {
+            message["kind"] == "request"
+                && message["parts"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|part| part["scope"] == "request"))
+        });
+        if marked {
+            report.push(
+                LossKind::Invented,
+                document,
+                "$",
+                "an empty last request (a prompt of the span's input is marked as sent with an earlier request)",
+            );
+            history.insert(end, json!({"parts": [], "kind": "request"}));
+        }
+    }
+    let input = attributes.iter().find(|attribute| attribute.key == INPUT_MESSAGES);
+    let has_output = attributes.iter().any(|attribute| attribute.key == OUTPUT_MESSAGES);
+    if let (Some(input), false, false) = (input, has_output, has_all) {
+        // A span is recorded for a request: one whose input ends in a response was for a request
+        // that shows as no message (empty, or only parts with no OTel form).
+        if history.last().is_some_and(|message| message["kind"] == "response") {
+            report.push(
+                LossKind::Invented,
+                document,
+                input.path.clone(),
+                "an empty last request (the span's input ends in a response and it has no output)",
+            );
+            history.push(json!({"parts": [], "kind": "request"}));
+        }
+    }
+    if let Some((instructions, path)) = instructions.filter(|(text, _)| !text.is_empty()) {
+        // A span records the instructions of its last request only; an agent run sends the same
+        // ones with each of its requests, so every request gets them.
+        let mut requests = history
+            .iter_mut()
+            .filter(|message| message["kind"] == "request")
+            .peekable();
+        if requests.peek().is_none() {
+            history.insert(0, json!({"parts": [], "instructions": instructions, "kind": "request"}));
+        } else {
+            let mut count = 0;
+            for request in requests {
+                request["instructions"] = instructions.as_str().into();
+                count += 1;
+            }
+            if count > 1 {
+                report.push(
+                    LossKind::Invented,
+                    document,
+                    path,
+                    "the instructions of every request but the last (a span records the last request's; all get them)",
+                );
+            }
+        }
+    }
+    Ok(history)
+}
+
+/// `gen_ai.system_instructions`: text parts, joined as pydantic-ai joins instruction parts.
+fn instruction_text(value: &Value, path: &str) -> Result<String, ShapeError> {
+    let Value::Array(parts) = value else {
+        return Err(shape(path, "expected the system instructions as an array of parts"));
+    };
+    let mut texts = Vec::with_capacity(parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        match (part.get("type").and_then(Value::as_str), part.get("content")) {
+            (Some("text"), Some(Value::String(text))) => texts.push(text.as_str()),
+            _ => {
+                return Err(shape(
+                    &format!("{path}[{index}]"),
+                    "expected a text part `{\"type\": \"text\", \"content\": ...}`",
+                ))
+            }
+        }
+    }
+    Ok(texts.join("\n\n"))
+}
+
+struct Loader<'r> {
+    document: usize,
+    report: &'r mut Report,
+    history: Vec<Value>,
+    /// The parts of the request being gathered, and the path of its first message.
+    request: Vec<Value>,
+    request_path: Option<String>,
+    /// The role of the request's last OTel message.
+    request_role: Option<String>,
+    /// The items of the user prompt being gathered.
+    user_items: Vec<Value>,
+    /// The tool name of each call id seen, for responses that give none.
+    call_names: HashMap<String, String>,
+}
+
+fn get<'v>(object: &'v Map<String, Value>, key: &str) -> &'v Value {
+    object.get(key).unwrap_or(&Value::Null)
+}
+
+impl Loader<'_> {
+    fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
+        self.report.push(kind, self.document, path, what);
+    }
+
+    fn messages(&mut self, value: &Value, path: &str) -> Result<(), ShapeError> {
+        let Value::Array(messages) = value else {
+            return Err(shape(path, "expected an array of OTel messages"));
+        };
+        for (index, message) in messages.iter().enumerate() {
+            self.message(message, &format!("{path}[{index}]"))?;
+        }
+        Ok(())
+    }
+
+    fn flush_user_prompt(&mut self) {
+        let items = std::mem::take(&mut self.user_items);
+        let content = match items.as_slice() {
+            [] => return,
+            [Value::String(text)] => Value::String(text.clone()),
+            _ => Value::Array(items),
+        };
+        self.request
+            .push(json!({"content": content, "part_kind": "user-prompt"}));
+    }
+
+    fn flush_request(&mut self) {
+        self.flush_user_prompt();
+        self.request_role = None;
+        if let Some(path) = self.request_path.take() {
+            self.loss(
+                LossKind::Invented,
+                path,
+                "request timestamps (pydantic-ai fills in the load time)",
+            );
+            let parts = std::mem::take(&mut self.request);
+            self.history.push(json!({"parts": parts, "kind": "request"}));
+        }
+    }
+
+    fn message(&mut self, message: &Value, path: &str) -> Result<(), ShapeError> {
+        let Some(object) = message.as_object() else {
+            return Err(shape(path, "expected an OTel message object with a `role` and `parts`"));
+        };
+        let role = match object.get("role") {
+            Some(Value::String(role)) => role.as_str(),
+            _ => return Err(shape(&format!("{path}.role"), "expected the role as a string")),
+        };
+        let parts_path = format!("{path}.parts");
+        let parts = match object.get("parts") {
+            Some(Value::Array(parts)) => parts.as_slice(),
+            _ => return Err(shape(&parts_path, "expected the message's parts as an array")),
+        };
+        for key in object.keys() {
+            if !matches!(key.as_str(), "role" | "parts" | "finish_reason") {
+                self.loss(
+                    LossKind::Dropped,
+                    super::key_path(path, key),
+                    format!("`{key}` of an OTel message"),
+                );
+            }
+        }
+        match role {
+            "assistant" => {
+                self.flush_request();
+                self.response(object, parts, &parts_path)
+            }
+            "system" | "user" | "tool" => {
+                // A request's parts of one role make one message: a second message of the same
+                // role is the next request.
+                if self.request_role.as_deref() == Some(role) {
+                    self.flush_request();
+                }
+                self.request_role = Some(role.to_owned());
+                if self.request_path.is_none() {
+                    self.request_path = Some(path.to_owned());
+                }
+                if parts.is_empty() && role == "user" {
+                    // A user prompt of nothing but cache points, or of an empty list.
+                    self.request.push(json!({"content": [], "part_kind": "user-prompt"}));
+                }
+                for (index, part) in parts.iter().enumerate() {
+                    self.request_part(role, part, &format!("{parts_path}[{index}]"))?;
+                }
+                self.flush_user_prompt();
+                Ok(())
+            }
+            other => Err(shape(
+                &format!("{path}.role"),
+                format!("unknown role `{other}`: expected system, user, assistant or tool"),
+            )),
+        }
+    }
+
+    fn request_part(&mut self, role: &str, part: &Value, path: &str) -> Result<(), ShapeError> {
+        let object = part_object(part, path)?;
+        let kind = get(object, "type").as_str().unwrap_or("");
+        match kind {
+            "text" if role == "system" => {
+                self.flush_user_prompt();
+                let content = self.text_content(object, path);
+                let mut prompt = json!({"content": content, "part_kind": "system-prompt"});
+                // `_span_input_messages` marks a request-scoped prompt an earlier request was sent with.
+                if object.get("visible") == Some(&Value::Bool(false)) {
+                    prompt["scope"] = "request".into();
+                }
+                self.request.push(prompt);
+            }
+            "text" => {
+                let content = self.text_content(object, path);
+                if let Some(feedback) = retry_feedback(&content) {
+                    self.flush_user_prompt();
+                    self.request.push(feedback);
+                } else {
+                    self.user_items.push(Value::String(content));
+                }
+            }
+            "tool_call_response" => {
+                self.flush_user_prompt();
+                let returned = self.tool_call_response(object, path, false);
+                self.request.push(returned);
+            }
+            "uri" | "image-url" | "audio-url" | "video-url" | "document-url" => {
+                if let Some(item) = self.media_url(object, kind, path) {
+                    self.user_items.push(item);
+                }
+            }
+            "blob" | "binary" => {
+                if let Some(item) = self.binary(object, path) {
+                    self.user_items.push(item);
+                }
+            }
+            other => self.loss(
+                LossKind::Dropped,
+                path,
+                format!("a `{other}` part of a `{role}` message (a request holds no such part)"),
+            ),
+        }
+        Ok(())
+    }
+
+    /// A text part's `content`; a span recorded without content holds none.
+    fn text_content(&mut self, object: &Map<String, Value>, path: &str) -> String {
+        match get(object, "content") {
+            Value::String(text) => text.clone(),
+            _ => {
+                self.loss(
+                    LossKind::Invented,
+                    format!("{path}.content"),
+                    "the text of a part recorded without content (empty text)",
+                );
+                String::new()
+            }
+        }
+    }
+
+    /// A `tool_call_response` as a tool return (or a retry prompt answering a tool call, or a
+    /// native tool's return).
+    fn tool_call_response(&mut self, object: &Map<String, Value>, path: &str, native: bool) -> Value {
+        let id = self.call_id(object, path);
+        let name = match get(object, "name") {
+            Value::String(name) => name.clone(),
+            _ => match id.as_str().and_then(|id| self.call_names.get(id)) {
+                Some(name) => name.clone(),
+                None => {
+                    self.loss(
+                        LossKind::Invented,
+                        format!("{path}.name"),
+                        "the tool name of a tool response that names no tool nor answers a call seen (empty)",
+                    );
+                    String::new()
+                }
+            },
+        };
+        let result = object
+            .get("result")
+            .or_else(|| object.get("response"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if native {
+            return json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": "builtin-tool-return"});
+        }
+        json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": "tool-return"})
+    }
+
+    /// A call's `id`; when the span has none, pydantic-ai makes one up on load.
+    fn call_id(&mut self, object: &Map<String, Value>, path: &str) -> Value {
+        match get(object, "id") {
+            Value::String(id) => Value::String(id.clone()),
+            _ => {
+                self.loss(
+                    LossKind::Invented,
+                    format!("{path}.id"),
+                    "tool call ids (pydantic-ai makes one up on load)",
+                );
+                Value::Null
+            }
+        }
+    }
+
+    /// A `uri` part (version 4 on) or a `*-url` part (before) as a URL item; the media type is
+    /// kept where it is not the one pydantic-ai infers from the URL.
+    fn media_url(&mut self, object: &Map<String, Value>, kind: &str, path: &str) -> Option<Value> {
+        let url = get(object, "uri").as_str().or_else(|| get(object, "url").as_str());
+        let Some(url) = url else {
+            self.loss(LossKind::Dropped, path, "a media part recorded without its URL");
+            return None;
+        };
+        let mime_type = get(object, "mime_type").as_str();
+        let item_kind = match kind {
+            "uri" => match get(object, "modality").as_str() {
+                Some("image") => "image-url",
+                Some("audio") => "audio-url",
+                Some("video") => "video-url",
+                _ => "document-url",
+            },
+            other => other,
+        };
+        let url_kind = UrlKind::from_kind_tag(item_kind).unwrap_or(UrlKind::Document);
+        let mut item = Map::new();
+        item.insert("url".into(), url.into());
+        if let Some(mime_type) = mime_type {
+            if msgflow_media::infer_url_media_type(url_kind, url).as_deref() != Some(mime_type) {
+                item.insert("media_type".into(), mime_type.into());
+            }
+        }
+        item.insert("kind".into(), item_kind.into());
+        Some(Value::Object(item))
+    }
+
+    /// A `blob` part (version 4 on) or a `binary` part (before) as binary content.
+    fn binary(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
+        let media_type = get(object, "mime_type")
+            .as_str()
+            .or_else(|| get(object, "media_type").as_str());
+        let content = get(object, "content").as_str();
+        let (Some(media_type), Some(content)) = (media_type, content) else {
+            self.loss(
+                LossKind::Dropped,
+                path,
+                "a binary part recorded without its media type or content",
+            );
+            return None;
+        };
+        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(content) else {
+            self.loss(LossKind::Dropped, path, "a binary part whose content is not base64");
+            return None;
+        };
+        let data = base64::engine::general_purpose::URL_SAFE.encode(bytes);
+        Some(json!({"data": data, "media_type": media_type, "kind": "binary"}))
+    }
+
+    fn response(&mut self, object: &Map<String, Value>, parts: &[Value], path: &str) -> Result<(), ShapeError> {
+        let mut history_parts = Vec::with_capacity(parts.len());
+        for (index, part) in parts.iter().enumerate() {
+            let part_path = format!("{path}[{index}]");
+            let part_object = part_object(part, &part_path)?;
+            let builtin = get(part_object, "builtin") == &Value::Bool(true);
+            match get(part_object, "type").as_str().unwrap_or("") {
+                "text" => {
+                    let content = self.text_content(part_object, &part_path);
+                    history_parts.push(json!({"content": content, "part_kind": "text"}));
+                }
+                "thinking" | "reasoning" => {
+                    let content = self.text_content(part_object, &part_path);
+                    history_parts.push(json!({"content": content, "part_kind": "thinking"}));
+                }
+                kind @ ("tool_call" | "server_tool_call") => {
+                    let id = self.call_id(part_object, &part_path);
+                    if let (Value::String(id), Value::String(name)) = (&id, get(part_object, "name")) {
+                        self.call_names.insert(id.clone(), name.clone());
+                    }
+                    let args = part_object.get("arguments").cloned().unwrap_or(Value::Null);
+                    let part_kind = if builtin || kind == "server_tool_call" {
+                        "builtin-tool-call"
+                    } else {
+                        "tool-call"
+                    };
+                    history_parts.push(json!({"tool_name": get(part_object, "name"), "args": args,
+                                              "tool_call_id": id, "part_kind": part_kind}));
+                }
+                kind @ ("tool_call_response" | "server_tool_call_response")
+                    if builtin || kind != "tool_call_response" =>
+                {
+                    history_parts.push(self.tool_call_response(part_object, &part_path, true));
+                }
+                "blob" | "binary" => {
+                    if let Some(content) = self.binary(part_object, &part_path) {
+                        history_parts.push(json!({"content": content, "part_kind": "file"}));
+                    }
+                }
+                other => self.loss(
+                    LossKind::Dropped,
+                    part_path,
+                    format!("a `{other}` part of an `assistant` message (a response holds no such part)"),
+                ),
+            }
+        }
+        let mut response = json!({"parts": history_parts, "kind": "response"});
+        match get(object, "finish_reason") {
+            Value::Null => {}
+            Value::String(reason) if FINISH_REASONS.contains(&reason.as_str()) => {
+                response["finish_reason"] = reason.as_str().into();
+            }
+            _ => self.loss(
+                LossKind::Dropped,
+                format!("{path}.finish_reason"),
+                "a finish reason pydantic-ai does not have",
+            ),
+        }
+        self.loss(
+            LossKind::Invented,
+            path.strip_suffix(".parts").unwrap_or(path),
+            "response timestamps (pydantic-ai fills in the load time)",
+        );
+        self.history.push(response);
+        Ok(())
+    }
+}
+
+/// pydantic-ai's `FinishReason`s.
+const FINISH_REASONS: [&str; 5] = ["stop", "length", "content_filter", "tool_call", "error"];
+
+fn part_object<'v>(part: &'v Value, path: &str) -> Result<&'v Map<String, Value>, ShapeError> {
+    part.as_object()
+        .filter(|object| object.get("type").is_some_and(Value::is_string))
+        .ok_or_else(|| shape(path, "expected a part object with a `type`"))
+}
+
+/// `RetryFeedbackPart.model_response()` in the user voice, read back: a `ModelRetry` message
+/// (`model_retry`) or validation error details (`validation_error`), if `text` is one.
+fn retry_feedback(text: &str) -> Option<Value> {
+    let fenced = text.strip_prefix(FEEDBACK_FRAMING)?;
+    for (tag, cause) in [
+        ("pyai:validation_errors", "validation_error"),
+        ("pyai:retry_feedback", "model_retry"),
+    ] {
+        let Some(inner) = fenced
+            .strip_prefix(&format!("<{tag}>\n"))
+            .and_then(|rest| rest.strip_suffix(&format!("\n</{tag}>")))
+        else {
+            continue;
+        };
+        let content = if cause == "validation_error" {
+            serde_json::from_str::<Value>(inner).ok().filter(Value::is_array)?
+        } else {
+            Value::String(inner.to_owned())
+        };
+        // Only feedback pydantic-ai renders as this very text (error details it loads) is read as such.
+        let rendered = msgflow_providers::retry_feedback_model_response(&content, cause);
+        if rendered.is_none_or(|(rendered, _)| rendered != text) {
+            return None;
+        }
+        return Some(json!({"content": content, "retry": {"cause": cause}, "part_kind": "retry-feedback"}));
+    }
+    None
+}
