@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use msgflow_corpus::{CorpusError, Edit, Format, Options, Reader, Row, RowLocation, RowStatus, Summary};
 
-use crate::cli::{CorpusArgs, InputArgs, OnError, OutputArgs};
+use crate::args::{CorpusArgs, InputArgs, OnError, OutputArgs};
 use crate::files;
 use crate::outcome::{usage_error, Failure, Status};
 use crate::runner::{loadability_warning, FileCommand, Mode, Source};
