@@ -528,6 +528,8 @@ impl ModelRequestPart {
             class: "ToolSearchReturnPart",
             tool_name: "search_tools",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::TOOL_SEARCH_RETURN_CONTENT,
         },
         crate::TypedRoute {
             part_kind: "tool-return",
@@ -535,6 +537,8 @@ impl ModelRequestPart {
             class: "LoadCapabilityReturnPart",
             tool_name: "load_capability",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::LOAD_CAPABILITY_RETURN,
         },
     ];
 
@@ -1915,6 +1919,8 @@ impl ModelResponsePart {
             class: "ToolSearchCallPart",
             tool_name: "search_tools",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::TOOL_SEARCH_ARGS,
         },
         crate::TypedRoute {
             part_kind: "tool-call",
@@ -1922,6 +1928,8 @@ impl ModelResponsePart {
             class: "LoadCapabilityCallPart",
             tool_name: "load_capability",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::LOAD_CAPABILITY_ARGS,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-call",
@@ -1929,6 +1937,8 @@ impl ModelResponsePart {
             class: "NativeToolSearchCallPart",
             tool_name: "tool_search",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::TOOL_SEARCH_ARGS,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-return",
@@ -1936,6 +1946,8 @@ impl ModelResponsePart {
             class: "NativeToolSearchReturnPart",
             tool_name: "tool_search",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::TOOL_SEARCH_RETURN_CONTENT,
         },
     ];
 
@@ -7395,4 +7407,70 @@ impl<'de> Deserialize<'de> for FinalResultEvent {
         }
         deserializer.deserialize_map(FieldsVisitor)
     }
+}
+
+impl crate::TypedShape {
+    /// One match of a tool search (TypedDict, `_tool_search.py:65-75`): the discovered tool's name.
+    pub const TOOL_SEARCH_MATCH: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchMatch",
+        keys: &[crate::TypedKey {
+            name: "name",
+            value: crate::TypedValue::Str,
+            required: true,
+        }],
+    };
+
+    /// Return value of a tool search (TypedDict, `_tool_search.py:100-120`). Extra keys are allowed; pydantic-ai moves them after the declared keys when it loads a typed part.
+    pub const TOOL_SEARCH_RETURN_CONTENT: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchReturnContent",
+        keys: &[
+            crate::TypedKey {
+                name: "discovered_tools",
+                value: crate::TypedValue::List(&crate::TypedValue::Shape(&crate::TypedShape::TOOL_SEARCH_MATCH)),
+                required: true,
+            },
+            crate::TypedKey {
+                name: "message",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+        ],
+    };
+
+    /// Return value of `load_capability` (TypedDict, `_deferred_capabilities.py:39-56`); both keys are optional and extra keys are allowed.
+    pub const LOAD_CAPABILITY_RETURN: crate::TypedShape = crate::TypedShape {
+        name: "LoadCapabilityReturn",
+        keys: &[
+            crate::TypedKey {
+                name: "message",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+            crate::TypedKey {
+                name: "instructions",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+        ],
+    };
+
+    /// Arguments of a tool search (TypedDict, `_tool_search.py:77-97`). Extra keys are allowed; pydantic-ai moves them after the declared keys when it loads a typed part.
+    pub const TOOL_SEARCH_ARGS: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchArgs",
+        keys: &[crate::TypedKey {
+            name: "queries",
+            value: crate::TypedValue::List(&crate::TypedValue::Str),
+            required: true,
+        }],
+    };
+
+    /// Arguments of a `load_capability` call (TypedDict, `_deferred_capabilities.py:26-36`). Extra keys allowed.
+    pub const LOAD_CAPABILITY_ARGS: crate::TypedShape = crate::TypedShape {
+        name: "LoadCapabilityArgs",
+        keys: &[crate::TypedKey {
+            name: "id",
+            value: crate::TypedValue::Str,
+            required: true,
+        }],
+    };
 }

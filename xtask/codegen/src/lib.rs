@@ -207,6 +207,28 @@ struct Route {
     /// The `tool_name` the class requires (its `const`).
     tool_name: String,
     outcome_success_only: bool,
+    /// The class's field typed as a TypedDict (a `$ref`, alone or beside a string in `anyOf`,
+    /// to a `$defs` entry the types do not hold), and that TypedDict: set by [`Model::read`].
+    field: String,
+    shape: String,
+}
+
+/// A TypedDict of pydantic-ai that a typed route's class gives its arguments or content: a
+/// `$defs` entry the types do not hold, emitted as a `TypedShape` table.
+#[derive(Debug)]
+struct ShapeDef {
+    name: String,
+    doc: String,
+    /// The declared keys in order: name, type, required.
+    keys: Vec<(String, ShapeValue, bool)>,
+}
+
+/// The type of a value in a [`ShapeDef`].
+#[derive(Debug)]
+enum ShapeValue {
+    Str,
+    List(Box<ShapeValue>),
+    Shape(String),
 }
 
 #[derive(Debug)]
@@ -228,6 +250,8 @@ struct Def {
 
 struct Model {
     defs: Vec<Def>,
+    /// The TypedDicts of the typed routes, nested ones included.
+    shapes: Vec<ShapeDef>,
 }
 
 fn doc_of(schema: &Value) -> String {
@@ -434,7 +458,71 @@ fn read_route(schema: &Value, route: &Value) -> Result<Route> {
             .get("outcome_success_only")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        field: String::new(),
+        shape: String::new(),
     })
+}
+
+/// The field of a typed route's class that is typed as a TypedDict (a `$ref` to a def outside
+/// `held`, alone or in `anyOf`), and the TypedDict's name.
+fn route_shape(schema: &Value, class: &str, held: &[String]) -> Result<(String, String)> {
+    let properties = schema
+        .get("$defs")
+        .and_then(|defs| defs.get(class))
+        .and_then(|def| def.get("properties"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| anyhow!("the typed class {class} has no properties"))?;
+    let mut found = Vec::new();
+    for (key, prop) in properties {
+        let members = prop.get("anyOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        for member in std::iter::once(prop).chain(members.iter()) {
+            if let Some(name) = ref_name(member).filter(|name| !held.iter().any(|held| held == name)) {
+                found.push((key.clone(), name.to_owned()));
+            }
+        }
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        n => bail!("the typed class {class} has {n} fields typed as a TypedDict; one is supported"),
+    }
+}
+
+/// Reads the TypedDict `name` and, first, every TypedDict it refers to (into `shapes`, once each).
+fn read_shape(schema: &Value, name: &str, shapes: &mut Vec<ShapeDef>) -> Result<()> {
+    if shapes.iter().any(|shape| shape.name == name) {
+        return Ok(());
+    }
+    let def = schema
+        .get("$defs")
+        .and_then(|defs| defs.get(name))
+        .ok_or_else(|| anyhow!("no $defs/{name}"))?;
+    let required = required_keys(def);
+    let mut keys = Vec::new();
+    for (key, prop) in def.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let value = shape_value(schema, prop, shapes).with_context(|| format!("{name}.{key}"))?;
+        keys.push((key.clone(), value, required.contains(key.as_str())));
+    }
+    shapes.push(ShapeDef {
+        name: name.to_owned(),
+        doc: doc_of(def),
+        keys,
+    });
+    Ok(())
+}
+
+fn shape_value(schema: &Value, prop: &Value, shapes: &mut Vec<ShapeDef>) -> Result<ShapeValue> {
+    if let Some(name) = ref_name(prop) {
+        read_shape(schema, name, shapes)?;
+        return Ok(ShapeValue::Shape(name.to_owned()));
+    }
+    match prop.get("type").and_then(Value::as_str) {
+        Some("string") => Ok(ShapeValue::Str),
+        Some("array") => {
+            let items = prop.get("items").ok_or_else(|| anyhow!("an array without items"))?;
+            Ok(ShapeValue::List(Box::new(shape_value(schema, items, shapes)?)))
+        }
+        other => bail!("a TypedDict value of type {other:?} is not supported"),
+    }
 }
 
 impl Model {
@@ -465,7 +553,17 @@ impl Model {
                 kind,
             });
         }
-        Ok(Model { defs })
+        let held: Vec<String> = defs.iter().map(|def| def.name.clone()).collect();
+        let mut shapes = Vec::new();
+        for def in &mut defs {
+            if let DefKind::Union(union) = &mut def.kind {
+                for route in &mut union.routes {
+                    (route.field, route.shape) = route_shape(schema, &route.class, &held)?;
+                    read_shape(schema, &route.shape, &mut shapes)?;
+                }
+            }
+        }
+        Ok(Model { defs, shapes })
     }
 
     fn read_def(name: &str, def: &Value, schema: &Value, typify: &TypifyTypes) -> Result<DefKind> {
