@@ -44,6 +44,7 @@ use std::str::FromStr;
 use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
+pub use prepare::InventedIds;
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
 pub use rules::{check, check_with, Rule, Violation};
 

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use msgflow_providers::Provider;
-use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
+use msgflow_wire::ModelMessage;
 
 use crate::args::{CorpusArgs, InputArgs, ReportOutputArgs};
 use crate::outcome::{Failure, Status};
@@ -78,43 +78,13 @@ impl FileCommand for Export {
     }
 }
 
-/// A note for stderr when the request names tool parts by ids the history does not hold: the
-/// export gives such a part `msgflow_call_<message>_<part>` (the id `repair` gives it), where
-/// pydantic-ai makes up a random `pyd_ai_...` id on load (`_generate_tool_call_id` in
-/// `pydantic_ai.messages`). Empty when every tool part has an id.
+/// A note for stderr when the request names tool parts by ids the history does not hold
+/// ([`msgflow_providers::InventedIds`]). Empty when every tool part has an id.
 fn invented_ids_note(history: &[ModelMessage]) -> String {
-    let missing = |id: &Field<String>| id.get().is_none_or(|id| id.is_empty());
-    let mut places = Vec::new();
-    for (message, entry) in history.iter().enumerate() {
-        let without_id: Vec<usize> = match entry {
-            ModelMessage::Request(request) => (request.parts.iter().enumerate())
-                .filter(|(_, part)| match part {
-                    ModelRequestPart::ToolReturn(part) => missing(&part.tool_call_id),
-                    ModelRequestPart::RetryPrompt(part) => {
-                        part.tool_name.get().is_some() && missing(&part.tool_call_id)
-                    }
-                    _ => false,
-                })
-                .map(|(index, _)| index)
-                .collect(),
-            ModelMessage::Response(response) => (response.parts.iter().enumerate())
-                .filter(|(_, part)| match part {
-                    ModelResponsePart::ToolCall(part) => missing(&part.tool_call_id),
-                    ModelResponsePart::BuiltinToolCall(part) => missing(&part.tool_call_id),
-                    ModelResponsePart::BuiltinToolReturn(part) => missing(&part.tool_call_id),
-                    _ => false,
-                })
-                .map(|(index, _)| index)
-                .collect(),
-        };
-        places.extend(without_id.into_iter().map(|part| format!("$[{message}].parts[{part}]")));
-    }
-    match places.as_slice() {
-        [] => String::new(),
-        [first, ..] => format!(
-            "note: {} tool part(s) have no tool_call_id (the first at {first}); the request names each \
-             msgflow_call_<message>_<part>, where pydantic-ai would make up a random pyd_ai_ id\n",
-            places.len()
-        ),
+    let invented = msgflow_providers::InventedIds::of(history);
+    if invented.is_empty() {
+        String::new()
+    } else {
+        format!("note: {invented}\n")
     }
 }
