@@ -1,6 +1,7 @@
 //! The emitter: the Rust source of `crates/wire/src/generated.rs` from the [`Model`] read from
 //! the schema (structs, tagged unions with their one-pass dispatch, string enums).
 
+use super::typed_routes::emit_shapes;
 use super::*;
 
 impl Model {
@@ -33,36 +34,8 @@ impl Model {
                 }
             }
         }
-        self.emit_shapes(&mut out);
+        emit_shapes(&self.shapes, &mut out);
         Ok(out)
-    }
-
-    /// The TypedDicts of the typed routes, as `TypedShape` constants.
-    fn emit_shapes(&self, out: &mut String) {
-        if self.shapes.is_empty() {
-            return;
-        }
-        out.push_str("impl crate::TypedShape {\n");
-        for shape in &self.shapes {
-            doc_lines(out, &shape.doc);
-            let keys: Vec<String> = (shape.keys.iter())
-                .map(|(key, value, required)| {
-                    format!(
-                        "crate::TypedKey {{ name: {}, value: {}, required: {required} }}",
-                        lit(key),
-                        shape_value_expr(value)
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "pub const {}: crate::TypedShape = crate::TypedShape {{ name: {}, keys: &[{}] }};\n",
-                shape_const(&shape.name),
-                lit(&shape.name),
-                keys.join(", ")
-            );
-        }
-        out.push_str("}\n\n");
     }
 
     fn default_expr(&self, ty: &Ty, default: &Value) -> Option<String> {
@@ -527,22 +500,7 @@ impl Model {
             u.variants.iter().map(|(v, _)| lit(v)).collect::<Vec<_>>().join(", ")
         );
         if !u.routes.is_empty() {
-            let entries: Vec<String> = u
-                .routes
-                .iter()
-                .map(|route| {
-                    format!(
-                        "crate::TypedRoute {{ part_kind: {}, tool_kind: {}, class: {}, tool_name: {}, outcome_success_only: {}, field: {}, shape: &crate::TypedShape::{} }}",
-                        lit(&route.part_kind),
-                        lit(&route.tool_kind),
-                        lit(&route.class),
-                        lit(&route.tool_name),
-                        route.outcome_success_only,
-                        lit(&route.field),
-                        shape_const(&route.shape)
-                    )
-                })
-                .collect();
+            let entries: Vec<String> = u.routes.iter().map(Route::entry).collect();
             let _ = writeln!(
                 out,
                 "/// pydantic-ai's typed routes among these parts (the schema's `x-msgflow-union.routes`).
@@ -831,17 +789,4 @@ fn emit_string_or_list(out: &mut String, def: &Def, item: &Ty) {
          fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<{name}, A::Error> {{\nrt::read_indexed_seq(seq).map({name}::Items)\n}}\n\
          }}\ndeserializer.deserialize_any(ContentVisitor)\n}}\n}}\n"
     );
-}
-
-/// `ToolSearchArgs` -> `TOOL_SEARCH_ARGS`, the name of its `TypedShape` constant.
-fn shape_const(name: &str) -> String {
-    snake(name).to_ascii_uppercase()
-}
-
-fn shape_value_expr(value: &ShapeValue) -> String {
-    match value {
-        ShapeValue::Str => "crate::TypedValue::Str".to_owned(),
-        ShapeValue::List(item) => format!("crate::TypedValue::List(&{})", shape_value_expr(item)),
-        ShapeValue::Shape(name) => format!("crate::TypedValue::Shape(&crate::TypedShape::{})", shape_const(name)),
-    }
 }
