@@ -31,6 +31,18 @@ pub struct CorpusInput {
     format: Format,
 }
 
+/// `--report FILE` of `command` (`repair`, `trim`) takes a single input: a usage error when
+/// `inputs` are a batch or a corpus.
+pub fn refuse_report_for_many(command: &str, inputs: &InputArgs, corpus: &CorpusArgs) -> Result<(), Status> {
+    if crate::runner::is_batch(inputs) || names_corpus(inputs, corpus) {
+        return Err(usage_error(
+            "--report takes a single input",
+            Some(&format!("run {command} once per file to get one report each")),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `inputs` (with `corpus`'s flags) name a corpus (for options that take one file).
 pub fn names_corpus(inputs: &InputArgs, corpus: &CorpusArgs) -> bool {
     corpus.jsonl

@@ -57,13 +57,10 @@ pub const HELP: &str = concat!(
 
 /// Runs `msgflow repair`.
 pub fn run(args: &RepairArgs) -> Status {
-    if args.report.is_some()
-        && (crate::runner::is_batch(&args.input) || crate::corpus::names_corpus(&args.input, &args.corpus))
-    {
-        return crate::outcome::usage_error(
-            "--report takes a single input",
-            Some("run repair once per file to get one report each"),
-        );
+    if args.report.is_some() {
+        if let Err(status) = crate::corpus::refuse_report_for_many("repair", &args.input, &args.corpus) {
+            return status;
+        }
     }
     let mut options = msgflow_sanitize::RepairOptions::default();
     if let Some(message) = &args.message {

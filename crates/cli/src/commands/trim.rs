@@ -81,13 +81,10 @@ pub const HELP: &str = concat!(
 
 /// Runs `msgflow trim`: the steps the flags ask for, in their fixed order.
 pub fn run(args: &TrimArgs) -> Status {
-    if args.report.is_some()
-        && (crate::runner::is_batch(&args.input) || crate::corpus::names_corpus(&args.input, &args.corpus))
-    {
-        return crate::outcome::usage_error(
-            "--report takes a single input",
-            Some("run trim once per file to get one report each"),
-        );
+    if args.report.is_some() {
+        if let Err(status) = crate::corpus::refuse_report_for_many("trim", &args.input, &args.corpus) {
+            return status;
+        }
     }
     let budget = match (args.max_tokens, args.keep_turns, args.max_bytes) {
         (Some(tokens), _, _) => Some(Budget::Tokens(tokens)),
