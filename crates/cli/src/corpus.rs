@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use msgflow_corpus::{CorpusError, Edit, Format, Options, Reader, Row, RowLocation, RowStatus, Summary};
 
-use crate::cli::{CorpusArgs, InputArgs, OnError, OutputArgs};
+use crate::args::{CorpusArgs, InputArgs, OnError, OutputArgs};
 use crate::files;
 use crate::outcome::{usage_error, Failure, Status};
 use crate::runner::{loadability_warning, FileCommand, Mode, Source};
@@ -29,6 +29,18 @@ pub struct CorpusInput {
     /// The file, or `None` for standard input (JSON Lines only).
     path: Option<PathBuf>,
     format: Format,
+}
+
+/// `--report FILE` of `command` (`repair`, `trim`) takes a single input: a usage error when
+/// `inputs` are a batch or a corpus.
+pub fn refuse_report_for_many(command: &str, inputs: &InputArgs, corpus: &CorpusArgs) -> Result<(), Status> {
+    if crate::runner::is_batch(inputs) || names_corpus(inputs, corpus) {
+        return Err(usage_error(
+            "--report takes a single input",
+            Some(&format!("run {command} once per file to get one report each")),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `inputs` (with `corpus`'s flags) name a corpus (for options that take one file).

@@ -4,13 +4,16 @@
 
 #[macro_use]
 mod outcome;
+mod args;
 mod cli;
 mod commands;
 mod corpus;
 mod decimal;
 mod files;
+mod provider;
 mod runner;
 mod style;
+mod tokenizer;
 
 use std::process::ExitCode;
 
@@ -18,5 +21,5 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    ExitCode::from(commands::dispatch(cli).code())
+    ExitCode::from(cli.command.run().code())
 }

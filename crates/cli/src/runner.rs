@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::cli::{InputArgs, OutputArgs};
+use crate::args::{InputArgs, OutputArgs};
 use crate::files;
 use crate::outcome::{usage_error, Failure, Status};
 
@@ -47,6 +47,11 @@ pub struct Source<'a> {
     pub label: &'a str,
     /// The content, which a parsed history shares rather than copies.
     pub input: &'a msgflow_wire::Input,
+}
+
+/// Parses the input as a history, turning a parse error into a located [`Failure`].
+pub fn parse_history(source: &Source<'_>) -> Result<Vec<msgflow_wire::ModelMessage>, Failure> {
+    source.input.parse().map_err(|err| Failure::from_parse_error(&err))
 }
 
 impl Source<'_> {

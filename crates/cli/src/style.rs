@@ -1,8 +1,19 @@
 //! Terminal colours for reports, and the `--color` / `--width` decisions.
 
 use anstyle::{AnsiColor, Effects, Style};
+use clap::ValueEnum;
 
-use crate::cli::ColorChoice;
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and NO_COLOR is not set.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
 
 /// Whether to colour, given `--color` and whether the output is a terminal. `auto` also honours
 /// the NO_COLOR convention (<https://no-color.org>).

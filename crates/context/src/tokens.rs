@@ -85,6 +85,61 @@ impl FromStr for Tokenizer {
     }
 }
 
+/// A counter by name, as `msgflow trim --tokenizer` and `msgflow stats --tokens --tokenizer`
+/// choose it: one of the [`Tokenizer`]s, or `calibrated` ([`TokenCounter::calibrated`], which
+/// needs the history to count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CounterChoice {
+    /// A plain [`TokenCounter::new`] counter.
+    Tokenizer(Tokenizer),
+    /// `o200k_base` scaled to the history's recorded usage.
+    Calibrated,
+}
+
+impl CounterChoice {
+    /// Every name [`CounterChoice::from_str`] accepts.
+    pub const NAMES: &'static [&'static str] = &["o200k_base", "cl100k_base", "chars4", "calibrated"];
+
+    /// The choice's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CounterChoice::Tokenizer(tokenizer) => tokenizer.name(),
+            CounterChoice::Calibrated => "calibrated",
+        }
+    }
+
+    /// The counter for `history`, and the calibration when the choice is `calibrated`; `None`
+    /// when calibration was asked for and no response in `history` records a usable
+    /// `usage.input_tokens`.
+    pub fn counter_for(self, history: &[ModelMessage]) -> Option<(TokenCounter, Option<Calibration>)> {
+        match self {
+            CounterChoice::Tokenizer(tokenizer) => Some((TokenCounter::new(tokenizer), None)),
+            CounterChoice::Calibrated => {
+                TokenCounter::calibrated(history).map(|(counter, calibration)| (counter, Some(calibration)))
+            }
+        }
+    }
+}
+
+impl fmt::Display for CounterChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CounterChoice {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        if name == "calibrated" {
+            return Ok(CounterChoice::Calibrated);
+        }
+        name.parse()
+            .map(CounterChoice::Tokenizer)
+            .map_err(|_| format!("expected one of {}", CounterChoice::NAMES.join(", ")))
+    }
+}
+
 /// Whose documented rule counts images, PDFs and audio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -499,7 +554,17 @@ pub fn int_u64(int: &msgflow_wire::Int) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::json_string_chars;
+    use super::{json_string_chars, CounterChoice};
+
+    #[test]
+    fn every_counter_name_parses_back_to_itself() {
+        for name in CounterChoice::NAMES {
+            let choice: CounterChoice = name.parse().unwrap();
+            assert_eq!(choice.name(), *name);
+        }
+        let refused = "o200k".parse::<CounterChoice>().unwrap_err();
+        assert_eq!(refused, "expected one of o200k_base, cl100k_base, chars4, calibrated");
+    }
 
     #[test]
     fn a_json_string_has_the_characters_of_its_text() {

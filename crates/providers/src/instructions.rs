@@ -63,8 +63,10 @@ pub(crate) fn project(history: &[ModelMessage], inline_system: bool) -> Result<O
                 // capability its arguments name (`LoadExchanges.observe`), which its return loads.
                 for (part_index, part) in response.parts.iter().enumerate() {
                     if let ModelResponsePart::ToolCall(call) = part {
-                        let typed_load = typed::call_route(&call.tool_kind, &call.extra, true)
-                            == Ok(typed::Route::Typed(typed::TypedKind::CapabilityLoad));
+                        let typed_load = matches!(
+                            typed::call_route(&call.tool_kind, &call.extra, true),
+                            Ok(typed::Route::Typed(kind)) if kind.tool_kind() == typed::CAPABILITY_LOAD
+                        );
                         if typed_load && (index, part_index) >= loads_start {
                             if let (Some(id), Some(capability_id)) =
                                 (call.tool_call_id.get(), typed::capability_id(&call.args))
@@ -134,8 +136,10 @@ pub(crate) fn project(history: &[ModelMessage], inline_system: bool) -> Result<O
                             // nothing). The instructions it may carry seed the block's value, which
                             // no change is rendered against (`apply`: only a change's own value is).
                             ModelRequestPart::ToolReturn(ret)
-                                if typed::return_route(&ret.tool_kind, &ret.outcome, true)
-                                    == typed::Route::Typed(typed::TypedKind::CapabilityLoad) =>
+                                if matches!(
+                                    typed::return_route(&ret.tool_kind, &ret.outcome, true),
+                                    typed::Route::Typed(kind) if kind.tool_kind() == typed::CAPABILITY_LOAD
+                                ) =>
                             {
                                 let capability_id = ret.tool_call_id.get().and_then(|id| loaded.calls.get(id)).cloned();
                                 if let Some(capability_id) = capability_id {

@@ -45,6 +45,7 @@ use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
 pub use prepare::retry_feedback_model_response;
+pub use prepare::InventedIds;
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
 pub use rules::{check, check_with, Rule, Violation};
 

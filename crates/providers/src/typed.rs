@@ -11,48 +11,41 @@
 //! extra keys it allows after them, in the order written: that is what the mappings dump, so the
 //! sent JSON differs from a base part's in key order only.
 
-use msgflow_wire::{Extra, Field, RawJson, ToolReturnOutcome};
+use msgflow_wire::{Extra, Field, RawJson, ToolReturnOutcome, TypedRoute};
 use serde_json::{Map, Value};
 
-/// A tool kind pydantic-ai has typed parts for.
+/// The typed class a tool part loads as: its route in the tables generated from the schema
+/// ([`TypedRoute`], with the class's `tool_name` literal and the TypedDict of its arguments or
+/// content).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TypedKind {
-    /// `capability-load` (`LoadCapabilityCallPart`, `LoadCapabilityReturnPart`): local parts only.
-    CapabilityLoad,
-    /// `tool-search` (`ToolSearchCallPart`, `ToolSearchReturnPart`, and the server-side
-    /// `NativeToolSearchCallPart`, `NativeToolSearchReturnPart`).
-    ToolSearch,
-}
+pub(crate) struct TypedKind(&'static TypedRoute);
 
 impl TypedKind {
-    /// The typed class's literal `tool_name` for a local (function tool) part.
+    /// The typed class's literal `tool_name`.
+    pub(crate) fn tool_name(self) -> &'static str {
+        self.0.tool_name
+    }
+
+    /// The `tool_kind` that selects the class.
+    pub(crate) fn tool_kind(self) -> &'static str {
+        self.0.tool_kind
+    }
+
+    /// The literal `tool_name` of the local (function tool) class of the same kind, which a
+    /// server-side part is translated into (`ToolSearchCallPart`'s `search_tools` for
+    /// `NativeToolSearchCallPart`).
     pub(crate) fn local_tool_name(self) -> &'static str {
-        match self {
-            TypedKind::CapabilityLoad => "load_capability",
-            TypedKind::ToolSearch => TOOL_SEARCH_FUNCTION,
-        }
-    }
-
-    fn args_shape(self) -> &'static Shape {
-        match self {
-            TypedKind::CapabilityLoad => &LOAD_CAPABILITY_ARGS,
-            TypedKind::ToolSearch => &TOOL_SEARCH_ARGS,
-        }
-    }
-
-    fn content_shape(self) -> &'static Shape {
-        match self {
-            TypedKind::CapabilityLoad => &LOAD_CAPABILITY_RETURN,
-            TypedKind::ToolSearch => &TOOL_SEARCH_RETURN_CONTENT,
-        }
+        let local_kind = if self.0.part_kind.ends_with("call") {
+            "tool-call"
+        } else {
+            "tool-return"
+        };
+        TypedRoute::find(local_kind, self.0.tool_kind).map_or(self.0.tool_name, |route| route.tool_name)
     }
 }
 
-/// `TOOL_SEARCH_FUNCTION_TOOL_NAME`: the local tool-search function, `ToolSearchCallPart`'s name.
-pub(crate) const TOOL_SEARCH_FUNCTION: &str = "search_tools";
-
-/// `NativeToolSearchCallPart.tool_name` (`ToolSearchTool.kind`).
-pub(crate) const TOOL_SEARCH_NATIVE: &str = "tool_search";
+/// `capability-load`: the kind whose calls and returns carry a capability's instructions.
+pub(crate) const CAPABILITY_LOAD: &str = "capability-load";
 
 /// How a history loads a tool part, by its `tool_kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,19 +64,18 @@ const DOES_NOT_LOAD: Refusal =
 const OUTCOME_KEY: Refusal =
     "a typed tool call with an `outcome` key (pydantic-ai loads it as a base part, then promotes it to its typed class unvalidated)";
 
-fn kind_of(tool_kind: &Field<String>, local: bool) -> Option<TypedKind> {
-    match tool_kind.get().map(String::as_str) {
-        Some("capability-load") if local => Some(TypedKind::CapabilityLoad),
-        Some("tool-search") => Some(TypedKind::ToolSearch),
-        _ => None,
-    }
+/// The class pydantic-ai reads a part with this tag and `tool_kind` as (`capability-load` has
+/// typed local parts only, `tool-search` local and server-side ones).
+fn kind_of(part_kind: &str, tool_kind: &Field<String>) -> Option<TypedKind> {
+    TypedRoute::find(part_kind, tool_kind.get()?).map(TypedKind)
 }
 
 /// The route of a call (`ToolCallPart` when `local`, else `NativeToolCallPart`): the discriminator
 /// reads an `outcome` key of the raw dict too, and a call with one other than `success` loads as a
 /// base part that `_narrow_call` then promotes without validating it, which msgflow refuses.
 pub(crate) fn call_route(tool_kind: &Field<String>, extra: &Extra, local: bool) -> Result<Route, Refusal> {
-    let Some(kind) = kind_of(tool_kind, local) else {
+    let part_kind = if local { "tool-call" } else { "builtin-tool-call" };
+    let Some(kind) = kind_of(part_kind, tool_kind) else {
         return Ok(Route::Base);
     };
     match extra.get("outcome") {
@@ -102,8 +94,9 @@ pub(crate) fn return_route(tool_kind: &Field<String>, outcome: &Field<ToolReturn
         Field::Present(outcome) => *outcome == ToolReturnOutcome::Success,
         Field::Null => false,
     };
-    match kind_of(tool_kind, local) {
-        Some(kind) if success => Route::Typed(kind),
+    let part_kind = if local { "tool-return" } else { "builtin-tool-return" };
+    match kind_of(part_kind, tool_kind) {
+        Some(kind) if success || !kind.0.outcome_success_only => Route::Typed(kind),
         _ => Route::Base,
     }
 }
@@ -127,7 +120,7 @@ pub(crate) fn call_args(kind: TypedKind, args: &Field<RawJson>) -> Result<Option
         let Ok(Value::Object(map)) = raw.try_to_value() else {
             return Ok(None);
         };
-        return kind.args_shape().fit(map).map(Some).ok_or(DOES_NOT_LOAD);
+        return kind.0.shape.fit(map).map(Some).map_err(|_| DOES_NOT_LOAD);
     }
     match raw.try_to_value() {
         Ok(Value::String(_) | Value::Null) => Ok(None),
@@ -138,7 +131,7 @@ pub(crate) fn call_args(kind: TypedKind, args: &Field<RawJson>) -> Result<Option
 /// A typed return's `content` validated as the kind's TypedDict (an object, its keys reordered).
 pub(crate) fn return_content(kind: TypedKind, content: &RawJson) -> Result<Map<String, Value>, Refusal> {
     match content.try_to_value() {
-        Ok(Value::Object(map)) => kind.content_shape().fit(map).ok_or(DOES_NOT_LOAD),
+        Ok(Value::Object(map)) => kind.0.shape.fit(map).map_err(|_| DOES_NOT_LOAD),
         _ => Err(DOES_NOT_LOAD),
     }
 }
@@ -154,100 +147,45 @@ pub(crate) fn capability_id(args: &Field<RawJson>) -> Option<String> {
         },
         _ => return None,
     };
-    LOAD_CAPABILITY_ARGS
-        .fit(map)?
+    TypedRoute::find("tool-call", CAPABILITY_LOAD)?
+        .shape
+        .fit(map)
+        .ok()?
         .get("id")
         .and_then(Value::as_str)
         .map(str::to_owned)
 }
 
-/// The type of a TypedDict's declared key.
-enum Type {
-    /// `str`.
-    Str,
-    /// `list[str]`.
-    StrList,
-    /// `list[ToolSearchMatch]`.
-    Matches,
-}
-
-/// A TypedDict: its declared keys in order, each with its type and whether it is required; every
-/// one here allows extra keys (`extra='allow'`, which `ToolSearchMatch` is validated with too).
-struct Shape(&'static [(&'static str, Type, bool)]);
-
-const LOAD_CAPABILITY_ARGS: Shape = Shape(&[("id", Type::Str, true)]);
-const LOAD_CAPABILITY_RETURN: Shape = Shape(&[("message", Type::Str, false), ("instructions", Type::Str, false)]);
-const TOOL_SEARCH_ARGS: Shape = Shape(&[("queries", Type::StrList, true)]);
-const TOOL_SEARCH_RETURN_CONTENT: Shape =
-    Shape(&[("discovered_tools", Type::Matches, true), ("message", Type::Str, false)]);
-const TOOL_SEARCH_MATCH: Shape = Shape(&[("name", Type::Str, true)]);
-
-impl Shape {
-    /// The object validated: declared keys first, then the extra ones as written; `None` where a
-    /// required key is missing or a declared one is of another type (pydantic's lax `str` and
-    /// `list` take only a string and a list from JSON).
-    fn fit(&self, mut map: Map<String, Value>) -> Option<Map<String, Value>> {
-        let mut fitted = Map::with_capacity(map.len());
-        for (key, kind, required) in self.0 {
-            let Some(value) = map.shift_remove(*key) else {
-                if *required {
-                    return None;
-                }
-                continue;
-            };
-            let value = match (kind, value) {
-                (Type::Str, value @ Value::String(_)) => value,
-                (Type::StrList, Value::Array(items)) if items.iter().all(Value::is_string) => Value::Array(items),
-                (Type::Matches, Value::Array(items)) => Value::Array(
-                    items
-                        .into_iter()
-                        .map(|item| match item {
-                            Value::Object(map) => TOOL_SEARCH_MATCH.fit(map).map(Value::Object),
-                            _ => None,
-                        })
-                        .collect::<Option<_>>()?,
-                ),
-                _ => return None,
-            };
-            fitted.insert((*key).to_owned(), value);
-        }
-        fitted.extend(map);
-        Some(fitted)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn map(value: Value) -> Map<String, Value> {
-        value.as_object().cloned().unwrap()
-    }
 
     #[test]
-    fn declared_keys_go_first_then_the_extra_ones_as_written() {
-        let fitted = TOOL_SEARCH_RETURN_CONTENT
-            .fit(map(
-                json!({"z": 1, "message": "m", "discovered_tools": [{"x": 1, "name": "a"}], "a": 2}),
-            ))
-            .unwrap();
+    fn tool_search_parts_translate_to_the_local_function() {
+        let tool_kind = Field::Present("tool-search".to_owned());
+        let Ok(Route::Typed(native)) = call_route(&tool_kind, &Extra::default(), false) else {
+            panic!("a server-side tool search call is typed");
+        };
         assert_eq!(
-            serde_json::to_string(&fitted).unwrap(),
-            r#"{"discovered_tools":[{"name":"a","x":1}],"message":"m","z":1,"a":2}"#
+            (native.tool_name(), native.local_tool_name()),
+            ("tool_search", "search_tools")
+        );
+        let Route::Typed(local) = return_route(&tool_kind, &Field::Absent, true) else {
+            panic!("a tool search return is typed");
+        };
+        assert_eq!(
+            (local.tool_name(), local.local_tool_name()),
+            ("search_tools", "search_tools")
         );
     }
 
     #[test]
-    fn a_missing_or_mistyped_key_does_not_load() {
-        assert!(TOOL_SEARCH_ARGS.fit(map(json!({"q": ["a"]}))).is_none());
-        assert!(TOOL_SEARCH_ARGS.fit(map(json!({"queries": "a"}))).is_none());
-        assert!(TOOL_SEARCH_ARGS.fit(map(json!({"queries": [1]}))).is_none());
-        assert!(LOAD_CAPABILITY_ARGS.fit(map(json!({"id": 1}))).is_none());
-        assert!(LOAD_CAPABILITY_RETURN.fit(map(json!({"message": null}))).is_none());
-        assert!(TOOL_SEARCH_RETURN_CONTENT
-            .fit(map(json!({"discovered_tools": [{"name": 1}]})))
-            .is_none());
-        assert!(LOAD_CAPABILITY_RETURN.fit(map(json!({}))).is_some());
+    fn capability_loads_are_typed_locally_only() {
+        let tool_kind = Field::Present(CAPABILITY_LOAD.to_owned());
+        assert!(matches!(
+            call_route(&tool_kind, &Extra::default(), true),
+            Ok(Route::Typed(_))
+        ));
+        assert_eq!(call_route(&tool_kind, &Extra::default(), false), Ok(Route::Base));
     }
 }

@@ -2,17 +2,12 @@
 //! shape, when it does not fit, makes pydantic-ai reject the whole history. msgflow holds them in the base structs and reports here
 //! what pydantic-ai would refuse.
 
-use msgflow_wire::{Field, ModelRequestPart, ModelResponsePart, RawJson, ToolReturnOutcome, TypedRoute};
-use serde_json::Value;
+use msgflow_wire::{Field, RawJson, ShapeMismatch, ToolReturnOutcome, TypedRoute};
 
 /// The route pydantic-ai takes for a part with tag `part_kind` and `tool_kind`, if any (from
 /// the tables generated from the schema).
 fn route(part_kind: &str, tool_kind: &Field<String>) -> Option<&'static TypedRoute> {
-    let tool_kind = tool_kind.get()?;
-    ModelRequestPart::TYPED_ROUTES
-        .iter()
-        .chain(ModelResponsePart::TYPED_ROUTES)
-        .find(|route| route.part_kind == part_kind && route.tool_kind == *tool_kind)
+    TypedRoute::find(part_kind, tool_kind.get()?)
 }
 
 /// The problem with a `tool-call` (`builtin` for `builtin-tool-call`), if pydantic-ai would
@@ -27,18 +22,7 @@ pub(crate) fn call_problem(
     let problem = name_problem(route, tool_name).or_else(|| {
         // String arguments are accepted unchecked; objects must fit the typed arguments.
         let args = args.get().filter(|raw| raw.is_object())?.try_to_value().ok()?;
-        match route.tool_kind {
-            "tool-search" => match args.get("queries") {
-                Some(Value::Array(queries)) if queries.iter().all(Value::is_string) => None,
-                Some(_) => Some("`args.queries` must be a list of strings".to_owned()),
-                None => Some("`args` lacks `queries`".to_owned()),
-            },
-            _ => match args.get("id") {
-                Some(Value::String(_)) => None,
-                Some(_) => Some("`args.id` must be a string".to_owned()),
-                None => Some("`args` lacks `id`".to_owned()),
-            },
-        }
+        Some(shape_problem(route, route.shape.fit_value(args).err()?))
     })?;
     Some(routed(route, &problem))
 }
@@ -60,26 +44,22 @@ pub(crate) fn return_problem(
         return None;
     }
     let problem = name_problem(route, tool_name).or_else(|| {
-        let Ok(Value::Object(content)) = content.try_to_value() else {
-            return Some("`content` must be an object".to_owned());
+        let Ok(content) = content.try_to_value() else {
+            return Some(shape_problem(route, ShapeMismatch::NotAnObject));
         };
-        match route.tool_kind {
-            "tool-search" => match content.get("discovered_tools") {
-                Some(Value::Array(tools))
-                    if tools.iter().all(|tool| tool.get("name").is_some_and(Value::is_string)) =>
-                {
-                    None
-                }
-                Some(_) => Some("`content.discovered_tools` must be a list of objects with a string `name`".to_owned()),
-                None => Some("`content` lacks `discovered_tools`".to_owned()),
-            },
-            _ => ["message", "instructions"]
-                .into_iter()
-                .find(|key| content.get(*key).is_some_and(|value| !value.is_string()))
-                .map(|key| format!("`content.{key}` must be a string")),
-        }
+        Some(shape_problem(route, route.shape.fit_value(content).err()?))
     })?;
     Some(routed(route, &problem))
+}
+
+/// The first key of the route's TypedDict that the value does not fit, in words.
+fn shape_problem(route: &TypedRoute, mismatch: ShapeMismatch) -> String {
+    let field = route.field;
+    match mismatch {
+        ShapeMismatch::NotAnObject => format!("`{field}` must be an object"),
+        ShapeMismatch::Missing(key) => format!("`{field}` lacks `{}`", key.name),
+        ShapeMismatch::Mistyped(key) => format!("`{field}.{}` must be {}", key.name, key.value.describe()),
+    }
 }
 
 fn name_problem(route: &TypedRoute, tool_name: &str) -> Option<String> {

@@ -261,6 +261,22 @@ mod typed_parts {
             content[0].contains("ToolSearchReturnPart") && content[0].contains("must be an object"),
             "{content:?}"
         );
+        // pydantic-ai 2.68.0 refuses it too (`ToolSearchReturnContent.message` is a `str`).
+        let message = typed_violations(&search_return(
+            "search_tools",
+            r#"{"discovered_tools":[],"message":1}"#,
+            "success",
+        ));
+        assert!(message[0].contains("`content.message` must be a string"), "{message:?}");
+        let matches = typed_violations(&search_return(
+            "search_tools",
+            r#"{"discovered_tools":[{"x":1}]}"#,
+            "success",
+        ));
+        assert!(
+            matches[0].contains("`content.discovered_tools` must be a list of objects with a string `name`"),
+            "{matches:?}"
+        );
     }
 
     #[test]

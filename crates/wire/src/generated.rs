@@ -14,7 +14,7 @@ use crate::{
     UnknownObject,
 };
 
-/// One message of a pydantic-ai history, tagged by `kind` (required; missing or null gives `union_tag_not_found`). An unknown `kind` is an error in pydantic-ai and in msgflow (legacy role-based messages, C22, fail too).
+/// One message of a pydantic-ai history, tagged by `kind` (required; missing or null gives `union_tag_not_found`). An unknown `kind` is an error in pydantic-ai and in msgflow (legacy role-based messages fail too).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelMessage {
     /// `kind` = `request`.
@@ -106,7 +106,7 @@ impl<'de> Deserialize<'de> for ModelMessage {
 pub struct ModelRequest {
     /// The request parts, in order. Required.
     pub parts: Vec<ModelRequestPart>,
-    /// When the request was made (`datetime | None`). Default null; histories written before 2025-12-22 have no request timestamp and it stays null (C12).
+    /// When the request was made (`datetime | None`). Default null; histories written before 2025-12-22 have no request timestamp and it stays null.
     pub timestamp: Field<Timestamp>,
     /// Legacy flattened instructions text sent with this request. Default null.
     pub instructions: Field<String>,
@@ -225,7 +225,7 @@ impl<'de> Deserialize<'de> for ModelRequest {
     }
 }
 
-/// A response from the model. `kind` is the 6th of 19 keys. Legacy input aliases: `vendor_details` (C4), `vendor_id` (C4); `provider_request_id` (2025-08 only) has no alias and is dropped by pydantic-ai (C5).
+/// A response from the model. `kind` is the 6th of 19 keys. Legacy input aliases: `vendor_details`, `vendor_id`; `provider_request_id` (2025-08 only) has no alias and is dropped by pydantic-ai.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelResponse {
     /// The response parts, in order. Required.
@@ -466,7 +466,7 @@ impl<'de> Deserialize<'de> for ModelResponse {
     }
 }
 
-/// A part of a `ModelRequest`, selected by `part_kind` (required). pydantic-ai routes `tool-return` parts with a registered `tool_kind` and a `success` outcome to typed subclasses; msgflow holds them in `ToolReturnPart` and records the route. Legacy `retry-prompt` parts are translated by pydantic-ai on load (C1-C3); msgflow keeps their stored shape. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
+/// A part of a `ModelRequest`, selected by `part_kind` (required). pydantic-ai routes `tool-return` parts with a registered `tool_kind` and a `success` outcome to typed subclasses; msgflow holds them in `ToolReturnPart` and records the route. Legacy `retry-prompt` parts are translated by pydantic-ai on load; msgflow keeps their stored shape. Unknown `part_kind` values are errors in pydantic-ai and kept verbatim by msgflow.
 ///
 /// pydantic-ai routes some parts by more than their tag; msgflow holds those typed parts in
 /// their base struct (nothing is lost when one does not fit its narrower shape):
@@ -528,6 +528,8 @@ impl ModelRequestPart {
             class: "ToolSearchReturnPart",
             tool_name: "search_tools",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::TOOL_SEARCH_RETURN_CONTENT,
         },
         crate::TypedRoute {
             part_kind: "tool-return",
@@ -535,6 +537,8 @@ impl ModelRequestPart {
             class: "LoadCapabilityReturnPart",
             tool_name: "load_capability",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::LOAD_CAPABILITY_RETURN,
         },
     ];
 
@@ -836,14 +840,14 @@ impl<'de> Deserialize<'de> for UserPromptPart {
     }
 }
 
-/// The result of a function tool call. Also the 2.68.0 form of a legacy `retry-prompt` with a tool name (`outcome: retried`, C1). `content_file_digests` may follow `part_kind`.
+/// The result of a function tool call. Also the 2.68.0 form of a legacy `retry-prompt` with a tool name (`outcome: retried`). `content_file_digests` may follow `part_kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolReturnPart {
     /// Name of the tool that was called. Required.
     pub tool_name: String,
     /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load.
     pub content: RawJson,
-    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
+    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`).
     pub tool_call_id: Field<String>,
     /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
@@ -990,7 +994,7 @@ impl<'de> Deserialize<'de> for ToolReturnPart {
     }
 }
 
-/// Feedback asking the model to try again when no tool call is being answered (validation failure of text output, no output, `ModelRetry` from an output function). Added in 2.60; also the 2.68.0 form of a legacy `retry-prompt` without a tool name (C2).
+/// Feedback asking the model to try again when no tool call is being answered (validation failure of text output, no output, `ModelRetry` from an output function). Added in 2.60; also the 2.68.0 form of a legacy `retry-prompt` without a tool name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetryFeedbackPart {
     /// Error details: an array of pydantic `ErrorDetails` objects (rebuilt on load in the order `type, loc, msg, input, ctx, url`, unknown keys dropped) or a plain string. Required.
@@ -1080,12 +1084,12 @@ impl<'de> Deserialize<'de> for RetryFeedbackPart {
     }
 }
 
-/// Legacy (deprecated since 2.60) retry request, in its stored shape. pydantic-ai 2.68.0 still writes it when a `RetryPromptPart` instance is dumped, but never loads it as such: with a non-null `tool_name` it becomes a `ToolReturnPart` with `outcome: retried` (C1), otherwise a `RetryFeedbackPart` (C2). Read as a TypedDict with only `content` required (C3).
+/// Legacy (deprecated since 2.60) retry request, in its stored shape. pydantic-ai 2.68.0 still writes it when a `RetryPromptPart` instance is dumped, but never loads it as such: with a non-null `tool_name` it becomes a `ToolReturnPart` with `outcome: retried`, otherwise a `RetryFeedbackPart`. Read as a TypedDict with only `content` required.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetryPromptPart {
     /// Error details: an array of pydantic `ErrorDetails` objects or a string. Required; an int is rejected.
     pub content: RawJson,
-    /// Name of the tool being retried, or null when the retry answers no tool call; decides the translation (C1/C2). Default null.
+    /// Name of the tool being retried, or null when the retry answers no tool call; decides the translation. Default null.
     pub tool_name: Field<String>,
     /// Id of the tool call being retried. Missing on input: generated `pyd_ai_` + uuid4 hex; discarded when translated to `RetryFeedbackPart`.
     pub tool_call_id: Field<String>,
@@ -1181,7 +1185,7 @@ impl<'de> Deserialize<'de> for RetryPromptPart {
 /// Records tools that became available to the model during the run (e.g. after a tool search).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolAvailabilityDeltaPart {
-    /// Names of the tools added. Default `[]`. Legacy input alias: `added` (C9).
+    /// Names of the tools added. Default `[]`. Legacy input alias: `added`.
     pub tools_added: Field<Vec<String>>,
     /// Legacy spelling of `tools_added`; accepted on input, pydantic-ai writes `tools_added` instead.
     ///
@@ -1454,7 +1458,7 @@ impl<'de> Deserialize<'de> for ModelSettingsDeltaPart {
 /// A change to one instruction block, relative to the block's previous value (added in 2.60).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstructionDeltaPart {
-    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai (C17). Required, nullable.
+    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai. Required, nullable.
     pub id: RawJson,
     /// The new text of the block, or null when the block was removed. Required, nullable.
     pub content: Option<String>,
@@ -1915,6 +1919,8 @@ impl ModelResponsePart {
             class: "ToolSearchCallPart",
             tool_name: "search_tools",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::TOOL_SEARCH_ARGS,
         },
         crate::TypedRoute {
             part_kind: "tool-call",
@@ -1922,6 +1928,8 @@ impl ModelResponsePart {
             class: "LoadCapabilityCallPart",
             tool_name: "load_capability",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::LOAD_CAPABILITY_ARGS,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-call",
@@ -1929,6 +1937,8 @@ impl ModelResponsePart {
             class: "NativeToolSearchCallPart",
             tool_name: "tool_search",
             outcome_success_only: true,
+            field: "args",
+            shape: &crate::TypedShape::TOOL_SEARCH_ARGS,
         },
         crate::TypedRoute {
             part_kind: "builtin-tool-return",
@@ -1936,6 +1946,8 @@ impl ModelResponsePart {
             class: "NativeToolSearchReturnPart",
             tool_name: "tool_search",
             outcome_success_only: true,
+            field: "content",
+            shape: &crate::TypedShape::TOOL_SEARCH_RETURN_CONTENT,
         },
     ];
 
@@ -2248,9 +2260,9 @@ impl<'de> Deserialize<'de> for ThinkingPart {
 pub struct ToolCallPart {
     /// Name of the tool to call. Required.
     pub tool_name: String,
-    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
+    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects. Default null.
     pub args: Field<RawJson>,
-    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
+    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`).
     pub tool_call_id: Field<String>,
     /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
@@ -2379,14 +2391,14 @@ impl<'de> Deserialize<'de> for ToolCallPart {
     }
 }
 
-/// A call of a provider-executed (native, formerly "builtin") tool. The Python class was renamed from `BuiltinToolCallPart`, but the tag stayed `builtin-tool-call` (C11). Same keys as `ToolCallPart`.
+/// A call of a provider-executed (native, formerly "builtin") tool. The Python class was renamed from `BuiltinToolCallPart`, but the tag stayed `builtin-tool-call`. Same keys as `ToolCallPart`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NativeToolCallPart {
     /// Name of the tool to call. Required.
     pub tool_name: String,
-    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects (C20). Default null.
+    /// Tool arguments: a JSON string (kept verbatim, even invalid JSON or `""`), an object (insertion order kept) or null. Arrays and numbers are rejected. Legacy `{"args_json": ...}` / `{"args_dict": ...}` wrappers load as plain objects. Default null.
     pub args: Field<RawJson>,
-    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
+    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`).
     pub tool_call_id: Field<String>,
     /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
@@ -2514,14 +2526,14 @@ impl<'de> Deserialize<'de> for NativeToolCallPart {
     }
 }
 
-/// The result of a provider-executed tool (tag kept as `builtin-tool-return`, C11). Unlike `ToolReturnPart` it has no `retry` key, and its provider keys sit between `outcome` and `part_kind`.
+/// The result of a provider-executed tool (tag kept as `builtin-tool-return`). Unlike `ToolReturnPart` it has no `retry` key, and its provider keys sit between `outcome` and `part_kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NativeToolReturnPart {
     /// Name of the tool that was called. Required.
     pub tool_name: String,
     /// The tool's return value (`ToolReturnContent`: str, a file item, a mapping, a sequence or any JSON value), serialized by type inference and kept as written; null is allowed. File-shaped mappings may be rebuilt as file items on load.
     pub content: RawJson,
-    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`, C21).
+    /// Id linking a tool call with its return. Missing on input: pydantic-ai generates `pyd_ai_` + uuid4 hex (not stable across loads). Explicit null and numbers are rejected (`string_type`).
     pub tool_call_id: Field<String>,
     /// Free-form tool kind (`ToolPartKind`): core kinds `tool-search` and `capability-load` route the part to a typed subclass; user kinds look like `namespace.name`; `mcp_server` marks MCP server tools. Default null.
     pub tool_kind: Field<String>,
@@ -3047,7 +3059,7 @@ impl<'de> Deserialize<'de> for TextContent {
 /// A structured value with its rendered text (added in 2.62). Declared as a subclass of `TextContent`, so its own `value`, `tag`, `description` follow `kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructuredContent {
-    /// The text sent to models without native structured input, rendered once when the item is created and stored (compact JSON with `<`, `>`, `&` escaped as `\u003c`, `\u003e`, `\u0026`; wrapped in `<tag>` and prefixed by `description` when set). Default `""`: an empty value is re-rendered from `value` on load (C19); a non-empty one is trusted.
+    /// The text sent to models without native structured input, rendered once when the item is created and stored (compact JSON with `<`, `>`, `&` escaped as `\u003c`, `\u003e`, `\u0026`; wrapped in `<tag>` and prefixed by `description` when set). Default `""`: an empty value is re-rendered from `value` on load; a non-empty one is trusted.
     pub content: Field<String>,
     /// Arbitrary application metadata (`Any`), not sent to models; kept as written. Default null.
     pub metadata: Field<RawJson>,
@@ -4640,7 +4652,7 @@ impl<'de> Deserialize<'de> for SpeechTimestamp {
     }
 }
 
-/// One block of an `InstructionBaselinePart`: `part_kind: instruction-digest` selects `InstructionDigest`; any other or missing `part_kind` selects `InstructionPart` (C18), which pydantic-ai then rejects unless the value is `instruction` or missing.
+/// One block of an `InstructionBaselinePart`: `part_kind: instruction-digest` selects `InstructionDigest`; any other or missing `part_kind` selects `InstructionPart`, which pydantic-ai then rejects unless the value is `instruction` or missing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstructionBlock {
     /// `part_kind` = `instruction-digest`.
@@ -4718,9 +4730,9 @@ pub struct InstructionPart {
     pub on_change: Field<InstructionChangePolicy>,
     /// Display name of the block. Default null.
     pub name: Field<String>,
-    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai (C17). Default null.
+    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai. Default null.
     pub id: Field<RawJson>,
-    /// Block tag. Not a selector here: a missing key means `instruction` (C18) and pydantic-ai always writes `instruction`; any other value is rejected by pydantic-ai (`literal_error`).
+    /// Block tag. Not a selector here: a missing key means `instruction` and pydantic-ai always writes `instruction`; any other value is rejected by pydantic-ai (`literal_error`).
     pub part_kind: Field<String>,
     /// Keys the schema does not name, in input order; written back after the known keys.
     pub extra: Extra,
@@ -4818,7 +4830,7 @@ impl<'de> Deserialize<'de> for InstructionPart {
 /// An instruction block already sent, referenced by the hash of its content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstructionDigest {
-    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai (C17). Default null.
+    /// Instruction block id (`InstructionId | None`). Wire form is a string: `agent`, `agent:<name>`, `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`; the object form of the validation schema (`{"source": ..., "name": ...}`) is also accepted on input. A string with an unknown namespace (e.g. `future:x`, bare `run`) loads and re-dumps as null in pydantic-ai. Default null.
     pub id: Field<RawJson>,
     /// Whether the block is re-evaluated on every run step. Default false.
     pub dynamic: Field<LaxBool>,
@@ -5102,10 +5114,10 @@ impl<'de> Deserialize<'de> for ModelRequestAttempt {
     }
 }
 
-/// Token usage of one model request (`usage.py`). Unlike every other type, pydantic-ai keeps unknown keys and re-emits them after `cost`, except reserved names (field names, `requests`, `total_tokens`, and the legacy `request_tokens`/`response_tokens`), which it drops (C7).
+/// Token usage of one model request (`usage.py`). Unlike every other type, pydantic-ai keeps unknown keys and re-emits them after `cost`, except reserved names (field names, `requests`, `total_tokens`, and the legacy `request_tokens`/`response_tokens`), which it drops.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestUsage {
-    /// Input (prompt) tokens. Default 0. Legacy input alias: `request_tokens` (C6).
+    /// Input (prompt) tokens. Default 0. Legacy input alias: `request_tokens`.
     pub input_tokens: Field<Int>,
     /// Legacy (0.2-0.8) spelling of `input_tokens`; null becomes 0; the canonical key wins when both are present.
     ///
@@ -5117,7 +5129,7 @@ pub struct RequestUsage {
     pub cache_write_1h_tokens: Field<Int>,
     /// Tokens read from the prompt cache. Default 0.
     pub cache_read_tokens: Field<Int>,
-    /// Output (completion) tokens. Default 0. Legacy input alias: `response_tokens` (C6).
+    /// Output (completion) tokens. Default 0. Legacy input alias: `response_tokens`.
     pub output_tokens: Field<Int>,
     /// Legacy (0.2-0.8) spelling of `output_tokens`; null becomes 0; the canonical key wins when both are present.
     ///
@@ -5135,7 +5147,7 @@ pub struct RequestUsage {
     pub output_audio_tokens: Field<Int>,
     /// Seconds of audio processed (a float; the default is written `0.0`, added in 2.50).
     pub audio_seconds: Field<Float>,
-    /// Provider-specific integer counters (`dict[str, int]`), kept as written. Default `{}`; a null or falsy input is written back as `{}` by pydantic-ai (C8).
+    /// Provider-specific integer counters (`dict[str, int]`), kept as written. Default `{}`; a null or falsy input is written back as `{}` by pydantic-ai.
     pub details: Field<RawJson>,
     /// Cost of the request (`Decimal | None`, added in 2.30). Written as a JSON string with its digits preserved (`"0.001234"`, `"0.50"`); input accepts a string or a number. Default null.
     pub cost: Field<Decimal>,
@@ -6057,7 +6069,7 @@ impl<'de> Deserialize<'de> for ModelRequestAttemptOutcome {
     }
 }
 
-/// Provider holding an uploaded file. `google-gla` and `google-vertex` are legacy values, still valid and kept verbatim; current code writes `google` / `google-cloud` (C10).
+/// Provider holding an uploaded file. `google-gla` and `google-vertex` are legacy values, still valid and kept verbatim; current code writes `google` / `google-cloud`.
 ///
 /// A value outside the list (from a newer pydantic-ai) is kept as `Unknown` and written back.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -7395,4 +7407,70 @@ impl<'de> Deserialize<'de> for FinalResultEvent {
         }
         deserializer.deserialize_map(FieldsVisitor)
     }
+}
+
+impl crate::TypedShape {
+    /// One match of a tool search (TypedDict, `_tool_search.py:65-75`): the discovered tool's name.
+    pub const TOOL_SEARCH_MATCH: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchMatch",
+        keys: &[crate::TypedKey {
+            name: "name",
+            value: crate::TypedValue::Str,
+            required: true,
+        }],
+    };
+
+    /// Return value of a tool search (TypedDict, `_tool_search.py:100-120`). Extra keys are allowed; pydantic-ai moves them after the declared keys when it loads a typed part.
+    pub const TOOL_SEARCH_RETURN_CONTENT: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchReturnContent",
+        keys: &[
+            crate::TypedKey {
+                name: "discovered_tools",
+                value: crate::TypedValue::List(&crate::TypedValue::Shape(&crate::TypedShape::TOOL_SEARCH_MATCH)),
+                required: true,
+            },
+            crate::TypedKey {
+                name: "message",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+        ],
+    };
+
+    /// Return value of `load_capability` (TypedDict, `_deferred_capabilities.py:39-56`); both keys are optional and extra keys are allowed.
+    pub const LOAD_CAPABILITY_RETURN: crate::TypedShape = crate::TypedShape {
+        name: "LoadCapabilityReturn",
+        keys: &[
+            crate::TypedKey {
+                name: "message",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+            crate::TypedKey {
+                name: "instructions",
+                value: crate::TypedValue::Str,
+                required: false,
+            },
+        ],
+    };
+
+    /// Arguments of a tool search (TypedDict, `_tool_search.py:77-97`). Extra keys are allowed; pydantic-ai moves them after the declared keys when it loads a typed part.
+    pub const TOOL_SEARCH_ARGS: crate::TypedShape = crate::TypedShape {
+        name: "ToolSearchArgs",
+        keys: &[crate::TypedKey {
+            name: "queries",
+            value: crate::TypedValue::List(&crate::TypedValue::Str),
+            required: true,
+        }],
+    };
+
+    /// Arguments of a `load_capability` call (TypedDict, `_deferred_capabilities.py:26-36`). Extra keys allowed.
+    pub const LOAD_CAPABILITY_ARGS: crate::TypedShape = crate::TypedShape {
+        name: "LoadCapabilityArgs",
+        keys: &[crate::TypedKey {
+            name: "id",
+            value: crate::TypedValue::Str,
+            required: true,
+        }],
+    };
 }

@@ -2,35 +2,6 @@
 
 use crate::{ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart};
 
-/// One of pydantic-ai's typed routes: it reads a part with tag `part_kind` and this `tool_kind`
-/// as the narrower class `class` (only when its `outcome` is a success, if
-/// `outcome_success_only`), which requires `tool_name`. msgflow holds such parts in their base
-/// struct; the tables are [`ModelRequestPart::TYPED_ROUTES`] and
-/// [`ModelResponsePart::TYPED_ROUTES`], generated from the schema.
-///
-/// ```
-/// use msgflow_wire::ModelResponsePart;
-///
-/// let route = ModelResponsePart::TYPED_ROUTES
-///     .iter()
-///     .find(|route| route.part_kind == "tool-call" && route.tool_kind == "tool-search")
-///     .unwrap();
-/// assert_eq!((route.class, route.tool_name), ("ToolSearchCallPart", "search_tools"));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TypedRoute {
-    /// The part's tag.
-    pub part_kind: &'static str,
-    /// The `tool_kind` that selects the route.
-    pub tool_kind: &'static str,
-    /// pydantic-ai's class for the routed part.
-    pub class: &'static str,
-    /// The only `tool_name` the class accepts.
-    pub tool_name: &'static str,
-    /// Only a part whose `outcome` is `success` (or missing) is routed.
-    pub outcome_success_only: bool,
-}
-
 impl ModelMessage {
     /// `true` for a `request` message.
     pub fn is_request(&self) -> bool {

@@ -38,6 +38,7 @@ mod raw;
 mod rt;
 mod scalars;
 mod timestamp;
+mod typed;
 pub mod verdict;
 
 use std::io::{Read, Write};
@@ -47,12 +48,12 @@ pub use error::{ParseError, ParseErrorCategory, WriteError};
 pub use extra::{Extra, UnknownObject};
 pub use field::Field;
 pub use generated::*;
-pub use helpers::TypedRoute;
 
 pub use non_finite::has_non_finite_literal;
 pub use raw::RawJson;
 pub use scalars::{Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
+pub use typed::{ShapeMismatch, TypedKey, TypedRoute, TypedShape, TypedValue};
 
 /// The deepest nesting of arrays and objects msgflow interprets (serde_json's recursion limit).
 ///

@@ -1,6 +1,7 @@
 //! The emitter: the Rust source of `crates/wire/src/generated.rs` from the [`Model`] read from
 //! the schema (structs, tagged unions with their one-pass dispatch, string enums).
 
+use super::typed_routes::emit_shapes;
 use super::*;
 
 impl Model {
@@ -33,6 +34,7 @@ impl Model {
                 }
             }
         }
+        emit_shapes(&self.shapes, &mut out);
         Ok(out)
     }
 
@@ -498,20 +500,7 @@ impl Model {
             u.variants.iter().map(|(v, _)| lit(v)).collect::<Vec<_>>().join(", ")
         );
         if !u.routes.is_empty() {
-            let entries: Vec<String> = u
-                .routes
-                .iter()
-                .map(|route| {
-                    format!(
-                        "crate::TypedRoute {{ part_kind: {}, tool_kind: {}, class: {}, tool_name: {}, outcome_success_only: {} }}",
-                        lit(&route.part_kind),
-                        lit(&route.tool_kind),
-                        lit(&route.class),
-                        lit(&route.tool_name),
-                        route.outcome_success_only
-                    )
-                })
-                .collect();
+            let entries: Vec<String> = u.routes.iter().map(Route::entry).collect();
             let _ = writeln!(
                 out,
                 "/// pydantic-ai's typed routes among these parts (the schema's `x-msgflow-union.routes`).

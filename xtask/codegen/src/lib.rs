@@ -10,13 +10,16 @@
 //!   order, three-state optional fields, an `extra` map for unknown keys, the tagged unions
 //!   with one-pass dispatch on their discriminator, and string enums that keep unknown values.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{Map, Value};
+
+use typed_routes::{read_route, read_shape, route_shape, Route, ShapeDef};
+use typify::TypifyTypes;
 
 /// The workspace root (two levels above this crate).
 pub fn project_root() -> PathBuf {
@@ -30,6 +33,8 @@ const OUTPUT: &str = "crates/wire/src/generated.rs";
 mod emit;
 pub mod oracle_tables;
 mod strategies;
+mod typed_routes;
+mod typify;
 mod verdict;
 
 /// Runs the generator; with `check`, fails instead of writing when a file is stale.
@@ -195,20 +200,6 @@ struct UnionDef {
     untagged: Vec<String>,
 }
 
-/// A typed route of a union (`x-msgflow-union.routes`): pydantic-ai reads a part with this tag
-/// and `tool_kind` as the narrower class `class`.
-#[derive(Debug)]
-struct Route {
-    part_kind: String,
-    tool_kind: String,
-    class: String,
-    /// pydantic-ai's `Tag` of the class in the union: the `loc` step of the routed part.
-    tag: String,
-    /// The `tool_name` the class requires (its `const`).
-    tool_name: String,
-    outcome_success_only: bool,
-}
-
 #[derive(Debug)]
 enum DefKind {
     Struct(StructDef),
@@ -228,6 +219,8 @@ struct Def {
 
 struct Model {
     defs: Vec<Def>,
+    /// The TypedDicts of the typed routes, nested ones included.
+    shapes: Vec<ShapeDef>,
 }
 
 fn doc_of(schema: &Value) -> String {
@@ -245,102 +238,6 @@ fn ref_name(schema: &Value) -> Option<&str> {
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/$defs/"))
-}
-
-/// typify's view of the schema: the resolved type of every property of every struct.
-struct TypifyTypes {
-    /// struct name -> property name -> (type, nullable)
-    props: BTreeMap<String, BTreeMap<String, (Ty, bool)>>,
-}
-
-impl TypifyTypes {
-    fn build(schema: &Value, def_names: &BTreeSet<String>) -> Result<Self> {
-        // typify names a root type only when it has a title; the schema's $defs are what we need.
-        let root: schemars08::schema::RootSchema = serde_json::from_value(normalize_for_typify(schema))
-            .context("the schema is not readable by schemars 0.8")?;
-        let mut settings = typify_impl::TypeSpaceSettings::default();
-        settings.with_map_type("::std::collections::BTreeMap".to_string());
-        let mut space = typify_impl::TypeSpace::new(&settings);
-        space
-            .add_root_schema(root)
-            .map_err(|err| anyhow!("typify rejected the schema: {err}"))?;
-
-        let mut props = BTreeMap::new();
-        for ty in space.iter_types() {
-            let name = ty.name();
-            if !def_names.contains(&name) {
-                continue;
-            }
-            if let typify_impl::TypeDetails::Struct(details) = ty.details() {
-                let mut fields = BTreeMap::new();
-                for info in details.properties_info() {
-                    if let Ok(resolved) = resolve(&space, &info.type_id, def_names) {
-                        fields.insert(info.name.to_owned(), resolved);
-                    }
-                }
-                props.insert(name, fields);
-            }
-        }
-        Ok(TypifyTypes { props })
-    }
-}
-
-/// The schema as typify should see it: defaults are dropped (msgflow reads them itself, and
-/// typify checks them against schemas it only partly understands), the typed-part routes are
-/// not unions typify could tag, and a `const` discriminator becomes a one-value enum so that
-/// typify does not reuse one type for differently tagged structs.
-fn normalize_for_typify(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, value) in map {
-                if key == "default" || key == "deprecated" {
-                    continue;
-                }
-                if key == "const" {
-                    out.insert("type".into(), Value::String("string".into()));
-                    out.insert("enum".into(), Value::Array(vec![value.clone()]));
-                    continue;
-                }
-                out.insert(key.clone(), normalize_for_typify(value));
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(normalize_for_typify).collect()),
-        other => other.clone(),
-    }
-}
-
-/// Maps a typify type to a wire field type (and whether it is nullable).
-fn resolve(space: &typify_impl::TypeSpace, id: &typify_impl::TypeId, defs: &BTreeSet<String>) -> Result<(Ty, bool)> {
-    use typify_impl::TypeDetails as D;
-    let ty = space.get_type(id).map_err(|err| anyhow!("{err}"))?;
-    let name = ty.name();
-    let details = ty.details();
-    let resolved = match details {
-        D::Option(inner) => (resolve(space, &inner, defs)?.0, true),
-        D::Box(inner) => resolve(space, &inner, defs)?,
-        D::Vec(inner) => (Ty::Vec(Box::new(resolve(space, &inner, defs)?.0)), false),
-        D::String => (Ty::String, false),
-        D::Map(..) | D::Unit => (Ty::RawJson, false),
-        D::Builtin(builtin) => (
-            match builtin {
-                "bool" => Ty::Bool,
-                "f64" | "f32" => Ty::F64,
-                "i64" | "u64" | "i32" | "u32" | "i16" | "u16" | "i8" | "u8" | "std::num::NonZeroU64" => Ty::I64,
-                "chrono::DateTime<chrono::offset::Utc>" | "::chrono::DateTime<::chrono::offset::Utc>" => Ty::Timestamp,
-                "serde_json::Value" | "::serde_json::Value" => Ty::RawJson,
-                other => bail!("unsupported builtin type {other}"),
-            },
-            false,
-        ),
-        D::Struct(_) | D::Enum(_) | D::Newtype(_) if defs.contains(&name) => (Ty::Named(name), false),
-        // Inline objects and constrained strings typify invents names for.
-        D::Newtype(newtype) => resolve(space, &newtype.inner(), defs)?,
-        D::Struct(_) | D::Enum(_) => (Ty::RawJson, false),
-        D::Set(_) | D::Tuple(_) | D::Array(..) => (Ty::RawJson, false),
-    };
-    Ok(resolved)
 }
 
 /// The field type the schema itself states (used to cross-check typify and for overrides).
@@ -395,48 +292,6 @@ fn schema_type(schema: &Value) -> Result<(Ty, bool)> {
     Ok((ty, nullable))
 }
 
-/// One entry of `x-msgflow-union.routes`: `{"when": {"part_kind", "tool_kind"}, "schema", "tag",
-/// "outcome_success_only"}`, whose target def fixes `tool_name` with a `const`.
-fn read_route(schema: &Value, route: &Value) -> Result<Route> {
-    let when = route
-        .get("when")
-        .and_then(Value::as_object)
-        .ok_or_else(|| anyhow!("a route without `when`"))?;
-    if let Some(key) = when
-        .keys()
-        .find(|key| !matches!(key.as_str(), "part_kind" | "tool_kind"))
-    {
-        bail!("a route on `{key}`: only `part_kind` and `tool_kind` are supported");
-    }
-    let text = |value: Option<&Value>, what: &str| {
-        value
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| anyhow!("a route without a string {what}"))
-    };
-    let class = text(route.get("schema"), "`schema`")?;
-    let tool_name = text(
-        schema
-            .get("$defs")
-            .and_then(|defs| defs.get(&class))
-            .and_then(|def| def.get("properties"))
-            .and_then(|properties| properties.get("tool_name"))
-            .and_then(|tool_name| tool_name.get("const")),
-        &format!("`tool_name` const in {class}"),
-    )?;
-    Ok(Route {
-        part_kind: text(when.get("part_kind"), "`when.part_kind`")?,
-        tool_kind: text(when.get("tool_kind"), "`when.tool_kind`")?,
-        class,
-        tag: text(route.get("tag"), "`tag`")?,
-        tool_name,
-        outcome_success_only: route
-            .get("outcome_success_only")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-    })
-}
-
 impl Model {
     fn read(schema: &Value) -> Result<Self> {
         let defs_json = schema
@@ -465,7 +320,17 @@ impl Model {
                 kind,
             });
         }
-        Ok(Model { defs })
+        let held: Vec<String> = defs.iter().map(|def| def.name.clone()).collect();
+        let mut shapes = Vec::new();
+        for def in &mut defs {
+            if let DefKind::Union(union) = &mut def.kind {
+                for route in &mut union.routes {
+                    (route.field, route.shape) = route_shape(schema, &route.class, &held)?;
+                    read_shape(schema, &route.shape, &mut shapes)?;
+                }
+            }
+        }
+        Ok(Model { defs, shapes })
     }
 
     fn read_def(name: &str, def: &Value, schema: &Value, typify: &TypifyTypes) -> Result<DefKind> {

@@ -4,12 +4,114 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use clap::Args;
 use msgflow_stream::{assemble, read_log, AssembleOptions, AssemblyReport};
 use msgflow_wire::{ModelMessage, Timestamp};
 
+use crate::args::{InputArgs, OutputArgs, StrictArgs};
 use crate::files;
 use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow assemble`.
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// The event log: pydantic-ai stream events, one JSON object per line; `-` or nothing reads
+    /// standard input.
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    /// The history the run started from: the assembled messages are appended to it (with
+    /// --in-place, this file is rewritten).
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// Report on stderr as one JSON object: events read, responses and parts built, whether the
+    /// stream completed, what was cut.
+    #[arg(long)]
+    pub json: bool,
+    /// The responses' `timestamp` (RFC 3339); the current time by default.
+    #[arg(long, value_name = "TIME")]
+    pub timestamp: Option<String>,
+    /// The responses' `model_name`.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
+    /// The responses' `provider_name`.
+    #[arg(long, value_name = "NAME")]
+    pub provider_name: Option<String>,
+}
+
+/// The examples and notes after `msgflow assemble --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow assemble events.jsonl -o session.json\n",
+    "  msgflow assemble events.jsonl --history before.json | msgflow repair - -o session.json\n",
+    "  msgflow assemble events.jsonl --history session.json --in-place --backup --json\n\n",
+    "Response events are replayed as pydantic-ai 2.68.0's parts manager (`apply_event`) replays them;\n",
+    "tool results become the request between two responses. A log that ends before its stream did (no\n",
+    "final part_end, a last line cut mid-JSON) gives a response with state \"interrupted\" that keeps what was\n",
+    "streamed: text cut short, a tool call with its partial arguments; `msgflow repair` then answers the call.\n",
+    "stderr says what was built and what was cut. A malformed line is an error naming its line and column.\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow assemble`: with --in-place the history is the runner's input (rewritten in
+/// place), else the event log is.
+pub fn run(args: &AssembleArgs) -> Status {
+    if crate::runner::is_batch(&args.input) {
+        return crate::outcome::usage_error("assemble takes one event log", Some("run it once per log"));
+    }
+    let timestamp = match &args.timestamp {
+        Some(text) => match Timestamp::parse(text) {
+            Ok(timestamp) => timestamp,
+            Err(err) => return crate::outcome::usage_error(&format!("--timestamp {text:?}: {err}"), None),
+        },
+        None => now(),
+    };
+    let options = AssembleOptions {
+        timestamp: Some(timestamp),
+        model_name: args.model_name.clone(),
+        provider_name: args.provider_name.clone(),
+    };
+    let max_input_bytes = args.input.max_input_bytes;
+    let (inputs, input_args) = match (&args.history, args.output.in_place) {
+        (Some(history), true) => {
+            let Some(log) = args.input.files.first().filter(|path| path.as_os_str() != "-").cloned() else {
+                return crate::outcome::usage_error(
+                    "--in-place rewrites the --history file and needs the event log as a file",
+                    None,
+                );
+            };
+            let input = InputArgs {
+                files: vec![history.clone()],
+                ..args.input.clone()
+            };
+            (Inputs::History { log }, input)
+        }
+        (None, true) => {
+            return crate::outcome::usage_error(
+                "--in-place rewrites the --history file; without one there is nothing to rewrite",
+                Some("use -o FILE"),
+            )
+        }
+        (history, false) => (
+            Inputs::Log {
+                history: history.clone(),
+            },
+            args.input.clone(),
+        ),
+    };
+    let command = Assemble {
+        inputs,
+        options,
+        json: args.json,
+        max_input_bytes,
+        strict: args.strict.strict,
+    };
+    crate::runner::run(&command, &input_args, &args.output)
+}
 
 /// Where the event log and the history it extends come from.
 pub enum Inputs {
@@ -78,7 +180,11 @@ impl FileCommand for Assemble {
                         Some("an event log is JSON Lines, which is UTF-8".to_owned()),
                     )
                 })?;
-                (format!("{}: ", log.display()), text, super::parse_history(source)?)
+                (
+                    format!("{}: ", log.display()),
+                    text,
+                    crate::runner::parse_history(source)?,
+                )
             }
         };
         let log = read_log(&log_text).map_err(|err| {

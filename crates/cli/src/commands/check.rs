@@ -2,10 +2,74 @@
 //! (msgflow-sanitize's `check`), exit 1 when anything is found, and note the merges
 //! pydantic-ai's repair makes in a history nothing is wrong with (`normalisations`).
 
+use clap::Args;
+
 use msgflow_wire::ParseErrorCategory;
 
+use crate::args::{CorpusArgs, InputArgs, ReportOutputArgs};
 use crate::outcome::{Failure, Status};
+use crate::provider::ProfileArgs;
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// Print the violations as JSON (JSON Lines, one object per file, in batch mode):
+    /// `valid` (no violations: exit 0), `pydantic_ai_loadable` (pydantic-ai 2.68.0 would load the
+    /// history; a dangling call loads, yet is a violation), `turns`, `violations`, `notes`.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 exactly when pydantic-ai 2.68.0 would not load the input, whether or not msgflow's
+    /// own types can hold it (not JSON, not a history, or `pydantic_ai_loadable: false`), and 0
+    /// when it would, whatever else is found.
+    #[arg(long, conflicts_with = "provider")]
+    pub require_loadable: bool,
+    /// Check against a provider's rules instead, on the request msgflow would export:
+    /// anthropic, openai-chat, openai-responses or gemini.
+    #[arg(long, visible_alias = "to", value_name = "PROVIDER")]
+    pub provider: Option<msgflow_providers::Provider>,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// The examples and notes after `msgflow check --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow check history.json\n",
+    "  msgflow check --provider anthropic history.json    # the 400s Anthropic would answer, and where\n",
+    "  msgflow check --json history.json | jq '.violations[].kind'\n",
+    "  msgflow check --require-loadable history.json      # exit 1 only if pydantic-ai would not load it\n",
+    "  msgflow check -r histories/                      # batch: exit 1 if any file has problems\n\n",
+    "Exit status 1 means at least one violation was found; a history pydantic-ai 2.68.0 would not load\n",
+    "always has one (not-loadable) when msgflow's types can hold it, and exits 2 (not a pydantic-ai\n",
+    "message history) when they cannot. With --require-loadable: 0 when pydantic-ai would load the input,\n",
+    "1 when it would not (either way), 2 only for usage errors and unreadable files.\n",
+    "Lines starting with `note:` (`notes` in --json) are the merges pydantic-ai's repair makes in a history\n",
+    "nothing is wrong with (consecutive requests, consecutive synthetic responses); they fail nothing.\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow check`.
+pub fn run(args: &CheckArgs) -> Status {
+    let options = match args.profile.export_options(args.provider) {
+        Ok(options) => options,
+        Err(status) => return status,
+    };
+    let command = Check {
+        json: args.json,
+        require_loadable: args.require_loadable,
+        provider: args.provider,
+        options,
+    };
+    let destination = crate::runner::report_destination(args.output.output.clone());
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
+}
 
 /// Checks each input; text (one violation per line) or JSON. A history pydantic-ai 2.68.0
 /// would not load always has violations (`not-loadable` and the unknown or mismatched parts
@@ -52,7 +116,7 @@ impl FileCommand for Check {
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
         if let Some(provider) = self.provider {
-            return super::provider::check(source, provider, &self.options, self.json);
+            return crate::provider::check(source, provider, &self.options, self.json);
         }
         let history = source.input.parse().map_err(|err| self.unreadable_history(&err))?;
         let report = msgflow_corpus::row::check_history(&history, Some(source.input.as_str()));

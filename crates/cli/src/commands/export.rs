@@ -1,11 +1,54 @@
 //! `msgflow export --to PROVIDER`: the request pydantic-ai 2.68.0 would send for a history
 //! (msgflow-providers), as pretty JSON.
 
-use msgflow_providers::Provider;
-use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart};
+use clap::Args;
 
-use crate::outcome::Failure;
+use msgflow_providers::Provider;
+use msgflow_wire::ModelMessage;
+
+use crate::args::{CorpusArgs, InputArgs, ReportOutputArgs};
+use crate::outcome::{Failure, Status};
+use crate::provider::ProfileArgs;
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// The provider whose request to build: anthropic, openai-chat or openai-responses.
+    #[arg(long, visible_alias = "provider", value_name = "PROVIDER")]
+    pub to: msgflow_providers::Provider,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// The examples and notes after `msgflow export --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow export --to anthropic history.json          # {\"system\": ..., \"messages\": [...]}\n",
+    "  msgflow export --to openai-chat history.json        # {\"messages\": [...]}\n",
+    "  msgflow export --to openai-responses history.json   # {\"instructions\": ..., \"input\": [...]}\n\n",
+    "The request equals what pydantic-ai 2.68.0's AnthropicModel (claude-sonnet-4-5), OpenAIChatModel (gpt-4o)\n",
+    "and OpenAIResponsesModel (gpt-5) build with default settings and no tools. A history holding parts\n",
+    "msgflow does not export exactly yet is refused with exit 2, naming the part; nothing is downloaded.\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow export`.
+pub fn run(args: &ExportArgs) -> Status {
+    let options = match args.profile.export_options(Some(args.to)) {
+        Ok(options) => options,
+        Err(status) => return status,
+    };
+    let command = Export { to: args.to, options };
+    let destination = crate::runner::report_destination(args.output.output.clone());
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
+}
 
 /// Exports each input to one provider's request.
 pub struct Export {
@@ -21,9 +64,9 @@ impl FileCommand for Export {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         let request = msgflow_providers::export_with(&history, self.to, &self.options)
-            .map_err(|error| super::provider::export_failure(&error))?;
+            .map_err(|error| crate::provider::export_failure(&error))?;
         let mut output = serde_json::to_string_pretty(&request)
             .map_err(|err| Failure::invalid(format!("cannot serialise the request: {err}"), None))?;
         output.push('\n');
@@ -35,43 +78,13 @@ impl FileCommand for Export {
     }
 }
 
-/// A note for stderr when the request names tool parts by ids the history does not hold: the
-/// export gives such a part `msgflow_call_<message>_<part>` (the id `repair` gives it), where
-/// pydantic-ai makes up a random `pyd_ai_...` id on load (`_generate_tool_call_id` in
-/// `pydantic_ai.messages`). Empty when every tool part has an id.
+/// A note for stderr when the request names tool parts by ids the history does not hold
+/// ([`msgflow_providers::InventedIds`]). Empty when every tool part has an id.
 fn invented_ids_note(history: &[ModelMessage]) -> String {
-    let missing = |id: &Field<String>| id.get().is_none_or(|id| id.is_empty());
-    let mut places = Vec::new();
-    for (message, entry) in history.iter().enumerate() {
-        let without_id: Vec<usize> = match entry {
-            ModelMessage::Request(request) => (request.parts.iter().enumerate())
-                .filter(|(_, part)| match part {
-                    ModelRequestPart::ToolReturn(part) => missing(&part.tool_call_id),
-                    ModelRequestPart::RetryPrompt(part) => {
-                        part.tool_name.get().is_some() && missing(&part.tool_call_id)
-                    }
-                    _ => false,
-                })
-                .map(|(index, _)| index)
-                .collect(),
-            ModelMessage::Response(response) => (response.parts.iter().enumerate())
-                .filter(|(_, part)| match part {
-                    ModelResponsePart::ToolCall(part) => missing(&part.tool_call_id),
-                    ModelResponsePart::BuiltinToolCall(part) => missing(&part.tool_call_id),
-                    ModelResponsePart::BuiltinToolReturn(part) => missing(&part.tool_call_id),
-                    _ => false,
-                })
-                .map(|(index, _)| index)
-                .collect(),
-        };
-        places.extend(without_id.into_iter().map(|part| format!("$[{message}].parts[{part}]")));
-    }
-    match places.as_slice() {
-        [] => String::new(),
-        [first, ..] => format!(
-            "note: {} tool part(s) have no tool_call_id (the first at {first}); the request names each \
-             msgflow_call_<message>_<part>, where pydantic-ai would make up a random pyd_ai_ id\n",
-            places.len()
-        ),
+    let invented = msgflow_providers::InventedIds::of(history);
+    if invented.is_empty() {
+        String::new()
+    } else {
+        format!("note: {invented}\n")
     }
 }

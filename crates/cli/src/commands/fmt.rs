@@ -1,7 +1,50 @@
 //! `msgflow fmt`: rewrite a history in pydantic-ai's compact form.
 
+use clap::Args;
+
+use crate::args::{CorpusArgs, InputArgs, OutputArgs, StrictArgs};
 use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow fmt`.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    /// Write nothing; exit 1 if an input is not already in compact form.
+    #[arg(long, conflicts_with_all = ["output", "in_place"])]
+    pub check: bool,
+}
+
+/// The examples and notes after `msgflow fmt --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow fmt history.json > compact.json\n",
+    "  cat history.json | msgflow fmt - -o compact.json\n",
+    "  msgflow fmt --in-place --backup history.json    # keeps history.json.bak\n",
+    "  msgflow fmt --in-place -r histories/            # batch: every *.json, in parallel\n",
+    "  msgflow fmt --check histories/                  # exit 1 if any file would change\n\n",
+    "The output has no trailing newline, exactly like pydantic-ai's dump_json.\n",
+    "A history pydantic-ai 2.68.0 would not load is written with a warning, or refused with --strict.\n",
+    "In batch mode fmt needs --in-place or -o DIR.\n\n",
+    "With --check, exit status 1 means some input is not in compact form.\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow fmt`.
+pub fn run(args: &FmtArgs) -> Status {
+    let command = Fmt {
+        check: args.check,
+        strict: args.strict.strict,
+    };
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &args.output)
+}
 
 /// Parses each input with msgflow_wire and writes it back as pydantic-ai 2.68's `dump_json`
 /// would (no trailing newline). With `check`, writes nothing and reports inputs that would change.
@@ -26,7 +69,7 @@ impl FileCommand for Fmt {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         if !self.check {
             return Ok(Processed::history(history, String::new()));
         }

@@ -3,8 +3,67 @@
 
 use std::path::PathBuf;
 
-use crate::outcome::Failure;
+use clap::{Args, Subcommand};
+
+use crate::args::{InputArgs, OutputArgs, StrictArgs};
+use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow media`.
+#[derive(Debug, Args)]
+pub struct MediaArgs {
+    /// Which way.
+    #[command(subcommand)]
+    pub action: MediaAction,
+}
+
+/// `msgflow media extract` / `inline`.
+#[derive(Debug, Subcommand)]
+pub enum MediaAction {
+    /// Move every inline binary item into DIR/<sha256>.<ext>, leaving a reference pydantic-ai loads.
+    Extract(MediaDirArgs),
+    /// Put back the bytes of every reference from DIR (byte for byte the history before extract).
+    Inline(MediaDirArgs),
+}
+
+/// The arguments of `media extract` and `media inline`.
+#[derive(Debug, Args)]
+pub struct MediaDirArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    /// The media directory (created by extract if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// The examples and notes after `msgflow media --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow media extract --dir media/ session.json -o light.json\n",
+    "  msgflow media inline --dir media/ light.json -o session.json   # the original, byte for byte\n",
+    "  msgflow media extract --dir media/ --in-place -r sessions/\n\n",
+    "Files are named by the SHA-256 of their bytes, with the media type's extension; an existing file\n",
+    "with other bytes is never overwritten (exit 2). inline fails (exit 2) naming a missing or altered file.\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow media extract` or `msgflow media inline`.
+pub fn run(args: &MediaArgs) -> Status {
+    let (direction, args) = match &args.action {
+        MediaAction::Extract(args) => (Direction::Extract, args),
+        MediaAction::Inline(args) => (Direction::Inline, args),
+    };
+    let command = Media {
+        direction,
+        dir: args.dir.clone(),
+        strict: args.strict.strict,
+    };
+    crate::runner::run(&command, &args.input, &args.output)
+}
 
 /// Which way the media moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +108,7 @@ impl FileCommand for Media {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let mut history = super::parse_history(source)?;
+        let mut history = crate::runner::parse_history(source)?;
         if self.strict && self.direction == Direction::Extract {
             // Extraction writes the media files before the runner judges the history it
             // returns; a refusal must leave DIR alone too. Moving media out keeps loadability

@@ -1,7 +1,39 @@
 //! `msgflow schema`: print one of msgflow's JSON Schemas.
 
-use crate::cli::{SchemaArgs, SchemaKind};
+use clap::{Args, ValueEnum};
+
+use crate::args::ReportOutputArgs;
 use crate::outcome::{usage_error, Status};
+
+/// Which schema `msgflow schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SchemaKind {
+    /// pydantic-ai's message history wire format (schema/pydantic-ai-messages.schema.json).
+    #[default]
+    Wire,
+    /// msgflow's canonical message form.
+    Canonical,
+    /// The tool-call registry export (`msgflow tools`).
+    Registry,
+}
+
+/// `msgflow schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The schema to print.
+    #[arg(value_enum, default_value_t = SchemaKind::Wire)]
+    pub kind: SchemaKind,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+}
+
+/// The examples and notes after `msgflow schema --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow schema > pydantic-ai-messages.schema.json\n",
+    "  msgflow schema registry -o registry.schema.json\n\n",
+    exit_codes_text!()
+);
 
 /// The committed wire-format schema, embedded so the binary needs no repository checkout.
 const WIRE_SCHEMA: &str = include_str!("../../../../schema/pydantic-ai-messages.schema.json");

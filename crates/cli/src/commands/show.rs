@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use clap::Args;
+use msgflow_context::tokens::CounterChoice;
 use msgflow_wire::{
     Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, ToolReturnOutcome,
     UserContent, UserPromptContent,
@@ -14,10 +16,68 @@ use msgflow_wire::{
 
 use msgflow_transcript::display::{arguments_for_display, json_for_display, pretty, retry_feedback_label, setup_note};
 
-use crate::cli::ShowArgs;
-use crate::outcome::Failure;
+use crate::args::{InputArgs, ReportOutputArgs};
+use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
-use crate::style::{self, Painter, Role};
+use crate::style::{self, ColorChoice, Painter, Role};
+
+mod html;
+
+/// `msgflow show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Wrap text at this many columns (default: the terminal's width, or 100).
+    #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(20..))]
+    pub width: Option<u16>,
+    /// Show tool arguments and output whole instead of truncating them.
+    #[arg(long)]
+    pub full: bool,
+    /// Lines of tool arguments and output shown before truncating (ignored with --full).
+    #[arg(long, value_name = "N", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_lines: u32,
+    /// Write a self-contained HTML page instead (msgflow-transcript): the chat, check's findings
+    /// at their messages, media, and a token chart. In batch mode -o DIR gets one page per input
+    /// and an index.html.
+    #[arg(long, conflicts_with_all = ["color", "width", "full", "max_lines"])]
+    pub html: bool,
+    /// With --html: also mark what this provider would reject (as `check --provider` does).
+    #[arg(long, value_name = "PROVIDER", requires = "html")]
+    pub provider: Option<msgflow_providers::Provider>,
+    /// With --html: draw the cumulative token count against a context window of N tokens.
+    #[arg(long, value_name = "N", requires = "html")]
+    pub context_window: Option<u64>,
+    /// With --html: the token counter of the chart (as `stats --tokens --tokenizer`).
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", requires = "html")]
+    pub tokenizer: CounterChoice,
+}
+
+/// The examples and notes after `msgflow show --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow show history.json\n",
+    "  msgflow show --full --color always history.json | less -R\n",
+    "  msgflow show --width 80 histories/              # batch: one section per file\n",
+    "  msgflow show --html history.json -o session.html\n",
+    "  msgflow show --html --provider anthropic --context-window 200000 runs/ -o pages/  # one page each + index.html\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow show`: a text transcript, or with `--html` a page.
+pub fn run(args: &ShowArgs) -> Status {
+    if args.html {
+        return html::run(args);
+    }
+    let destination = crate::runner::report_destination(args.output.output.clone());
+    let command = Show::from_args(args, crate::runner::output_is_terminal(&destination));
+    crate::runner::run(&command, &args.input, &destination)
+}
 
 /// Indentation of part labels.
 const LABEL_INDENT: &str = "  ";
@@ -52,7 +112,7 @@ impl FileCommand for Show {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         Ok(Processed {
             output: self.render(&history).into_bytes(),
             ..Processed::default()

@@ -3,12 +3,62 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
+use clap::Args;
+use msgflow_context::tokens::CounterChoice;
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, RequestUsage, ToolReturnOutcome};
 use serde::Serialize;
 
+use crate::args::{CorpusArgs, InputArgs, ReportOutputArgs};
 use crate::decimal::DecimalSum;
-use crate::outcome::Failure;
+use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+mod tokens;
+
+/// `msgflow stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub output: ReportOutputArgs,
+    /// Print JSON instead of a table (JSON Lines, one object per file, in batch mode).
+    #[arg(long)]
+    pub json: bool,
+    /// Count tokens per message and part kind with a real tokenizer instead (see --tokenizer).
+    #[arg(long)]
+    pub tokens: bool,
+    /// With --tokens: o200k_base, cl100k_base, chars4 (pydantic-ai-harness's estimate) or
+    /// calibrated (o200k_base scaled to the history's recorded usage.input_tokens).
+    #[arg(long, value_name = "NAME", default_value = "o200k_base", requires = "tokens")]
+    pub tokenizer: CounterChoice,
+}
+
+/// The examples and notes after `msgflow stats --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow stats history.json\n",
+    "  msgflow stats --json history.json | jq .tokens\n",
+    "  msgflow stats --json -r runs/ > stats.jsonl     # batch: one JSON object per line\n",
+    "  msgflow stats --tokens --tokenizer cl100k_base history.json\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow stats`, or with `--tokens` the token counts.
+pub fn run(args: &StatsArgs) -> Status {
+    let destination = crate::runner::report_destination(args.output.output.clone());
+    if args.tokens {
+        let command = tokens::TokenStats {
+            tokenizer: args.tokenizer,
+            json: args.json,
+        };
+        return crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination);
+    }
+    let command = Stats { json: args.json };
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &destination)
+}
 
 /// Summarises each input as a table, or as JSON with `json`.
 pub struct Stats {
@@ -22,7 +72,7 @@ impl FileCommand for Stats {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         let report = Report::of(&history);
         let output = if self.json {
             let mut text = serde_json::to_string_pretty(&report)

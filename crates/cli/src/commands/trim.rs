@@ -4,23 +4,132 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use clap::Args;
 use msgflow_context::clamp::{self, ClampedPart, HarnessClamp};
 use msgflow_context::clear::{self, ClearedResult, HarnessClear};
-use msgflow_context::tokens::TokenCounter;
+use msgflow_context::tokens::{CounterChoice, TokenCounter};
 use msgflow_context::trim::{self, Budget, TrimError, TrimReport};
 use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
+use crate::args::{CorpusArgs, InputArgs, OutputArgs, StrictArgs};
 use crate::files;
 use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
+
+/// `msgflow trim`.
+#[derive(Debug, Args)]
+pub struct TrimArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    /// Keep the newest whole turns that fit in N tokens (counted by --tokenizer).
+    #[arg(long, value_name = "N", group = "budget")]
+    pub max_tokens: Option<usize>,
+    /// Keep the newest N turns (a turn starts where the user speaks).
+    #[arg(long, value_name = "N", group = "budget", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_turns: Option<u64>,
+    /// Keep the newest whole turns that fit in N bytes of compact JSON.
+    #[arg(long, value_name = "N", group = "budget")]
+    pub max_bytes: Option<usize>,
+    /// The token counter: o200k_base, cl100k_base, chars4 or calibrated.
+    #[arg(long, value_name = "NAME", default_value = "o200k_base")]
+    pub tokenizer: CounterChoice,
+    /// First replace the content of tool results older than the newest K turns with a placeholder
+    /// naming the tool and the size (calls, returns and ids stay).
+    #[arg(long, value_name = "K")]
+    pub clear_tool_results_older_than: Option<usize>,
+    /// First clear as pydantic-ai-harness's ClearToolResults(keep_pairs=N) does (its placeholder
+    /// and metadata mark).
+    #[arg(long, value_name = "KEEP_PAIRS")]
+    pub harness_clear: Option<usize>,
+    /// Then cut text, thinking, user prompt text and tool output over BYTES to head and tail (a
+    /// marker between); at least 128.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(128..))]
+    pub clamp_parts: Option<u64>,
+    /// Then clamp as pydantic-ai-harness's ClampOversizedMessages(max_part_chars=N) does
+    /// (response text and tool-call arguments, 2000 characters of head and of tail kept).
+    #[arg(long, value_name = "MAX_PART_CHARS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub harness_clamp: Option<u64>,
+    /// Print what each step would reclaim instead of writing the history.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also write the report (every removed message, cleared result and clamped part) as JSON
+    /// to FILE (single input only).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+/// The examples and notes after `msgflow trim --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow trim --max-tokens 100000 history.json -o trimmed.json\n",
+    "  msgflow trim --keep-turns 5 --report removed.json --in-place history.json\n",
+    "  msgflow trim --clear-tool-results-older-than 2 --clamp-parts 16384 --max-tokens 50000 --dry-run history.json\n",
+    "  msgflow trim --max-bytes 1000000 --tokenizer cl100k_base -r -o trimmed/ runs/\n\n",
+    "A history is only cut where a turn starts (a request with a user prompt and no tool result), never\n",
+    "between a tool call and its result. The system prompts and instructions of the first request are\n",
+    "kept, moved onto the new first request. A history that fits is written unchanged.\n\n",
+    "Exit status 1 means even the newest turn does not fit the budget (nothing is written).\n\n",
+    exit_codes_text!()
+);
+
+/// Runs `msgflow trim`: the steps the flags ask for, in their fixed order.
+pub fn run(args: &TrimArgs) -> Status {
+    if args.report.is_some() {
+        if let Err(status) = crate::corpus::refuse_report_for_many("trim", &args.input, &args.corpus) {
+            return status;
+        }
+    }
+    let budget = match (args.max_tokens, args.keep_turns, args.max_bytes) {
+        (Some(tokens), _, _) => Some(Budget::Tokens(tokens)),
+        (_, Some(turns), _) => Some(Budget::Turns(usize::try_from(turns).unwrap_or(usize::MAX))),
+        (_, _, Some(bytes)) => Some(Budget::Bytes(bytes)),
+        _ => None,
+    };
+    let to_usize = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+    let command = Trim {
+        budget,
+        tokenizer: args.tokenizer,
+        clear_older_than: args.clear_tool_results_older_than,
+        harness_clear: args.harness_clear.map(|keep_pairs| HarnessClear {
+            keep_pairs,
+            ..Default::default()
+        }),
+        clamp_bytes: args.clamp_parts.map(to_usize),
+        harness_clamp: args.harness_clamp.map(|max| HarnessClamp {
+            max_part_chars: Some(to_usize(max)),
+            ..Default::default()
+        }),
+        dry_run: args.dry_run,
+        report: args.report.clone(),
+        strict: args.strict.strict,
+    };
+    let nothing_to_do = command.budget.is_none()
+        && command.clear_older_than.is_none()
+        && command.harness_clear.is_none()
+        && command.clamp_bytes.is_none()
+        && command.harness_clamp.is_none();
+    if nothing_to_do {
+        return crate::outcome::usage_error(
+            "trim needs a budget (--max-tokens, --keep-turns or --max-bytes) or a step (--clear-tool-results-older-than, --clamp-parts, --harness-clear, --harness-clamp)",
+            Some("see `msgflow trim --help`"),
+        );
+    }
+    crate::corpus::run_or_files(&command, &args.input, &args.corpus, &args.output)
+}
 
 /// The steps `msgflow trim` runs, in this order: clear, clamp, trim.
 pub struct Trim {
     /// The budget to trim to, if any.
     pub budget: Option<Budget>,
     /// `--tokenizer` (for `--max-tokens` and the dry-run's token figures).
-    pub tokenizer: String,
+    pub tokenizer: CounterChoice,
     /// `--clear-tool-results-older-than K` (turns).
     pub clear_older_than: Option<usize>,
     /// `--harness-clear KEEP_PAIRS`: pydantic-ai-harness's `ClearToolResults`.
@@ -87,7 +196,7 @@ impl Trim {
     /// Runs the steps; a trim that cannot meet the budget comes back as the failure beside the
     /// report of the steps before it (which `--dry-run` prints).
     fn run(&self, mut history: Vec<ModelMessage>) -> Result<(Vec<ModelMessage>, Report, Option<Failure>), Failure> {
-        let (counter, _) = super::tokens::counter_for(&self.tokenizer, &history)?;
+        let (counter, _) = crate::tokenizer::counter_for(self.tokenizer, &history)?;
         let mut report = Report::default();
         let unit = self.unit();
         let mut size = self.size(&history, &counter);
@@ -247,7 +356,7 @@ impl FileCommand for Trim {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         let (history, report, failure) = self.run(history)?;
         if self.dry_run {
             let mut text = dry_run_text(&report);

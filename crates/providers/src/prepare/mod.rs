@@ -23,6 +23,7 @@ use self::contexts::{holds_framework_frame, left_out, Context, RenderedContexts,
 use self::notes::{note_lookalike_frames, order_tool_results_by_call, part_path, set_part_path, Authored};
 #[cfg(test)]
 pub(crate) use self::rendering::json_text;
+pub use self::rendering::InventedIds;
 pub(crate) use self::rendering::{
     content_items, into_plain_texts, into_response_str, model_response_str, tool_text_with_file_references, Taken,
 };

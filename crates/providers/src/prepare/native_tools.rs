@@ -135,8 +135,8 @@ pub(super) fn native_tool_part(
     replay: Replay,
     when_mapped: &mut Vec<ExportError>,
 ) -> Result<Option<ResponseItem>, ExportError> {
-    if native_tool_search_kind(part, at, path)?.is_some() {
-        return native_tool_search_kept(response, part, at, path, profile);
+    if let Some(kind) = native_tool_search_kind(part, at, path)? {
+        return native_tool_search_kept(response, part, kind, at, path, profile);
     }
     let tool_name = part.name();
     let provider_name = part.provider_name();

@@ -4,7 +4,7 @@
 use super::form::{Outcome, Profile, ToolArgs, ToolContent, ToolItem, ToolResult};
 use crate::media::File;
 use crate::{dumped, ExportError, PartLocation};
-use msgflow_wire::{Field, RawJson};
+use msgflow_wire::{Field, ModelMessage, ModelRequestPart, ModelResponsePart, RawJson};
 use serde_json::{Map, Value};
 
 /// A tool part's id as sent. pydantic-ai gives a part without one (absent, or empty when mapped:
@@ -13,8 +13,77 @@ use serde_json::{Map, Value};
 /// unique to the part and the same on every run.
 pub(super) fn tool_call_id(id: &Field<String>, at: PartLocation, _path: &str) -> Result<String, ExportError> {
     match id.get() {
-        Some(id) if !id.is_empty() => Ok(id.clone()),
+        Some(id) if !invents_id(id) => Ok(id.clone()),
         _ => Ok(format!("msgflow_call_{}_{}", at.message, at.part)),
+    }
+}
+
+/// Whether [`tool_call_id`] makes up the id of a part holding this one.
+fn invents_id(id: &str) -> bool {
+    id.is_empty()
+}
+
+/// The tool parts an export names by an id msgflow made up ([`tool_call_id`]'s
+/// `msgflow_call_<message>_<part>`), where pydantic-ai would make up a random `pyd_ai_...` id on
+/// load (`_generate_tool_call_id` in `pydantic_ai.messages`): tool calls, returns, server-side
+/// calls and returns, and retry prompts naming a tool, without a `tool_call_id` or with an empty one.
+/// Its text (`Display`) is the note `msgflow export` prints.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InventedIds(pub Vec<PartLocation>);
+
+impl InventedIds {
+    /// The tool parts of `history` whose id an export makes up, in history order.
+    pub fn of(history: &[ModelMessage]) -> InventedIds {
+        let missing = |id: &Field<String>| id.get().is_none_or(|id| invents_id(id));
+        let mut places = Vec::new();
+        for (message, entry) in history.iter().enumerate() {
+            let at = |part| PartLocation { message, part };
+            match entry {
+                ModelMessage::Request(request) => places.extend(
+                    (request.parts.iter().enumerate())
+                        .filter(|(_, part)| match part {
+                            ModelRequestPart::ToolReturn(part) => missing(&part.tool_call_id),
+                            ModelRequestPart::RetryPrompt(part) => {
+                                part.tool_name.get().is_some() && missing(&part.tool_call_id)
+                            }
+                            _ => false,
+                        })
+                        .map(|(index, _)| at(index)),
+                ),
+                ModelMessage::Response(response) => places.extend(
+                    (response.parts.iter().enumerate())
+                        .filter(|(_, part)| match part {
+                            ModelResponsePart::ToolCall(part) => missing(&part.tool_call_id),
+                            ModelResponsePart::BuiltinToolCall(part) => missing(&part.tool_call_id),
+                            ModelResponsePart::BuiltinToolReturn(part) => missing(&part.tool_call_id),
+                            _ => false,
+                        })
+                        .map(|(index, _)| at(index)),
+                ),
+            }
+        }
+        InventedIds(places)
+    }
+
+    /// No id is made up.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for InventedIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Some(first) = self.0.first() else {
+            return f.write_str("no tool part has a made-up tool_call_id");
+        };
+        write!(
+            f,
+            "{} tool part(s) have no tool_call_id (the first at $[{}].parts[{}]); the request names each \
+             msgflow_call_<message>_<part>, where pydantic-ai would make up a random pyd_ai_ id",
+            self.0.len(),
+            first.message,
+            first.part
+        )
     }
 }
 

@@ -166,7 +166,7 @@ pub(super) fn request_item(
             };
             let refuse_typed = |reason| ExportError::unsupported(at, path, reason);
             let tool_name = match typed_kind {
-                Some(kind) => typed::tool_name(&ret.tool_name, ret.tool_name_absent, kind.local_tool_name())
+                Some(kind) => typed::tool_name(&ret.tool_name, ret.tool_name_absent, kind.tool_name())
                     .map_err(refuse_typed)?
                     .to_owned(),
                 None => ret.tool_name.clone(),

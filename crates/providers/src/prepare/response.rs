@@ -92,7 +92,7 @@ pub(super) fn response_item(
             let (tool_name, typed_args) =
                 match typed::call_route(&call.tool_kind, &call.extra, true).map_err(refuse_typed)? {
                     typed::Route::Typed(kind) => (
-                        typed::tool_name(&call.tool_name, call.tool_name_absent, kind.local_tool_name())
+                        typed::tool_name(&call.tool_name, call.tool_name_absent, kind.tool_name())
                             .map_err(refuse_typed)?
                             .to_owned(),
                         typed::call_args(kind, &call.args).map_err(refuse_typed)?,

@@ -56,20 +56,20 @@ pub(super) enum CheckedToolSearch {
 
 pub(super) fn checked_tool_search(
     part: NativeToolPart<'_>,
+    kind: typed::TypedKind,
     at: PartLocation,
     path: &str,
 ) -> Result<CheckedToolSearch, ExportError> {
     let refuse = |reason| ExportError::unsupported(at, path, reason);
-    let kind = typed::TypedKind::ToolSearch;
     match part {
         NativeToolPart::Call(call) => {
-            typed::tool_name(&call.tool_name, call.tool_name_absent, typed::TOOL_SEARCH_NATIVE).map_err(refuse)?;
+            typed::tool_name(&call.tool_name, call.tool_name_absent, kind.tool_name()).map_err(refuse)?;
             Ok(CheckedToolSearch::Call(
                 typed::call_args(kind, &call.args).map_err(refuse)?,
             ))
         }
         NativeToolPart::Return(result) => {
-            typed::tool_name(&result.tool_name, result.tool_name_absent, typed::TOOL_SEARCH_NATIVE).map_err(refuse)?;
+            typed::tool_name(&result.tool_name, result.tool_name_absent, kind.tool_name()).map_err(refuse)?;
             Ok(CheckedToolSearch::Return(
                 typed::return_content(kind, &result.content).map_err(refuse)?,
             ))
@@ -92,10 +92,13 @@ pub(super) fn translated_tool_search_return(
         return Ok(None);
     };
     let native = NativeToolPart::Return(result);
-    if native_tool_search_kind(native, at, path)?.is_none() || keeps_native_tool_search(response, native, profile) {
+    let Some(kind) = native_tool_search_kind(native, at, path)? else {
+        return Ok(None);
+    };
+    if keeps_native_tool_search(response, native, profile) {
         return Ok(None);
     }
-    let CheckedToolSearch::Return(content) = checked_tool_search(native, at, path)? else {
+    let CheckedToolSearch::Return(content) = checked_tool_search(native, kind, at, path)? else {
         return Ok(None);
     };
     let ToolFiles { content, files, .. } = typed_tool_files(content, at, &format!("{path}.content"), profile)?;
@@ -108,7 +111,7 @@ pub(super) fn translated_tool_search_return(
     }
     Ok(Some(ToolResult {
         id: tool_call_id(&result.tool_call_id, at, path)?,
-        tool_name: typed::TOOL_SEARCH_FUNCTION.to_owned(),
+        tool_name: kind.local_tool_name().to_owned(),
         content,
         outcome: Outcome::Success,
         files: Vec::new(),
@@ -131,11 +134,12 @@ pub(super) fn translated_tool_search_return(
 pub(super) fn native_tool_search_kept(
     response: &ModelResponse,
     part: NativeToolPart<'_>,
+    kind: typed::TypedKind,
     at: PartLocation,
     path: &str,
     profile: Profile,
 ) -> Result<Option<ResponseItem>, ExportError> {
-    let checked = checked_tool_search(part, at, path)?;
+    let checked = checked_tool_search(part, kind, at, path)?;
     let keeps_native = keeps_native_tool_search(response, part, profile);
     let nan = || {
         ExportError::unsupported(
@@ -162,7 +166,7 @@ pub(super) fn native_tool_search_kept(
                 };
                 return Ok(Some(ResponseItem::ToolCall {
                     id,
-                    name: typed::TOOL_SEARCH_FUNCTION.to_owned(),
+                    name: kind.local_tool_name().to_owned(),
                     args: args.ok_or_else(nan)?,
                     item_id: None,
                     sent_detail: None,

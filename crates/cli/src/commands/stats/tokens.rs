@@ -1,49 +1,20 @@
 //! `msgflow stats --tokens`: tokens per message and per part kind with a real tokenizer
-//! (msgflow-context's counter), and the choice of counter that `trim --max-tokens` shares.
+//! (msgflow-context's counter).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use msgflow_context::tokens::{Calibration, TokenCounter, Tokenizer};
+use msgflow_context::tokens::{Calibration, CounterChoice};
 use msgflow_wire::{ModelMessage, ModelResponsePart};
 use serde::Serialize;
 
 use crate::outcome::Failure;
 use crate::runner::{FileCommand, Mode, Processed, Source};
 
-/// The names `--tokenizer` accepts.
-pub const TOKENIZER_NAMES: &[&str] = &["o200k_base", "cl100k_base", "chars4", "calibrated"];
-
-/// Parses `--tokenizer` (for clap's `value_parser`).
-pub fn parse_tokenizer(name: &str) -> Result<String, String> {
-    if TOKENIZER_NAMES.contains(&name) {
-        Ok(name.to_owned())
-    } else {
-        Err(format!("expected one of {}", TOKENIZER_NAMES.join(", ")))
-    }
-}
-
-/// The counter `--tokenizer NAME` means for `history`; `calibrated` needs a recorded
-/// `usage.input_tokens` in the history and fails (exit 2, explained) without one.
-pub fn counter_for(name: &str, history: &[ModelMessage]) -> Result<(TokenCounter, Option<Calibration>), Failure> {
-    if name == "calibrated" {
-        return TokenCounter::calibrated(history)
-            .map(|(counter, calibration)| (counter, Some(calibration)))
-            .ok_or_else(|| {
-                Failure::invalid(
-                    "--tokenizer calibrated: no response in the history records usage.input_tokens to calibrate on",
-                    Some("use --tokenizer o200k_base or cl100k_base".to_owned()),
-                )
-            });
-    }
-    let tokenizer: Tokenizer = name.parse().map_err(|err: String| Failure::invalid(err, None))?;
-    Ok((TokenCounter::new(tokenizer), None))
-}
-
 /// Counts the tokens of each input.
 pub struct TokenStats {
     /// `--tokenizer`.
-    pub tokenizer: String,
+    pub tokenizer: CounterChoice,
     /// Print JSON instead of a table.
     pub json: bool,
 }
@@ -84,8 +55,8 @@ fn tag(tag: Option<std::borrow::Cow<'_, str>>) -> String {
 }
 
 impl TokenReport {
-    fn of(history: &[ModelMessage], name: &str) -> Result<TokenReport, Failure> {
-        let (counter, calibration) = counter_for(name, history)?;
+    fn of(history: &[ModelMessage], choice: CounterChoice) -> Result<TokenReport, Failure> {
+        let (counter, calibration) = crate::tokenizer::counter_for(choice, history)?;
         let mut by_part_kind: BTreeMap<String, usize> = BTreeMap::new();
         let mut messages = Vec::with_capacity(history.len());
         for (index, message) in history.iter().enumerate() {
@@ -120,7 +91,7 @@ impl TokenReport {
             });
         }
         Ok(TokenReport {
-            tokenizer: name.to_owned(),
+            tokenizer: choice.to_string(),
             media_rule: counter.media_rule(),
             total: messages.iter().map(|message| message.tokens).sum(),
             by_part_kind,
@@ -171,8 +142,8 @@ impl FileCommand for TokenStats {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
-        let report = TokenReport::of(&history, &self.tokenizer)?;
+        let history = crate::runner::parse_history(source)?;
+        let report = TokenReport::of(&history, self.tokenizer)?;
         let output = if self.json {
             let mut text = serde_json::to_string_pretty(&report)
                 .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;

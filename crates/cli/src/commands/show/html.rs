@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
+use msgflow_context::tokens::CounterChoice;
 use msgflow_transcript::{IndexEntry, Marker, Options, Summary, TokenCounts};
 use rayon::prelude::*;
 
-use crate::cli::ShowArgs;
+use super::ShowArgs;
 use crate::outcome::{Failure, Status};
 use crate::runner::{self, FileCommand, Mode, Processed, Source};
 
@@ -20,7 +21,7 @@ const INDEX: &str = "index.html";
 /// Writes transcript pages.
 pub struct ShowHtml {
     provider: Option<msgflow_providers::Provider>,
-    tokenizer: String,
+    tokenizer: CounterChoice,
     context_window: Option<u64>,
     /// What each page holds, by input label, for the index of a batch.
     summaries: Mutex<HashMap<String, Summary>>,
@@ -31,7 +32,7 @@ impl ShowHtml {
     pub fn from_args(args: &ShowArgs) -> Self {
         ShowHtml {
             provider: args.provider,
-            tokenizer: args.tokenizer.clone(),
+            tokenizer: args.tokenizer,
             context_window: args.context_window,
             summaries: Mutex::new(HashMap::new()),
         }
@@ -48,7 +49,7 @@ impl FileCommand for ShowHtml {
     }
 
     fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
+        let history = crate::runner::parse_history(source)?;
         let violations = msgflow_sanitize::check_located(&history, source.input.as_str());
         let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
         let mut markers: Vec<Marker> = violations
@@ -68,7 +69,7 @@ impl FileCommand for ShowHtml {
                     message: violation.message,
                     part: violation.part,
                     source: provider.name().to_owned(),
-                    text: super::provider::violation_line(violation).trim_end().to_owned(),
+                    text: crate::provider::violation_line(violation).trim_end().to_owned(),
                 })),
                 // `check --provider` fails here; the page is still worth having, so it says why
                 // the provider's rules could not be applied.
@@ -79,7 +80,7 @@ impl FileCommand for ShowHtml {
                 }
             }
         }
-        let (counter, _) = super::tokens::counter_for(&self.tokenizer, &history)?;
+        let (counter, _) = crate::tokenizer::counter_for(self.tokenizer, &history)?;
         let per_message = history
             .par_iter()
             .map(|message| counter.count_message(message))
@@ -92,7 +93,7 @@ impl FileCommand for ShowHtml {
             markers,
             loadable: Some(loadable),
             tokens: Some(TokenCounts {
-                counter: self.tokenizer.clone(),
+                counter: self.tokenizer.to_string(),
                 per_message,
             }),
             context_window: self.context_window,

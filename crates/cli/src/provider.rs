@@ -1,9 +1,11 @@
-//! `check --provider P` and `repair --provider P`: a history against a provider's rules
-//! (msgflow-providers), reported at the history's message and part.
+//! What the commands that name a provider share (`check --provider P`, `repair --provider P`,
+//! `export --to P`, `show --html --provider P`): the profile flags, a history against a provider's
+//! rules (msgflow-providers) reported at the history's message and part, and the export's errors.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+use clap::Args;
 use msgflow_providers::{ExportError, ExportOptions, Provider, ProviderChange, ProviderChangeKind, Violation};
 use msgflow_sanitize::RepairOptions;
 
@@ -11,54 +13,62 @@ use crate::files;
 use crate::outcome::{Failure, Status};
 use crate::runner::{Processed, Source};
 
-/// Parses a `--provider` / `--to` value.
-pub(crate) fn parse_provider(name: &str) -> Result<Provider, String> {
-    name.parse()
+/// The model profile's settings that change a provider's request (`export`, `check --provider`).
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// How OpenAI Chat sends thinking back (the profile's `openai_chat_send_back_thinking_parts`):
+    /// auto (gpt-4o's default: a part from a `reasoning`-like field of OpenAI's goes back in it,
+    /// others as <think> text), tags, field:NAME (every part in the field NAME) or off.
+    #[arg(long, value_name = "MODE")]
+    pub openai_chat_thinking: Option<msgflow_providers::openai_chat::ChatThinking>,
+    /// Where Anthropic gets reasoning it cannot take back as the model's own thinking block
+    /// (unsigned, or another provider's; the profile's `mimics_assistant_message_formatting`):
+    /// user-turn (claude-sonnet-4-5's default: an <assistant_thinking> frame in a user turn ahead
+    /// of the reply) or assistant-turn (<thinking> text in the reply itself).
+    #[arg(long, value_name = "WHERE")]
+    pub anthropic_thinking: Option<msgflow_providers::ReplayedThinking>,
+    /// Where OpenAI Chat and Responses put reasoning they write out as text (another provider's,
+    /// or any with --openai-chat-thinking tags; the profile's `mimics_assistant_message_formatting`):
+    /// assistant-turn (gpt-4o's and gpt-5's default: <think> text in the reply itself) or
+    /// user-turn (an <assistant_thinking> frame in a user turn ahead of the reply).
+    #[arg(long, value_name = "WHERE")]
+    pub openai_thinking: Option<msgflow_providers::ReplayedThinking>,
 }
 
-pub(crate) fn parse_chat_thinking(mode: &str) -> Result<msgflow_providers::openai_chat::ChatThinking, String> {
-    mode.parse()
-}
-
-pub(crate) fn parse_replayed_thinking(place: &str) -> Result<msgflow_providers::ReplayedThinking, String> {
-    place.parse()
-}
-
-/// The export options of `--openai-chat-thinking`, `--anthropic-thinking` and `--openai-thinking`,
-/// each refused for a provider it does not apply to (rather than ignored).
-pub(crate) fn export_options(
-    provider: Option<Provider>,
-    profile: &crate::cli::ProfileArgs,
-) -> Result<ExportOptions, Status> {
-    let mut options = ExportOptions::default();
-    if let Some(thinking) = &profile.openai_chat_thinking {
-        if provider != Some(Provider::OpenAiChat) {
-            return Err(crate::outcome::usage_error(
-                "--openai-chat-thinking applies to the openai-chat provider only",
-                None,
-            ));
+impl ProfileArgs {
+    /// The export options of `--openai-chat-thinking`, `--anthropic-thinking` and
+    /// `--openai-thinking`, each refused for a provider it does not apply to (rather than ignored).
+    pub fn export_options(&self, provider: Option<Provider>) -> Result<ExportOptions, Status> {
+        let mut options = ExportOptions::default();
+        if let Some(thinking) = &self.openai_chat_thinking {
+            if provider != Some(Provider::OpenAiChat) {
+                return Err(crate::outcome::usage_error(
+                    "--openai-chat-thinking applies to the openai-chat provider only",
+                    None,
+                ));
+            }
+            options.openai_chat_thinking = thinking.clone();
         }
-        options.openai_chat_thinking = thinking.clone();
-    }
-    if let Some(replayed) = profile.anthropic_thinking {
-        if provider != Some(Provider::Anthropic) {
-            return Err(crate::outcome::usage_error(
-                "--anthropic-thinking applies to the anthropic provider only",
-                None,
-            ));
+        if let Some(replayed) = self.anthropic_thinking {
+            if provider != Some(Provider::Anthropic) {
+                return Err(crate::outcome::usage_error(
+                    "--anthropic-thinking applies to the anthropic provider only",
+                    None,
+                ));
+            }
+            options.anthropic_thinking = replayed;
         }
-        options.anthropic_thinking = replayed;
-    }
-    if let Some(replayed) = profile.openai_thinking {
-        if !matches!(provider, Some(Provider::OpenAiChat | Provider::OpenAiResponses)) {
-            return Err(crate::outcome::usage_error(
-                "--openai-thinking applies to the openai-chat and openai-responses providers only",
-                None,
-            ));
+        if let Some(replayed) = self.openai_thinking {
+            if !matches!(provider, Some(Provider::OpenAiChat | Provider::OpenAiResponses)) {
+                return Err(crate::outcome::usage_error(
+                    "--openai-thinking applies to the openai-chat and openai-responses providers only",
+                    None,
+                ));
+            }
+            options.openai_thinking = replayed;
         }
-        options.openai_thinking = replayed;
+        Ok(options)
     }
-    Ok(options)
 }
 
 /// A history msgflow cannot export: exit 2 with the location and the reason.
@@ -103,7 +113,7 @@ pub(crate) fn check(
     options: &ExportOptions,
     json: bool,
 ) -> Result<Processed, Failure> {
-    let history = super::parse_history(source)?;
+    let history = crate::runner::parse_history(source)?;
     let violations =
         msgflow_providers::check_with(&history, provider, options).map_err(|error| export_failure(&error))?;
     let status = if violations.is_empty() {
@@ -158,7 +168,7 @@ pub(crate) fn repair(
     options: &RepairOptions,
     report: Option<&Path>,
 ) -> Result<Processed, Failure> {
-    let history = super::parse_history(source)?;
+    let history = crate::runner::parse_history(source)?;
     let repaired = msgflow_providers::repair(history, provider, options).map_err(|error| export_failure(&error))?;
     if let Some(path) = report {
         let document = serde_json::json!({

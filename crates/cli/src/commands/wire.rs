@@ -1,39 +1,38 @@
-//! `msgflow canonical` and `msgflow wire`: convert between pydantic-ai's wire form and msgflow's
-//! canonical form (msgflow-adapter).
+//! `msgflow wire`: msgflow's canonical form back to a pydantic-ai history (msgflow-adapter), the
+//! inverse of `msgflow canonical`.
 
-use crate::outcome::Failure;
+use clap::Args;
+
+use crate::args::{InputArgs, OutputArgs, StrictArgs};
+use crate::outcome::{Failure, Status};
 use crate::runner::{FileCommand, Mode, Processed, Source};
 
-/// Converts a pydantic-ai history to canonical JSON.
-pub struct ToCanonical {
-    /// Indent the output.
-    pub pretty: bool,
+/// `msgflow wire`.
+#[derive(Debug, Args)]
+pub struct WireArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
 }
 
-impl FileCommand for ToCanonical {
-    fn mode(&self) -> Mode {
-        Mode::Transform
-    }
+/// The examples and notes after `msgflow wire --help`'s options.
+pub const HELP: &str = concat!(
+    "Examples:\n",
+    "  msgflow wire canonical.json > history.json\n",
+    "  msgflow canonical history.json | msgflow wire - | cmp - history.json\n\n",
+    "The input is canonical JSON as `msgflow canonical` writes it (`msgflow schema canonical`).\n\n",
+    exit_codes_text!()
+);
 
-    fn process(&self, source: &Source<'_>) -> Result<Processed, Failure> {
-        let history = super::parse_history(source)?;
-        let canonical = msgflow_adapter::to_canonical_history(&history);
-        let written = if self.pretty {
-            msgflow_canonical::to_json_vec_pretty(&canonical)
-        } else {
-            msgflow_canonical::to_json_vec(&canonical)
-        };
-        let output = written.map_err(|err| {
-            Failure::invalid(
-                format!("cannot write canonical JSON: {err}"),
-                Some("please report this".to_owned()),
-            )
-        })?;
-        Ok(Processed {
-            output,
-            ..Processed::default()
-        })
-    }
+/// Runs `msgflow wire`.
+pub fn run(args: &WireArgs) -> Status {
+    let command = ToWire {
+        strict: args.strict.strict,
+    };
+    crate::runner::run(&command, &args.input, &args.output)
 }
 
 /// Converts canonical JSON back to a pydantic-ai history (compact form).
