@@ -86,8 +86,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let compared = cases.len();
     let foreign = foreign_cases(&root, &mut cases)?;
 
-    let answers =
-        crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;
+    let answers = crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;
     let counts = crate::conformance_ui_formats::Counts {
         fixtures: fixture_count,
         realworld: realworld_count,
