@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::{format_seconds, load_average, utc_now};
+use super::process::{command_stdout, load_average, utc_now};
+use super::report::format_seconds;
 use crate::venv;
 
 /// Starts the Python section of `BENCHMARKS.md`.
@@ -90,7 +91,7 @@ fn verdict(row: &Value) -> &'static str {
 
 /// The section for the rows `python_bench.py` printed.
 fn render(rows: &[Value], runs: u32, started_at: &str, load_before: &str, load_after: &str) -> String {
-    let commit = super::command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
+    let commit = command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
     let mut report = String::new();
     let _ = writeln!(report, "### Python: the latest run, {started_at}\n");
