@@ -19,6 +19,7 @@ use anyhow::{Context, Result};
 
 use crate::{project_root, venv};
 
+mod corpus;
 mod measurement;
 mod peers;
 mod process;
@@ -76,6 +77,13 @@ pub struct Args {
     /// Leave the Python package's rows out.
     #[arg(long)]
     pub no_python: bool,
+    /// Only the corpus rows (`msgflow check` on JSON Lines and Parquet corpora, scaling, peak
+    /// memory, and the Ray path beside the CLI and pydantic-ai).
+    #[arg(long, conflicts_with_all = ["peers_only", "transcript_only", "python_only", "no_corpus"])]
+    pub corpus_only: bool,
+    /// Leave the corpus rows out.
+    #[arg(long)]
+    pub no_corpus: bool,
 }
 
 /// Runs the task.
@@ -89,9 +97,12 @@ pub fn run(args: &Args) -> Result<()> {
     if args.python_only {
         return python_section(args, &root, &bench_dir);
     }
-    let python = venv::pydantic_ai_python()?;
     let bench_bin = build_release(&root, &["-p", "xtask", "--bin", "msgflow-bench"], "msgflow-bench")?;
     let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
+    if args.corpus_only {
+        return corpus_section(args, &root, &bench_bin, &cli_bin, &bench_dir);
+    }
+    let python = venv::pydantic_ai_python()?;
 
     if !args.peers_only && !args.transcript_only {
         run_main(
@@ -130,6 +141,21 @@ pub fn run(args: &Args) -> Result<()> {
     }
     if !args.no_python && !args.peers_only && !args.transcript_only {
         python_section(args, &root, &bench_dir)?;
+    }
+    if !args.no_corpus && !args.peers_only && !args.transcript_only {
+        corpus_section(args, &root, &bench_bin, &cli_bin, &bench_dir)?;
+    }
+    Ok(())
+}
+
+/// The corpus rows, printed and written to their section of `BENCHMARKS.md`.
+fn corpus_section(args: &Args, root: &Path, bench_bin: &Path, cli_bin: &Path, bench_dir: &Path) -> Result<()> {
+    let report = corpus::run(root, bench_bin, cli_bin, bench_dir, args.runs, args.seed)?;
+    println!("{report}");
+    if !args.no_write {
+        let path = root.join("BENCHMARKS.md");
+        write_generated_section(&path, (corpus::BEGIN_MARKER, corpus::END_MARKER), &report)?;
+        eprintln!("bench: wrote the corpus section of {}", path.display());
     }
     Ok(())
 }
