@@ -26,11 +26,12 @@ pub fn error_types(bytes: &[u8], err: &ParseError) -> Vec<String> {
     let mut types = Vec::new();
     match err.category() {
         ParseErrorCategory::Syntax | ParseErrorCategory::Eof => types.push(JSON_INVALID.to_owned()),
-        ParseErrorCategory::Data => match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) => history_types(&value, &mut types),
-            // msgflow's reader and serde_json disagree on the JSON (a limit): no guess.
-            Err(_) => {}
-        },
+        ParseErrorCategory::Data => {
+            // When serde_json refuses what msgflow's reader took for JSON (a limit), no guess.
+            if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+                history_types(&value, &mut types);
+            }
+        }
         ParseErrorCategory::Io | ParseErrorCategory::Limit => {}
     }
     let mut unique: Vec<String> = Vec::with_capacity(types.len());
