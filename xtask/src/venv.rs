@@ -34,6 +34,16 @@ pub fn python_bench_python() -> Result<PathBuf> {
     Ok(python)
 }
 
+/// `target/venv-python-bench` (see [`python_bench_python`]) with Ray Data and pyarrow added
+/// (`crates/python/tests/ray/requirements.txt`, the Ray test's pins): the venv the corpus rows of
+/// `cargo xtask bench` generate their corpora and run the Ray path in. Returns the interpreter.
+pub fn corpus_bench_python() -> Result<PathBuf> {
+    let python = python_bench_python()?;
+    let requirements = project_root().join("crates/python/tests/ray/requirements.txt");
+    pip_install(&python, &["-r".as_ref(), requirements.as_os_str()])?;
+    Ok(python)
+}
+
 /// `python -m pip install -q ARGS`, failing with pip's error output.
 pub fn pip_install(python: &Path, args: &[&std::ffi::OsStr]) -> Result<()> {
     let output = Command::new(python)

@@ -401,9 +401,8 @@ impl Job<'_> {
         let input = match msgflow_wire::Input::from_vec(bytes.to_vec()) {
             Ok(input) => input,
             Err(err) => {
-                let error_type = msgflow_corpus::row::RowFailure::from_parse_error(&err).error_type;
                 let (mut result, edit) = failed(self.command.unreadable_history(&err));
-                result.error_types.extend(error_type.map(str::to_owned));
+                result.error_types = msgflow_corpus::refusal::error_types(bytes, &err);
                 return (result, edit);
             }
         };
@@ -413,12 +412,12 @@ impl Job<'_> {
         }) {
             Ok(processed) => processed,
             Err(failure) => {
-                let error_type = match input.parse() {
-                    Err(err) => msgflow_corpus::row::RowFailure::from_parse_error(&err).error_type,
-                    Ok(_) => None,
+                let error_types = match input.parse() {
+                    Err(err) => msgflow_corpus::refusal::error_types(bytes, &err),
+                    Ok(_) => Vec::new(),
                 };
                 let (mut result, edit) = failed(failure);
-                result.error_types.extend(error_type.map(str::to_owned));
+                result.error_types = error_types;
                 return (result, edit);
             }
         };

@@ -85,7 +85,8 @@ fn check_json_writes_one_object_per_row_in_order_then_a_summary() -> TestResult 
     assert_eq!(
         lines[5],
         json!({"summary": {"rows": 5, "ok": 1, "problems": 1, "invalid": 3,
-            "problem_codes": {"dangling-call": 1}, "pydantic_ai_error_types": {"json_invalid": 1}}})
+            "problem_codes": {"dangling-call": 1},
+            "pydantic_ai_error_types": {"json_invalid": 1, "list_type": 1, "missing": 1}}})
     );
     // Errors on stderr name the row.
     assert!(stderr(&output).contains("msgflow: error: runs.jsonl line 3 (row 2): not a pydantic-ai message history"));
@@ -99,6 +100,48 @@ fn check_json_writes_one_object_per_row_in_order_then_a_summary() -> TestResult 
         object.insert("line".to_owned(), json!(2));
     }
     assert_eq!(lines[1], single);
+    Ok(())
+}
+
+#[test]
+fn the_summary_counts_pydantic_ais_error_type_of_rows_that_are_json_but_not_histories() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // Each row, then what `ModelMessagesTypeAdapter.validate_json` (pydantic-ai 2.68.0) raises on it.
+    let rows = [
+        (r#"{"kind": "request"}"#, "list_type"),
+        ("null", "list_type"),
+        ("[1, 2]", "dict_type"),
+        ("[{}]", "union_tag_not_found"),
+        (r#"[{"kind": "banana", "parts": []}]"#, "union_tag_invalid"),
+        (r#"[{"kind": "request"}]"#, "missing"),
+        (r#"[{"kind": "request", "parts": "none"}]"#, "list_type"),
+        (r#"[{"kind": "request", "parts": [{}]}]"#, "union_tag_not_found"),
+        (r#"[{"kind": "response", "parts": [{"part_kind": "text"}]}]"#, "missing"),
+        ("[{\"kind\": \"request\", \"parts\": [", "json_invalid"),
+    ];
+    let corpus: String = rows.iter().map(|(row, _)| format!("{row}\n")).collect();
+    std::fs::write(dir.path().join("rows.jsonl"), corpus)?;
+    let output = msgflow(dir.path())?.args(["check", "--json", "rows.jsonl"]).output()?;
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let lines = json_lines(&output)?;
+    let mut expected = serde_json::Map::new();
+    for (_, error_type) in rows {
+        let count = expected.get(error_type).and_then(Value::as_u64).unwrap_or(0);
+        expected.insert(error_type.to_owned(), json!(count + 1));
+    }
+    let summary = &lines.last().ok_or("no summary")?["summary"];
+    assert_eq!(summary["invalid"], json!(rows.len()));
+    assert_eq!(summary["pydantic_ai_error_types"], Value::Object(expected));
+    // The same rows as a Parquet column are counted alike.
+    let column: ArrayRef = Arc::new(StringArray::from(
+        rows.iter().map(|(row, _)| Some(*row)).collect::<Vec<_>>(),
+    ));
+    write_parquet(&dir.path().join("rows.parquet"), vec![("messages", column)])?;
+    let output = msgflow(dir.path())?
+        .args(["check", "--json", "rows.parquet", "--column", "messages"])
+        .output()?;
+    let parquet_lines = json_lines(&output)?;
+    assert_eq!(parquet_lines.last(), lines.last(), "{}", stderr(&output));
     Ok(())
 }
 

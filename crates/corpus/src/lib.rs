@@ -21,6 +21,7 @@
 
 mod jsonl;
 mod parquet;
+pub mod refusal;
 pub mod row;
 mod summary;
 

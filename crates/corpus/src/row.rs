@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use msgflow_sanitize::{Note, RepairOptions, Violation};
-use msgflow_wire::{ModelMessage, ParseError, ParseErrorCategory};
+use msgflow_wire::{ModelMessage, ParseError};
 
 /// What `check` finds in one history (`msgflow check --json` for one file, or one corpus row).
 #[derive(Clone, Debug, Serialize)]
@@ -104,22 +104,19 @@ pub struct RowFailure {
     /// What is wrong and where (JSON path, line and column within the row), as `msgflow check`
     /// prints it.
     pub error: String,
-    /// pydantic's error type when msgflow knows pydantic-ai would refuse the row for the same
-    /// reason (`json_invalid` for bytes that are not JSON); not part of the JSON.
+    /// pydantic's error types for the row, each once (`json_invalid` for bytes that are not
+    /// JSON, `list_type`, `union_tag_invalid`, `missing`... for JSON that is not a history: see
+    /// [`crate::refusal`]); empty when msgflow does not know. Not part of the JSON.
     #[serde(skip)]
-    pub error_type: Option<&'static str>,
+    pub error_types: Vec<String>,
 }
 
 impl RowFailure {
-    /// The failure for bytes msgflow cannot read as a history.
-    pub fn from_parse_error(err: &ParseError) -> Self {
-        let error_type = match err.category() {
-            ParseErrorCategory::Syntax | ParseErrorCategory::Eof => Some("json_invalid"),
-            _ => None,
-        };
+    /// The failure for a row's `bytes`, which msgflow could not read as a history (`err`).
+    pub fn of_row(bytes: &[u8], err: &ParseError) -> Self {
         RowFailure {
             error: format!("not a pydantic-ai message history: {err}"),
-            error_type,
+            error_types: crate::refusal::error_types(bytes, err),
         }
     }
 }
@@ -146,8 +143,8 @@ impl RowCheck {
 }
 
 fn parse(bytes: &[u8]) -> Result<(msgflow_wire::Input, Vec<ModelMessage>), RowFailure> {
-    let input = msgflow_wire::Input::from_vec(bytes.to_vec()).map_err(|err| RowFailure::from_parse_error(&err))?;
-    let history = input.parse().map_err(|err| RowFailure::from_parse_error(&err))?;
+    let input = msgflow_wire::Input::from_vec(bytes.to_vec()).map_err(|err| RowFailure::of_row(bytes, &err))?;
+    let history = input.parse().map_err(|err| RowFailure::of_row(bytes, &err))?;
     Ok((input, history))
 }
 
@@ -181,7 +178,7 @@ pub fn repair_row(bytes: &[u8], options: &RepairOptions) -> Result<RepairedRow, 
     let loadable = msgflow_wire::verdict::verdict(&repaired.history).is_loadable();
     let json = msgflow_wire::to_vec(&repaired.history).map_err(|err| RowFailure {
         error: format!("cannot serialise the repaired history: {err}"),
-        error_type: None,
+        error_types: Vec::new(),
     })?;
     Ok(RepairedRow {
         json,

@@ -69,8 +69,7 @@ impl Summary {
                 self.add(status, &report.problem_codes(), &report.error_types);
             }
             RowCheck::Unreadable(failure) => {
-                let error_types: Vec<String> = failure.error_type.iter().map(|t| (*t).to_owned()).collect();
-                self.add(RowStatus::Invalid, &[], &error_types);
+                self.add(RowStatus::Invalid, &[], &failure.error_types);
             }
         }
     }

@@ -71,7 +71,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::PydanticAi,
         Format::OpenAiChat,
         Format::Anthropic,

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The Ray path's throughput per core beside the CLI's (the "Python: corpora" rows of BENCHMARKS.md).
+"""The Ray path's throughput per core beside the CLI's (the Ray rows of the corpus section of BENCHMARKS.md,
+run by `cargo xtask bench --corpus-only`, xtask/src/bench/corpus.rs).
 
 One seeded corpus (`crates/python/tests/ray/corpus.py`, the Ray test's generator: histories as found,
-broken ones, not-histories, nulls) is written once as Parquet, then checked four ways, each on one core:
+broken ones, not-histories, nulls) is written once as Parquet (or given with --parquet, as the bench does),
+then checked four ways, each on one core:
 
 * `cli`: `msgflow check --json corpus.parquet --column messages --threads 1` (one JSON line per row);
 * `arrow`: `msgflow.arrow.check` on the column in this process (rayon held to one thread);
@@ -41,6 +43,8 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--parquet", type=Path,
+                        help="check this corpus (a string column `messages`, --rows rows) instead of generating one")
     args = parser.parse_args()
     if os.environ.get("RAYON_NUM_THREADS") != "1":
         parser.error("set RAYON_NUM_THREADS=1 (the rows are per core)")
@@ -50,12 +54,18 @@ def main() -> int:
 
     import corpus
 
-    args.dir.mkdir(parents=True, exist_ok=True)
-    path = args.dir / f"corpus-{args.rows}-seed{args.seed}.parquet"
-    texts = corpus.rows(args.rows, args.seed)
-    if not path.exists():
-        table = pa.table({"id": pa.array(range(args.rows), pa.int64()), "messages": pa.array(texts, pa.string())})
-        pq.write_table(table, path, row_group_size=5_000)
+    if args.parquet is not None:
+        path = args.parquet
+        texts = pq.read_table(path, columns=["messages"]).column("messages").to_pylist()
+        if len(texts) != args.rows:
+            parser.error(f"{path} has {len(texts)} rows, not --rows {args.rows}")
+    else:
+        args.dir.mkdir(parents=True, exist_ok=True)
+        path = args.dir / f"corpus-{args.rows}-seed{args.seed}.parquet"
+        texts = corpus.rows(args.rows, args.seed)
+        if not path.exists():
+            table = pa.table({"id": pa.array(range(args.rows), pa.int64()), "messages": pa.array(texts, pa.string())})
+            pq.write_table(table, path, row_group_size=5_000)
     megabytes = sum(len(text.encode("utf-8", "surrogatepass")) for text in texts if text is not None) / 2**20
     load_before = os.getloadavg()
 

@@ -179,6 +179,48 @@ def test_polars_series_come_in_through_the_stream_interface() -> None:
     assert back.struct.field("tokens").to_list()[1] is None
 
 
+def _texts() -> list[str | None]:
+    """ROWS as text (DuckDB and DataFusion take the column from a pyarrow table of strings)."""
+    return [None if row is None else row.decode("utf-8", "replace") for row in ROWS]
+
+
+def test_duckdb_results_come_in_through_the_stream_interface() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    texts = _texts()
+    source = pa.table({"n": pa.array(range(len(texts)), pa.int64()), "history": pa.array(texts, pa.string())})
+    connection = duckdb.connect()
+    connection.register("source", source)
+    # A query DuckDB answers itself (a filter and an order), not the table handed back.
+    relation = connection.sql("SELECT history FROM source WHERE n % 3 <> 1 ORDER BY n DESC")
+    expected = [text for n, text in enumerate(texts) if n % 3 != 1][::-1]
+    assert msgflow.arrow.check(relation).to_pylist() == msgflow.arrow.check(pa.array(expected)).to_pylist()
+    # The result goes back to DuckDB as an Arrow table.
+    checked = pa.table({"result": msgflow.arrow.check(connection.sql("SELECT history FROM source ORDER BY n"))})
+    connection.register("checked", checked)
+    loadable = connection.sql("SELECT count(*) FROM checked WHERE result.loadable").fetchall()[0][0]
+    assert loadable == sum(1 for row in msgflow.arrow.check(pa.array(texts)).to_pylist() if row and row["loadable"])
+    assert loadable > 0
+
+
+def test_datafusion_results_come_in_through_the_stream_interface() -> None:
+    datafusion = pytest.importorskip("datafusion")
+    texts = _texts()
+    # Small batches: the result is a stream of many record batches.
+    context = datafusion.SessionContext(datafusion.SessionConfig().with_batch_size(64))
+    context.register_record_batches(
+        "source",
+        [pa.table({"n": pa.array(range(len(texts)), pa.int64()), "history": pa.array(texts, pa.string())}).to_batches()],
+    )
+    frame = context.sql("SELECT history FROM source WHERE n % 2 = 0 ORDER BY n")
+    expected = texts[::2]
+    assert msgflow.arrow.check(frame).to_pylist() == msgflow.arrow.check(pa.array(expected)).to_pylist()
+    tokens = msgflow.arrow.count_tokens(context.sql("SELECT history FROM source ORDER BY n"))
+    assert tokens.to_pylist() == msgflow.arrow.count_tokens(pa.array(texts)).to_pylist()
+    # The result goes back to DataFusion through the same interface.
+    back = context.from_arrow(pa.table({"result": msgflow.arrow.check(frame)}))
+    assert back.count() == len(expected)
+
+
 def test_the_native_result_is_an_arrow_capsule_object() -> None:
     native = _msgflow.arrow_check(_column([SESSION, None]), None, False)
     assert len(native) == 2 and "2 rows" in repr(native)

@@ -17,10 +17,9 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use super::{
-    format_seconds, generate, load_average, median, run_json_line, run_process, utc_now, Measurement, BIG_STRINGS,
-    BIG_STRUCTURED, DATASETS, SMALL_10K,
-};
+use super::measurement::{generate, run_json_line, Measurement, BIG_STRINGS, BIG_STRUCTURED, DATASETS, SMALL_10K};
+use super::process::{load_average, median, run_process, utc_now};
+use super::report::format_seconds;
 use crate::venv;
 
 /// Starts the conversions' part of `BENCHMARKS.md`.

@@ -24,7 +24,9 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::{format_mib, format_seconds, generate, run_json_line, Measurement, DATASETS, SMALL_100K, SMALL_10K};
+use super::measurement::{generate, run_json_line, Dataset, Measurement, Size, DATASETS, SMALL_100K, SMALL_10K};
+use super::process::{command_stdout, load_average, median, utc_now};
+use super::report::{detail_text, format_mib, format_seconds, verdict, Goal, LINEAR_TOLERANCE};
 use crate::{project_root, venv};
 
 /// Starts the peers' part of `BENCHMARKS.md`.
@@ -97,7 +99,7 @@ const fn row(
 const STREAM: &str = "Streaming assembly (pydantic-ai `ModelResponsePartsManager`)";
 const PROVIDERS: &str = "Provider export (pydantic-ai's own request mapping)";
 const CONTEXT: &str = "Context window (pydantic-ai-harness, Python tiktoken)";
-const BIG_STRINGS: &str = super::BIG_STRINGS;
+const BIG_STRINGS: &str = super::measurement::BIG_STRINGS;
 
 const ROWS: &[Row] = &[
     row(
@@ -320,10 +322,10 @@ const LINEARITY: &[Linearity] = &[
 /// A history of the small shape four times the largest of the main benchmark's, for the warm
 /// linearity of the export beyond the cache (msgflow only: no peer row runs on it).
 const SMALL_400K: &str = "small 400k msgs";
-const SMALL_400K_DATASET: super::Dataset = super::Dataset {
+const SMALL_400K_DATASET: Dataset = Dataset {
     key: SMALL_400K,
     shape: "small",
-    size: super::Size::Messages(400_000),
+    size: Size::Messages(400_000),
     with_pydantic: false,
 };
 
@@ -339,7 +341,7 @@ struct Scaling {
 impl Scaling {
     fn median(&self) -> Option<f64> {
         let ratios = self.ratios.as_ref().ok()?;
-        (!ratios.is_empty()).then(|| super::median(ratios))
+        (!ratios.is_empty()).then(|| median(ratios))
     }
 }
 
@@ -391,8 +393,8 @@ pub fn run(bench_bin: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<S
     let context = venv::context_python()?;
     let assets = crate::conformance_tokens::tiktoken_rs_assets()?;
     let cache = bench_dir.join("tiktoken-cache");
-    let started_at = super::utc_now();
-    let load_before = super::load_average();
+    let started_at = utc_now();
+    let load_before = load_average();
 
     let mut measured = Vec::new();
     for row in ROWS {
@@ -467,7 +469,7 @@ pub fn run(bench_bin: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<S
             ratios: ratios.map_err(|err| format!("{err:#}")),
         });
     }
-    let load_after = super::load_average();
+    let load_after = load_average();
     Ok(render(
         &measured,
         &scalings,
@@ -600,7 +602,7 @@ fn render(
     runs: u32,
 ) -> String {
     let mut out = String::new();
-    let commit = super::command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
+    let commit = command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
     let _ = writeln!(out, "### Peers: the latest run, {started_at}\n");
     let _ = writeln!(
@@ -617,15 +619,15 @@ fn render(
             .find(|(row, _)| row.ours == op && row.input == input)
             .map(|(_, m)| m)
     };
-    let mut target = |name: String, value: Option<f64>, goal: super::Goal, unit: &str| {
+    let mut target = |name: String, value: Option<f64>, goal: Goal, unit: &str| {
         let _ = writeln!(
             out,
             "| {name} | {} | {} |",
             value.map_or_else(|| "-".to_owned(), |value| format!("{value:.2}{unit}")),
-            super::verdict(value.map(|value| goal.holds(value)))
+            verdict(value.map(|value| goal.holds(value)))
         );
     };
-    use super::Goal::{AtLeast, AtMost};
+    use Goal::{AtLeast, AtMost};
     for (op, input, what) in [
         ("stream-text-deltas", Input::TextDeltas(1_000_000), "1M text deltas"),
         (
@@ -656,7 +658,7 @@ fn render(
         target(
             linearity_name(linearity),
             scaling.median(),
-            AtMost(super::LINEAR_TOLERANCE),
+            AtMost(LINEAR_TOLERANCE),
             "",
         );
         let Linearity { op, base, large, .. } = *linearity;
@@ -671,7 +673,7 @@ fn render(
             per_output(large)
                 .zip(per_output(base))
                 .map(|(large, base)| large / base),
-            AtMost(super::LINEAR_TOLERANCE),
+            AtMost(LINEAR_TOLERANCE),
             "",
         );
     }
@@ -696,7 +698,7 @@ fn render(
             target(
                 linearity_name(linearity),
                 scaling.median(),
-                AtMost(super::LINEAR_TOLERANCE),
+                AtMost(LINEAR_TOLERANCE),
                 "",
             );
         }
@@ -735,7 +737,7 @@ fn render(
             Some(Ok(m)) => (
                 format_seconds(m.median_s),
                 format_mib(m.peak_rss_delta_bytes),
-                super::detail_text(&m.detail),
+                detail_text(&m.detail),
             ),
             Some(Err(err)) => (
                 "failed".to_owned(),

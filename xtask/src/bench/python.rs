@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::{format_seconds, load_average, utc_now};
+use super::process::{command_stdout, load_average, utc_now};
+use super::report::format_seconds;
 use crate::venv;
 
 /// Starts the Python section of `BENCHMARKS.md`.
@@ -22,30 +23,7 @@ pub const END_MARKER: &str = "<!-- END GENERATED (python) -->";
 /// Builds and installs the wheel, runs the rows and returns the section's Markdown.
 pub fn run(root: &Path, bench_dir: &Path, runs: u32) -> Result<String> {
     let python = venv::python_bench_python()?;
-    let wheels = bench_dir.join("python-wheel");
-    if wheels.exists() {
-        fs::remove_dir_all(&wheels).with_context(|| format!("emptying {}", wheels.display()))?;
-    }
-    eprintln!("bench: maturin build --release (crates/python)");
-    let maturin = python.with_file_name("maturin");
-    let status = Command::new(&maturin)
-        .current_dir(root.join("crates/python"))
-        .args(["build", "--release", "--quiet", "--out"])
-        .arg(&wheels)
-        .stdin(Stdio::null())
-        .status()
-        .with_context(|| format!("running {}", maturin.display()))?;
-    if !status.success() {
-        bail!("maturin build --release failed");
-    }
-    let wheel = fs::read_dir(&wheels)?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
-        .context("maturin wrote no wheel")?;
-    venv::pip_install(
-        &python,
-        &["--no-deps".as_ref(), "--force-reinstall".as_ref(), wheel.as_os_str()],
-    )?;
+    install_release_wheel(root, bench_dir, &python)?;
 
     let started_at = utc_now();
     let load_before = load_average();
@@ -72,6 +50,34 @@ pub fn run(root: &Path, bench_dir: &Path, runs: u32) -> Result<String> {
     Ok(render(&rows, runs, &started_at, &load_before, &load_average()))
 }
 
+/// Builds the release wheel of `crates/python` with the venv's maturin and installs it there.
+pub(super) fn install_release_wheel(root: &Path, bench_dir: &Path, python: &Path) -> Result<()> {
+    let wheels = bench_dir.join("python-wheel");
+    if wheels.exists() {
+        fs::remove_dir_all(&wheels).with_context(|| format!("emptying {}", wheels.display()))?;
+    }
+    eprintln!("bench: maturin build --release (crates/python)");
+    let maturin = python.with_file_name("maturin");
+    let status = Command::new(&maturin)
+        .current_dir(root.join("crates/python"))
+        .args(["build", "--release", "--quiet", "--out"])
+        .arg(&wheels)
+        .stdin(Stdio::null())
+        .status()
+        .with_context(|| format!("running {}", maturin.display()))?;
+    if !status.success() {
+        bail!("maturin build --release failed");
+    }
+    let wheel = fs::read_dir(&wheels)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
+        .context("maturin wrote no wheel")?;
+    venv::pip_install(
+        python,
+        &["--no-deps".as_ref(), "--force-reinstall".as_ref(), wheel.as_os_str()],
+    )
+}
+
 fn number(row: &Value, key: &str) -> f64 {
     row.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
@@ -90,7 +96,7 @@ fn verdict(row: &Value) -> &'static str {
 
 /// The section for the rows `python_bench.py` printed.
 fn render(rows: &[Value], runs: u32, started_at: &str, load_before: &str, load_after: &str) -> String {
-    let commit = super::command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
+    let commit = command_stdout(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
     let mut report = String::new();
     let _ = writeln!(report, "### Python: the latest run, {started_at}\n");

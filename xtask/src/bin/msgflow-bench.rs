@@ -116,6 +116,11 @@ enum Operation {
     TrimO200k,
     /// `o200k_base` token counts of every message (`stats --tokens`).
     CountTokens,
+    /// `--file` is a JSON Lines corpus, each line held as a buffer of its own: every buffer
+    /// checked as `msgflow check --json` checks one file (`msgflow_corpus::row::check_row`, its
+    /// JSON report written to memory), on one thread. The baseline the corpus rows of the bench
+    /// compare `msgflow check` on the same histories as JSON Lines and as Parquet with.
+    CheckBuffers,
 }
 
 impl Operation {
@@ -174,6 +179,8 @@ enum Output {
     /// A trim window: where it starts, its new first message.
     Trimmed(usize, Option<ModelMessage>),
     Tokens(usize),
+    /// How many buffers were checked, and the bytes of their JSON reports.
+    Checked(usize, usize),
     Nothing,
 }
 
@@ -182,6 +189,8 @@ enum Output {
 struct Spare {
     /// A copy of the input bytes, for the operations that take the buffer over.
     buffer: Option<Vec<u8>>,
+    /// The input's lines, each in a buffer of its own (`check-buffers`).
+    lines: Vec<Vec<u8>>,
     /// A copy of the parsed history, for `repair` and `trim`.
     history: Option<Vec<ModelMessage>>,
 }
@@ -197,8 +206,18 @@ impl Spare {
             }),
             _ => None,
         };
+        let lines = if op == Operation::CheckBuffers {
+            input
+                .split(|&byte| byte == b'\n')
+                .filter(|line| !line.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect()
+        } else {
+            Vec::new()
+        };
         Spare {
             buffer,
+            lines,
             history: matches!(op, Operation::Repair | Operation::RepairCold).then(|| parsed.to_vec()),
         }
     }
@@ -281,6 +300,18 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         Operation::CountTokens => {
             let counter = TokenCounter::new(Tokenizer::O200kBase);
             Output::Tokens(parsed.iter().map(|message| counter.count_message(message)).sum())
+        }
+        Operation::CheckBuffers => {
+            let lines = std::mem::take(&mut spare.lines);
+            let output_bytes = one_thread.install(|| -> Result<usize> {
+                let mut written = 0;
+                for line in &lines {
+                    let report = msgflow_corpus::row::check_row(line);
+                    written += serde_json::to_vec(&report)?.len();
+                }
+                Ok(written)
+            })?;
+            Output::Checked(lines.len(), output_bytes)
         }
         Operation::Parse => Output::History(msgflow_wire::from_vec(spare.buffer()?)?),
         Operation::Serialise => Output::Bytes(msgflow_wire::to_vec(parsed)?),
@@ -368,6 +399,7 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
             })
         }
         Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),
+        Output::Checked(rows, report_bytes) => serde_json::json!({ "rows": rows, "report_bytes": report_bytes }),
         Output::History(history) => serde_json::json!({ "messages": history.len() }),
         // A read is its input: comparing them would say nothing.
         Output::Bytes(bytes) if op == Operation::ReadFile => serde_json::json!({ "bytes_read": bytes.len() }),
@@ -463,6 +495,7 @@ fn main() -> Result<()> {
                 | Operation::IgnoredAny
                 | Operation::ReadFile
                 | Operation::WriteFile
+                | Operation::CheckBuffers
         );
     // Mapped before the first run, so that writing it later changes no memory figure.
     let mut eviction = if cli.op.is_cold() {
