@@ -48,25 +48,16 @@ pub const VERSIONS: std::ops::RangeInclusive<u8> = 2..=6;
 /// pydantic-ai 2.68.0's `DEFAULT_INSTRUMENTATION_VERSION`.
 pub const DEFAULT_VERSION: u8 = 5;
 
-/// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
+/// The target of this module's refusals.
 #[derive(Debug)]
-pub(crate) struct Unsupported {
-    path: String,
-    message: String,
+pub(crate) struct Otel;
+
+impl crate::unsupported::Target for Otel {
+    const NAME: &'static str = "otel";
 }
 
-impl Unsupported {
-    fn at(path: impl Into<String>, what: impl Into<String>) -> Self {
-        Unsupported {
-            path: path.into(),
-            message: format!("msgflow does not convert {} to otel yet", what.into()),
-        }
-    }
-
-    fn part(path: String, kind: &str) -> Self {
-        Unsupported::at(path, format!("a `{kind}` part"))
-    }
-}
+/// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
+pub(crate) type Unsupported = crate::unsupported::Unsupported<Otel>;
 
 /// The span attributes of `history` (see the module documentation), at instrumentation version
 /// `options.otel_version`. Every value of the history they cannot hold is reported in `report`,

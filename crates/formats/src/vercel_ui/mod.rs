@@ -79,25 +79,16 @@ const RECORD_KEY: &str = "msgflow";
 /// The custom data part that carries the record of a history nothing of which shows.
 const RECORD_PART_TYPE: &str = "data-msgflow-record";
 
-/// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
+/// The target of this module's refusals.
 #[derive(Debug)]
-pub(crate) struct Unsupported {
-    path: String,
-    message: String,
+pub(crate) struct VercelUi;
+
+impl crate::unsupported::Target for VercelUi {
+    const NAME: &'static str = "vercel-ui";
 }
 
-impl Unsupported {
-    fn at(path: impl Into<String>, what: impl Into<String>) -> Self {
-        Unsupported {
-            path: path.into(),
-            message: format!("msgflow does not convert {} to vercel-ui yet", what.into()),
-        }
-    }
-
-    fn part(path: String, kind: &str) -> Self {
-        Unsupported::at(path, format!("a `{kind}` part"))
-    }
-}
+/// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
+pub(crate) type Unsupported = crate::unsupported::Unsupported<VercelUi>;
 
 /// The UI messages of `history`: pydantic-ai's `dump_messages`, or the lossless form. Every value
 /// of the history they cannot hold is reported in `report`, at its path in the history (found by

@@ -1,0 +1,32 @@
+//! The refusal every "to" direction gives for a part msgflow cannot yet write as pydantic-ai
+//! would: one type, named by its target format, so the three UI and trace writers word it alike.
+
+use std::marker::PhantomData;
+
+/// The format a refusal names (`msgflow does not convert ... to <NAME> yet`).
+pub(crate) trait Target {
+    const NAME: &'static str;
+}
+
+/// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet), at its
+/// JSON path in the history.
+#[derive(Debug)]
+pub(crate) struct Unsupported<T: Target> {
+    pub(crate) path: String,
+    pub(crate) message: String,
+    target: PhantomData<T>,
+}
+
+impl<T: Target> Unsupported<T> {
+    pub(crate) fn at(path: impl Into<String>, what: impl Into<String>) -> Self {
+        Unsupported {
+            path: path.into(),
+            message: format!("msgflow does not convert {} to {} yet", what.into(), T::NAME),
+            target: PhantomData,
+        }
+    }
+
+    pub(crate) fn part(path: String, kind: &str) -> Self {
+        Unsupported::at(path, format!("a `{kind}` part"))
+    }
+}
