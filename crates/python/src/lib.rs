@@ -247,7 +247,8 @@ fn count_tokens(py: Python<'_>, data: &[u8], tokenizer: &str) -> PyResult<String
     run(py, data.len(), || ops::count_tokens(data, tokenizer))
 }
 
-/// `export`: the request pydantic-ai would send, as JSON.
+/// `export`: the request pydantic-ai would send, as JSON, and the note on tool parts it names by
+/// ids msgflow made up (`None` when there are none).
 #[pyfunction]
 #[pyo3(signature = (data, to, openai_chat_thinking=None, anthropic_thinking=None, openai_thinking=None))]
 fn export(
@@ -257,13 +258,14 @@ fn export(
     openai_chat_thinking: Option<&str>,
     anthropic_thinking: Option<&str>,
     openai_thinking: Option<&str>,
-) -> PyResult<String> {
+) -> PyResult<(String, Option<String>)> {
     let profile = ops::Profile {
         openai_chat_thinking,
         anthropic_thinking,
         openai_thinking,
     };
-    run(py, data.len(), || ops::export(data, to, &profile))
+    let exported = run(py, data.len(), || ops::export(data, to, &profile))?;
+    Ok((exported.request, exported.invented_ids))
 }
 
 /// `convert`: one JSON document per input document, and the losses as JSON.

@@ -645,18 +645,31 @@ pub fn count_history_tokens(data: &[u8], tokenizer: &str) -> Result<(usize, Stri
     Ok((total, document))
 }
 
-/// `msgflow export --to P`: the request, as JSON.
-pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<String, Error> {
+/// A provider request, and what `msgflow export` notes on stderr about it.
+pub struct Exported {
+    /// The request pydantic-ai would send, as JSON.
+    pub request: String,
+    /// The note on tool parts the request names by ids msgflow made up
+    /// ([`msgflow_providers::InventedIds`]), `None` when every tool part has an id.
+    pub invented_ids: Option<String>,
+}
+
+/// `msgflow export --to P`: the request, as JSON, and the note on made-up ids.
+pub fn export(data: &[u8], to: &str, profile: &Profile<'_>) -> Result<Exported, Error> {
     let provider = provider(to)?;
     let options = profile.options(Some(provider))?;
     export_history(data, provider, &options)
 }
 
 /// [`export`] with the provider and its options already chosen.
-pub fn export_history(data: &[u8], provider: Provider, options: &ExportOptions) -> Result<String, Error> {
+pub fn export_history(data: &[u8], provider: Provider, options: &ExportOptions) -> Result<Exported, Error> {
     let history = parse(data)?;
     let request = msgflow_providers::export_with(&history, provider, options).map_err(Error::Export)?;
-    to_json(&request)
+    let invented = msgflow_providers::InventedIds::of(&history);
+    Ok(Exported {
+        request: to_json(&request)?,
+        invented_ids: (!invented.is_empty()).then(|| invented.to_string()),
+    })
 }
 
 /// `msgflow convert --from F --to T [--lossless] [--vercel-sdk V] [--otel-version V] [--strict]`: one JSON document

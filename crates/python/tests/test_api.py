@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
+import pyarrow
 import pytest
 from conftest import EXAMPLES, FIXTURES
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
 
 import msgflow
+import msgflow.arrow
 
 SESSION = (EXAMPLES / "interrupted-session.json").read_bytes()
 
@@ -104,6 +107,24 @@ def test_export_builds_the_request_or_refuses_with_the_location() -> None:
     with pytest.raises(msgflow.ExportRefused) as raised:
         msgflow.export(repaired, to="gemini")
     assert raised.value.message_index is None
+
+
+ANONYMOUS_CALL = (
+    b'[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"hi"}]},'
+    b'{"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"f","args":{}}]},'
+    b'{"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"f","content":"x"}]}]'
+)
+
+
+def test_export_warns_when_it_makes_up_tool_call_ids() -> None:
+    with pytest.warns(msgflow.InventedIdsWarning, match=r"2 tool part\(s\) have no tool_call_id \(the first at \$\[1\]\.parts\[0\]\)"):
+        request = msgflow.export(ANONYMOUS_CALL, to="openai-chat")
+    assert request["messages"][1]["tool_calls"][0]["id"] == "msgflow_call_1_0"
+    (row,) = msgflow.arrow.export(pyarrow.array([ANONYMOUS_CALL], pyarrow.binary()), to="openai-chat").to_pylist()
+    assert row["invented_ids"].startswith("2 tool part(s) have no tool_call_id")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        msgflow.export(msgflow.repair(SESSION).history, to="anthropic")
 
 
 def test_results_are_frozen_with_readable_reprs_and_dicts() -> None:

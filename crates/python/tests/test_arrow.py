@@ -130,7 +130,12 @@ def test_repair_trim_count_and_export_equal_the_scalar_functions() -> None:
         if expected is not None:
             assert counted[index]["tokens"] == json.loads(expected)["total"]
         expected, error = _scalar(lambda data: _msgflow.export(data, "openai-chat"), data)
-        assert (exported[index]["request"], exported[index]["error"]) == (expected, error)
+        request, invented_ids = expected if expected is not None else (None, None)
+        assert (exported[index]["request"], exported[index]["invented_ids"], exported[index]["error"]) == (
+            request,
+            invented_ids,
+            error,
+        )
 
 
 def test_a_budget_the_newest_turn_exceeds_is_a_row_error() -> None:

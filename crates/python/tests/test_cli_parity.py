@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,12 @@ def test_tokens_trim_and_export_equal_the_cli(path: Path, tmp_path: Path) -> Non
     for provider in ("anthropic", "openai-chat", "openai-responses"):
         cli_export = run_cli("export", "--to", provider, path)
         if cli_export.returncode == 0:
-            assert msgflow.export(data, to=provider) == json.loads(cli_export.stdout)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                assert msgflow.export(data, to=provider) == json.loads(cli_export.stdout)
+            # The CLI's note on made-up tool call ids is the package's warning, word for word.
+            cli_notes = [line[len("note: ") :] for line in cli_export.stderr.decode().splitlines() if line.startswith("note: ")]
+            assert [str(warning.message) for warning in caught if warning.category is msgflow.InventedIdsWarning] == cli_notes
         else:
             with pytest.raises(msgflow.ExportRefused) as raised:
                 msgflow.export(data, to=provider)

@@ -10,6 +10,7 @@ GIL released. ``msgflow.pydantic_ai`` holds the agent capabilities (``FitContext
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +26,7 @@ __all__ = [
     "DoesNotFit",
     "ExportRefused",
     "InvalidHistory",
+    "InventedIdsWarning",
     "Problem",
     "Repaired",
     "Report",
@@ -340,6 +342,15 @@ def count_tokens(history: Any, *, tokenizer: str = "o200k_base") -> TokenCount:
     )
 
 
+class InventedIdsWarning(UserWarning):
+    """``export`` named tool parts without a ``tool_call_id`` by ids msgflow made up.
+
+    pydantic-ai makes up a random ``pyd_ai_...`` id for such a part when it loads the history
+    (``_generate_tool_call_id`` in ``pydantic_ai.messages``), so its request differs from msgflow's
+    there; ``msgflow export`` prints the same text as a note on stderr.
+    """
+
+
 def export(
     history: Any,
     *,
@@ -353,10 +364,14 @@ def export(
     The model profile settings, as ``msgflow export``'s flags, each refused for a provider it does not
     apply to: ``openai_chat_thinking`` (``auto``, ``tags``, ``off`` or ``field:NAME``),
     ``anthropic_thinking`` and ``openai_thinking`` (``user-turn`` or ``assistant-turn``). Raises
-    ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly.
+    ``ExportRefused`` for what pydantic-ai refuses too or msgflow does not reproduce exactly. Warns with
+    ``InventedIdsWarning`` when the request names tool parts by ids msgflow made up.
     """
     data, _ = _to_json(history)
-    return json.loads(_msgflow.export(data, to, openai_chat_thinking, anthropic_thinking, openai_thinking))
+    request, invented_ids = _msgflow.export(data, to, openai_chat_thinking, anthropic_thinking, openai_thinking)
+    if invented_ids is not None:
+        warnings.warn(invented_ids, InventedIdsWarning, stacklevel=2)
+    return json.loads(request)
 
 
 def fmt(history: Any) -> bytes:

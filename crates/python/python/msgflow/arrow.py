@@ -115,7 +115,8 @@ def count_tokens(column: Any, *, tokenizer: str = "o200k_base", errors: Errors =
 def export(column: Any, *, to: str, errors: Errors = "null") -> Any:
     """``msgflow.export`` for each row.
 
-    Fields: ``request`` (the request pydantic-ai would send, as JSON), ``error`` (also for a row the
-    provider's request cannot be built for).
+    Fields: ``request`` (the request pydantic-ai would send, as JSON), ``invented_ids`` (null, or the
+    note on tool parts the request names by ids msgflow made up: see ``msgflow.InventedIdsWarning``),
+    ``error`` (also for a row the provider's request cannot be built for).
     """
     return _result(_msgflow.arrow_export(column, to, _raise_errors(errors)))

@@ -141,5 +141,5 @@ def count_tokens(
 def export(
     column: str, *, to: str, prefix: str = DEFAULT_PREFIX, fields: Sequence[str] | None = None
 ) -> BatchFunction:
-    """Appends ``request`` and ``error`` (``msgflow.arrow.export``)."""
+    """Appends ``request``, ``invented_ids`` and ``error`` (``msgflow.arrow.export``)."""
     return BatchFunction(arrow.export, column, {"to": to}, prefix=prefix, fields=fields)

@@ -129,6 +129,12 @@ fn texts<T>(name: &str, outcomes: &[Outcome<T>], value: impl Fn(&T) -> &[u8]) ->
     (Field::new(name, DataType::LargeUtf8, true), Arc::new(array))
 }
 
+/// A text field that may be null for a row that was read (`large_string`, as [`texts`]).
+fn optional_texts<T>(name: &str, outcomes: &[Outcome<T>], value: impl Fn(&T) -> Option<&str>) -> (Field, ArrayRef) {
+    let array: LargeStringArray = outcomes.iter().map(|outcome| done(outcome).and_then(&value)).collect();
+    (Field::new(name, DataType::LargeUtf8, true), Arc::new(array))
+}
+
 /// `list<string>`: each row's codes (a few short names, far from `string`'s 2 GiB per batch).
 fn code_lists<T>(name: &str, outcomes: &[Outcome<T>], value: impl Fn(&T) -> &[String]) -> (Field, ArrayRef) {
     let mut builder = ListBuilder::new(StringBuilder::new());
@@ -275,7 +281,8 @@ pub fn arrow_count_tokens(
     )
 }
 
-/// `msgflow.arrow.export`: `request` (the provider request as JSON), `error`.
+/// `msgflow.arrow.export`: `request` (the provider request as JSON), `invented_ids` (the note on
+/// tool parts it names by ids msgflow made up, null when there are none), `error`.
 #[pyfunction]
 #[pyo3(signature = (column, to, raise_errors=false))]
 pub fn arrow_export(py: Python<'_>, column: &Bound<'_, PyAny>, to: &str, raise_errors: bool) -> PyResult<ArrowColumn> {
@@ -285,6 +292,11 @@ pub fn arrow_export(py: Python<'_>, column: &Bound<'_, PyAny>, to: &str, raise_e
         column,
         raise_errors,
         |data| ops::export_history(data, provider, &Default::default()),
-        |outcomes| vec![texts("request", outcomes, |request| request.as_bytes())],
+        |outcomes| {
+            vec![
+                texts("request", outcomes, |exported| exported.request.as_bytes()),
+                optional_texts("invented_ids", outcomes, |exported| exported.invented_ids.as_deref()),
+            ]
+        },
     )
 }
