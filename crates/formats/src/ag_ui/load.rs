@@ -5,9 +5,13 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
+use crate::messages_builder::{
+    binary_json, capability_load_delta_from_payload, compaction_from_payload, from_data_uri, is_request_compaction,
+    model_settings_delta_from_payload, retry_feedback_from_payload, set_ui_message_id, structured_content_from_payload,
+    tool_availability_delta_from_payload, Builder,
+};
 use crate::openai_chat::ShapeError;
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
@@ -54,6 +58,13 @@ fn claims(encrypted: Option<&Value>) -> Option<Map<String, Value>> {
         Some(Value::Object(namespace)) => Some(namespace.clone()),
         _ => None,
     }
+}
+
+/// `parse_encrypted_retry_feedback`: the `RetryFeedbackPart` a message's `encryptedValue` claims
+/// it was made from, if the claim validates.
+fn retry_feedback_claim(object: &Map<String, Value>) -> Option<Value> {
+    let claims = claims(wire(object, "encryptedValue", "encrypted_value"))?;
+    retry_feedback_from_payload(claims.get("retry_feedback")?)
 }
 
 /// `parse_builtin_tool_call_id`: `(provider_name, original_id)` of a native tool's call id.
@@ -168,17 +179,14 @@ impl Loader<'_> {
                 if role == "developer" {
                     self.loss(LossKind::Changed, path, "a developer message (read as a system prompt)");
                 }
-                if claims(wire(object, "encryptedValue", "encrypted_value"))
-                    .is_some_and(|c| c.contains_key("retry_feedback"))
-                {
-                    return Err(shape(
-                        &format!("{path}.encryptedValue"),
-                        "msgflow does not read pydantic-ai retry feedback from ag-ui yet",
-                    ));
-                }
                 let content = string_content(object, path)?;
-                self.builder
-                    .add(json!({"content": content, "part_kind": "system-prompt"}), true);
+                // Only a message carrying the marker pydantic-ai dumped it with is harness feedback.
+                match retry_feedback_claim(object) {
+                    Some(feedback) => self.builder.add(feedback, true),
+                    None => self
+                        .builder
+                        .add(json!({"content": content, "part_kind": "system-prompt"}), true),
+                }
             }
             "assistant" => popped = self.assistant(object, path)?,
             "tool" => self.tool(object, path)?,
@@ -222,21 +230,48 @@ impl Loader<'_> {
     }
 
     fn user(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        if let Some(claims) = claims(wire(object, "encryptedValue", "encrypted_value")) {
-            if claims.contains_key("retry_feedback") || claims.contains_key("structured_content") {
+        if let Some(feedback) = retry_feedback_claim(object) {
+            if !matches!(object.get("content"), Some(Value::String(_) | Value::Array(_))) {
                 return Err(shape(
-                    &format!("{path}.encryptedValue"),
-                    "msgflow does not read pydantic-ai retry feedback or structured content from ag-ui yet",
+                    &format!("{path}.content"),
+                    "expected a user message's `content` as a string or an array of parts",
                 ));
             }
+            self.builder.add(feedback, true);
+            return Ok(());
         }
+        // `parse_encrypted_structured_content`: the payloads of structured text items, by position.
+        let structured = claims(wire(object, "encryptedValue", "encrypted_value"))
+            .and_then(|mut claims| match claims.remove("structured_content") {
+                Some(Value::Object(entries)) => Some(entries),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let encrypted_path = format!("{path}.encryptedValue");
+        let structured_item = |index: usize, text: &str| -> Result<Value, ShapeError> {
+            match structured.get(&index.to_string()) {
+                None => Ok(Value::String(text.to_owned())),
+                Some(payload) => structured_content_from_payload(payload, text)
+                    .map_err(|what| shape(&encrypted_path, format!("msgflow does not read {what} from ag-ui yet"))),
+            }
+        };
         match object.get("content") {
             Some(Value::String(text)) => {
+                let content = match structured_item(0, text)? {
+                    item @ Value::Object(_) => Value::Array(vec![item]),
+                    text => text,
+                };
                 self.builder
-                    .add(json!({"content": text, "part_kind": "user-prompt"}), true);
+                    .add(json!({"content": content, "part_kind": "user-prompt"}), true);
             }
             Some(Value::Array(items)) => {
-                let content = self.content_items(items, &format!("{path}.content"))?;
+                let mut content = self.content_items(items, &format!("{path}.content"))?;
+                // `content_items` keeps every item, so positions are those of the message's content.
+                for (index, item) in content.iter_mut().enumerate() {
+                    if let Value::String(text) = item {
+                        *item = structured_item(index, text)?;
+                    }
+                }
                 if !content.is_empty() {
                     let content = match content.as_slice() {
                         [Value::String(text)] => Value::String(text.clone()),
@@ -465,24 +500,57 @@ impl Loader<'_> {
         Ok(())
     }
 
-    /// pydantic-ai's own activity types carry history state msgflow does not read yet; any other
-    /// activity (and files, which `preserve_file_data=False` skips) loads as nothing.
+    /// pydantic-ai's own activities carry the parts it rides through the client (enqueued
+    /// messages msgflow does not read yet); any other activity (and files, which
+    /// `preserve_file_data=False` skips) loads as nothing.
     fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        const STATE: [&str; 5] = [
-            "pydantic_ai_tool_availability_delta",
-            "pydantic_ai_capability_load_delta",
-            "pydantic_ai_model_settings_delta",
-            "pydantic_ai_compaction",
-            "pydantic_ai_enqueued_messages",
-        ];
         let activity_type = wire(object, "activityType", "activity_type")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if STATE.contains(&activity_type) {
+        if activity_type == "pydantic_ai_enqueued_messages" {
             return Err(shape(
                 &format!("{path}.activityType"),
                 format!("msgflow does not read `{activity_type}` activities from ag-ui yet"),
             ));
+        }
+        let own = [
+            dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE,
+            dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE,
+            dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE,
+            dump::COMPACTION_ACTIVITY_TYPE,
+        ];
+        if own.contains(&activity_type) {
+            let Some(content) = object.get("content").and_then(Value::as_object) else {
+                return Err(shape(
+                    &format!("{path}.content"),
+                    "expected the activity's `content` as an object",
+                ));
+            };
+            let part = match activity_type {
+                dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE => Some(tool_availability_delta_from_payload(content)),
+                dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE => capability_load_delta_from_payload(content),
+                dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE => model_settings_delta_from_payload(content),
+                _ => compaction_from_payload(&object["content"]),
+            };
+            let Some(part) = part else {
+                self.loss(
+                    LossKind::Dropped,
+                    path,
+                    format!("a `{activity_type}` activity whose content pydantic-ai does not load"),
+                );
+                return Ok(());
+            };
+            if part["part_kind"] == "compaction" {
+                // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
+                let provider_name = part.get("provider_name").cloned().unwrap_or(Value::Null);
+                let to_request = is_request_compaction(&part);
+                self.builder.add(part, to_request);
+                let canonical = content.get("canonical_system").unwrap_or(&Value::Null);
+                self.builder.restore_canonical_system(&provider_name, canonical);
+            } else {
+                self.builder.add(part, true);
+            }
+            return Ok(());
         }
         if activity_type != super::RECORD_ACTIVITY_TYPE {
             self.loss(

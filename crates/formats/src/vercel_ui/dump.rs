@@ -8,11 +8,14 @@ use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
+use crate::unsupported::Target;
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
 pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
 /// `ToolDenied().message`, the reason of a denial that gives none.
 pub(super) const DEFAULT_DENIAL: &str = "The tool call was denied.";
+/// `COMPACTION_DATA_TYPE`: the data part a compaction part rides in.
+pub(super) const COMPACTION_DATA_TYPE: &str = "data-compaction";
 
 /// `dump_messages(messages, sdk_version=...)`: one `UIMessage` per run of same-role request parts
 /// and one per response. `history` is the history's JSON array.
@@ -179,10 +182,117 @@ fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Ve
             // Returns ride on their tool calls; instruction state and speech are not shown.
             "tool-return" | "instruction-delta" | "instruction-baseline" | "speech" => {}
             "retry-prompt" if !field(part, "tool_name").is_null() => {}
+            "retry-feedback" => {
+                let (text, harness, payload) = retry_feedback(part, &part_path)?;
+                add(
+                    if harness { "system" } else { "user" },
+                    vec![json!({"type": "text", "text": text, "state": "done",
+                                "providerMetadata": {PROVIDER_METADATA_KEY: {"retry_feedback": payload}}})],
+                );
+            }
+            "tool-availability-delta" | "capability-load-delta" | "model-settings-delta" => add(
+                "user",
+                vec![json!({"type": format!("data-{}", part_kind(part)), "data": delta_payload(part)})],
+            ),
+            "compaction" => add(
+                "user",
+                vec![json!({"type": COMPACTION_DATA_TYPE, "data": compaction_payload(part, Value::Null)})],
+            ),
             other => return Err(Unsupported::part(part_path, other)),
         }
     }
     Ok(segments)
+}
+
+/// `compaction_payload` (`pydantic_ai.ui._adapter`): the part's fields that are not `None`, with
+/// the response's `canonical_system` when it applies to the part.
+pub(crate) fn compaction_payload(part: &Value, canonical_system: Value) -> Value {
+    bare_metadata(&[
+        ("content", field(part, "content").clone()),
+        ("id", field(part, "id").clone()),
+        ("provider_name", field(part, "provider_name").clone()),
+        ("provider_details", field(part, "provider_details").clone()),
+        ("canonical_system", canonical_system),
+        ("metadata", field(part, "metadata").clone()),
+    ])
+    .unwrap_or_else(|| json!({}))
+}
+
+/// A `RetryFeedbackPart`: the text the model is shown (`model_response()`), whether it speaks
+/// for the harness (`_retry_feedback_speaks_for_the_harness`: the system voice), and
+/// `retry_feedback_payload` of the part (`pydantic_ai.ui._adapter`): the part as pydantic dumps it,
+/// each error's `ctx` left out.
+pub(crate) fn retry_feedback<T: Target>(
+    part: &Value,
+    path: &str,
+) -> Result<(String, bool, Value), crate::unsupported::Unsupported<T>> {
+    let content = field(part, "content");
+    let cause = field(field(part, "retry"), "cause").as_str().unwrap_or("");
+    let (text, harness) = msgflow_providers::retry_feedback_model_response(content, cause).ok_or_else(|| {
+        crate::unsupported::Unsupported::at(
+            format!("{path}.content"),
+            "retry feedback whose content or cause pydantic-ai does not load",
+        )
+    })?;
+    // `ErrorDetails` in its key order, without `ctx`.
+    let content = match content {
+        Value::Array(details) => Value::Array(
+            details
+                .iter()
+                .map(|detail| {
+                    Value::Object(
+                        ["type", "loc", "msg", "input", "url"]
+                            .iter()
+                            .filter_map(|key| Some(((*key).to_owned(), detail.get(*key)?.clone())))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    let Some(timestamp) = field(part, "timestamp").as_str() else {
+        return Err(crate::unsupported::Unsupported::at(
+            format!("{path}.timestamp"),
+            "retry feedback without a timestamp (pydantic-ai stamps it with the load time)",
+        ));
+    };
+    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp_parts(timestamp, path)?);
+    let retry = field(part, "retry");
+    let payload = json!({
+        "content": content,
+        "retry": {"cause": cause, "attempt": field(retry, "attempt"), "max_retries": field(retry, "max_retries")},
+        "timestamp": timestamp.as_written(),
+        "part_kind": "retry-feedback",
+    });
+    Ok((text, harness, payload))
+}
+
+/// `tool_availability_delta_payload`, `capability_load_delta_payload`, `model_settings_delta_payload`
+/// (`pydantic_ai.ui._adapter`): what a delta part carries through the client.
+pub(crate) fn delta_payload(part: &Value) -> Value {
+    let tool_call_id = field(part, "tool_call_id").clone();
+    match part_kind(part) {
+        "tool-availability-delta" => {
+            // `tools_added` also answers to its alias `added` in a stored part.
+            let added = part.get("tools_added").or_else(|| part.get("added"));
+            json!({"added": added.cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
+        }
+        "capability-load-delta" => {
+            json!({"loaded": part.get("loaded").cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
+        }
+        _ => {
+            // `RecordedModelSettings` holds `thinking` only: validation leaves other keys out.
+            let settings: Map<String, Value> = field(part, "settings")
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| key.as_str() == "thinking")
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+            json!({"settings": settings, "top_level": field(part, "top_level").as_bool().unwrap_or(false)})
+        }
+    }
 }
 
 /// `_convert_user_prompt_part`.
@@ -230,6 +340,20 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
     let item_kind = field(item, "kind").as_str().unwrap_or("");
     let part = match item_kind {
         "text-content" => json!({"type": "text", "text": item["content"], "state": "done"}),
+        // A text part the front end shows like any user text, the value in its metadata as JSON
+        // text (`structured_content_payload`, `json.dumps`).
+        "structured-content" => {
+            let mut payload = Map::new();
+            payload.insert("value".into(), field(item, "value").clone());
+            for key in ["tag", "description"] {
+                if !field(item, key).is_null() {
+                    payload.insert(key.into(), item[key].clone());
+                }
+            }
+            let payload = msgflow_media::python_json_dumps_ascii(&Value::Object(payload));
+            json!({"type": "text", "text": item["content"], "state": "done",
+                   "providerMetadata": {PROVIDER_METADATA_KEY: {"structured_content": payload}}})
+        }
         "binary" => {
             let media_type = field(item, "media_type").as_str().unwrap_or("");
             let mut object = Map::new();
@@ -324,10 +448,12 @@ pub(crate) fn args_as_dict(args: &Value) -> Value {
     }
 }
 
-/// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return.
+/// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return (`_unwrap_data`:
+/// no data, `None` or an empty list, is "").
 pub(crate) fn client_error_text(content: &Value) -> String {
     match content {
         Value::Null => String::new(),
+        Value::Array(items) if items.is_empty() => String::new(),
         Value::String(text) => text.clone(),
         other => serde_json::to_string(other).expect("a JSON value always serialises"),
     }
@@ -354,9 +480,6 @@ fn response_parts(
         match part_kind(part) {
             "builtin-tool-return" | "speech" => {}
             "text" => {
-                if !field(part, "citations").is_null() {
-                    return Err(Unsupported::at(part_path, "a text part with citations"));
-                }
                 let content = field(part, "content").as_str().unwrap_or("");
                 let last_index = ui_parts.len().wrapping_sub(1);
                 match (ui_parts.last_mut(), text_runs.last_mut()) {
@@ -441,39 +564,163 @@ fn response_parts(
                 }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
+            "compaction" => ui_parts.push(json!({
+                "type": COMPACTION_DATA_TYPE,
+                "data": compaction_payload(part, canonical_system(message, field(part, "provider_name"))),
+            })),
             other => return Err(Unsupported::part(part_path, other)),
         }
     }
-    // `_with_text_citations`: each UI text part's metadata from the text parts merged into it.
-    for (index, run) in text_runs {
-        let first = run[0];
-        if run.len() > 1
-            && run.iter().any(|part| {
-                field(part, "provider_details")
-                    .get("citations")
-                    .is_some_and(Value::is_array)
-            })
-        {
-            return Err(Unsupported::at(
-                format!("{path}.parts"),
-                "consecutive text parts with provider citations",
-            ));
-        }
-        // `first.provider_name or ...`: an empty name counts as none.
-        let provider_name = match field(first, "provider_name") {
-            Value::String(name) if name.is_empty() => &Value::Null,
-            name => name,
+    // `_with_text_citations`: each UI text part's metadata from the text parts merged into it,
+    // and the web sources of its citations after it as `source-url` parts.
+    let mut runs: HashMap<usize, Vec<&Value>> = text_runs.into_iter().collect();
+    let mut result = Vec::with_capacity(ui_parts.len());
+    let mut source_urls: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (index, mut ui_part) in ui_parts.into_iter().enumerate() {
+        let Some(run) = runs.remove(&index) else {
+            result.push(ui_part);
+            continue;
         };
-        if let Some(metadata) = provider_metadata(&[
-            ("id", field(first, "id").clone()),
-            ("provider_name", provider_name.clone()),
-            ("provider_details", field(first, "provider_details").clone()),
-            ("canonical_system", canonical_system(message, provider_name)),
-        ]) {
-            ui_parts[index]["providerMetadata"] = metadata;
+        let (metadata, citations) = text_metadata(message, &run);
+        if let Some(metadata) = metadata {
+            ui_part["providerMetadata"] = metadata;
+        }
+        result.push(ui_part);
+        for source in citations
+            .iter()
+            .flat_map(|citation| field(citation, "sources").as_array().into_iter().flatten())
+        {
+            let Some(url) = field(source, "url").as_str() else {
+                continue;
+            };
+            if source["kind"] == "web" && source_urls.insert(url.to_owned()) {
+                let mut object = Map::new();
+                object.insert("type".into(), "source-url".into());
+                object.insert("sourceId".into(), url.into());
+                object.insert("url".into(), url.into());
+                if let Some(title) = field(source, "title").as_str() {
+                    object.insert("title".into(), title.into());
+                }
+                result.push(Value::Object(object));
+            }
         }
     }
-    Ok(ui_parts)
+    Ok(result)
+}
+
+/// Python's `len` of a string: code points.
+fn python_len(text: &Value) -> i64 {
+    text.as_str().map_or(0, |text| text.chars().count() as i64)
+}
+
+/// `dump_text_metadata` (`pydantic_ai.ui.vercel_ai._utils`): the metadata of a UI text part
+/// holding consecutive text parts (the first part's fields, every part's citations moved onto the
+/// merged text, the provider's raw citations joined), with the merged citations.
+fn text_metadata(message: &Value, run: &[&Value]) -> (Option<Value>, Vec<Value>) {
+    let first = run[0];
+    let has_citations = |part: &Value| {
+        field(part, "citations")
+            .as_array()
+            .is_some_and(|items| !items.is_empty())
+    };
+    // `first.provider_name or next(...)`: an empty name counts as none.
+    let provider_name = match field(first, "provider_name") {
+        Value::String(name) if !name.is_empty() => Value::String(name.clone()),
+        _ => run
+            .iter()
+            .find(|part| has_citations(part))
+            .map_or(Value::Null, |part| field(part, "provider_name").clone()),
+    };
+    let mut provider_details = field(first, "provider_details").clone();
+    let mut citations = Vec::new();
+    let mut raw_citations = Vec::new();
+    let mut offset = 0;
+    for part in run {
+        if let Some(raw) = field(field(part, "provider_details"), "citations").as_array() {
+            if field(part, "provider_name") == &provider_name && run.len() > 1 {
+                raw_citations.extend(raw.iter().map(|citation| offset_raw_citation(citation, offset)));
+            }
+        }
+        for citation in field(part, "citations").as_array().into_iter().flatten() {
+            citations.push(normal_citation(citation, offset));
+        }
+        offset += python_len(field(part, "content"));
+    }
+    if !raw_citations.is_empty() {
+        let mut details = provider_details.as_object().cloned().unwrap_or_default();
+        details.insert("citations".into(), Value::Array(raw_citations));
+        provider_details = Value::Object(details);
+    }
+    let metadata = provider_metadata(&[
+        ("id", field(first, "id").clone()),
+        ("provider_name", provider_name.clone()),
+        ("provider_details", provider_details),
+        ("canonical_system", canonical_system(message, &provider_name)),
+        (
+            "citations",
+            if citations.is_empty() {
+                Value::Null
+            } else {
+                Value::Array(citations.clone())
+            },
+        ),
+    ]);
+    (metadata, citations)
+}
+
+/// `_offset_raw_citation`: an OpenAI Responses annotation's positions in the answer text, moved.
+fn offset_raw_citation(citation: &Value, offset: i64) -> Value {
+    let mut citation = citation.clone();
+    if offset == 0 {
+        return citation;
+    }
+    let Some(object) = citation.as_object_mut() else {
+        return citation;
+    };
+    let keys: &[&str] = match object.get("type").and_then(Value::as_str) {
+        Some("url_citation")
+            if object.get("start_index").is_some_and(Value::is_i64)
+                && object.get("end_index").is_some_and(Value::is_i64) =>
+        {
+            &["start_index", "end_index"]
+        }
+        Some("file_citation") if object.get("index").is_some_and(Value::is_i64) => &["index"],
+        _ => &[],
+    };
+    for key in keys {
+        let moved = object[*key].as_i64().unwrap_or(0) + offset;
+        object.insert((*key).to_owned(), moved.into());
+    }
+    citation
+}
+
+/// A `Citation` as pydantic dumps it (every field, defaults filled in), its anchor moved by
+/// `offset` (`_offset_citations`).
+fn normal_citation(citation: &Value, offset: i64) -> Value {
+    let sources: Vec<Value> = field(citation, "sources")
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|source| {
+            let excerpts = source.get("excerpts").cloned().unwrap_or_else(|| json!([]));
+            if source["kind"] == "document" {
+                json!({"document_id": field(source, "document_id"), "title": field(source, "title"),
+                       "excerpts": excerpts, "kind": "document"})
+            } else {
+                json!({"url": field(source, "url"), "title": field(source, "title"),
+                       "excerpts": excerpts, "kind": "web"})
+            }
+        })
+        .collect();
+    let anchor = match field(citation, "anchor") {
+        Value::Object(anchor) => {
+            let at = |key: &str| anchor.get(key).and_then(Value::as_i64).unwrap_or(0) + offset;
+            json!({"start": at("start"), "end": at("end"),
+                   "kind": anchor.get("kind").cloned().unwrap_or_else(|| "content".into())})
+        }
+        _ => Value::Null,
+    };
+    json!({"sources": sources, "anchor": anchor})
 }
 
 fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -> Map<String, Value> {
@@ -674,11 +921,16 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
     Ok(metadata)
 }
 
-fn timestamp_parts(timestamp: &str, path: &str) -> Result<msgflow_wire::TimestampParts, Unsupported> {
+fn timestamp_parts<T: Target>(
+    timestamp: &str,
+    path: &str,
+) -> Result<msgflow_wire::TimestampParts, crate::unsupported::Unsupported<T>> {
     msgflow_wire::Timestamp::parse(timestamp)
         .ok()
         .and_then(|parsed| parsed.parts())
-        .ok_or_else(|| Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime"))
+        .ok_or_else(|| {
+            crate::unsupported::Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime")
+        })
 }
 
 /// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.

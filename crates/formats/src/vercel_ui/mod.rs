@@ -216,11 +216,20 @@ fn lossless_dump(history: &[Value], sdk_version: u8) -> Result<Vec<Value>, Unsup
     Ok(result)
 }
 
-/// Puts the record in the first part that has provider metadata (`step-start` has none).
+/// Puts the record in the first part that has provider metadata (`step-start` and data parts
+/// have none), or in a record part of its own at the end of a message of only those.
 fn attach_record(message: &mut Value, record: Value) {
     let Some(Value::Array(parts)) = message.get_mut("parts") else {
         return;
     };
+    let has_metadata = |part: &Value| {
+        let kind = part["type"].as_str().unwrap_or("");
+        matches!(kind, "text" | "reasoning" | "file") || kind.starts_with("tool-") || kind == "dynamic-tool"
+    };
+    if !parts.iter().any(has_metadata) {
+        parts.push(json!({"type": RECORD_PART_TYPE, "data": record}));
+        return;
+    }
     for part in parts.iter_mut() {
         let key = match part["type"].as_str().unwrap_or("") {
             "text" | "reasoning" | "file" => "providerMetadata",
