@@ -325,7 +325,7 @@ fn is_integer(number: &serde_json::Number) -> bool {
 
 /// An `int | None` as pydantic validates it from JSON (msgflow takes no numeric strings, which
 /// pydantic-ai's own dump never writes).
-pub(crate) fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
+fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
     match object.get(key) {
         None | Some(Value::Null) => Some(Value::Null),
         Some(Value::Number(number)) if is_integer(number) => Some(Value::Number(number.clone())),
@@ -407,4 +407,23 @@ pub(crate) fn structured_content_from_payload(payload: &Value, text: &str) -> Re
         serde_json::json!({"content": text, "value": value, "tag": tag, "description": description,
                           "kind": "structured-content"}),
     )
+}
+
+/// `parse_tool_retry`: a retry claim with a known cause, else none.
+pub(crate) fn parse_tool_retry(value: &Value) -> Value {
+    // `ToolRetryCause`.
+    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
+    let Some(object) = value.as_object() else {
+        return Value::Null;
+    };
+    match (
+        value.get("cause").and_then(Value::as_str),
+        optional_int(object, "attempt"),
+        optional_int(object, "max_retries"),
+    ) {
+        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
+            serde_json::json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
+        }
+        _ => Value::Null,
+    }
 }

@@ -79,6 +79,8 @@ fn every_case_is_there() {
         "retry_feedback_validation_errors",
         "text_with_citations",
         "structured_content_in_a_prompt",
+        "retried_tool_return_with_retry",
+        "uploaded_file_in_a_prompt",
     ] {
         assert!(names.iter().any(|name| name == expected), "missing case {expected}");
     }

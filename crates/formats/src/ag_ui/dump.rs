@@ -307,12 +307,6 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
             "a tool return without an id (pydantic-ai makes up a random one)",
         ));
     }
-    if !field(part, "retry").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.retry"),
-            "the `retry` of a retried tool return",
-        ));
-    }
     let content = field(part, "content");
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
@@ -326,8 +320,23 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
         message.insert("error".into(), client_error_text(content).into());
     }
-    if outcome != "success" {
-        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"outcome": outcome}});
+    // `tool_retry_payload`: the retry without its `None` fields.
+    let retry: Map<String, Value> = ["cause", "attempt", "max_retries"]
+        .iter()
+        .filter_map(|key| {
+            let value = field(field(part, "retry"), key);
+            (!value.is_null()).then(|| ((*key).to_owned(), value.clone()))
+        })
+        .collect();
+    if outcome != "success" || !retry.is_empty() {
+        let mut claim = Map::new();
+        if outcome != "success" {
+            claim.insert("outcome".into(), outcome.into());
+        }
+        if !retry.is_empty() {
+            claim.insert("retry".into(), Value::Object(retry));
+        }
+        let claim = json!({ ENCRYPTED_VALUE_NAMESPACE: claim });
         message.insert(
             "encryptedValue".into(),
             msgflow_media::python_json_dumps_ascii(&claim).into(),

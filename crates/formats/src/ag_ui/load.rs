@@ -9,8 +9,8 @@ use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{
     binary_json, capability_load_delta_from_payload, compaction_from_payload, from_data_uri, is_request_compaction,
-    model_settings_delta_from_payload, retry_feedback_from_payload, set_ui_message_id, structured_content_from_payload,
-    tool_availability_delta_from_payload, Builder,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, set_ui_message_id,
+    structured_content_from_payload, tool_availability_delta_from_payload, Builder,
 };
 use crate::openai_chat::ShapeError;
 
@@ -453,10 +453,10 @@ impl Loader<'_> {
             }
         };
         let claims = claims(wire(object, "encryptedValue", "encrypted_value")).unwrap_or_default();
-        if claims.contains_key("tool_kind") || claims.get("retry").is_some_and(|retry| !retry.is_null()) {
+        if claims.contains_key("tool_kind") {
             return Err(shape(
                 &format!("{path}.encryptedValue"),
-                "msgflow does not read typed tool parts or tool retries from ag-ui yet",
+                "msgflow does not read typed tool parts from ag-ui yet",
             ));
         }
         // `parse_encrypted_outcome`, else a failure when the message has an `error`.
@@ -471,11 +471,18 @@ impl Loader<'_> {
                        "provider_name": provider, "outcome": outcome, "part_kind": "builtin-tool-return"}),
                 false,
             ),
-            None => self.builder.add(
-                json!({"tool_name": name, "content": content, "tool_call_id": call_id,
-                       "outcome": outcome, "part_kind": "tool-return"}),
-                true,
-            ),
+            None => {
+                // `parse_encrypted_tool_retry`, for a retried return only.
+                let retry = match (outcome, claims.get("retry")) {
+                    ("retried", Some(claim)) => parse_tool_retry(claim),
+                    _ => Value::Null,
+                };
+                self.builder.add(
+                    json!({"tool_name": name, "content": content, "tool_call_id": call_id,
+                           "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
+                    true,
+                )
+            }
         }
         Ok(())
     }

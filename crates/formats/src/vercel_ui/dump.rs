@@ -401,6 +401,30 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
             );
             Value::Object(object)
         }
+        // The file id as the URL, the file's fields in the metadata (`_convert_user_prompt_part`).
+        "uploaded-file" => {
+            let Some(media_type) = field(item, "media_type").as_str() else {
+                return Err(Unsupported::at(
+                    path.to_owned(),
+                    "an uploaded file without a `media_type` (pydantic-ai guesses one from the file id)",
+                ));
+            };
+            let mut object = Map::new();
+            object.insert("type".into(), "file".into());
+            object.insert("mediaType".into(), media_type.into());
+            object.insert("url".into(), field(item, "file_id").clone());
+            insert_metadata(
+                &mut object,
+                "providerMetadata",
+                provider_metadata(&[
+                    ("file_id", field(item, "file_id").clone()),
+                    ("provider_name", field(item, "provider_name").clone()),
+                    ("vendor_metadata", field(item, "vendor_metadata").clone()),
+                    ("identifier", field(item, "identifier").clone()),
+                ]),
+            );
+            Value::Object(object)
+        }
         "cache-point" => return Ok(None),
         other => {
             return Err(Unsupported::at(

@@ -8,7 +8,7 @@ use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{
     binary_json, capability_load_delta_from_payload, compaction_from_payload, from_data_uri, is_request_compaction,
-    model_settings_delta_from_payload, optional_int, retry_feedback_from_payload, set_ui_message_id,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, set_ui_message_id,
     structured_content_from_payload, tool_availability_delta_from_payload, Builder,
 };
 use crate::openai_chat::ShapeError;
@@ -573,7 +573,7 @@ impl Loader<'_> {
                     part.get("errorText").cloned().unwrap_or(Value::Null)
                 };
                 let retry = if retried {
-                    valid_retry(get(&metadata, "retry"))
+                    parse_tool_retry(get(&metadata, "retry"))
                 } else {
                     Value::Null
                 };
@@ -708,25 +708,6 @@ fn text_of<'v>(part: &'v Value, path: &str) -> Result<&'v str, ShapeError> {
     part.get("text")
         .and_then(Value::as_str)
         .ok_or_else(|| shape(&format!("{path}.text"), "expected the part's `text` as a string"))
-}
-
-/// `parse_tool_retry`: a retry claim with a known cause, else none.
-fn valid_retry(value: &Value) -> Value {
-    // `ToolRetryCause`.
-    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
-    let Some(object) = value.as_object() else {
-        return Value::Null;
-    };
-    match (
-        value.get("cause").and_then(Value::as_str),
-        optional_int(object, "attempt"),
-        optional_int(object, "max_retries"),
-    ) {
-        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
-            json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
-        }
-        _ => Value::Null,
-    }
 }
 
 /// `_denial_reason`: the reason of a responded approval, else `ToolDenied().message`.
