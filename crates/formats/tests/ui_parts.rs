@@ -81,6 +81,7 @@ fn every_case_is_there() {
         "structured_content_in_a_prompt",
         "retried_tool_return_with_retry",
         "uploaded_file_in_a_prompt",
+        "tool_return_with_metadata",
     ] {
         assert!(names.iter().any(|name| name == expected), "missing case {expected}");
     }

@@ -840,10 +840,12 @@ fn tool_call(
                 "a tool return holding files or content items",
             ));
         }
-        if !field(result, "metadata").is_null() {
+        // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
+        // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
+        if !field(field(result, "metadata"), "mcp_app").is_null() {
             return Err(Unsupported::at(
                 path.to_owned(),
-                "a tool return with `metadata` (its data chunks are not converted)",
+                "a tool return with an MCP Apps record in its `metadata`",
             ));
         }
     }
