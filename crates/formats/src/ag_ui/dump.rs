@@ -295,19 +295,17 @@ fn tool_return_content(content: &Value, path: &str) -> Result<String, Unsupporte
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
 /// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
 fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Result<Value, Unsupported> {
-    if !field(part, "tool_kind").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_kind"),
-            "a typed tool part (`tool_kind`)",
-        ));
-    }
     if !field(part, "tool_call_id").is_string() {
         return Err(Unsupported::at(
             format!("{path}.tool_call_id"),
             "a tool return without an id (pydantic-ai makes up a random one)",
         ));
     }
-    let content = field(part, "content");
+    let outcome = field(part, "outcome").as_str().unwrap_or("success");
+    // A successful return that a `tool_kind` routes to a typed part holds its content as the
+    // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
+    let (tool_kind, typed_content) = narrowed(part, "content");
+    let content = typed_content.as_ref().unwrap_or_else(|| field(part, "content"));
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
     message.insert("role".into(), "tool".into());
@@ -316,7 +314,6 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
         tool_return_content(content, &format!("{path}.content"))?.into(),
     );
     message.insert("toolCallId".into(), call_id);
-    let outcome = field(part, "outcome").as_str().unwrap_or("success");
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
         message.insert("error".into(), client_error_text(content).into());
     }
@@ -328,8 +325,12 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
             (!value.is_null()).then(|| ((*key).to_owned(), value.clone()))
         })
         .collect();
-    if outcome != "success" || !retry.is_empty() {
+    if !tool_kind.is_null() || outcome != "success" || !retry.is_empty() {
+        // `tool_kind_encrypted_value`: the kind, a non-success outcome and a retry, in that order.
         let mut claim = Map::new();
+        if !tool_kind.is_null() {
+            claim.insert("tool_kind".into(), tool_kind.clone());
+        }
         if outcome != "success" {
             claim.insert("outcome".into(), outcome.into());
         }
@@ -343,6 +344,35 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
         );
     }
     Ok(Value::Object(message))
+}
+
+/// The `tool_kind` a tool part has once pydantic-ai loaded it (`_narrow_call`, `_narrow_return`),
+/// and, when the kind routes it to a typed part, its `field` (`args` or `content`) as the TypedDict
+/// validated it. pydantic-ai strips one of its own kinds that the data does not substantiate: call
+/// arguments as an object (JSON text is left to the typed part's reader), or a successful return's
+/// content (parsed from JSON text).
+pub(super) fn narrowed(part: &Value, typed_field: &str) -> (Value, Option<Value>) {
+    let tool_kind = field(part, "tool_kind").clone();
+    let Some(route) = tool_kind
+        .as_str()
+        .and_then(|kind| msgflow_wire::TypedRoute::find(part_kind(part), kind))
+    else {
+        return (tool_kind, None);
+    };
+    let value = field(part, typed_field);
+    let data = match (typed_field, value) {
+        ("args", Value::Object(_)) => value.clone(),
+        ("args", _) => return (tool_kind, None),
+        _ if field(part, "outcome").as_str().unwrap_or("success") != "success" => return (tool_kind, None),
+        (_, Value::String(text)) => serde_json::from_str(text).unwrap_or_else(|_| value.clone()),
+        _ => value.clone(),
+    };
+    match route.shape.fit_value(data) {
+        // A call's arguments are kept exactly as the model sent them.
+        Ok(fitted) if typed_field == "content" => (tool_kind, Some(Value::Object(fitted))),
+        Ok(_) => (tool_kind, None),
+        Err(_) => (Value::Null, None),
+    }
 }
 
 /// The assistant message being gathered in `_dump_response_parts`.
@@ -467,16 +497,17 @@ fn tool_call(part: &Value, id: Value, path: &str) -> Result<Value, Unsupported> 
             "a tool call without an id (pydantic-ai makes up a random one)",
         ));
     }
-    if !field(part, "tool_kind").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_kind"),
-            "a typed tool part (`tool_kind`)",
-        ));
-    }
     let arguments = serde_json::to_string(&args_as_dict(field(part, "args"))).expect("a JSON value always serialises");
-    Ok(json!({
+    let mut call = json!({
         "id": id,
         "type": "function",
         "function": {"name": field(part, "tool_name"), "arguments": arguments},
-    }))
+    });
+    // `tool_kind_encrypted_value_kwargs`: the kind rides in `encryptedValue`.
+    let (tool_kind, _) = narrowed(part, "args");
+    if !tool_kind.is_null() {
+        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"tool_kind": tool_kind}});
+        call["encryptedValue"] = msgflow_media::python_json_dumps_ascii(&claim).into();
+    }
+    Ok(call)
 }

@@ -67,6 +67,14 @@ fn retry_feedback_claim(object: &Map<String, Value>) -> Option<Value> {
     retry_feedback_from_payload(claims.get("retry_feedback")?)
 }
 
+/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
+fn parse_tool_kind(claim: &Value) -> Value {
+    match claim.as_str() {
+        Some(kind) if crate::vercel_ui::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
+        _ => Value::Null,
+    }
+}
+
 /// `parse_builtin_tool_call_id`: `(provider_name, original_id)` of a native tool's call id.
 fn builtin_id(id: &str) -> Option<(&str, &str)> {
     if !id.starts_with(BUILTIN_TOOL_CALL_ID_PREFIX) {
@@ -83,6 +91,8 @@ struct Loader<'r> {
     builder: Builder,
     /// Tool call id to tool name.
     tool_names: HashMap<String, String>,
+    /// Tool call id to the `tool_kind` its call claimed (`tool_kinds`).
+    tool_kinds: HashMap<String, Value>,
 }
 
 /// `load_messages(messages)`: the history's JSON messages. `messages` begin at index `first` of
@@ -97,11 +107,16 @@ pub(super) fn load(
     history: Vec<Value>,
 ) -> Result<Vec<Value>, ShapeError> {
     let mut tool_names = HashMap::new();
+    let mut tool_kinds = HashMap::new();
     for message in &history {
         for part in message["parts"].as_array().into_iter().flatten() {
             if matches!(part["part_kind"].as_str(), Some("tool-call")) {
                 if let (Some(id), Some(name)) = (part["tool_call_id"].as_str(), part["tool_name"].as_str()) {
                     tool_names.insert(id.to_owned(), name.to_owned());
+                    let kind = parse_tool_kind(&part["tool_kind"]);
+                    if !kind.is_null() {
+                        tool_kinds.insert(id.to_owned(), kind);
+                    }
                 }
             }
         }
@@ -119,6 +134,7 @@ pub(super) fn load(
                 .collect(),
         },
         tool_names,
+        tool_kinds,
     };
     for (index, message) in messages.iter().enumerate() {
         loader.message(message, &format!("{path}[{}]", first + index))?;
@@ -381,21 +397,22 @@ impl Loader<'_> {
                     "expected `function` with string `name` and `arguments`",
                 ));
             };
-            if claims(wire(call, "encryptedValue", "encrypted_value")).is_some_and(|c| c.contains_key("tool_kind")) {
-                return Err(shape(
-                    &format!("{call_path}.encryptedValue"),
-                    "msgflow does not read typed tool parts (`tool_kind`) from ag-ui yet",
-                ));
+            // `parse_encrypted_tool_kind`: a kind pydantic-ai defines, set on the base part. The
+            // arguments arrive as JSON text, which narrowing leaves to the typed part's reader.
+            let tool_kind = claims(wire(call, "encryptedValue", "encrypted_value")).map_or(Value::Null, |claims| {
+                parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null))
+            });
+            if !tool_kind.is_null() {
+                self.tool_kinds.insert(call_id.clone(), tool_kind.clone());
             }
             self.tool_names.insert(call_id.clone(), name.clone());
             let part = match builtin_id(call_id) {
                 Some((provider, original)) => json!({
                     "tool_name": name, "args": arguments, "tool_call_id": original,
-                    "provider_name": provider, "part_kind": "builtin-tool-call",
+                    "provider_name": provider, "tool_kind": tool_kind, "part_kind": "builtin-tool-call",
                 }),
-                None => {
-                    json!({"tool_name": name, "args": arguments, "tool_call_id": call_id, "part_kind": "tool-call"})
-                }
+                None => json!({"tool_name": name, "args": arguments, "tool_call_id": call_id,
+                               "tool_kind": tool_kind, "part_kind": "tool-call"}),
             };
             self.builder.add(part, false);
         }
@@ -453,22 +470,32 @@ impl Loader<'_> {
             }
         };
         let claims = claims(wire(object, "encryptedValue", "encrypted_value")).unwrap_or_default();
-        if claims.contains_key("tool_kind") {
-            return Err(shape(
-                &format!("{path}.encryptedValue"),
-                "msgflow does not read typed tool parts from ag-ui yet",
-            ));
-        }
+        // The return's own claim, else its call's (`ToolCallResultEvent` has no metadata slot).
+        let tool_kind = match parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null)) {
+            Value::Null => self.tool_kinds.get(call_id).cloned().unwrap_or(Value::Null),
+            claimed => claimed,
+        };
         // `parse_encrypted_outcome`, else a failure when the message has an `error`.
         let outcome = match claims.get("outcome").and_then(Value::as_str) {
             Some(claimed @ ("failed" | "denied" | "interrupted" | "retried")) => claimed,
             _ if wire(object, "error", "error").is_some() => "failed",
             _ => "success",
         };
+        let part_kind = if builtin_id(call_id).is_some() {
+            "builtin-tool-return"
+        } else {
+            "tool-return"
+        };
+        // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
+        let (tool_kind, _) = dump::narrowed(
+            &json!({"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content}),
+            "content",
+        );
         match builtin_id(call_id) {
             Some((provider, original)) => self.builder.add(
                 json!({"tool_name": name, "content": content, "tool_call_id": original,
-                       "provider_name": provider, "outcome": outcome, "part_kind": "builtin-tool-return"}),
+                       "provider_name": provider, "tool_kind": tool_kind, "outcome": outcome,
+                       "part_kind": "builtin-tool-return"}),
                 false,
             ),
             None => {
@@ -479,7 +506,7 @@ impl Loader<'_> {
                 };
                 self.builder.add(
                     json!({"tool_name": name, "content": content, "tool_call_id": call_id,
-                           "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
+                           "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
                     true,
                 )
             }

@@ -44,7 +44,7 @@ const TOOL_PART_KEYS: [&str; 13] = [
     "rawInput",
 ];
 /// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
-const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
+pub(crate) const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
 /// The `kind`s of the multimodal and text items a tool return's content can hold: pydantic-ai
 /// rewrites them on both sides (`tool_return_output`, `_validate_tool_output`), msgflow does not yet.
 const CONTENT_ITEM_KINDS: [&str; 9] = [
