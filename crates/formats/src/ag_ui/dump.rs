@@ -14,10 +14,8 @@ pub(super) const TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_tool
 pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capability_load_delta";
 pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
 use crate::messages_builder::INTERNAL_KEY;
-use crate::vercel_ui::dump::{
-    args_as_dict, canonical_system, client_error_text, compaction_payload, delta_payload, kind, part_kind, parts,
-    retry_feedback,
-};
+use crate::ui_payloads::{canonical_system, compaction_payload, delta_payload, part_kind, retry_feedback};
+use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
 /// The outcomes pydantic-ai writes an `error` for (`ERROR_OUTCOMES` and `'denied'`).
 const ERROR_WRITING_OUTCOMES: [&str; 3] = ["failed", "retried", "denied"];

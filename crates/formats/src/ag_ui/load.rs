@@ -7,12 +7,13 @@ use serde_json::{json, Map, Value};
 
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{
-    binary_json, capability_load_delta_from_payload, compaction_from_payload, from_data_uri, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, set_ui_message_id,
-    structured_content_from_payload, tool_availability_delta_from_payload, Builder,
-};
+use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
+use crate::ui_payloads::{
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
+    tool_availability_delta_from_payload,
+};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {

@@ -7,8 +7,12 @@ use base64::Engine as _;
 use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
+use super::citations::text_metadata;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
-use crate::unsupported::Target;
+use crate::ui_payloads::{
+    bare_metadata, canonical_system, compaction_payload, delta_payload, part_kind, provider_metadata, retry_feedback,
+    timestamp_parts,
+};
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
 pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
@@ -105,10 +109,6 @@ pub(super) fn is_tool_returns_only(message: &Value) -> bool {
     })
 }
 
-pub(crate) fn part_kind(part: &Value) -> &str {
-    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
-}
-
 fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
     value.get(key).unwrap_or(&Value::Null)
 }
@@ -130,23 +130,6 @@ fn translated_retry(part: &Value, path: &str) -> Result<Value, Unsupported> {
         "outcome": "retried",
         "part_kind": "tool-return",
     }))
-}
-
-/// `dump_provider_metadata`: the keyword values that are not `None`, under `pydantic_ai`, or
-/// `None` when there is none.
-pub(super) fn provider_metadata(entries: &[(&str, Value)]) -> Option<Value> {
-    let inner = bare_metadata(entries)?;
-    Some(json!({ PROVIDER_METADATA_KEY: inner }))
-}
-
-/// `dump_provider_metadata(wrapper_key=None, ...)`.
-fn bare_metadata(entries: &[(&str, Value)]) -> Option<Value> {
-    let inner: Map<String, Value> = entries
-        .iter()
-        .filter(|(_, value)| !value.is_null())
-        .map(|(key, value)| ((*key).to_owned(), value.clone()))
-        .collect();
-    (!inner.is_empty()).then_some(Value::Object(inner))
 }
 
 fn insert_metadata(object: &mut Map<String, Value>, key: &str, metadata: Option<Value>) {
@@ -202,97 +185,6 @@ fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Ve
         }
     }
     Ok(segments)
-}
-
-/// `compaction_payload` (`pydantic_ai.ui._adapter`): the part's fields that are not `None`, with
-/// the response's `canonical_system` when it applies to the part.
-pub(crate) fn compaction_payload(part: &Value, canonical_system: Value) -> Value {
-    bare_metadata(&[
-        ("content", field(part, "content").clone()),
-        ("id", field(part, "id").clone()),
-        ("provider_name", field(part, "provider_name").clone()),
-        ("provider_details", field(part, "provider_details").clone()),
-        ("canonical_system", canonical_system),
-        ("metadata", field(part, "metadata").clone()),
-    ])
-    .unwrap_or_else(|| json!({}))
-}
-
-/// A `RetryFeedbackPart`: the text the model is shown (`model_response()`), whether it speaks
-/// for the harness (`_retry_feedback_speaks_for_the_harness`: the system voice), and
-/// `retry_feedback_payload` of the part (`pydantic_ai.ui._adapter`): the part as pydantic dumps it,
-/// each error's `ctx` left out.
-pub(crate) fn retry_feedback<T: Target>(
-    part: &Value,
-    path: &str,
-) -> Result<(String, bool, Value), crate::unsupported::Unsupported<T>> {
-    let content = field(part, "content");
-    let cause = field(field(part, "retry"), "cause").as_str().unwrap_or("");
-    let (text, harness) = msgflow_providers::retry_feedback_model_response(content, cause).ok_or_else(|| {
-        crate::unsupported::Unsupported::at(
-            format!("{path}.content"),
-            "retry feedback whose content or cause pydantic-ai does not load",
-        )
-    })?;
-    // `ErrorDetails` in its key order, without `ctx`.
-    let content = match content {
-        Value::Array(details) => Value::Array(
-            details
-                .iter()
-                .map(|detail| {
-                    Value::Object(
-                        ["type", "loc", "msg", "input", "url"]
-                            .iter()
-                            .filter_map(|key| Some(((*key).to_owned(), detail.get(*key)?.clone())))
-                            .collect(),
-                    )
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    };
-    let Some(timestamp) = field(part, "timestamp").as_str() else {
-        return Err(crate::unsupported::Unsupported::at(
-            format!("{path}.timestamp"),
-            "retry feedback without a timestamp (pydantic-ai stamps it with the load time)",
-        ));
-    };
-    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp_parts(timestamp, path)?);
-    let retry = field(part, "retry");
-    let payload = json!({
-        "content": content,
-        "retry": {"cause": cause, "attempt": field(retry, "attempt"), "max_retries": field(retry, "max_retries")},
-        "timestamp": timestamp.as_written(),
-        "part_kind": "retry-feedback",
-    });
-    Ok((text, harness, payload))
-}
-
-/// `tool_availability_delta_payload`, `capability_load_delta_payload`, `model_settings_delta_payload`
-/// (`pydantic_ai.ui._adapter`): what a delta part carries through the client.
-pub(crate) fn delta_payload(part: &Value) -> Value {
-    let tool_call_id = field(part, "tool_call_id").clone();
-    match part_kind(part) {
-        "tool-availability-delta" => {
-            // `tools_added` also answers to its alias `added` in a stored part.
-            let added = part.get("tools_added").or_else(|| part.get("added"));
-            json!({"added": added.cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
-        }
-        "capability-load-delta" => {
-            json!({"loaded": part.get("loaded").cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
-        }
-        _ => {
-            // `RecordedModelSettings` holds `thinking` only: validation leaves other keys out.
-            let settings: Map<String, Value> = field(part, "settings")
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(key, _)| key.as_str() == "thinking")
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect();
-            json!({"settings": settings, "top_level": field(part, "top_level").as_bool().unwrap_or(false)})
-        }
-    }
 }
 
 /// `_convert_user_prompt_part`.
@@ -447,15 +339,6 @@ fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupp
         "data:{media_type};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)
     ))
-}
-
-/// `part_canonical_system`: the response's `canonical_system` beside a part from its own provider.
-pub(crate) fn canonical_system(response: &Value, provider_name: &Value) -> Value {
-    if !provider_name.is_null() && provider_name == field(response, "provider_name") {
-        field(response, "canonical_system").clone()
-    } else {
-        Value::Null
-    }
 }
 
 /// `args_as_dict`: the arguments as an object, `{"INVALID_JSON": raw}` when they are not one.
@@ -630,121 +513,6 @@ fn response_parts(
         }
     }
     Ok(result)
-}
-
-/// Python's `len` of a string: code points.
-fn python_len(text: &Value) -> i64 {
-    text.as_str().map_or(0, |text| text.chars().count() as i64)
-}
-
-/// `dump_text_metadata` (`pydantic_ai.ui.vercel_ai._utils`): the metadata of a UI text part
-/// holding consecutive text parts (the first part's fields, every part's citations moved onto the
-/// merged text, the provider's raw citations joined), with the merged citations.
-fn text_metadata(message: &Value, run: &[&Value]) -> (Option<Value>, Vec<Value>) {
-    let first = run[0];
-    let has_citations = |part: &Value| {
-        field(part, "citations")
-            .as_array()
-            .is_some_and(|items| !items.is_empty())
-    };
-    // `first.provider_name or next(...)`: an empty name counts as none.
-    let provider_name = match field(first, "provider_name") {
-        Value::String(name) if !name.is_empty() => Value::String(name.clone()),
-        _ => run
-            .iter()
-            .find(|part| has_citations(part))
-            .map_or(Value::Null, |part| field(part, "provider_name").clone()),
-    };
-    let mut provider_details = field(first, "provider_details").clone();
-    let mut citations = Vec::new();
-    let mut raw_citations = Vec::new();
-    let mut offset = 0;
-    for part in run {
-        if let Some(raw) = field(field(part, "provider_details"), "citations").as_array() {
-            if field(part, "provider_name") == &provider_name && run.len() > 1 {
-                raw_citations.extend(raw.iter().map(|citation| offset_raw_citation(citation, offset)));
-            }
-        }
-        for citation in field(part, "citations").as_array().into_iter().flatten() {
-            citations.push(normal_citation(citation, offset));
-        }
-        offset += python_len(field(part, "content"));
-    }
-    if !raw_citations.is_empty() {
-        let mut details = provider_details.as_object().cloned().unwrap_or_default();
-        details.insert("citations".into(), Value::Array(raw_citations));
-        provider_details = Value::Object(details);
-    }
-    let metadata = provider_metadata(&[
-        ("id", field(first, "id").clone()),
-        ("provider_name", provider_name.clone()),
-        ("provider_details", provider_details),
-        ("canonical_system", canonical_system(message, &provider_name)),
-        (
-            "citations",
-            if citations.is_empty() {
-                Value::Null
-            } else {
-                Value::Array(citations.clone())
-            },
-        ),
-    ]);
-    (metadata, citations)
-}
-
-/// `_offset_raw_citation`: an OpenAI Responses annotation's positions in the answer text, moved.
-fn offset_raw_citation(citation: &Value, offset: i64) -> Value {
-    let mut citation = citation.clone();
-    if offset == 0 {
-        return citation;
-    }
-    let Some(object) = citation.as_object_mut() else {
-        return citation;
-    };
-    let keys: &[&str] = match object.get("type").and_then(Value::as_str) {
-        Some("url_citation")
-            if object.get("start_index").is_some_and(Value::is_i64)
-                && object.get("end_index").is_some_and(Value::is_i64) =>
-        {
-            &["start_index", "end_index"]
-        }
-        Some("file_citation") if object.get("index").is_some_and(Value::is_i64) => &["index"],
-        _ => &[],
-    };
-    for key in keys {
-        let moved = object[*key].as_i64().unwrap_or(0) + offset;
-        object.insert((*key).to_owned(), moved.into());
-    }
-    citation
-}
-
-/// A `Citation` as pydantic dumps it (every field, defaults filled in), its anchor moved by
-/// `offset` (`_offset_citations`).
-fn normal_citation(citation: &Value, offset: i64) -> Value {
-    let sources: Vec<Value> = field(citation, "sources")
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|source| {
-            let excerpts = source.get("excerpts").cloned().unwrap_or_else(|| json!([]));
-            if source["kind"] == "document" {
-                json!({"document_id": field(source, "document_id"), "title": field(source, "title"),
-                       "excerpts": excerpts, "kind": "document"})
-            } else {
-                json!({"url": field(source, "url"), "title": field(source, "title"),
-                       "excerpts": excerpts, "kind": "web"})
-            }
-        })
-        .collect();
-    let anchor = match field(citation, "anchor") {
-        Value::Object(anchor) => {
-            let at = |key: &str| anchor.get(key).and_then(Value::as_i64).unwrap_or(0) + offset;
-            json!({"start": at("start"), "end": at("end"),
-                   "kind": anchor.get("kind").cloned().unwrap_or_else(|| "content".into())})
-        }
-        _ => Value::Null,
-    };
-    json!({"sources": sources, "anchor": anchor})
 }
 
 fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -> Map<String, Value> {
@@ -945,18 +713,6 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
         metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
     }
     Ok(metadata)
-}
-
-fn timestamp_parts<T: Target>(
-    timestamp: &str,
-    path: &str,
-) -> Result<msgflow_wire::TimestampParts, crate::unsupported::Unsupported<T>> {
-    msgflow_wire::Timestamp::parse(timestamp)
-        .ok()
-        .and_then(|parsed| parsed.parts())
-        .ok_or_else(|| {
-            crate::unsupported::Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime")
-        })
 }
 
 /// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.

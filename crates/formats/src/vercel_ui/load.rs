@@ -3,15 +3,17 @@
 
 use serde_json::{json, Map, Value};
 
+use super::citations::load_citations;
 use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
 use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{
-    binary_json, capability_load_delta_from_payload, compaction_from_payload, from_data_uri, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, set_ui_message_id,
-    structured_content_from_payload, tool_availability_delta_from_payload, Builder,
-};
+use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
+use crate::ui_payloads::{
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
+    tool_availability_delta_from_payload,
+};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -611,74 +613,6 @@ fn delta_from_data(part: &Value) -> Option<Value> {
         "data-capability-load-delta" => capability_load_delta_from_payload(payload),
         _ => model_settings_delta_from_payload(payload),
     }
-}
-
-/// `load_citations` (`pydantic_ai.ui.vercel_ai._utils`): the citations of a UI text part that
-/// validate and whose anchor fits in its text, or null for none.
-fn load_citations(data: &Value, text: &str) -> Value {
-    let Some(items) = data.as_array() else {
-        return Value::Null;
-    };
-    let length = text.chars().count() as i64;
-    let citations: Vec<Value> = items
-        .iter()
-        .filter_map(valid_citation)
-        .filter(|citation| {
-            citation["anchor"]
-                .get("end")
-                .and_then(Value::as_i64)
-                .is_none_or(|end| end <= length)
-        })
-        .collect();
-    if citations.is_empty() {
-        Value::Null
-    } else {
-        Value::Array(citations)
-    }
-}
-
-/// A `Citation` as pydantic validates it: at least one web or document source, an optional
-/// anchor with `0 <= start < end`.
-fn valid_citation(item: &Value) -> Option<Value> {
-    let item = item.as_object()?;
-    let optional_string = |object: &Map<String, Value>, key: &str| match object.get(key) {
-        None | Some(Value::Null) => Some(Value::Null),
-        Some(value @ Value::String(_)) => Some(value.clone()),
-        Some(_) => None,
-    };
-    let mut sources = Vec::new();
-    for source in item.get("sources")?.as_array()? {
-        let source = source.as_object()?;
-        let excerpts = match source.get("excerpts") {
-            None => json!([]),
-            Some(Value::Array(excerpts)) if excerpts.iter().all(Value::is_string) => Value::Array(excerpts.clone()),
-            Some(_) => return None,
-        };
-        let title = optional_string(source, "title")?;
-        sources.push(match source.get("kind")?.as_str()? {
-            "web" => json!({"url": source.get("url")?.as_str()?, "title": title, "excerpts": excerpts, "kind": "web"}),
-            "document" => json!({"document_id": optional_string(source, "document_id")?, "title": title,
-                                 "excerpts": excerpts, "kind": "document"}),
-            _ => return None,
-        });
-    }
-    if sources.is_empty() {
-        return None;
-    }
-    let anchor = match item.get("anchor") {
-        None | Some(Value::Null) => Value::Null,
-        Some(Value::Object(anchor)) => {
-            let kind = anchor.get("kind")?.as_str()?;
-            let start = anchor.get("start")?.as_i64()?;
-            let end = anchor.get("end")?.as_i64()?;
-            if !matches!(kind, "content" | "marker") || start < 0 || end <= start {
-                return None;
-            }
-            json!({"start": start, "end": end, "kind": kind})
-        }
-        Some(_) => return None,
-    };
-    Some(json!({"sources": sources, "anchor": anchor}))
 }
 
 /// `parse_tool_kind`: a claimed `tool_kind` is kept only when it names a defined kind; those are

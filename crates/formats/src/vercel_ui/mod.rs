@@ -12,6 +12,7 @@
 //!   pydantic-ai reads them. pydantic-ai itself ignores the record (it reads only
 //!   `providerMetadata.pydantic_ai`), so it loads a lossless file as it loads its own.
 
+mod citations;
 pub(crate) mod dump;
 mod load;
 
@@ -22,10 +23,8 @@ use crate::loss::{self, Report};
 use crate::openai_chat::ShapeError;
 use crate::{ConvertError, ConvertOptions};
 
-/// The key of pydantic-ai's own values in `providerMetadata` and `UIMessage.metadata`
-/// (`PROVIDER_METADATA_KEY`).
-const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
 use crate::messages_builder::INTERNAL_KEY;
+use crate::ui_payloads::PROVIDER_METADATA_KEY;
 /// The keys of a tool UI part, in the order pydantic-ai's models declare them (`ToolOutputAvailablePart`,
 /// `DynamicToolUIPart`, ...; `request_types.py`).
 const TOOL_PART_KEYS: [&str; 13] = [
