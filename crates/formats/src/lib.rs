@@ -37,6 +37,7 @@ mod loss;
 mod messages_builder;
 pub mod openai_chat;
 pub mod otel;
+mod ui_payloads;
 mod unsupported;
 pub mod vercel_ui;
 

@@ -206,10 +206,10 @@ fn bad_input_is_an_error_with_its_place() {
     let err = convert(cases[2].0, Format::AgUi, Format::PydanticAi).unwrap_err();
     assert_eq!(err.position, Some((3, 17)), "{err}");
     // A part msgflow does not convert yet is refused with its path in the history.
-    let history = r#"[{"kind": "request", "parts": [{"part_kind": "compaction", "content": "summary"}]}]"#;
+    let history = r#"[{"kind": "request", "parts": [{"part_kind": "retry-prompt", "content": "again"}]}]"#;
     let err = convert(history, Format::PydanticAi, Format::AgUi).unwrap_err();
     assert_eq!(err.path, "$[0].parts[0]");
-    assert!(err.message.contains("`compaction`"), "{err}");
+    assert!(err.message.contains("`retry-prompt`"), "{err}");
 }
 
 #[test]

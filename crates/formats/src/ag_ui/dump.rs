@@ -7,8 +7,15 @@ use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
 use super::{Unsupported, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+
+/// pydantic-ai's activity types for the parts it carries through the client (`pydantic_ai.ui.ag_ui._utils`).
+pub(super) const COMPACTION_ACTIVITY_TYPE: &str = "pydantic_ai_compaction";
+pub(super) const TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_tool_availability_delta";
+pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capability_load_delta";
+pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
 use crate::messages_builder::INTERNAL_KEY;
-use crate::vercel_ui::dump::{args_as_dict, canonical_system, client_error_text, kind, part_kind, parts};
+use crate::ui_payloads::{canonical_system, compaction_payload, delta_payload, part_kind, retry_feedback};
+use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
 /// The outcomes pydantic-ai writes an `error` for (`ERROR_OUTCOMES` and `'denied'`).
 const ERROR_WRITING_OUTCOMES: [&str; 3] = ["failed", "retried", "denied"];
@@ -63,13 +70,15 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
     let mut result = Vec::new();
     let mut system: Vec<String> = Vec::new();
     let mut user: Vec<Value> = Vec::new();
+    // `structured_payloads`: what the structured text items of `user` carry, by their position.
+    let mut structured: Map<String, Value> = Map::new();
     for (index, part) in parts(message).iter().enumerate() {
         let part_path = format!("{path}.parts[{index}]");
         let part_kind = part_kind(part);
         if part_kind == "system-prompt" {
             // A request-scoped prompt is for that request only: pydantic-ai leaves it out.
             if field(part, "scope") != "request" {
-                flush_user(&mut user, &mut result, ids);
+                flush_user(&mut user, &mut structured, &mut result, ids);
                 system.push(field(part, "content").as_str().unwrap_or_default().to_owned());
             }
             continue;
@@ -79,11 +88,24 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
         }
         match part_kind {
             "user-prompt" => {
-                flush_user(&mut user, &mut result, ids);
+                flush_user(&mut user, &mut structured, &mut result, ids);
                 match field(part, "content") {
                     Value::String(text) => user.push(json!({"type": "text", "text": text})),
                     Value::Array(items) => {
                         for (item_index, item) in items.iter().enumerate() {
+                            if field(item, "kind") == "structured-content" {
+                                // AG-UI has no structured input: the text, its value in `encryptedValue`.
+                                let mut payload = Map::new();
+                                payload.insert("value".into(), field(item, "value").clone());
+                                for key in ["tag", "description"] {
+                                    if !field(item, key).is_null() {
+                                        payload.insert(key.into(), item[key].clone());
+                                    }
+                                }
+                                structured.insert(user.len().to_string(), Value::Object(payload));
+                                user.push(json!({"type": "text", "text": field(item, "content")}));
+                                continue;
+                            }
                             if let Some(converted) = user_item(item, &format!("{part_path}.content[{item_index}]"))? {
                                 user.push(converted);
                             }
@@ -98,7 +120,7 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
                 }
             }
             "tool-return" => {
-                flush_user(&mut user, &mut result, ids);
+                flush_user(&mut user, &mut structured, &mut result, ids);
                 if field(field(part, "metadata"), "mcp_app").is_object() {
                     return Err(Unsupported::at(
                         format!("{part_path}.metadata.mcp_app"),
@@ -114,16 +136,52 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
             }
             // Operator instruction state stays in server-side history; speech is not rendered.
             "instruction-delta" | "instruction-baseline" | "speech" => {}
+            "tool-availability-delta" | "capability-load-delta" | "model-settings-delta" => {
+                flush_user(&mut user, &mut structured, &mut result, ids);
+                let activity_type = match part_kind {
+                    "tool-availability-delta" => TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE,
+                    "capability-load-delta" => CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE,
+                    _ => MODEL_SETTINGS_DELTA_ACTIVITY_TYPE,
+                };
+                result.push(activity(ids, activity_type, delta_payload(part)));
+            }
+            "compaction" => {
+                flush_user(&mut user, &mut structured, &mut result, ids);
+                result.push(activity(
+                    ids,
+                    COMPACTION_ACTIVITY_TYPE,
+                    compaction_payload(part, Value::Null),
+                ));
+            }
+            // Harness feedback in the voice the model is shown it in, the part itself in
+            // `encryptedValue` (`retry_feedback_encrypted_value_kwargs`).
+            "retry-feedback" => {
+                flush_user(&mut user, &mut structured, &mut result, ids);
+                let (text, harness, payload) = retry_feedback(part, &part_path)?;
+                let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"retry_feedback": payload}});
+                result.push(json!({
+                    "id": ids.fresh(),
+                    "role": if harness { "system" } else { "user" },
+                    "encryptedValue": msgflow_media::python_json_dumps_ascii(&claim),
+                    "content": text,
+                }));
+            }
             other => return Err(Unsupported::part(part_path, other)),
         }
     }
     flush_system(&mut system, &mut result, ids);
-    flush_user(&mut user, &mut result, ids);
+    flush_user(&mut user, &mut structured, &mut result, ids);
     Ok(result)
 }
 
-/// `flush_user_content`: a lone text item is written as a string.
-fn flush_user(user: &mut Vec<Value>, result: &mut Vec<Value>, ids: &mut Ids) {
+/// An `ActivityMessage` of one of pydantic-ai's own activity types.
+fn activity(ids: &mut Ids, activity_type: &str, content: Value) -> Value {
+    json!({"id": ids.fresh(), "role": "activity", "activityType": activity_type, "content": content})
+}
+
+/// `flush_user_content`: a lone text item is written as a string; the payloads of structured
+/// items ride in `encryptedValue` (`structured_content_encrypted_value_kwargs`).
+fn flush_user(user: &mut Vec<Value>, structured: &mut Map<String, Value>, result: &mut Vec<Value>, ids: &mut Ids) {
     if user.is_empty() {
         return;
     }
@@ -132,7 +190,18 @@ fn flush_user(user: &mut Vec<Value>, result: &mut Vec<Value>, ids: &mut Ids) {
         [only] if only["type"] == "text" => only["text"].clone(),
         _ => Value::Array(items),
     };
-    result.push(json!({"id": ids.fresh(), "role": "user", "content": content}));
+    let mut message = Map::new();
+    message.insert("id".into(), ids.fresh().into());
+    message.insert("role".into(), "user".into());
+    if !structured.is_empty() {
+        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"structured_content": std::mem::take(structured)}});
+        message.insert(
+            "encryptedValue".into(),
+            msgflow_media::python_json_dumps_ascii(&claim).into(),
+        );
+    }
+    message.insert("content".into(), content);
+    result.push(Value::Object(message));
 }
 
 /// `flush_system_content`: a run of system prompts is one message.
@@ -224,25 +293,17 @@ fn tool_return_content(content: &Value, path: &str) -> Result<String, Unsupporte
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
 /// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
 fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Result<Value, Unsupported> {
-    if !field(part, "tool_kind").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_kind"),
-            "a typed tool part (`tool_kind`)",
-        ));
-    }
     if !field(part, "tool_call_id").is_string() {
         return Err(Unsupported::at(
             format!("{path}.tool_call_id"),
             "a tool return without an id (pydantic-ai makes up a random one)",
         ));
     }
-    if !field(part, "retry").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.retry"),
-            "the `retry` of a retried tool return",
-        ));
-    }
-    let content = field(part, "content");
+    let outcome = field(part, "outcome").as_str().unwrap_or("success");
+    // A successful return that a `tool_kind` routes to a typed part holds its content as the
+    // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
+    let (tool_kind, typed_content) = narrowed(part, "content");
+    let content = typed_content.as_ref().unwrap_or_else(|| field(part, "content"));
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
     message.insert("role".into(), "tool".into());
@@ -251,18 +312,65 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
         tool_return_content(content, &format!("{path}.content"))?.into(),
     );
     message.insert("toolCallId".into(), call_id);
-    let outcome = field(part, "outcome").as_str().unwrap_or("success");
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
         message.insert("error".into(), client_error_text(content).into());
     }
-    if outcome != "success" {
-        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"outcome": outcome}});
+    // `tool_retry_payload`: the retry without its `None` fields.
+    let retry: Map<String, Value> = ["cause", "attempt", "max_retries"]
+        .iter()
+        .filter_map(|key| {
+            let value = field(field(part, "retry"), key);
+            (!value.is_null()).then(|| ((*key).to_owned(), value.clone()))
+        })
+        .collect();
+    if !tool_kind.is_null() || outcome != "success" || !retry.is_empty() {
+        // `tool_kind_encrypted_value`: the kind, a non-success outcome and a retry, in that order.
+        let mut claim = Map::new();
+        if !tool_kind.is_null() {
+            claim.insert("tool_kind".into(), tool_kind.clone());
+        }
+        if outcome != "success" {
+            claim.insert("outcome".into(), outcome.into());
+        }
+        if !retry.is_empty() {
+            claim.insert("retry".into(), Value::Object(retry));
+        }
+        let claim = json!({ ENCRYPTED_VALUE_NAMESPACE: claim });
         message.insert(
             "encryptedValue".into(),
             msgflow_media::python_json_dumps_ascii(&claim).into(),
         );
     }
     Ok(Value::Object(message))
+}
+
+/// The `tool_kind` a tool part has once pydantic-ai loaded it (`_narrow_call`, `_narrow_return`),
+/// and, when the kind routes it to a typed part, its `field` (`args` or `content`) as the TypedDict
+/// validated it. pydantic-ai strips one of its own kinds that the data does not substantiate: call
+/// arguments as an object (JSON text is left to the typed part's reader), or a successful return's
+/// content (parsed from JSON text).
+pub(super) fn narrowed(part: &Value, typed_field: &str) -> (Value, Option<Value>) {
+    let tool_kind = field(part, "tool_kind").clone();
+    let Some(route) = tool_kind
+        .as_str()
+        .and_then(|kind| msgflow_wire::TypedRoute::find(part_kind(part), kind))
+    else {
+        return (tool_kind, None);
+    };
+    let value = field(part, typed_field);
+    let data = match (typed_field, value) {
+        ("args", Value::Object(_)) => value.clone(),
+        ("args", _) => return (tool_kind, None),
+        _ if field(part, "outcome").as_str().unwrap_or("success") != "success" => return (tool_kind, None),
+        (_, Value::String(text)) => serde_json::from_str(text).unwrap_or_else(|_| value.clone()),
+        _ => value.clone(),
+    };
+    match route.shape.fit_value(data) {
+        // A call's arguments are kept exactly as the model sent them.
+        Ok(fitted) if typed_field == "content" => (tool_kind, Some(Value::Object(fitted))),
+        Ok(_) => (tool_kind, None),
+        Err(_) => (Value::Null, None),
+    }
 }
 
 /// The assistant message being gathered in `_dump_response_parts`.
@@ -360,6 +468,15 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
                         .push(tool_message(returned, prefixed, &return_path, ids)?);
                 }
             }
+            "compaction" => {
+                pending.flush(&mut result, ids);
+                let canonical = canonical_system(message, field(part, "provider_name"));
+                result.push(activity(
+                    ids,
+                    COMPACTION_ACTIVITY_TYPE,
+                    compaction_payload(part, canonical),
+                ));
+            }
             // Written right after its call, above; a file is dropped (`preserve_file_data=False`);
             // speech is not rendered.
             "builtin-tool-return" | "file" | "speech" => {}
@@ -378,16 +495,17 @@ fn tool_call(part: &Value, id: Value, path: &str) -> Result<Value, Unsupported> 
             "a tool call without an id (pydantic-ai makes up a random one)",
         ));
     }
-    if !field(part, "tool_kind").is_null() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_kind"),
-            "a typed tool part (`tool_kind`)",
-        ));
-    }
     let arguments = serde_json::to_string(&args_as_dict(field(part, "args"))).expect("a JSON value always serialises");
-    Ok(json!({
+    let mut call = json!({
         "id": id,
         "type": "function",
         "function": {"name": field(part, "tool_name"), "arguments": arguments},
-    }))
+    });
+    // `tool_kind_encrypted_value_kwargs`: the kind rides in `encryptedValue`.
+    let (tool_kind, _) = narrowed(part, "args");
+    if !tool_kind.is_null() {
+        let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"tool_kind": tool_kind}});
+        call["encryptedValue"] = msgflow_media::python_json_dumps_ascii(&claim).into();
+    }
+    Ok(call)
 }

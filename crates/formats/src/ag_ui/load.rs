@@ -5,10 +5,15 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
+use crate::ui_payloads::{
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
+    tool_availability_delta_from_payload,
+};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -56,6 +61,21 @@ fn claims(encrypted: Option<&Value>) -> Option<Map<String, Value>> {
     }
 }
 
+/// `parse_encrypted_retry_feedback`: the `RetryFeedbackPart` a message's `encryptedValue` claims
+/// it was made from, if the claim validates.
+fn retry_feedback_claim(object: &Map<String, Value>) -> Option<Value> {
+    let claims = claims(wire(object, "encryptedValue", "encrypted_value"))?;
+    retry_feedback_from_payload(claims.get("retry_feedback")?)
+}
+
+/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
+fn parse_tool_kind(claim: &Value) -> Value {
+    match claim.as_str() {
+        Some(kind) if crate::vercel_ui::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
+        _ => Value::Null,
+    }
+}
+
 /// `parse_builtin_tool_call_id`: `(provider_name, original_id)` of a native tool's call id.
 fn builtin_id(id: &str) -> Option<(&str, &str)> {
     if !id.starts_with(BUILTIN_TOOL_CALL_ID_PREFIX) {
@@ -72,6 +92,8 @@ struct Loader<'r> {
     builder: Builder,
     /// Tool call id to tool name.
     tool_names: HashMap<String, String>,
+    /// Tool call id to the `tool_kind` its call claimed (`tool_kinds`).
+    tool_kinds: HashMap<String, Value>,
 }
 
 /// `load_messages(messages)`: the history's JSON messages. `messages` begin at index `first` of
@@ -86,11 +108,16 @@ pub(super) fn load(
     history: Vec<Value>,
 ) -> Result<Vec<Value>, ShapeError> {
     let mut tool_names = HashMap::new();
+    let mut tool_kinds = HashMap::new();
     for message in &history {
         for part in message["parts"].as_array().into_iter().flatten() {
             if matches!(part["part_kind"].as_str(), Some("tool-call")) {
                 if let (Some(id), Some(name)) = (part["tool_call_id"].as_str(), part["tool_name"].as_str()) {
                     tool_names.insert(id.to_owned(), name.to_owned());
+                    let kind = parse_tool_kind(&part["tool_kind"]);
+                    if !kind.is_null() {
+                        tool_kinds.insert(id.to_owned(), kind);
+                    }
                 }
             }
         }
@@ -108,6 +135,7 @@ pub(super) fn load(
                 .collect(),
         },
         tool_names,
+        tool_kinds,
     };
     for (index, message) in messages.iter().enumerate() {
         loader.message(message, &format!("{path}[{}]", first + index))?;
@@ -168,17 +196,14 @@ impl Loader<'_> {
                 if role == "developer" {
                     self.loss(LossKind::Changed, path, "a developer message (read as a system prompt)");
                 }
-                if claims(wire(object, "encryptedValue", "encrypted_value"))
-                    .is_some_and(|c| c.contains_key("retry_feedback"))
-                {
-                    return Err(shape(
-                        &format!("{path}.encryptedValue"),
-                        "msgflow does not read pydantic-ai retry feedback from ag-ui yet",
-                    ));
-                }
                 let content = string_content(object, path)?;
-                self.builder
-                    .add(json!({"content": content, "part_kind": "system-prompt"}), true);
+                // Only a message carrying the marker pydantic-ai dumped it with is harness feedback.
+                match retry_feedback_claim(object) {
+                    Some(feedback) => self.builder.add(feedback, true),
+                    None => self
+                        .builder
+                        .add(json!({"content": content, "part_kind": "system-prompt"}), true),
+                }
             }
             "assistant" => popped = self.assistant(object, path)?,
             "tool" => self.tool(object, path)?,
@@ -222,21 +247,48 @@ impl Loader<'_> {
     }
 
     fn user(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        if let Some(claims) = claims(wire(object, "encryptedValue", "encrypted_value")) {
-            if claims.contains_key("retry_feedback") || claims.contains_key("structured_content") {
+        if let Some(feedback) = retry_feedback_claim(object) {
+            if !matches!(object.get("content"), Some(Value::String(_) | Value::Array(_))) {
                 return Err(shape(
-                    &format!("{path}.encryptedValue"),
-                    "msgflow does not read pydantic-ai retry feedback or structured content from ag-ui yet",
+                    &format!("{path}.content"),
+                    "expected a user message's `content` as a string or an array of parts",
                 ));
             }
+            self.builder.add(feedback, true);
+            return Ok(());
         }
+        // `parse_encrypted_structured_content`: the payloads of structured text items, by position.
+        let structured = claims(wire(object, "encryptedValue", "encrypted_value"))
+            .and_then(|mut claims| match claims.remove("structured_content") {
+                Some(Value::Object(entries)) => Some(entries),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let encrypted_path = format!("{path}.encryptedValue");
+        let structured_item = |index: usize, text: &str| -> Result<Value, ShapeError> {
+            match structured.get(&index.to_string()) {
+                None => Ok(Value::String(text.to_owned())),
+                Some(payload) => structured_content_from_payload(payload, text)
+                    .map_err(|what| shape(&encrypted_path, format!("msgflow does not read {what} from ag-ui yet"))),
+            }
+        };
         match object.get("content") {
             Some(Value::String(text)) => {
+                let content = match structured_item(0, text)? {
+                    item @ Value::Object(_) => Value::Array(vec![item]),
+                    text => text,
+                };
                 self.builder
-                    .add(json!({"content": text, "part_kind": "user-prompt"}), true);
+                    .add(json!({"content": content, "part_kind": "user-prompt"}), true);
             }
             Some(Value::Array(items)) => {
-                let content = self.content_items(items, &format!("{path}.content"))?;
+                let mut content = self.content_items(items, &format!("{path}.content"))?;
+                // `content_items` keeps every item, so positions are those of the message's content.
+                for (index, item) in content.iter_mut().enumerate() {
+                    if let Value::String(text) = item {
+                        *item = structured_item(index, text)?;
+                    }
+                }
                 if !content.is_empty() {
                     let content = match content.as_slice() {
                         [Value::String(text)] => Value::String(text.clone()),
@@ -346,21 +398,22 @@ impl Loader<'_> {
                     "expected `function` with string `name` and `arguments`",
                 ));
             };
-            if claims(wire(call, "encryptedValue", "encrypted_value")).is_some_and(|c| c.contains_key("tool_kind")) {
-                return Err(shape(
-                    &format!("{call_path}.encryptedValue"),
-                    "msgflow does not read typed tool parts (`tool_kind`) from ag-ui yet",
-                ));
+            // `parse_encrypted_tool_kind`: a kind pydantic-ai defines, set on the base part. The
+            // arguments arrive as JSON text, which narrowing leaves to the typed part's reader.
+            let tool_kind = claims(wire(call, "encryptedValue", "encrypted_value")).map_or(Value::Null, |claims| {
+                parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null))
+            });
+            if !tool_kind.is_null() {
+                self.tool_kinds.insert(call_id.clone(), tool_kind.clone());
             }
             self.tool_names.insert(call_id.clone(), name.clone());
             let part = match builtin_id(call_id) {
                 Some((provider, original)) => json!({
                     "tool_name": name, "args": arguments, "tool_call_id": original,
-                    "provider_name": provider, "part_kind": "builtin-tool-call",
+                    "provider_name": provider, "tool_kind": tool_kind, "part_kind": "builtin-tool-call",
                 }),
-                None => {
-                    json!({"tool_name": name, "args": arguments, "tool_call_id": call_id, "part_kind": "tool-call"})
-                }
+                None => json!({"tool_name": name, "args": arguments, "tool_call_id": call_id,
+                               "tool_kind": tool_kind, "part_kind": "tool-call"}),
             };
             self.builder.add(part, false);
         }
@@ -418,29 +471,46 @@ impl Loader<'_> {
             }
         };
         let claims = claims(wire(object, "encryptedValue", "encrypted_value")).unwrap_or_default();
-        if claims.contains_key("tool_kind") || claims.get("retry").is_some_and(|retry| !retry.is_null()) {
-            return Err(shape(
-                &format!("{path}.encryptedValue"),
-                "msgflow does not read typed tool parts or tool retries from ag-ui yet",
-            ));
-        }
+        // The return's own claim, else its call's (`ToolCallResultEvent` has no metadata slot).
+        let tool_kind = match parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null)) {
+            Value::Null => self.tool_kinds.get(call_id).cloned().unwrap_or(Value::Null),
+            claimed => claimed,
+        };
         // `parse_encrypted_outcome`, else a failure when the message has an `error`.
         let outcome = match claims.get("outcome").and_then(Value::as_str) {
             Some(claimed @ ("failed" | "denied" | "interrupted" | "retried")) => claimed,
             _ if wire(object, "error", "error").is_some() => "failed",
             _ => "success",
         };
+        let part_kind = if builtin_id(call_id).is_some() {
+            "builtin-tool-return"
+        } else {
+            "tool-return"
+        };
+        // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
+        let (tool_kind, _) = dump::narrowed(
+            &json!({"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content}),
+            "content",
+        );
         match builtin_id(call_id) {
             Some((provider, original)) => self.builder.add(
                 json!({"tool_name": name, "content": content, "tool_call_id": original,
-                       "provider_name": provider, "outcome": outcome, "part_kind": "builtin-tool-return"}),
+                       "provider_name": provider, "tool_kind": tool_kind, "outcome": outcome,
+                       "part_kind": "builtin-tool-return"}),
                 false,
             ),
-            None => self.builder.add(
-                json!({"tool_name": name, "content": content, "tool_call_id": call_id,
-                       "outcome": outcome, "part_kind": "tool-return"}),
-                true,
-            ),
+            None => {
+                // `parse_encrypted_tool_retry`, for a retried return only.
+                let retry = match (outcome, claims.get("retry")) {
+                    ("retried", Some(claim)) => parse_tool_retry(claim),
+                    _ => Value::Null,
+                };
+                self.builder.add(
+                    json!({"tool_name": name, "content": content, "tool_call_id": call_id,
+                           "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
+                    true,
+                )
+            }
         }
         Ok(())
     }
@@ -465,24 +535,57 @@ impl Loader<'_> {
         Ok(())
     }
 
-    /// pydantic-ai's own activity types carry history state msgflow does not read yet; any other
-    /// activity (and files, which `preserve_file_data=False` skips) loads as nothing.
+    /// pydantic-ai's own activities carry the parts it rides through the client (enqueued
+    /// messages msgflow does not read yet); any other activity (and files, which
+    /// `preserve_file_data=False` skips) loads as nothing.
     fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        const STATE: [&str; 5] = [
-            "pydantic_ai_tool_availability_delta",
-            "pydantic_ai_capability_load_delta",
-            "pydantic_ai_model_settings_delta",
-            "pydantic_ai_compaction",
-            "pydantic_ai_enqueued_messages",
-        ];
         let activity_type = wire(object, "activityType", "activity_type")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if STATE.contains(&activity_type) {
+        if activity_type == "pydantic_ai_enqueued_messages" {
             return Err(shape(
                 &format!("{path}.activityType"),
                 format!("msgflow does not read `{activity_type}` activities from ag-ui yet"),
             ));
+        }
+        let own = [
+            dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE,
+            dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE,
+            dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE,
+            dump::COMPACTION_ACTIVITY_TYPE,
+        ];
+        if own.contains(&activity_type) {
+            let Some(content) = object.get("content").and_then(Value::as_object) else {
+                return Err(shape(
+                    &format!("{path}.content"),
+                    "expected the activity's `content` as an object",
+                ));
+            };
+            let part = match activity_type {
+                dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE => Some(tool_availability_delta_from_payload(content)),
+                dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE => capability_load_delta_from_payload(content),
+                dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE => model_settings_delta_from_payload(content),
+                _ => compaction_from_payload(&object["content"]),
+            };
+            let Some(part) = part else {
+                self.loss(
+                    LossKind::Dropped,
+                    path,
+                    format!("a `{activity_type}` activity whose content pydantic-ai does not load"),
+                );
+                return Ok(());
+            };
+            if part["part_kind"] == "compaction" {
+                // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
+                let provider_name = part.get("provider_name").cloned().unwrap_or(Value::Null);
+                let to_request = is_request_compaction(&part);
+                self.builder.add(part, to_request);
+                let canonical = content.get("canonical_system").unwrap_or(&Value::Null);
+                self.builder.restore_canonical_system(&provider_name, canonical);
+            } else {
+                self.builder.add(part, true);
+            }
+            return Ok(());
         }
         if activity_type != super::RECORD_ACTIVITY_TYPE {
             self.loss(

@@ -7,12 +7,19 @@ use base64::Engine as _;
 use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
+use super::citations::text_metadata;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
+use crate::ui_payloads::{
+    bare_metadata, canonical_system, compaction_payload, delta_payload, part_kind, provider_metadata, retry_feedback,
+    timestamp_parts,
+};
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
 pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
 /// `ToolDenied().message`, the reason of a denial that gives none.
 pub(super) const DEFAULT_DENIAL: &str = "The tool call was denied.";
+/// `COMPACTION_DATA_TYPE`: the data part a compaction part rides in.
+pub(super) const COMPACTION_DATA_TYPE: &str = "data-compaction";
 
 /// `dump_messages(messages, sdk_version=...)`: one `UIMessage` per run of same-role request parts
 /// and one per response. `history` is the history's JSON array.
@@ -102,10 +109,6 @@ pub(super) fn is_tool_returns_only(message: &Value) -> bool {
     })
 }
 
-pub(crate) fn part_kind(part: &Value) -> &str {
-    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
-}
-
 fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
     value.get(key).unwrap_or(&Value::Null)
 }
@@ -127,23 +130,6 @@ fn translated_retry(part: &Value, path: &str) -> Result<Value, Unsupported> {
         "outcome": "retried",
         "part_kind": "tool-return",
     }))
-}
-
-/// `dump_provider_metadata`: the keyword values that are not `None`, under `pydantic_ai`, or
-/// `None` when there is none.
-pub(super) fn provider_metadata(entries: &[(&str, Value)]) -> Option<Value> {
-    let inner = bare_metadata(entries)?;
-    Some(json!({ PROVIDER_METADATA_KEY: inner }))
-}
-
-/// `dump_provider_metadata(wrapper_key=None, ...)`.
-fn bare_metadata(entries: &[(&str, Value)]) -> Option<Value> {
-    let inner: Map<String, Value> = entries
-        .iter()
-        .filter(|(_, value)| !value.is_null())
-        .map(|(key, value)| ((*key).to_owned(), value.clone()))
-        .collect();
-    (!inner.is_empty()).then_some(Value::Object(inner))
 }
 
 fn insert_metadata(object: &mut Map<String, Value>, key: &str, metadata: Option<Value>) {
@@ -179,6 +165,22 @@ fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Ve
             // Returns ride on their tool calls; instruction state and speech are not shown.
             "tool-return" | "instruction-delta" | "instruction-baseline" | "speech" => {}
             "retry-prompt" if !field(part, "tool_name").is_null() => {}
+            "retry-feedback" => {
+                let (text, harness, payload) = retry_feedback(part, &part_path)?;
+                add(
+                    if harness { "system" } else { "user" },
+                    vec![json!({"type": "text", "text": text, "state": "done",
+                                "providerMetadata": {PROVIDER_METADATA_KEY: {"retry_feedback": payload}}})],
+                );
+            }
+            "tool-availability-delta" | "capability-load-delta" | "model-settings-delta" => add(
+                "user",
+                vec![json!({"type": format!("data-{}", part_kind(part)), "data": delta_payload(part)})],
+            ),
+            "compaction" => add(
+                "user",
+                vec![json!({"type": COMPACTION_DATA_TYPE, "data": compaction_payload(part, Value::Null)})],
+            ),
             other => return Err(Unsupported::part(part_path, other)),
         }
     }
@@ -230,6 +232,20 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
     let item_kind = field(item, "kind").as_str().unwrap_or("");
     let part = match item_kind {
         "text-content" => json!({"type": "text", "text": item["content"], "state": "done"}),
+        // A text part the front end shows like any user text, the value in its metadata as JSON
+        // text (`structured_content_payload`, `json.dumps`).
+        "structured-content" => {
+            let mut payload = Map::new();
+            payload.insert("value".into(), field(item, "value").clone());
+            for key in ["tag", "description"] {
+                if !field(item, key).is_null() {
+                    payload.insert(key.into(), item[key].clone());
+                }
+            }
+            let payload = msgflow_media::python_json_dumps_ascii(&Value::Object(payload));
+            json!({"type": "text", "text": item["content"], "state": "done",
+                   "providerMetadata": {PROVIDER_METADATA_KEY: {"structured_content": payload}}})
+        }
         "binary" => {
             let media_type = field(item, "media_type").as_str().unwrap_or("");
             let mut object = Map::new();
@@ -277,6 +293,30 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
             );
             Value::Object(object)
         }
+        // The file id as the URL, the file's fields in the metadata (`_convert_user_prompt_part`).
+        "uploaded-file" => {
+            let Some(media_type) = field(item, "media_type").as_str() else {
+                return Err(Unsupported::at(
+                    path.to_owned(),
+                    "an uploaded file without a `media_type` (pydantic-ai guesses one from the file id)",
+                ));
+            };
+            let mut object = Map::new();
+            object.insert("type".into(), "file".into());
+            object.insert("mediaType".into(), media_type.into());
+            object.insert("url".into(), field(item, "file_id").clone());
+            insert_metadata(
+                &mut object,
+                "providerMetadata",
+                provider_metadata(&[
+                    ("file_id", field(item, "file_id").clone()),
+                    ("provider_name", field(item, "provider_name").clone()),
+                    ("vendor_metadata", field(item, "vendor_metadata").clone()),
+                    ("identifier", field(item, "identifier").clone()),
+                ]),
+            );
+            Value::Object(object)
+        }
         "cache-point" => return Ok(None),
         other => {
             return Err(Unsupported::at(
@@ -301,15 +341,6 @@ fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupp
     ))
 }
 
-/// `part_canonical_system`: the response's `canonical_system` beside a part from its own provider.
-pub(crate) fn canonical_system(response: &Value, provider_name: &Value) -> Value {
-    if !provider_name.is_null() && provider_name == field(response, "provider_name") {
-        field(response, "canonical_system").clone()
-    } else {
-        Value::Null
-    }
-}
-
 /// `args_as_dict`: the arguments as an object, `{"INVALID_JSON": raw}` when they are not one.
 pub(crate) fn args_as_dict(args: &Value) -> Value {
     match args {
@@ -324,10 +355,12 @@ pub(crate) fn args_as_dict(args: &Value) -> Value {
     }
 }
 
-/// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return.
+/// `client_error_text`: `model_response_str(wrap_if_error=False)` of a return (`_unwrap_data`:
+/// no data, `None` or an empty list, is "").
 pub(crate) fn client_error_text(content: &Value) -> String {
     match content {
         Value::Null => String::new(),
+        Value::Array(items) if items.is_empty() => String::new(),
         Value::String(text) => text.clone(),
         other => serde_json::to_string(other).expect("a JSON value always serialises"),
     }
@@ -354,9 +387,6 @@ fn response_parts(
         match part_kind(part) {
             "builtin-tool-return" | "speech" => {}
             "text" => {
-                if !field(part, "citations").is_null() {
-                    return Err(Unsupported::at(part_path, "a text part with citations"));
-                }
                 let content = field(part, "content").as_str().unwrap_or("");
                 let last_index = ui_parts.len().wrapping_sub(1);
                 match (ui_parts.last_mut(), text_runs.last_mut()) {
@@ -441,39 +471,48 @@ fn response_parts(
                 }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
+            "compaction" => ui_parts.push(json!({
+                "type": COMPACTION_DATA_TYPE,
+                "data": compaction_payload(part, canonical_system(message, field(part, "provider_name"))),
+            })),
             other => return Err(Unsupported::part(part_path, other)),
         }
     }
-    // `_with_text_citations`: each UI text part's metadata from the text parts merged into it.
-    for (index, run) in text_runs {
-        let first = run[0];
-        if run.len() > 1
-            && run.iter().any(|part| {
-                field(part, "provider_details")
-                    .get("citations")
-                    .is_some_and(Value::is_array)
-            })
-        {
-            return Err(Unsupported::at(
-                format!("{path}.parts"),
-                "consecutive text parts with provider citations",
-            ));
-        }
-        // `first.provider_name or ...`: an empty name counts as none.
-        let provider_name = match field(first, "provider_name") {
-            Value::String(name) if name.is_empty() => &Value::Null,
-            name => name,
+    // `_with_text_citations`: each UI text part's metadata from the text parts merged into it,
+    // and the web sources of its citations after it as `source-url` parts.
+    let mut runs: HashMap<usize, Vec<&Value>> = text_runs.into_iter().collect();
+    let mut result = Vec::with_capacity(ui_parts.len());
+    let mut source_urls: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (index, mut ui_part) in ui_parts.into_iter().enumerate() {
+        let Some(run) = runs.remove(&index) else {
+            result.push(ui_part);
+            continue;
         };
-        if let Some(metadata) = provider_metadata(&[
-            ("id", field(first, "id").clone()),
-            ("provider_name", provider_name.clone()),
-            ("provider_details", field(first, "provider_details").clone()),
-            ("canonical_system", canonical_system(message, provider_name)),
-        ]) {
-            ui_parts[index]["providerMetadata"] = metadata;
+        let (metadata, citations) = text_metadata(message, &run);
+        if let Some(metadata) = metadata {
+            ui_part["providerMetadata"] = metadata;
+        }
+        result.push(ui_part);
+        for source in citations
+            .iter()
+            .flat_map(|citation| field(citation, "sources").as_array().into_iter().flatten())
+        {
+            let Some(url) = field(source, "url").as_str() else {
+                continue;
+            };
+            if source["kind"] == "web" && source_urls.insert(url.to_owned()) {
+                let mut object = Map::new();
+                object.insert("type".into(), "source-url".into());
+                object.insert("sourceId".into(), url.into());
+                object.insert("url".into(), url.into());
+                if let Some(title) = field(source, "title").as_str() {
+                    object.insert("title".into(), title.into());
+                }
+                result.push(Value::Object(object));
+            }
         }
     }
-    Ok(ui_parts)
+    Ok(result)
 }
 
 fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -> Map<String, Value> {
@@ -569,10 +608,12 @@ fn tool_call(
                 "a tool return holding files or content items",
             ));
         }
-        if !field(result, "metadata").is_null() {
+        // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
+        // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
+        if !field(field(result, "metadata"), "mcp_app").is_null() {
             return Err(Unsupported::at(
                 path.to_owned(),
-                "a tool return with `metadata` (its data chunks are not converted)",
+                "a tool return with an MCP Apps record in its `metadata`",
             ));
         }
     }
@@ -672,13 +713,6 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
         metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
     }
     Ok(metadata)
-}
-
-fn timestamp_parts(timestamp: &str, path: &str) -> Result<msgflow_wire::TimestampParts, Unsupported> {
-    msgflow_wire::Timestamp::parse(timestamp)
-        .ok()
-        .and_then(|parsed| parsed.parts())
-        .ok_or_else(|| Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime"))
 }
 
 /// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.

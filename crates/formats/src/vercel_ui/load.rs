@@ -3,11 +3,17 @@
 
 use serde_json::{json, Map, Value};
 
+use super::citations::load_citations;
 use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
 use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
+use crate::ui_payloads::{
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
+    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
+    tool_availability_delta_from_payload,
+};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -75,6 +81,10 @@ fn ours(metadata: &Value) -> &Map<String, Value> {
 
 fn get<'v>(map: &'v Map<String, Value>, key: &str) -> &'v Value {
     map.get(key).unwrap_or(&Value::Null)
+}
+
+fn get_value<'v>(value: &'v Value, key: &str) -> &'v Value {
+    value.get(key).unwrap_or(&Value::Null)
 }
 
 impl Loader<'_> {
@@ -176,19 +186,17 @@ impl Loader<'_> {
                 return Err(shape(&part_path, "a system message holds text parts only"));
             }
             let text = text_of(part, &part_path)?;
-            if !get(
+            // Only a part carrying the marker pydantic-ai dumped it with is harness feedback.
+            let claim = get(
                 ours(part.get("providerMetadata").unwrap_or(&Value::Null)),
                 "retry_feedback",
-            )
-            .is_null()
-            {
-                return Err(shape(
-                    &part_path,
-                    "msgflow does not convert pydantic-ai retry feedback from vercel-ui yet",
-                ));
+            );
+            match retry_feedback_from_payload(claim) {
+                Some(feedback) => self.builder.add(feedback, true),
+                None => self
+                    .builder
+                    .add(json!({"content": text, "part_kind": "system-prompt"}), true),
             }
-            self.builder
-                .add(json!({"content": text, "part_kind": "system-prompt"}), true);
         }
         Ok(())
     }
@@ -208,15 +216,49 @@ impl Loader<'_> {
             match part_type {
                 "text" => {
                     let text = text_of(part, &part_path)?;
-                    if !get(metadata, "retry_feedback").is_null() || !get(metadata, "structured_content").is_null() {
-                        return Err(shape(
-                            &part_path,
-                            "msgflow does not convert pydantic-ai retry feedback or structured content from vercel-ui yet",
-                        ));
+                    if let Some(feedback) = retry_feedback_from_payload(get(metadata, "retry_feedback")) {
+                        self.flush_prompt(&mut content);
+                        self.builder.add(feedback, true);
+                        continue;
                     }
-                    content.push(Value::String(text.to_owned()));
+                    match get(metadata, "structured_content") {
+                        Value::Null => content.push(Value::String(text.to_owned())),
+                        claim => content.push(structured_content(claim, text, &part_path)?),
+                    }
                 }
                 "file" => content.push(user_file(part, metadata, &part_path)?),
+                super::dump::COMPACTION_DATA_TYPE => {
+                    // A summary the application wrote keeps its place among the prompts around it;
+                    // a provider's compaction (or a payload that does not validate) is skipped.
+                    match compaction_from_payload(part.get("data").unwrap_or(&Value::Null)) {
+                        Some(compaction) if is_request_compaction(&compaction) => {
+                            self.flush_prompt(&mut content);
+                            self.builder.add(compaction, true);
+                        }
+                        _ => self.loss(
+                            LossKind::Dropped,
+                            &part_path,
+                            "a `data-compaction` part pydantic-ai does not load into a request",
+                        ),
+                    }
+                }
+                "data-tool-availability-delta" | "data-capability-load-delta" | "data-model-settings-delta" => {
+                    match delta_from_data(part) {
+                        // A settings change goes after the prompt it was recorded behind; the other
+                        // deltas go where they are, ahead of the prompt not flushed yet.
+                        Some(delta) => {
+                            if part_type == "data-model-settings-delta" {
+                                self.flush_prompt(&mut content);
+                            }
+                            self.builder.add(delta, true);
+                        }
+                        None => self.loss(
+                            LossKind::Dropped,
+                            &part_path,
+                            format!("a `{part_type}` part whose data pydantic-ai does not load"),
+                        ),
+                    }
+                }
                 _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
                 other => {
                     return Err(shape(
@@ -244,16 +286,9 @@ impl Loader<'_> {
             .add(json!({"content": content, "part_kind": "user-prompt"}), true);
     }
 
-    /// A `data-*` part: pydantic-ai's own kinds are not converted yet; custom data is not for the model.
+    /// Another `data-*` part: enqueued messages are not converted yet; custom data is not for the model.
     fn data_part(&mut self, part_type: &str, path: &str) -> Result<(), ShapeError> {
-        const OWN: [&str; 5] = [
-            "data-tool-availability-delta",
-            "data-capability-load-delta",
-            "data-model-settings-delta",
-            "data-compaction",
-            "data-enqueued-messages",
-        ];
-        if OWN.contains(&part_type) {
+        if part_type == "data-enqueued-messages" {
             return Err(shape(
                 path,
                 format!("msgflow does not convert `{part_type}` parts from vercel-ui yet"),
@@ -285,16 +320,19 @@ impl Loader<'_> {
                 "text" => {
                     let text = text_of(part, &part_path)?;
                     let details = get(&metadata, "provider_details");
-                    if !get(&metadata, "citations").is_null() {
-                        return Err(shape(
-                            &format!("{part_path}.providerMetadata.pydantic_ai.citations"),
-                            "msgflow does not convert text citations from vercel-ui yet",
-                        ));
+                    let citations = load_citations(get(&metadata, "citations"), text);
+                    if citations.is_null() && !get(&metadata, "citations").is_null() {
+                        self.loss(
+                            LossKind::Dropped,
+                            format!("{part_path}.providerMetadata.pydantic_ai.citations"),
+                            "citations pydantic-ai does not load (`load_citations`)",
+                        );
                     }
                     self.builder.add(
                         json!({"content": text, "id": get(&metadata, "id"),
                                "provider_name": get(&metadata, "provider_name"),
                                "provider_details": if details.is_object() { details.clone() } else { Value::Null },
+                               "citations": citations,
                                "part_kind": "text"}),
                         false,
                     );
@@ -343,6 +381,39 @@ impl Loader<'_> {
                     &part_path,
                     format!("a `{part_type}` part (sources are listed for display)"),
                 ),
+                super::dump::COMPACTION_DATA_TYPE => {
+                    let data = part.get("data").unwrap_or(&Value::Null);
+                    match compaction_from_payload(data) {
+                        Some(compaction) => {
+                            let provider_name = get_value(&compaction, "provider_name").clone();
+                            // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
+                            let to_request = is_request_compaction(&compaction);
+                            self.builder.add(compaction, to_request);
+                            self.builder
+                                .restore_canonical_system(&provider_name, get_value(data, "canonical_system"));
+                        }
+                        None => self.loss(
+                            LossKind::Dropped,
+                            &part_path,
+                            "a `data-compaction` part whose data is not a compaction part",
+                        ),
+                    }
+                }
+                "data-tool-availability-delta" | "data-capability-load-delta" | "data-model-settings-delta" => {
+                    match delta_from_data(part) {
+                        // Streamed after the tool return that caused it (a settings change at the
+                        // start of the request recording it): it waits with the step's returns.
+                        Some(delta) if part_type != "data-model-settings-delta" || !pending.is_empty() => {
+                            pending.push(delta);
+                        }
+                        Some(delta) => self.builder.add(delta, true),
+                        None => self.loss(
+                            LossKind::Dropped,
+                            &part_path,
+                            format!("a `{part_type}` part whose data pydantic-ai does not load"),
+                        ),
+                    }
+                }
                 _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
                 _ if part_type.starts_with("tool-") || part_type == "dynamic-tool" => {
                     self.tool(part, part_type, &part_path, &mut pending)?;
@@ -504,7 +575,7 @@ impl Loader<'_> {
                     part.get("errorText").cloned().unwrap_or(Value::Null)
                 };
                 let retry = if retried {
-                    valid_retry(get(&metadata, "retry"))
+                    parse_tool_retry(get(&metadata, "retry"))
                 } else {
                     Value::Null
                 };
@@ -519,6 +590,28 @@ impl Loader<'_> {
         };
         pending.push(returned);
         Ok(())
+    }
+}
+
+/// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
+/// text part claims to be, or its plain text when the claim does not validate.
+fn structured_content(claim: &Value, text: &str, path: &str) -> Result<Value, ShapeError> {
+    let payload = claim
+        .as_str()
+        .and_then(|json_text| serde_json::from_str::<Value>(json_text).ok())
+        .unwrap_or(Value::Null);
+    structured_content_from_payload(&payload, text)
+        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
+}
+
+/// The delta part a `data-*-delta` UI part loads as (`*_from_payload`), or `None` when pydantic-ai
+/// skips it.
+fn delta_from_data(part: &Value) -> Option<Value> {
+    let payload = part.get("data")?.as_object()?;
+    match part["type"].as_str()? {
+        "data-tool-availability-delta" => Some(tool_availability_delta_from_payload(payload)),
+        "data-capability-load-delta" => capability_load_delta_from_payload(payload),
+        _ => model_settings_delta_from_payload(payload),
     }
 }
 
@@ -549,27 +642,6 @@ fn text_of<'v>(part: &'v Value, path: &str) -> Result<&'v str, ShapeError> {
     part.get("text")
         .and_then(Value::as_str)
         .ok_or_else(|| shape(&format!("{path}.text"), "expected the part's `text` as a string"))
-}
-
-/// `parse_tool_retry`: a retry claim with a known cause, else none.
-fn valid_retry(value: &Value) -> Value {
-    // `ToolRetryCause`.
-    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
-    let count = |key: &str| match value.get(key) {
-        None | Some(Value::Null) => Some(Value::Null),
-        Some(number @ Value::Number(_)) if number.is_i64() || number.is_u64() => Some(number.clone()),
-        Some(_) => None,
-    };
-    match (
-        value.get("cause").and_then(Value::as_str),
-        count("attempt"),
-        count("max_retries"),
-    ) {
-        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
-            json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
-        }
-        _ => Value::Null,
-    }
 }
 
 /// `_denial_reason`: the reason of a responded approval, else `ToolDenied().message`.

@@ -12,6 +12,7 @@
 //!   pydantic-ai reads them. pydantic-ai itself ignores the record (it reads only
 //!   `providerMetadata.pydantic_ai`), so it loads a lossless file as it loads its own.
 
+mod citations;
 pub(crate) mod dump;
 mod load;
 
@@ -22,10 +23,8 @@ use crate::loss::{self, Report};
 use crate::openai_chat::ShapeError;
 use crate::{ConvertError, ConvertOptions};
 
-/// The key of pydantic-ai's own values in `providerMetadata` and `UIMessage.metadata`
-/// (`PROVIDER_METADATA_KEY`).
-const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
 use crate::messages_builder::INTERNAL_KEY;
+use crate::ui_payloads::PROVIDER_METADATA_KEY;
 /// The keys of a tool UI part, in the order pydantic-ai's models declare them (`ToolOutputAvailablePart`,
 /// `DynamicToolUIPart`, ...; `request_types.py`).
 const TOOL_PART_KEYS: [&str; 13] = [
@@ -44,7 +43,7 @@ const TOOL_PART_KEYS: [&str; 13] = [
     "rawInput",
 ];
 /// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
-const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
+pub(crate) const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
 /// The `kind`s of the multimodal and text items a tool return's content can hold: pydantic-ai
 /// rewrites them on both sides (`tool_return_output`, `_validate_tool_output`), msgflow does not yet.
 const CONTENT_ITEM_KINDS: [&str; 9] = [
@@ -216,11 +215,20 @@ fn lossless_dump(history: &[Value], sdk_version: u8) -> Result<Vec<Value>, Unsup
     Ok(result)
 }
 
-/// Puts the record in the first part that has provider metadata (`step-start` has none).
+/// Puts the record in the first part that has provider metadata (`step-start` and data parts
+/// have none), or in a record part of its own at the end of a message of only those.
 fn attach_record(message: &mut Value, record: Value) {
     let Some(Value::Array(parts)) = message.get_mut("parts") else {
         return;
     };
+    let has_metadata = |part: &Value| {
+        let kind = part["type"].as_str().unwrap_or("");
+        matches!(kind, "text" | "reasoning" | "file") || kind.starts_with("tool-") || kind == "dynamic-tool"
+    };
+    if !parts.iter().any(has_metadata) {
+        parts.push(json!({"type": RECORD_PART_TYPE, "data": record}));
+        return;
+    }
     for part in parts.iter_mut() {
         let key = match part["type"].as_str().unwrap_or("") {
             "text" | "reasoning" | "file" => "providerMetadata",

@@ -1,0 +1,423 @@
+//! The payloads pydantic-ai's UI adapters carry its own parts in through a client, both ways
+//! (`pydantic_ai.ui._adapter`: `compaction_payload` / `compaction_part_from_payload`, the delta
+//! payloads, `retry_feedback_payload` / `retry_feedback_from_payload`, `structured_content_*`,
+//! `parse_tool_retry`), shared by the vercel-ui and ag-ui writers and readers. Reading, a payload
+//! that does not validate gives what pydantic-ai gives: nothing, an empty change or the plain text.
+
+use serde_json::{json, Map, Value};
+
+use crate::unsupported::{Target, Unsupported};
+
+/// The key of pydantic-ai's own values in Vercel AI `providerMetadata` and `UIMessage.metadata`
+/// (`PROVIDER_METADATA_KEY`).
+pub(crate) const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
+
+fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
+    value.get(key).unwrap_or(&Value::Null)
+}
+
+pub(crate) fn part_kind(part: &Value) -> &str {
+    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
+}
+
+/// `dump_provider_metadata`: the keyword values that are not `None`, under `pydantic_ai`, or
+/// `None` when there is none.
+pub(crate) fn provider_metadata(entries: &[(&str, Value)]) -> Option<Value> {
+    let inner = bare_metadata(entries)?;
+    Some(json!({ PROVIDER_METADATA_KEY: inner }))
+}
+
+/// `dump_provider_metadata(wrapper_key=None, ...)`.
+pub(crate) fn bare_metadata(entries: &[(&str, Value)]) -> Option<Value> {
+    let inner: Map<String, Value> = entries
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(key, value)| ((*key).to_owned(), value.clone()))
+        .collect();
+    (!inner.is_empty()).then_some(Value::Object(inner))
+}
+
+pub(crate) fn timestamp_parts<T: crate::unsupported::Target>(
+    timestamp: &str,
+    path: &str,
+) -> Result<msgflow_wire::TimestampParts, crate::unsupported::Unsupported<T>> {
+    msgflow_wire::Timestamp::parse(timestamp)
+        .ok()
+        .and_then(|parsed| parsed.parts())
+        .ok_or_else(|| {
+            crate::unsupported::Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime")
+        })
+}
+
+/// `part_canonical_system`: the response's `canonical_system` beside a part from its own provider.
+pub(crate) fn canonical_system(response: &Value, provider_name: &Value) -> Value {
+    if !provider_name.is_null() && provider_name == field(response, "provider_name") {
+        field(response, "canonical_system").clone()
+    } else {
+        Value::Null
+    }
+}
+
+/// `compaction_payload` (`pydantic_ai.ui._adapter`): the part's fields that are not `None`, with
+/// the response's `canonical_system` when it applies to the part.
+pub(crate) fn compaction_payload(part: &Value, canonical_system: Value) -> Value {
+    bare_metadata(&[
+        ("content", field(part, "content").clone()),
+        ("id", field(part, "id").clone()),
+        ("provider_name", field(part, "provider_name").clone()),
+        ("provider_details", field(part, "provider_details").clone()),
+        ("canonical_system", canonical_system),
+        ("metadata", field(part, "metadata").clone()),
+    ])
+    .unwrap_or_else(|| json!({}))
+}
+
+/// A `RetryFeedbackPart`: the text the model is shown (`model_response()`), whether it speaks
+/// for the harness (`_retry_feedback_speaks_for_the_harness`: the system voice), and
+/// `retry_feedback_payload` of the part (`pydantic_ai.ui._adapter`): the part as pydantic dumps it,
+/// each error's `ctx` left out.
+pub(crate) fn retry_feedback<T: Target>(part: &Value, path: &str) -> Result<(String, bool, Value), Unsupported<T>> {
+    let content = field(part, "content");
+    let cause = field(field(part, "retry"), "cause").as_str().unwrap_or("");
+    let (text, harness) = msgflow_providers::retry_feedback_model_response(content, cause).ok_or_else(|| {
+        Unsupported::at(
+            format!("{path}.content"),
+            "retry feedback whose content or cause pydantic-ai does not load",
+        )
+    })?;
+    // `ErrorDetails` in its key order, without `ctx`.
+    let content = match content {
+        Value::Array(details) => Value::Array(
+            details
+                .iter()
+                .map(|detail| {
+                    Value::Object(
+                        ["type", "loc", "msg", "input", "url"]
+                            .iter()
+                            .filter_map(|key| Some(((*key).to_owned(), detail.get(*key)?.clone())))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    let Some(timestamp) = field(part, "timestamp").as_str() else {
+        return Err(Unsupported::at(
+            format!("{path}.timestamp"),
+            "retry feedback without a timestamp (pydantic-ai stamps it with the load time)",
+        ));
+    };
+    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp_parts(timestamp, path)?);
+    let retry = field(part, "retry");
+    let payload = json!({
+        "content": content,
+        "retry": {"cause": cause, "attempt": field(retry, "attempt"), "max_retries": field(retry, "max_retries")},
+        "timestamp": timestamp.as_written(),
+        "part_kind": "retry-feedback",
+    });
+    Ok((text, harness, payload))
+}
+
+/// `tool_availability_delta_payload`, `capability_load_delta_payload`, `model_settings_delta_payload`
+/// (`pydantic_ai.ui._adapter`): what a delta part carries through the client.
+pub(crate) fn delta_payload(part: &Value) -> Value {
+    let tool_call_id = field(part, "tool_call_id").clone();
+    match part_kind(part) {
+        "tool-availability-delta" => {
+            // `tools_added` also answers to its alias `added` in a stored part.
+            let added = part.get("tools_added").or_else(|| part.get("added"));
+            json!({"added": added.cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
+        }
+        "capability-load-delta" => {
+            json!({"loaded": part.get("loaded").cloned().unwrap_or_else(|| json!([])), "tool_call_id": tool_call_id})
+        }
+        _ => {
+            // `RecordedModelSettings` holds `thinking` only: validation leaves other keys out.
+            let settings: Map<String, Value> = field(part, "settings")
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| key.as_str() == "thinking")
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+            json!({"settings": settings, "top_level": field(part, "top_level").as_bool().unwrap_or(false)})
+        }
+    }
+}
+
+/// `compaction_part_from_payload` (`pydantic_ai.ui._adapter`): the `CompactionPart` a UI payload
+/// validates as, or `None` for one that does not (pydantic-ai skips it). Unknown keys (the
+/// `canonical_system` beside the part) are not the part's.
+pub(crate) fn compaction_from_payload(payload: &Value) -> Option<Value> {
+    let payload = payload.as_object()?;
+    let mut part = Map::new();
+    for key in ["content", "id", "provider_name"] {
+        match payload.get(key) {
+            None | Some(Value::Null) => {}
+            Some(value @ Value::String(_)) => {
+                part.insert(key.into(), value.clone());
+            }
+            Some(_) => return None,
+        }
+    }
+    for key in ["provider_details", "metadata"] {
+        match payload.get(key) {
+            None | Some(Value::Null) => {}
+            Some(value @ Value::Object(_)) => {
+                part.insert(key.into(), value.clone());
+            }
+            Some(_) => return None,
+        }
+    }
+    if payload.get("part_kind").is_some_and(|kind| kind != "compaction") {
+        return None;
+    }
+    part.insert("part_kind".into(), "compaction".into());
+    Some(Value::Object(part))
+}
+
+/// `is_request_compaction_part`: a summary no provider produced, which can sit in a request.
+pub(crate) fn is_request_compaction(part: &Value) -> bool {
+    ["provider_name", "id", "provider_details"]
+        .iter()
+        .all(|key| part.get(*key).is_none_or(Value::is_null))
+}
+
+/// `_TOOL_NAME_PATTERN`: the tool-name shape pydantic-ai keeps from a client's delta.
+fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// A `str | None` field of a payload as pydantic validates it: `Some(None)` for absent or null,
+/// `None` when it is not a string.
+fn optional_string(payload: &Map<String, Value>, key: &str) -> Option<Value> {
+    match payload.get(key) {
+        None | Some(Value::Null) => Some(Value::Null),
+        Some(value @ Value::String(_)) => Some(value.clone()),
+        Some(_) => None,
+    }
+}
+
+/// A `list[str]` as pydantic validates it.
+fn string_list(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A `tool_call_id` of only whitespace reads as none (the `*_from_payload` helpers).
+fn non_blank(id: Value) -> Value {
+    match id {
+        Value::String(text) if text.trim().is_empty() => Value::Null,
+        other => other,
+    }
+}
+
+/// `tool_availability_delta_from_payload`: the delta a UI payload gives; one that does not
+/// validate is an empty change, and tool names of the wrong shape are left out.
+pub(crate) fn tool_availability_delta_from_payload(payload: &Map<String, Value>) -> Value {
+    let validated = (|| {
+        if payload
+            .get("part_kind")
+            .is_some_and(|kind| kind != "tool-availability-delta")
+        {
+            return None;
+        }
+        // `tools_added` also answers to the alias `added`, which the payload uses.
+        let added = match payload.get("tools_added").or_else(|| payload.get("added")) {
+            None => Vec::new(),
+            Some(value) => string_list(value)?,
+        };
+        Some((added, optional_string(payload, "tool_call_id")?))
+    })();
+    let (added, tool_call_id) = validated.unwrap_or((Vec::new(), Value::Null));
+    let added: Vec<String> = added.into_iter().filter(|name| is_tool_name(name)).collect();
+    serde_json::json!({"tools_added": added, "tool_call_id": non_blank(tool_call_id),
+                       "part_kind": "tool-availability-delta"})
+}
+
+/// `capability_load_delta_from_payload`: the delta a UI payload gives, or `None` when it does not
+/// validate or loads nothing.
+pub(crate) fn capability_load_delta_from_payload(payload: &Map<String, Value>) -> Option<Value> {
+    let loaded = string_list(payload.get("loaded")?)?;
+    let tool_call_id = optional_string(payload, "tool_call_id")?;
+    let loaded: Vec<String> = loaded.into_iter().filter(|id| !id.is_empty()).collect();
+    if loaded.is_empty() {
+        return None;
+    }
+    Some(
+        serde_json::json!({"loaded": loaded, "tool_call_id": non_blank(tool_call_id),
+                            "part_kind": "capability-load-delta"}),
+    )
+}
+
+/// `ThinkingEffort`.
+const THINKING_EFFORTS: [&str; 6] = ["minimal", "low", "medium", "high", "xhigh", "max"];
+
+/// pydantic's lax `bool`: booleans, `0` / `1` and the strings it reads as one.
+fn lax_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(flag) => Some(*flag),
+        Value::Number(number) => match number.as_f64() {
+            Some(0.0) => Some(false),
+            Some(1.0) => Some(true),
+            _ => None,
+        },
+        Value::String(text) => match text.to_ascii_lowercase().as_str() {
+            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
+            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `model_settings_delta_from_payload`: the change a UI payload gives, or `None` when it does not
+/// validate (a `RecordedModelSettings` keeps `thinking` only) or records nothing.
+pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) -> Option<Value> {
+    let settings = payload.get("settings")?.as_object()?;
+    let top_level = match payload.get("top_level") {
+        None => false,
+        Some(value) => lax_bool(value)?,
+    };
+    let mut recorded = Map::new();
+    if let Some(thinking) = settings.get("thinking") {
+        match thinking {
+            Value::Null => {}
+            Value::String(effort) if THINKING_EFFORTS.contains(&effort.as_str()) => {}
+            _ => return None,
+        }
+        recorded.insert("thinking".into(), thinking.clone());
+    }
+    // A change records at least one setting, and only a window's opening part goes back to no level.
+    if recorded.is_empty() || (recorded.get("thinking") == Some(&Value::Null) && !top_level) {
+        return None;
+    }
+    Some(serde_json::json!({"settings": recorded, "top_level": top_level,
+                            "part_kind": "model-settings-delta"}))
+}
+
+/// `RetryFeedbackCause`.
+const RETRY_FEEDBACK_CAUSES: [&str; 3] = ["validation_error", "model_retry", "no_output"];
+
+/// Whether a JSON number is one pydantic's lax `int` takes: an integer of any size, or a float
+/// with no fractional part.
+fn is_integer(number: &serde_json::Number) -> bool {
+    let text = number.to_string();
+    let digits = text.strip_prefix('-').unwrap_or(&text);
+    (!digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()))
+        || text
+            .parse::<f64>()
+            .is_ok_and(|float| float.is_finite() && float.fract() == 0.0)
+}
+
+/// An `int | None` as pydantic validates it from JSON (msgflow takes no numeric strings, which
+/// pydantic-ai's own dump never writes).
+fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
+    match object.get(key) {
+        None | Some(Value::Null) => Some(Value::Null),
+        Some(Value::Number(number)) if is_integer(number) => Some(Value::Number(number.clone())),
+        Some(_) => None,
+    }
+}
+
+/// Whether a value validates as pydantic-core's `ErrorDetails`.
+fn is_error_details(item: &Value) -> bool {
+    let Some(detail) = item.as_object() else { return false };
+    detail.get("type").is_some_and(Value::is_string)
+        && detail.get("msg").is_some_and(Value::is_string)
+        && detail.contains_key("input")
+        && detail.get("loc").and_then(Value::as_array).is_some_and(|loc| {
+            loc.iter()
+                .all(|item| item.is_string() || item.as_number().is_some_and(is_integer))
+        })
+        && detail.get("ctx").is_none_or(Value::is_object)
+        && detail.get("url").is_none_or(Value::is_string)
+}
+
+/// `retry_feedback_from_payload` (`pydantic_ai.ui._adapter`): the `RetryFeedbackPart` a dumped
+/// message claims to have been made from, or `None` for a claim that does not validate (the
+/// message is then read as the plain text a client wrote).
+pub(crate) fn retry_feedback_from_payload(payload: &Value) -> Option<Value> {
+    let payload = payload.as_object()?;
+    let content = match payload.get("content")? {
+        text @ Value::String(_) => text.clone(),
+        Value::Array(items) if items.iter().all(is_error_details) => Value::Array(items.clone()),
+        _ => return None,
+    };
+    let retry = payload.get("retry")?.as_object()?;
+    let cause = retry.get("cause")?.as_str()?;
+    if !RETRY_FEEDBACK_CAUSES.contains(&cause) {
+        return None;
+    }
+    let retry = serde_json::json!({"cause": cause, "attempt": optional_int(retry, "attempt")?,
+                                   "max_retries": optional_int(retry, "max_retries")?});
+    if payload.get("part_kind").is_some_and(|kind| kind != "retry-feedback") {
+        return None;
+    }
+    let mut part = Map::new();
+    part.insert("content".into(), content);
+    part.insert("retry".into(), retry);
+    match payload.get("timestamp") {
+        // pydantic-ai stamps a part without one with the load time.
+        None => {}
+        Some(Value::String(text)) if msgflow_wire::Timestamp::parse(text).is_ok() => {
+            part.insert("timestamp".into(), Value::String(text.clone()));
+        }
+        Some(number @ Value::Number(_)) => {
+            part.insert("timestamp".into(), number.clone());
+        }
+        Some(_) => return None,
+    }
+    part.insert("part_kind".into(), "retry-feedback".into());
+    Some(Value::Object(part))
+}
+
+/// `parse_tool_retry`: a retry claim with a known cause, else none.
+pub(crate) fn parse_tool_retry(value: &Value) -> Value {
+    // `ToolRetryCause`.
+    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
+    let Some(object) = value.as_object() else {
+        return Value::Null;
+    };
+    match (
+        value.get("cause").and_then(Value::as_str),
+        optional_int(object, "attempt"),
+        optional_int(object, "max_retries"),
+    ) {
+        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
+            serde_json::json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
+        }
+        _ => Value::Null,
+    }
+}
+
+/// `structured_content_from_payload`: the `StructuredContent` a text item and the payload beside
+/// it make, or the plain text when the payload does not validate. `Err` for a valid payload beside
+/// an empty text, which pydantic-ai renders from the value (msgflow does not render yet).
+pub(crate) fn structured_content_from_payload(payload: &Value, text: &str) -> Result<Value, &'static str> {
+    let plain = Value::String(text.to_owned());
+    let Some(payload) = payload.as_object() else {
+        return Ok(plain);
+    };
+    let (Some(value), Some(tag), Some(description)) = (
+        payload.get("value"),
+        optional_string(payload, "tag"),
+        optional_string(payload, "description"),
+    ) else {
+        return Ok(plain);
+    };
+    if text.is_empty() {
+        return Err("structured content with an empty text (pydantic-ai renders it from the value)");
+    }
+    Ok(
+        serde_json::json!({"content": text, "value": value, "tag": tag, "description": description,
+                          "kind": "structured-content"}),
+    )
+}
