@@ -30,8 +30,8 @@ sys.path.insert(0, os.path.dirname(HERE))  # oracle/: oracle_common
 
 import oracle_common  # noqa: E402,F401 - pins the mime table before pydantic_ai is imported
 import pydantic_bench  # noqa: E402
-from pydantic_ai._instrumentation import get_instructions  # noqa: E402
-from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse  # noqa: E402
+from otel_oracle import KEYS, attribute_texts  # noqa: E402
+from pydantic_ai.messages import ModelMessagesTypeAdapter  # noqa: E402
 from pydantic_ai.models.instrumented import InstrumentationSettings  # noqa: E402
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
@@ -48,31 +48,11 @@ OPERATIONS = {
 }
 
 
-class RecordingSpan:
-    """The one method ``handle_messages`` calls on its span."""
-
-    def __init__(self) -> None:
-        self.attributes: dict = {}
-
-    def set_attributes(self, attributes: dict) -> None:
-        self.attributes.update(attributes)
-
-
 def otel_attributes(history: list) -> bytes:
     """The span's message attributes (JSON texts), as one JSON object (``otel_oracle.py``'s ``span_attributes``
     without parsing the texts again)."""
-    settings = InstrumentationSettings(version=5)
-    if history and isinstance(history[-1], ModelResponse):
-        span = RecordingSpan()
-        settings.handle_messages(history[:-1], history[-1], span)
-        attributes = span.attributes
-    else:
-        attributes = {
-            "gen_ai.input.messages": settings._input_messages_json(history, None).decode(),  # noqa: SLF001
-            **settings.system_instructions_attributes(get_instructions(history)),
-        }
-    keys = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
-    return ("{" + ",".join(f"{json.dumps(key)}:{attributes[key]}" for key in keys if key in attributes) + "}").encode()
+    attributes = attribute_texts(history, InstrumentationSettings(version=5))
+    return ("{" + ",".join(f"{json.dumps(key)}:{attributes[key]}" for key in KEYS if key in attributes) + "}").encode()
 
 
 def operation_for(op: str, data: bytes):
