@@ -53,7 +53,12 @@ SETTINGS = {version: settings_for(version) for version in (2, 3, 4, 5, 6)}
 
 
 def span_attributes(history: list, version: int) -> dict:
-    settings = SETTINGS[version]
+    attributes = attribute_texts(history, SETTINGS[version])
+    return {key: json.loads(attributes[key]) for key in KEYS if key in attributes}
+
+
+def attribute_texts(history: list, settings: InstrumentationSettings) -> dict:
+    """The span's message attributes as the span holds them: JSON texts, keyed by attribute name."""
     if history and isinstance(history[-1], ModelResponse):
         span = RecordingSpan()
         settings.handle_messages(history[:-1], history[-1], span)
@@ -63,7 +68,7 @@ def span_attributes(history: list, version: int) -> dict:
             "gen_ai.input.messages": settings._input_messages_json(history, None).decode(),  # noqa: SLF001
             **settings.system_instructions_attributes(get_instructions(history)),
         }
-    return {key: json.loads(attributes[key]) for key in KEYS if key in attributes}
+    return attributes
 
 
 def run_case(case: dict) -> dict:

@@ -10,6 +10,10 @@ the other side): parse the input, convert, serialize the output.
   ``VercelAIAdapter.dump_messages`` (AI SDK 5) or ``AGUIAdapter.dump_messages``, then the UI messages' JSON.
 * ``load-vercel-ui`` / ``load-ag-ui``: ``--file`` holds UI messages; validated by the adapter's message type,
   ``load_messages``, then the history's JSON (``ModelMessagesTypeAdapter.dump_json``).
+* ``dump-otel``: ``--file`` is a history; ``ModelMessagesTypeAdapter.validate_json``, then the message attributes
+  ``InstrumentationSettings(version=5).handle_messages`` writes on the model request span answered by the
+  history's last response (the JSON texts ``messages_to_otel_messages`` makes), joined into one JSON object keyed by
+  attribute name, as ``msgflow convert --to otel`` writes them.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ sys.path.insert(0, os.path.dirname(HERE))  # oracle/: oracle_common
 
 import oracle_common  # noqa: E402,F401 - pins the mime table before pydantic_ai is imported
 import pydantic_bench  # noqa: E402
+from otel_oracle import KEYS, attribute_texts  # noqa: E402
 from pydantic_ai.messages import ModelMessagesTypeAdapter  # noqa: E402
+from pydantic_ai.models.instrumented import InstrumentationSettings  # noqa: E402
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
 from pydantic_ai.ui.vercel_ai import VercelAIAdapter  # noqa: E402
@@ -38,11 +44,26 @@ OPERATIONS = {
     "load-vercel-ui": (VercelAIAdapter, _ui_messages_ta, "load"),
     "dump-ag-ui": (AGUIAdapter, _messages_ta, "dump"),
     "load-ag-ui": (AGUIAdapter, _messages_ta, "load"),
+    "dump-otel": (None, None, "otel"),
 }
+
+
+def otel_attributes(history: list) -> bytes:
+    """The span's message attributes (JSON texts), as one JSON object (``otel_oracle.py``'s ``span_attributes``
+    without parsing the texts again)."""
+    attributes = attribute_texts(history, InstrumentationSettings(version=5))
+    return ("{" + ",".join(f"{json.dumps(key)}:{attributes[key]}" for key in KEYS if key in attributes) + "}").encode()
 
 
 def operation_for(op: str, data: bytes):
     adapter, ui_type, direction = OPERATIONS[op]
+    if direction == "otel":
+
+        def dump_otel() -> bytes:
+            return otel_attributes(ModelMessagesTypeAdapter.validate_json(data))
+
+        return dump_otel
+
     if direction == "dump":
 
         def dump() -> bytes:

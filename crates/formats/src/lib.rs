@@ -37,6 +37,8 @@ mod loss;
 mod messages_builder;
 pub mod openai_chat;
 pub mod otel;
+mod round_trip;
+mod ui_format;
 mod ui_payloads;
 mod unsupported;
 pub mod vercel_ui;
@@ -48,6 +50,7 @@ use msgflow_wire::ModelMessage;
 use serde_json::Value;
 
 pub use loss::{Loss, LossGroup, LossKind, Report};
+pub(crate) use round_trip::history_value;
 
 /// The formats msgflow converts between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -211,7 +214,22 @@ pub fn convert_with(
     to: Format,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
-    let documents = document::split(input)?;
+    // A foreign format's input that is one JSON value is parsed once, not checked then parsed.
+    let mut whole = match from {
+        Format::PydanticAi => None,
+        _ => serde_json::from_str::<Value>(input).ok(),
+    };
+    let documents = match whole {
+        Some(_) => vec![document::Document {
+            text: input,
+            lines_before: 0,
+        }],
+        None => document::split(input)?,
+    };
+    let mut value_of = |doc: &document::Document<'_>, index: usize| match whole.take() {
+        Some(value) => Ok(value),
+        None => document::value(doc, index),
+    };
     let mut report = Report::default();
     let mut histories = Vec::with_capacity(documents.len());
     if from == Format::Otel {
@@ -220,7 +238,7 @@ pub fn convert_with(
         let values = documents
             .iter()
             .enumerate()
-            .map(|(index, doc)| document::value(doc, index))
+            .map(|(index, doc)| value_of(doc, index))
             .collect::<Result<Vec<_>, _>>()?;
         let indexed: Vec<(&Value, usize)> = values.iter().zip(0..).collect();
         histories = otel::from_documents(&indexed, &mut report)
@@ -236,22 +254,22 @@ pub fn convert_with(
                 message: format!("not a pydantic-ai history: {}", err.message()),
             })?,
             Format::OpenAiChat => {
-                let value = document::value(doc, index)?;
+                let value = value_of(doc, index)?;
                 openai_chat::from_value(&value, index, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
             Format::Anthropic => {
-                let value = document::value(doc, index)?;
+                let value = value_of(doc, index)?;
                 anthropic::from_value(&value, index, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
             Format::VercelUi => {
-                let value = document::value(doc, index)?;
+                let value = value_of(doc, index)?;
                 vercel_ui::from_value(&value, index, options, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
             Format::AgUi => {
-                let value = document::value(doc, index)?;
+                let value = value_of(doc, index)?;
                 ag_ui::from_value(&value, index, options, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
@@ -279,18 +297,6 @@ pub fn convert_with(
     }
     let output = Output::Documents(documents);
     Ok(Converted { output, report })
-}
-
-/// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
-/// nested deeper than a `serde_json::Value` can be read (128 levels).
-pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
-    let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
-    serde_json::from_str(&text).map_err(|err| ConvertError {
-        document,
-        path: "$".to_owned(),
-        position: Some((err.line(), err.column())),
-        message: format!("msgflow cannot convert this history: {err}"),
-    })
 }
 
 /// An export's refusal, located at the part it refuses in the history.
@@ -342,11 +348,5 @@ fn read_back_and_diff(
             err.message
         ),
     })?;
-    loss::diff(
-        &history_value(history, document)?,
-        &history_value(&back, document)?,
-        document,
-        report,
-    );
-    Ok(())
+    round_trip::diff_back(history, &history_value(history, document)?, &back, document, report)
 }

@@ -112,6 +112,36 @@ pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut
     diff_at(original, back, &mut path, "history", document, report);
 }
 
+/// [`diff`] of two histories' JSON messages, where `back[i]` is `None` for a message known to
+/// have come back equal to `original[i]` (so it is neither compared nor built).
+pub(crate) fn diff_messages(original: &[Value], back: &[Option<Value>], document: usize, report: &mut Report) {
+    let mut path = String::from("$");
+    for (index, (left_value, right_value)) in original.iter().zip(back).enumerate() {
+        let Some(right_value) = right_value else { continue };
+        path.push_str(&format!("[{index}]"));
+        diff_at(left_value, right_value, &mut path, "history", document, report);
+        path.truncate(1);
+    }
+    for (index, missing) in original.iter().enumerate().skip(back.len()) {
+        let what = kind_of(missing).unwrap_or("history");
+        report.push(
+            LossKind::Dropped,
+            document,
+            format!("$[{index}]"),
+            format!("a `{what}`"),
+        );
+    }
+    for (index, extra) in back.iter().enumerate().skip(original.len()) {
+        let what = extra.as_ref().and_then(kind_of).unwrap_or("history");
+        report.push(
+            LossKind::Invented,
+            document,
+            format!("$[{index}]"),
+            format!("a `{what}`"),
+        );
+    }
+}
+
 fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {
     if original == back {
         return;

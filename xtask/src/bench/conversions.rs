@@ -1,6 +1,8 @@
 //! The conversion rows of `cargo xtask bench` (`--conversions-only`): `msgflow convert` to and
 //! from the UI formats beside pydantic-ai 2.68.0's own adapters (`VercelAIAdapter`,
-//! `AGUIAdapter`: `dump_messages` / `load_messages`) on the benchmark histories.
+//! `AGUIAdapter`: `dump_messages` / `load_messages`), and to OTel beside its instrumentation
+//! (`InstrumentationSettings(version=5).handle_messages`, which pydantic-ai has no inverse of), on
+//! the benchmark histories.
 //!
 //! msgflow's side is the CLI, whole processes timed with `wait4` like the main section's CLI rows
 //! (so its process start-up is counted); pydantic-ai's side is `oracle/bench/conversion_bench.py`
@@ -96,6 +98,18 @@ pub fn run(root: &Path, cli: &Path, bench_dir: &Path, runs: u32, seed: u64) -> R
             });
             fs::remove_file(&written).ok();
         }
+        let mut pydantic = Command::new(&python);
+        pydantic.arg(&script);
+        let pydantic_otel = run_json_line(&mut pydantic, &history, "dump-otel", runs);
+        report(&pydantic_otel);
+        let msgflow_otel = time_cli(cli, &["convert", "--to", "otel"], &history, bench_dir, runs);
+        report(&msgflow_otel);
+        rows.push(Row {
+            history: key,
+            conversion: "to otel (`InstrumentationSettings(version=5).handle_messages`)".to_owned(),
+            pydantic: pydantic_otel,
+            msgflow: msgflow_otel,
+        });
     }
     Ok(render(&rows, runs, &started_at, &load_before, &load_average()))
 }
@@ -189,14 +203,14 @@ fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_aft
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## Conversions: msgflow convert beside pydantic-ai's UI adapters\n"
+        "## Conversions: msgflow convert beside pydantic-ai's UI adapters and OTel instrumentation\n"
     );
     let _ = writeln!(
         out,
         "Run {started_at}; load average {load_before} before, {load_after} after (2 cores shared). Median of \
          {runs} runs after a warm-up. msgflow: `msgflow convert` as a whole process (start-up included); \
-         pydantic-ai 2.68.0 with ag-ui-protocol 1.0.0: in-process, parse + `dump_messages`/`load_messages` + \
-         JSON out (`oracle/bench/conversion_bench.py`). Target: {TARGET_SPEEDUP}x.\n"
+         pydantic-ai 2.68.0 with ag-ui-protocol 1.0.0: in-process, parse + `dump_messages`/`load_messages` \
+         (or `handle_messages`) + JSON out (`oracle/bench/conversion_bench.py`). Target: {TARGET_SPEEDUP}x.\n"
     );
     let _ = writeln!(out, "| history | conversion | pydantic-ai | msgflow | speed-up | 10x |");
     let _ = writeln!(out, "|---|---|---:|---:|---:|---|");

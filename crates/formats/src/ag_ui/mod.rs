@@ -20,7 +20,7 @@ mod load;
 use msgflow_wire::ModelMessage;
 use serde_json::{json, Map, Value};
 
-use crate::loss::{self, LossKind, Report};
+use crate::loss::Report;
 use crate::openai_chat::ShapeError;
 use crate::{ConvertError, ConvertOptions};
 
@@ -45,48 +45,37 @@ impl crate::unsupported::Target for AgUi {
 /// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
 pub(crate) type Unsupported = crate::unsupported::Unsupported<AgUi>;
 
+impl crate::ui_format::UiFormat for AgUi {
+    const MESSAGES: &'static str = "AG-UI messages";
+    const EXPECTED: &'static str =
+        "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}";
+    const BODY_FIELD: &'static str = "run input field";
+
+    fn dump(history: &[Value], _options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
+        let groups = dump::dump(history, &mut dump::Ids::new())?;
+        Ok(groups.into_iter().flatten().collect())
+    }
+
+    fn lossless_dump(history: &[Value], _options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
+        lossless_dump(history)
+    }
+
+    const RECORDED_PREFIX: fn(&[Value]) -> (Vec<Value>, usize) = recorded_prefix;
+    const LOAD: crate::ui_format::LoadFn = load::load;
+}
+
 /// The AG-UI messages of `history`: pydantic-ai's `dump_messages`, or the lossless form. Every
 /// value of the history they cannot hold is reported in `report`, at its path in the history
-/// (found by reading the messages back with [`from_value`]).
+/// (found by reading the messages back with [`from_value`]). pydantic-ai writes a tool return
+/// whose call is not in the history, and then cannot read it back (`load_messages` raises): such
+/// output is written and reported as the whole history dropped, not refused.
 pub fn to_value(
     history: &[ModelMessage],
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Value, ConvertError> {
-    let original = crate::history_value(history, document)?;
-    let messages = original.as_array().map_or(&[][..], Vec::as_slice);
-    let written = if options.lossless {
-        lossless_dump(messages)
-    } else {
-        dump::dump(messages, &mut dump::Ids::new()).map(|groups| groups.into_iter().flatten().collect())
-    }
-    .map_err(|err| ConvertError {
-        document,
-        path: err.path,
-        position: None,
-        message: err.message,
-    })?;
-    let value = Value::Array(written);
-    // pydantic-ai writes a tool return whose call is not in the history, and then cannot read it
-    // back (`load_messages` raises); such output is reported, not refused.
-    let back = match from_value(&value, document, options, &mut Report::default()) {
-        Ok(back) => back,
-        Err(err) => {
-            report.push(
-                LossKind::Dropped,
-                document,
-                err.path,
-                format!(
-                    "the whole history: these AG-UI messages do not load back ({})",
-                    err.message
-                ),
-            );
-            return Ok(value);
-        }
-    };
-    loss::diff(&original, &crate::history_value(&back, document)?, document, report);
-    Ok(value)
+    crate::ui_format::to_value::<AgUi>(history, document, options, report)
 }
 
 /// The history of AG-UI messages: `value` is an array of messages or a `RunAgentInput` body
@@ -98,24 +87,7 @@ pub fn from_value(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (messages, path) = crate::messages_builder::ui_messages(
-        value,
-        document,
-        report,
-        "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}",
-        "run input field",
-    )?;
-    let (recorded, rest) = if options.lossless {
-        recorded_prefix(messages)
-    } else {
-        (Vec::new(), 0)
-    };
-    let history = load::load(&messages[rest..], &path, rest, document, report, recorded)?;
-    let text = Value::Array(history).to_string();
-    msgflow_wire::from_str(&text).map_err(|err| ShapeError {
-        path,
-        message: format!("the AG-UI messages make no pydantic-ai history: {}", err.message()),
-    })
+    crate::ui_format::from_value::<AgUi>(value, document, options, report)
 }
 
 /// The lossless form: pydantic-ai's dump, the record of each history message on the last AG-UI

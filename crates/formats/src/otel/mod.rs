@@ -110,7 +110,7 @@ pub fn to_value(
         ),
     })?;
     let back = back.into_iter().next().unwrap_or_default();
-    loss::diff(&original, &crate::history_value(&back, document)?, document, report);
+    crate::round_trip::diff_back(history, &original, &back, document, report)?;
     Ok(value)
 }
 

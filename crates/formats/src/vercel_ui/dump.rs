@@ -1,6 +1,7 @@
 //! A history to Vercel AI `UIMessage`s, as pydantic-ai 2.68.0's `VercelAIAdapter.dump_messages`
 //! (`pydantic_ai.ui.vercel_ai._adapter`) writes them, on the history's JSON.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
@@ -25,7 +26,8 @@ pub(super) const COMPACTION_DATA_TYPE: &str = "data-compaction";
 /// and one per response. `history` is the history's JSON array.
 /// Each UI message comes with the index of the history message it was written from.
 pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usize)>, Unsupported> {
-    let mut tool_results: HashMap<&str, Value> = HashMap::new();
+    // The returns are borrowed from the history (they hold the largest strings), retries translated.
+    let mut tool_results: HashMap<&str, Cow<'_, Value>> = HashMap::new();
     for (index, message) in history.iter().enumerate() {
         if kind(message) != "request" {
             continue;
@@ -35,7 +37,7 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
             match part_kind(part) {
                 "tool-return" => {
                     if let Some(id) = part.get("tool_call_id").and_then(Value::as_str) {
-                        tool_results.insert(id, part.clone());
+                        tool_results.insert(id, Cow::Borrowed(part));
                     }
                 }
                 "retry-prompt" if !part.get("tool_name").unwrap_or(&Value::Null).is_null() => {
@@ -43,7 +45,7 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
                     let Some(id) = id else {
                         return Err(Unsupported::at(path, "a tool retry prompt without a `tool_call_id`"));
                     };
-                    tool_results.insert(id, translated_retry(part, &path)?);
+                    tool_results.insert(id, Cow::Owned(translated_retry(part, &path)?));
                 }
                 _ => {}
             }
@@ -78,10 +80,13 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
             if !ui_parts.is_empty() {
                 let id = message_id(message, "assistant", result.len(), &path)?;
                 let metadata = message_metadata(message, &path)?;
-                result.push((
-                    json!({"id": id, "role": "assistant", "metadata": metadata, "parts": ui_parts}),
-                    index,
-                ));
+                // Built by hand: `json!` would copy the parts value by value.
+                let mut ui_message = Map::new();
+                ui_message.insert("id".into(), Value::String(id));
+                ui_message.insert("role".into(), "assistant".into());
+                ui_message.insert("metadata".into(), Value::Object(metadata));
+                ui_message.insert("parts".into(), Value::Array(ui_parts));
+                result.push((Value::Object(ui_message), index));
             }
         }
     }
@@ -369,7 +374,7 @@ pub(crate) fn client_error_text(content: &Value) -> String {
 /// `_dump_response_message`.
 fn response_parts(
     message: &Value,
-    tool_results: &HashMap<&str, Value>,
+    tool_results: &HashMap<&str, Cow<'_, Value>>,
     sdk_version: u8,
     path: &str,
 ) -> Result<Vec<Value>, Unsupported> {
@@ -594,12 +599,14 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
 fn tool_call(
     message: &Value,
     call: &Value,
-    tool_results: &HashMap<&str, Value>,
+    tool_results: &HashMap<&str, Cow<'_, Value>>,
     sdk_version: u8,
     path: &str,
 ) -> Result<Value, Unsupported> {
     let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
-    let result = tool_results.get(field(call, "tool_call_id").as_str().unwrap_or(""));
+    let result = tool_results
+        .get(field(call, "tool_call_id").as_str().unwrap_or(""))
+        .map(Cow::as_ref);
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
     if let Some(result) = result {
         if super::holds_content_item(field(result, "content")) {

@@ -19,7 +19,7 @@ mod load;
 use msgflow_wire::ModelMessage;
 use serde_json::{json, Map, Value};
 
-use crate::loss::{self, Report};
+use crate::loss::Report;
 use crate::openai_chat::ShapeError;
 use crate::{ConvertError, ConvertOptions};
 
@@ -89,40 +89,35 @@ impl crate::unsupported::Target for VercelUi {
 /// A history msgflow cannot write as pydantic-ai would (a part it does not convert yet).
 pub(crate) type Unsupported = crate::unsupported::Unsupported<VercelUi>;
 
+impl crate::ui_format::UiFormat for VercelUi {
+    const MESSAGES: &'static str = "UI messages";
+    const EXPECTED: &'static str = "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}";
+    const BODY_FIELD: &'static str = "request field";
+
+    fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
+        let dumped = dump::dump(history, options.vercel_sdk_version)?;
+        Ok(dumped.into_iter().map(|(message, _)| message).collect())
+    }
+
+    fn lossless_dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
+        lossless_dump(history, options.vercel_sdk_version)
+    }
+
+    const RECORDED_PREFIX: fn(&[Value]) -> (Vec<Value>, usize) = recorded_prefix;
+    const LOAD: crate::ui_format::LoadFn = load::load;
+}
+
 /// The UI messages of `history`: pydantic-ai's `dump_messages`, or the lossless form. Every value
 /// of the history they cannot hold is reported in `report`, at its path in the history (found by
-/// reading the messages back with [`from_value`]).
+/// reading the messages back with [`from_value`]; messages that do not load back are reported as
+/// the whole history dropped).
 pub fn to_value(
     history: &[ModelMessage],
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Value, ConvertError> {
-    let original = crate::history_value(history, document)?;
-    let messages = original.as_array().map_or(&[][..], Vec::as_slice);
-    let dumped = if options.lossless {
-        lossless_dump(messages, options.vercel_sdk_version)
-    } else {
-        dump::dump(messages, options.vercel_sdk_version).map(|ui| ui.into_iter().map(|(message, _)| message).collect())
-    }
-    .map_err(|err| ConvertError {
-        document,
-        path: err.path,
-        position: None,
-        message: err.message,
-    })?;
-    let value = Value::Array(dumped);
-    let back = from_value(&value, document, options, &mut Report::default()).map_err(|err| ConvertError {
-        document,
-        path: err.path,
-        position: None,
-        message: format!(
-            "msgflow cannot read back its own UI messages: {} (please report this)",
-            err.message
-        ),
-    })?;
-    loss::diff(&original, &crate::history_value(&back, document)?, document, report);
-    Ok(value)
+    crate::ui_format::to_value::<VercelUi>(history, document, options, report)
 }
 
 /// The history of Vercel AI UI messages: `value` is an array of `UIMessage`s or a chat request
@@ -134,24 +129,7 @@ pub fn from_value(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (messages, path) = crate::messages_builder::ui_messages(
-        value,
-        document,
-        report,
-        "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}",
-        "request field",
-    )?;
-    let (recorded, rest) = if options.lossless {
-        recorded_prefix(messages)
-    } else {
-        (Vec::new(), 0)
-    };
-    let history = load::load(&messages[rest..], &path, rest, document, report, recorded)?;
-    let text = Value::Array(history).to_string();
-    msgflow_wire::from_str(&text).map_err(|err| ShapeError {
-        path,
-        message: format!("the UI messages make no pydantic-ai history: {}", err.message()),
-    })
+    crate::ui_format::from_value::<VercelUi>(value, document, options, report)
 }
 
 /// The lossless form: pydantic-ai's dump with each turn's responses in one assistant message

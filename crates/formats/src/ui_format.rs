@@ -1,0 +1,107 @@
+//! The skeleton both UI formats ([`vercel_ui`](crate::vercel_ui), [`ag_ui`](crate::ag_ui)) share:
+//! pydantic-ai's `UIAdapter.dump_messages` / `load_messages` on a history's JSON, their lossless
+//! form (a record of the exact messages, read back from the leading messages the front end left
+//! as they were), and the loss report of the "to" direction, found by reading the output back.
+//!
+//! Each format gives its own mapping ([`UiFormat`]); this module gives what is the same for both.
+
+use msgflow_wire::ModelMessage;
+use serde_json::Value;
+
+use crate::loss::{LossKind, Report};
+use crate::openai_chat::ShapeError;
+use crate::unsupported::{Target, Unsupported};
+use crate::{ConvertError, ConvertOptions};
+
+/// One UI format's mapping, on JSON.
+pub(crate) trait UiFormat: Target + Sized {
+    /// What the messages are called in a message (`AG-UI messages`).
+    const MESSAGES: &'static str;
+    /// The error for input that is neither an array of messages nor a body holding one.
+    const EXPECTED: &'static str;
+    /// What the other fields of a body `{"messages": [...], ...}` are called (`request field`).
+    const BODY_FIELD: &'static str;
+
+    /// pydantic-ai's `dump_messages` of the history's JSON messages.
+    fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported<Self>>;
+
+    /// The lossless form of the history's JSON messages.
+    fn lossless_dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported<Self>>;
+
+    /// The history the records of the leading messages hold, and how many messages it covers.
+    const RECORDED_PREFIX: fn(&[Value]) -> (Vec<Value>, usize);
+
+    /// `load_messages` of `messages` (index `first` on of the array at `path`), going on from the
+    /// recorded history: the history's JSON messages.
+    const LOAD: LoadFn;
+}
+
+/// A UI format's `load_messages`: (messages, their array's path, the index of the first, document,
+/// report, the recorded history it goes on from) to the history's JSON messages.
+pub(crate) type LoadFn = fn(&[Value], &str, usize, usize, &mut Report, Vec<Value>) -> Result<Vec<Value>, ShapeError>;
+
+/// The messages of `history` in the format `F`: pydantic-ai's `dump_messages`, or the lossless
+/// form. Every value of the history they cannot hold is reported in `report`, at its path in the
+/// history (found by reading the messages back with [`from_value`]).
+///
+/// pydantic-ai writes some histories its own `load_messages` then refuses (an AG-UI tool return
+/// whose call is not in the history): the messages are still written, as pydantic-ai writes
+/// them, and the whole history is reported dropped, so `--strict` refuses them. The same holds for
+/// both formats: a read-back failure is a fact about the output, not a reason to write none.
+pub(crate) fn to_value<F: UiFormat>(
+    history: &[ModelMessage],
+    document: usize,
+    options: &ConvertOptions,
+    report: &mut Report,
+) -> Result<Value, ConvertError> {
+    let original = crate::history_value(history, document)?;
+    let messages = original.as_array().map_or(&[][..], Vec::as_slice);
+    let written = if options.lossless {
+        F::lossless_dump(messages, options)
+    } else {
+        F::dump(messages, options)
+    }
+    .map_err(|err| ConvertError {
+        document,
+        path: err.path,
+        position: None,
+        message: err.message,
+    })?;
+    let value = Value::Array(written);
+    match from_value::<F>(&value, document, options, &mut Report::default()) {
+        Ok(back) => crate::round_trip::diff_back(history, &original, &back, document, report)?,
+        Err(err) => report.push(
+            LossKind::Dropped,
+            document,
+            err.path,
+            format!(
+                "the whole history: these {} do not load back ({})",
+                F::MESSAGES,
+                err.message
+            ),
+        ),
+    }
+    Ok(value)
+}
+
+/// The history of messages in the format `F`: `value` is an array of messages or a body
+/// `{"messages": [...], ...}`. Everything the history cannot hold, and everything pydantic-ai
+/// fills in on load, is reported in `report` at its path in `value`.
+pub(crate) fn from_value<F: UiFormat>(
+    value: &Value,
+    document: usize,
+    options: &ConvertOptions,
+    report: &mut Report,
+) -> Result<Vec<ModelMessage>, ShapeError> {
+    let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
+    let (recorded, rest) = if options.lossless {
+        (F::RECORDED_PREFIX)(messages)
+    } else {
+        (Vec::new(), 0)
+    };
+    let history = (F::LOAD)(&messages[rest..], &path, rest, document, report, recorded)?;
+    crate::round_trip::history_of(history).map_err(|message| ShapeError {
+        path,
+        message: format!("the {} make no pydantic-ai history: {message}", F::MESSAGES),
+    })
+}
