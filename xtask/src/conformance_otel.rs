@@ -140,7 +140,10 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     for (what, count) in &losses {
         println!("    {count} {what}");
     }
-    for (why, count) in &refused {
+    // Most frequent reason first: the order in which they are worth converting.
+    let mut reasons: Vec<(&String, &usize)> = refused.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    for (why, count) in reasons {
         println!("  refused {count}: {why}");
     }
     if !failures.is_empty() {

@@ -44,6 +44,7 @@ use std::str::FromStr;
 use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
+pub use instructions::instruction_delta_rendered;
 pub use prepare::retry_feedback_model_response;
 pub use prepare::InventedIds;
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};

@@ -201,6 +201,29 @@ fn request_part(
             ("user", otel)
         }
         "speech" => ("user", speech(part, path, version)?),
+        // `InstructionDeltaPart.otel_message_parts`: `render()` with its defaults, in the system
+        // voice (`_otel_message_role`).
+        "instruction-delta" => {
+            let content = match field(part, "content") {
+                Value::Null => None,
+                Value::String(content) => Some(content.as_str()),
+                _ => {
+                    return Err(Unsupported::at(
+                        format!("{path}.content"),
+                        "an instruction delta whose content is not text",
+                    ))
+                }
+            };
+            let rendered =
+                msgflow_providers::instruction_delta_rendered(field(part, "id"), content).ok_or_else(|| {
+                    Unsupported::at(
+                        format!("{path}.id"),
+                        "an instruction id in its object form (pydantic-ai resolves its `source` by a smart union; \
+                     write the id as its string)",
+                    )
+                })?;
+            ("system", vec![text(&rendered.into())])
+        }
         // The deltas' `otel_message_parts`: what changed, recorded whatever `include_content` says.
         "tool-availability-delta" => {
             let names = part.get("tools_added").or_else(|| part.get("added"));
@@ -258,6 +281,17 @@ fn user_prompt(content: &Value, path: &str, version: u8) -> Result<Vec<Value>, U
         }
         match field(item, "kind").as_str().unwrap_or("") {
             "text-content" => otel.push(text(field(item, "content"))),
+            // A `StructuredContent` is a `TextContent`: its stored `content` is the text recorded.
+            // Without one, pydantic-ai renders the value on load (`StructuredContent.render`).
+            "structured-content" => match field(item, "content") {
+                Value::String(content) if !content.is_empty() => otel.push(text(field(item, "content"))),
+                _ => {
+                    return Err(Unsupported::at(
+                        format!("{item_path}.content"),
+                        "structured content without its rendered text",
+                    ))
+                }
+            },
             kind @ ("image-url" | "audio-url" | "video-url" | "document-url") => {
                 otel.push(media_url(item, kind, &item_path, version)?);
             }
