@@ -167,15 +167,19 @@ fn request_part(
         "tool-return" => (tool_role, vec![tool_call_response(part, path, false)?]),
         // pydantic-ai loads a legacy retry prompt as the part it meant (`_translate_legacy_retry_part`).
         "retry-prompt" if !field(part, "tool_name").is_null() => {
-            let content = field(part, "content");
-            if !content.is_string() {
-                return Err(Unsupported::at(
-                    format!("{path}.content"),
-                    "a legacy tool retry prompt with validation error details",
-                ));
-            }
+            // Its validation error details become the return's content as `_dump_error_details`
+            // writes them.
+            let content = match field(part, "content") {
+                content @ Value::String(_) => content.clone(),
+                details => msgflow_providers::dumped_error_details(details).ok_or_else(|| {
+                    Unsupported::at(
+                        format!("{path}.content"),
+                        "a legacy tool retry prompt whose validation error details pydantic-ai does not load",
+                    )
+                })?,
+            };
             let mut otel = tool_call_response_head(part, path, false)?;
-            otel.insert("result".into(), content.clone());
+            otel.insert("result".into(), content);
             (tool_role, vec![Value::Object(otel)])
         }
         "retry-prompt" => {
@@ -403,19 +407,19 @@ fn tool_call_response_head(part: &Value, path: &str, builtin: bool) -> Result<Ma
 }
 
 /// `BaseToolReturnPart.otel_message_parts` (and a native tool return's): the content as
-/// `serialize_any` writes it, which for JSON content is the content itself.
+/// `serialize_any` writes it.
 fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, Unsupported> {
     let mut otel = tool_call_response_head(part, path, builtin)?;
     let content = field(part, "content");
-    if crate::vercel_ui::holds_content_item(content) {
-        // pydantic-ai loads these as its file and text types, which `serialize_any` writes its own way.
-        return Err(Unsupported::at(
-            format!("{path}.content"),
-            "tool return content holding files or text items",
-        ));
-    }
     if !content.is_null() {
-        otel.insert("result".into(), content.clone());
+        otel.insert(
+            "result".into(),
+            super::tool_content::recorded(
+                content,
+                &super::tool_content::FileRecord::of(part),
+                &format!("{path}.content"),
+            )?,
+        );
     }
     Ok(Value::Object(otel))
 }

@@ -1,0 +1,213 @@
+//! The `result` of a tool return on a span: `serialize_any(content)` of the content pydantic-ai
+//! 2.68.0 loads (`ToolReturnContent` in `pydantic_ai.messages`, default settings, so
+//! `redact_binary_content` changes nothing).
+//!
+//! Loading rebuilds file items of the content, at any depth, into their classes, and
+//! `serialize_any` then writes each as its dump (media type and identifier computed, data
+//! re-encoded). A `BinaryContent` is always rebuilt. A URL item needs a `media_type` key
+//! (`_RequireUrlMediaType`) and, like an uploaded file, the part's record of the files it holds
+//! (`_check_file_provenance`): with `content_file_digests`, only an item whose digest it lists; without
+//! one (a history saved before records existed), only an HTTP(S) URL, its `force_download` reset.
+//! Everything else (text items, which `MultiModalContent` does not hold, and any other mapping)
+//! stays as written.
+
+use std::collections::HashSet;
+
+use msgflow_media::FileItem;
+use msgflow_wire::{Base64Data, ForceDownload};
+use serde_json::{Map, Value};
+
+use super::Unsupported;
+
+/// The tool return's record of the files its content holds (`content_file_digests`).
+pub(super) enum FileRecord {
+    /// No record: written before records existed.
+    Unrecorded,
+    /// The digests of the recorded file items.
+    Digests(HashSet<String>),
+}
+
+impl FileRecord {
+    /// The record of a tool return part (its `content_file_digests`, when a list of strings).
+    pub(super) fn of(part: &Value) -> Self {
+        match part.get("content_file_digests").and_then(Value::as_array) {
+            Some(digests) => FileRecord::Digests(digests.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+            None => FileRecord::Unrecorded,
+        }
+    }
+
+    /// `_check_file_provenance` of a mapping claiming a URL or uploaded-file `kind`: whether it
+    /// loads as that file, and whether its `force_download` is reset.
+    fn admits(&self, object: &Map<String, Value>, kind: &str, keys: &[&str]) -> Option<bool> {
+        match self {
+            FileRecord::Unrecorded => {
+                let url = object.get("url").and_then(Value::as_str)?;
+                (kind != "uploaded-file" && is_http_url(url)).then_some(true)
+            }
+            FileRecord::Digests(digests) => {
+                let within = object.keys().all(|key| keys.contains(&key.as_str()));
+                let item = Value::Object(object.clone());
+                (within && digests.contains(&msgflow_media::file_item_digest(&item))).then_some(false)
+            }
+        }
+    }
+}
+
+/// `urlparse(url).scheme.lower() in ('http', 'https')`.
+fn is_http_url(url: &str) -> bool {
+    // `urlsplit` strips leading C0 controls and spaces and removes tabs and newlines first.
+    let url: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some((scheme, _)) = url.split_once(':') else {
+        return false;
+    };
+    let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid && matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
+}
+
+/// `serialize_any` of the loaded `content`, at `path` in the history.
+pub(super) fn recorded(content: &Value, record: &FileRecord, path: &str) -> Result<Value, Unsupported> {
+    match content {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| recorded(item, record, &format!("{path}[{index}]")))
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
+        Value::Object(object) => {
+            let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+            let is_url = matches!(kind, "image-url" | "audio-url" | "video-url" | "document-url");
+            if kind == "binary" {
+                return binary(object).ok_or_else(|| unrebuilt(path, kind));
+            }
+            if is_url && object.contains_key("media_type") {
+                if let Some(reset) = record.admits(object, kind, &msgflow_media::URL_ITEM_KEYS) {
+                    return url_item(object, kind, reset).ok_or_else(|| unrebuilt(path, kind));
+                }
+            }
+            if kind == "uploaded-file"
+                && record
+                    .admits(object, kind, &msgflow_media::UPLOADED_FILE_KEYS)
+                    .is_some()
+            {
+                // A recorded item in its dump form dumps as it is.
+                let item = Value::Object(object.clone());
+                return if msgflow_media::is_recorded_file_item(&item) {
+                    Ok(item)
+                } else {
+                    Err(unrebuilt(path, kind))
+                };
+            }
+            object
+                .iter()
+                .map(|(key, value)| Ok((key.clone(), recorded(value, record, &super::key_path(path, key))?)))
+                .collect::<Result<Map<_, _>, _>>()
+                .map(Value::Object)
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+fn unrebuilt(path: &str, kind: &str) -> Unsupported {
+    Unsupported::at(
+        path,
+        format!("a `{kind}` item in tool return content of a shape msgflow does not rebuild as pydantic-ai loads it"),
+    )
+}
+
+/// Whether `object` holds only `allowed` keys (pydantic-ai would ignore others, and msgflow does
+/// not guess at items that carry them).
+fn only_keys(object: &Map<String, Value>, allowed: &[&str]) -> bool {
+    object.keys().all(|key| allowed.contains(&key.as_str()))
+}
+
+/// An `ImageUrl`, `AudioUrl`, `VideoUrl` or `DocumentUrl` as pydantic-ai dumps it, its
+/// `force_download` reset where `reset` says so.
+fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Value> {
+    if !only_keys(
+        object,
+        &[
+            "url",
+            "force_download",
+            "vendor_metadata",
+            "kind",
+            "media_type",
+            "identifier",
+        ],
+    ) {
+        return None;
+    }
+    let url = object.get("url")?.as_str()?;
+    let media_type = optional_text(object.get("media_type"))?;
+    let identifier = optional_text(object.get("identifier"))?;
+    let force_download = match object.get("force_download") {
+        None | Some(Value::Bool(false)) => ForceDownload::No,
+        Some(Value::Bool(true)) => ForceDownload::Yes,
+        Some(Value::String(text)) if text == "allow-local" => ForceDownload::AllowLocal,
+        Some(_) => return None,
+    };
+    let force_download = if reset { ForceDownload::No } else { force_download };
+    let vendor_metadata = vendor_metadata(object.get("vendor_metadata"))?;
+    macro_rules! build {
+        ($builder:expr) => {{
+            let mut builder = $builder.force_download(force_download);
+            if let Some(media_type) = media_type {
+                builder = builder.media_type(media_type);
+            }
+            if let Some(identifier) = identifier {
+                builder = builder.identifier(identifier);
+            }
+            if let Some(metadata) = vendor_metadata {
+                builder = builder.vendor_metadata(metadata);
+            }
+            serde_json::to_value(builder.build().ok()?).ok()
+        }};
+    }
+    match kind {
+        "image-url" => build!(FileItem::image_url(url)),
+        "audio-url" => build!(FileItem::audio_url(url)),
+        "video-url" => build!(FileItem::video_url(url)),
+        _ => build!(FileItem::document_url(url)),
+    }
+}
+
+/// A `BinaryContent` as pydantic-ai dumps it (`data` as padded URL-safe base64).
+fn binary(object: &Map<String, Value>) -> Option<Value> {
+    if !only_keys(object, &["data", "media_type", "vendor_metadata", "kind", "identifier"]) {
+        return None;
+    }
+    let data = Base64Data::parse(object.get("data")?.as_str()?).ok()?.decode().ok()?;
+    let media_type = object.get("media_type")?.as_str()?;
+    let mut builder = FileItem::binary(data, media_type);
+    if let Some(identifier) = optional_text(object.get("identifier"))? {
+        builder = builder.identifier(identifier);
+    }
+    if let Some(metadata) = vendor_metadata(object.get("vendor_metadata"))? {
+        builder = builder.vendor_metadata(metadata);
+    }
+    serde_json::to_value(builder.build().ok()?).ok()
+}
+
+/// A text field that may be left out or null: `Some(None)` then, `None` for another type.
+fn optional_text(value: Option<&Value>) -> Option<Option<&str>> {
+    match value {
+        None | Some(Value::Null) => Some(None),
+        Some(Value::String(text)) => Some(Some(text)),
+        Some(_) => None,
+    }
+}
+
+/// `vendor_metadata`: an object or none; `None` for another type.
+fn vendor_metadata(value: Option<&Value>) -> Option<Option<Value>> {
+    match value {
+        None | Some(Value::Null) => Some(None),
+        Some(metadata @ Value::Object(_)) => Some(Some(metadata.clone())),
+        Some(_) => None,
+    }
+}
