@@ -172,9 +172,10 @@ fn request_part(
             let content = match field(part, "content") {
                 content @ Value::String(_) => content.clone(),
                 details => msgflow_providers::dumped_error_details(details).ok_or_else(|| {
-                    Unsupported::at(
+                    Unsupported::not_loaded(
                         format!("{path}.content"),
-                        "a legacy tool retry prompt whose validation error details pydantic-ai does not load",
+                        "a legacy tool retry prompt",
+                        "its content is neither text nor a list of validation error details",
                     )
                 })?,
             };
@@ -260,7 +261,7 @@ fn request_part(
                 vec![text(&format!("Model settings changed: {}", changes.join(", ")).into())],
             )
         }
-        other => return Err(Unsupported::part(path.to_owned(), other)),
+        other => return Err(unknown_part(path.to_owned(), other)),
     })
 }
 
@@ -444,8 +445,14 @@ fn user_feedback(
     path: &str,
     version: u8,
 ) -> Result<(&'static str, Vec<Value>), Unsupported> {
-    let (response, harness) = msgflow_providers::retry_feedback_model_response(content, cause)
-        .ok_or_else(|| Unsupported::at(format!("{path}.content"), "retry feedback pydantic-ai does not load"))?;
+    let (response, harness) = msgflow_providers::retry_feedback_model_response(content, cause).ok_or_else(|| {
+        Unsupported::not_loaded(
+            format!("{path}.content"),
+            "this retry feedback",
+            "a cause other than validation_error, model_retry or no_output, or content that is neither text nor \
+                 a list of validation error details",
+        )
+    })?;
     let role = if version >= 6 && harness { "system" } else { "user" };
     Ok((role, vec![text(&Value::String(response))]))
 }
@@ -500,7 +507,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
             "speech" => otel_parts.extend(speech(part, &part_path, version)?),
             // Compaction parts have no OTel part type.
             "compaction" => {}
-            other => return Err(Unsupported::part(part_path, other)),
+            other => return Err(unknown_part(part_path, other)),
         }
     }
     let mut otel = Map::new();
@@ -510,6 +517,12 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
         otel.insert("finish_reason".into(), reason.clone());
     }
     Ok(Value::Object(otel))
+}
+
+/// Every request and response part kind pydantic-ai 2.68.0 has is written above: any other is one
+/// it does not load.
+fn unknown_part(path: String, kind: &str) -> Unsupported {
+    Unsupported::not_loaded(path, &format!("a `{kind}` part"), "an unknown `part_kind`")
 }
 
 /// A tool part's name, an MCP server's withheld where `redact` says so (native parts of a
