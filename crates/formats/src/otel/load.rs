@@ -422,7 +422,7 @@ impl Loader<'_> {
         // The file items of a result are pydantic-ai's dumps of the files the content held: recorded,
         // so that they load as files again (`_check_file_provenance`).
         if msgflow_media::content_needs_file_digests(&part["content"]) {
-            part["content_file_digests"] = msgflow_media::content_file_digests(&part["content"]).into();
+            part["content_file_digests"] = super::tool_content::dumped_file_digests(&part["content"]).into();
         }
         part
     }

@@ -211,3 +211,32 @@ fn vendor_metadata(value: Option<&Value>) -> Option<Option<Value>> {
         Some(_) => None,
     }
 }
+
+/// The `content_file_digests` of a tool result read from a span: the digests of the file items in
+/// it that are pydantic-ai's own dumps (a file's dump dumps to itself), so that they load as files
+/// again and a mapping that merely looks like one stays data. Found items and binary items are not
+/// searched further, as `content_file_digests` does not.
+pub(super) fn dumped_file_digests(result: &Value) -> Vec<String> {
+    fn walk(value: &Value, digests: &mut Vec<String>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| walk(item, digests)),
+            Value::Object(object) => {
+                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+                if msgflow_media::is_recorded_file_item(value) {
+                    let is_own_dump = kind == "uploaded-file" || url_item(object, kind, false).as_ref() == Some(value);
+                    if is_own_dump {
+                        digests.push(msgflow_media::file_item_digest(value));
+                    }
+                } else if kind != "binary" {
+                    object.values().for_each(|item| walk(item, digests));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut digests = Vec::new();
+    walk(result, &mut digests);
+    digests.sort_unstable();
+    digests.dedup();
+    digests
+}
