@@ -130,17 +130,7 @@ fn only_keys(object: &Map<String, Value>, allowed: &[&str]) -> bool {
 /// An `ImageUrl`, `AudioUrl`, `VideoUrl` or `DocumentUrl` as pydantic-ai dumps it, its
 /// `force_download` reset where `reset` says so.
 fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Value> {
-    if !only_keys(
-        object,
-        &[
-            "url",
-            "force_download",
-            "vendor_metadata",
-            "kind",
-            "media_type",
-            "identifier",
-        ],
-    ) {
+    if !only_keys(object, &msgflow_media::URL_ITEM_KEYS) {
         return None;
     }
     let url = object.get("url")?.as_str()?;
