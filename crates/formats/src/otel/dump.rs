@@ -415,11 +415,7 @@ fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, 
     if !content.is_null() {
         otel.insert(
             "result".into(),
-            super::tool_content::recorded(
-                content,
-                &super::tool_content::FileRecord::of(part),
-                &format!("{path}.content"),
-            )?,
+            super::tool_content::recorded(content, &super::tool_content::FileRecord::of(part)),
         );
     }
     Ok(Value::Object(otel))

@@ -17,8 +17,6 @@ use msgflow_media::FileItem;
 use msgflow_wire::{Base64Data, ForceDownload};
 use serde_json::{Map, Value};
 
-use super::Unsupported;
-
 /// The tool return's record of the files its content holds (`content_file_digests`).
 pub(super) enum FileRecord {
     /// No record: written before records existed.
@@ -71,68 +69,51 @@ fn is_http_url(url: &str) -> bool {
     valid && matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https")
 }
 
-/// `serialize_any` of the loaded `content`, at `path` in the history.
-pub(super) fn recorded(content: &Value, record: &FileRecord, path: &str) -> Result<Value, Unsupported> {
+/// `serialize_any` of the loaded `content`.
+pub(super) fn recorded(content: &Value, record: &FileRecord) -> Value {
     match content {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| recorded(item, record, &format!("{path}[{index}]")))
-            .collect::<Result<_, _>>()
-            .map(Value::Array),
-        Value::Object(object) => {
-            let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-            let is_url = matches!(kind, "image-url" | "audio-url" | "video-url" | "document-url");
-            if kind == "binary" {
-                return binary(object).ok_or_else(|| unrebuilt(path, kind));
-            }
-            if is_url && object.contains_key("media_type") {
-                if let Some(reset) = record.admits(object, kind, &msgflow_media::URL_ITEM_KEYS) {
-                    return url_item(object, kind, reset).ok_or_else(|| unrebuilt(path, kind));
-                }
-            }
-            if kind == "uploaded-file"
-                && record
-                    .admits(object, kind, &msgflow_media::UPLOADED_FILE_KEYS)
-                    .is_some()
-            {
-                // A recorded item in its dump form dumps as it is.
-                let item = Value::Object(object.clone());
-                return if msgflow_media::is_recorded_file_item(&item) {
-                    Ok(item)
-                } else {
-                    Err(unrebuilt(path, kind))
-                };
-            }
-            object
-                .iter()
-                .map(|(key, value)| Ok((key.clone(), recorded(value, record, &super::key_path(path, key))?)))
-                .collect::<Result<Map<_, _>, _>>()
-                .map(Value::Object)
-        }
-        other => Ok(other.clone()),
+        Value::Array(items) => Value::Array(items.iter().map(|item| recorded(item, record)).collect()),
+        // Not a file pydantic-ai rebuilds: a `Mapping[str, ToolReturnContent]`, searched further.
+        Value::Object(object) => file_item(object, record).unwrap_or_else(|| {
+            Value::Object(
+                object
+                    .iter()
+                    .map(|(key, value)| (key.clone(), recorded(value, record)))
+                    .collect(),
+            )
+        }),
+        other => other.clone(),
     }
 }
 
-fn unrebuilt(path: &str, kind: &str) -> Unsupported {
-    Unsupported::at(
-        path,
-        format!("a `{kind}` item in tool return content of a shape msgflow does not rebuild as pydantic-ai loads it"),
-    )
-}
-
-/// Whether `object` holds only `allowed` keys (pydantic-ai would ignore others, and msgflow does
-/// not guess at items that carry them).
-fn only_keys(object: &Map<String, Value>, allowed: &[&str]) -> bool {
-    object.keys().all(|key| allowed.contains(&key.as_str()))
+/// The dump of the file `object` loads as, if it loads as one (the `MultiModalContent` arm of
+/// `ToolReturnContent`, its gates and the item's own validation; keys an item does not declare are
+/// ignored, as pydantic's dataclasses ignore them).
+fn file_item(object: &Map<String, Value>, record: &FileRecord) -> Option<Value> {
+    let kind = object.get("kind").and_then(Value::as_str)?;
+    match kind {
+        "binary" => binary(object),
+        "image-url" | "audio-url" | "video-url" | "document-url" => {
+            // `_RequireUrlMediaType._carries_media_type`: a non-empty string or null.
+            let carries = match object.get("media_type")? {
+                Value::Null => true,
+                Value::String(media_type) => !media_type.is_empty(),
+                _ => false,
+            };
+            let reset = carries.then(|| record.admits(object, kind, &msgflow_media::URL_ITEM_KEYS))??;
+            url_item(object, kind, reset)
+        }
+        "uploaded-file" => {
+            record.admits(object, kind, &msgflow_media::UPLOADED_FILE_KEYS)?;
+            uploaded_file(object)
+        }
+        _ => None,
+    }
 }
 
 /// An `ImageUrl`, `AudioUrl`, `VideoUrl` or `DocumentUrl` as pydantic-ai dumps it, its
 /// `force_download` reset where `reset` says so.
 fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Value> {
-    if !only_keys(object, &msgflow_media::URL_ITEM_KEYS) {
-        return None;
-    }
     let url = object.get("url")?.as_str()?;
     let media_type = optional_text(object.get("media_type"))?;
     let identifier = optional_text(object.get("identifier"))?;
@@ -169,12 +150,26 @@ fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Valu
 
 /// A `BinaryContent` as pydantic-ai dumps it (`data` as padded URL-safe base64).
 fn binary(object: &Map<String, Value>) -> Option<Value> {
-    if !only_keys(object, &["data", "media_type", "vendor_metadata", "kind", "identifier"]) {
-        return None;
-    }
     let data = Base64Data::parse(object.get("data")?.as_str()?).ok()?.decode().ok()?;
     let media_type = object.get("media_type")?.as_str()?;
     let mut builder = FileItem::binary(data, media_type);
+    if let Some(identifier) = optional_text(object.get("identifier"))? {
+        builder = builder.identifier(identifier);
+    }
+    if let Some(metadata) = vendor_metadata(object.get("vendor_metadata"))? {
+        builder = builder.vendor_metadata(metadata);
+    }
+    serde_json::to_value(builder.build().ok()?).ok()
+}
+
+/// An `UploadedFile` as pydantic-ai dumps it (media type guessed from the file id when not given).
+fn uploaded_file(object: &Map<String, Value>) -> Option<Value> {
+    let file_id = object.get("file_id")?.as_str()?;
+    let provider = serde_json::from_value(object.get("provider_name")?.clone()).ok()?;
+    let mut builder = FileItem::uploaded_file(file_id, provider);
+    if let Some(media_type) = optional_text(object.get("media_type"))? {
+        builder = builder.media_type(media_type);
+    }
     if let Some(identifier) = optional_text(object.get("identifier"))? {
         builder = builder.identifier(identifier);
     }
