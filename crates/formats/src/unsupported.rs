@@ -26,6 +26,19 @@ impl<T: Target> Unsupported<T> {
         }
     }
 
+    /// A refusal pydantic-ai shares: it does not load `what` (`why`), so there is nothing to
+    /// write as it would.
+    pub(crate) fn not_loaded(path: impl Into<String>, what: &str, why: &str) -> Self {
+        Unsupported {
+            path: path.into(),
+            message: format!(
+                "pydantic-ai 2.68.0 does not load {what} ({why}), so msgflow does not convert it to {}",
+                T::NAME
+            ),
+            target: PhantomData,
+        }
+    }
+
     pub(crate) fn part(path: String, kind: &str) -> Self {
         Unsupported::at(path, format!("a `{kind}` part"))
     }

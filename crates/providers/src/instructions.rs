@@ -313,12 +313,7 @@ fn instruction_id(raw: &RawJson, at: PartLocation, path: &str) -> Result<Option<
             "an instruction id in its object form (pydantic-ai resolves its `source` by a smart union of the source types, `{}` as the agent's and `{\"id\": ...}` as a toolset's; send the id as its string)",
         ));
     };
-    let known = text == "agent"
-        || text.starts_with("agent:")
-        || text.starts_with("run:")
-        || text.starts_with("toolset:")
-        || text.starts_with("capability:");
-    if !known {
+    if !is_addressable_instruction_id(&text) {
         return Ok(None);
     }
     let loaded_block_of = text
@@ -329,6 +324,32 @@ fn instruction_id(raw: &RawJson, at: PartLocation, path: &str) -> Result<Option<
         rendered: text,
         loaded_block_of,
     }))
+}
+
+/// Whether `_deserialize_instruction_id` reads the string as an id (`agent`, `agent:<name>`,
+/// `run:<name>`, `toolset:<id>[:<name>]`, `capability:<id>[:<name>]`); `str()` of the id it makes
+/// is the string again.
+fn is_addressable_instruction_id(text: &str) -> bool {
+    text == "agent"
+        || ["agent:", "run:", "toolset:", "capability:"]
+            .iter()
+            .any(|prefix| text.starts_with(prefix))
+}
+
+/// `InstructionDeltaPart.render()` with its defaults (`inline_system=True`, no previous text), as
+/// `InstructionDeltaPart.otel_message_parts` records a change on a trace: the block's
+/// `<pyai:context>` element holding the replacement, or its withdrawal. An id pydantic-ai loads as
+/// `None` (`null`, a namespace it does not know) makes an element without an `id` attribute.
+/// `None` for an id in its object form, whose source pydantic-ai resolves by a smart union msgflow
+/// does not mirror.
+pub fn instruction_delta_rendered(id: &serde_json::Value, content: Option<&str>) -> Option<String> {
+    let id = match id {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(text) => Some(text.as_str()).filter(|text| is_addressable_instruction_id(text)),
+        _ => return None,
+    };
+    let content = content.unwrap_or(framing::withdrawal_text(true));
+    Some(framing::instruction_context_element(id, content))
 }
 
 /// `InstructionValues`: each block's value as the model last received it in the window, folded
@@ -420,9 +441,9 @@ impl LoadedInstructionValues {
 /// shorter (`len`, in code points); a withdrawal as the element saying so, worded for the channel.
 fn render(delta: &InstructionDeltaPart, id: &InstructionId, previous: Option<&str>, inline_system: bool) -> String {
     let Some(content) = delta.content.as_deref() else {
-        return framing::instruction_context_element(&id.rendered, framing::withdrawal_text(inline_system));
+        return framing::instruction_context_element(Some(&id.rendered), framing::withdrawal_text(inline_system));
     };
-    let full = framing::instruction_context_element(&id.rendered, content);
+    let full = framing::instruction_context_element(Some(&id.rendered), content);
     if let (Some(previous), Some(base_hash)) = (previous, delta.base_hash.get()) {
         if instruction_text_hash(previous) == *base_hash {
             let before: Vec<&str> = previous.split('\n').collect();

@@ -44,8 +44,9 @@ use std::str::FromStr;
 use msgflow_wire::ModelMessage;
 use serde::Serialize;
 
-pub use prepare::retry_feedback_model_response;
+pub use instructions::instruction_delta_rendered;
 pub use prepare::InventedIds;
+pub use prepare::{dumped_error_details, retry_feedback_model_response};
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
 pub use rules::{check, check_with, Rule, Violation};
 

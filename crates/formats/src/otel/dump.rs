@@ -167,15 +167,20 @@ fn request_part(
         "tool-return" => (tool_role, vec![tool_call_response(part, path, false)?]),
         // pydantic-ai loads a legacy retry prompt as the part it meant (`_translate_legacy_retry_part`).
         "retry-prompt" if !field(part, "tool_name").is_null() => {
-            let content = field(part, "content");
-            if !content.is_string() {
-                return Err(Unsupported::at(
-                    format!("{path}.content"),
-                    "a legacy tool retry prompt with validation error details",
-                ));
-            }
+            // Its validation error details become the return's content as `_dump_error_details`
+            // writes them.
+            let content = match field(part, "content") {
+                content @ Value::String(_) => content.clone(),
+                details => msgflow_providers::dumped_error_details(details).ok_or_else(|| {
+                    Unsupported::not_loaded(
+                        format!("{path}.content"),
+                        "a legacy tool retry prompt",
+                        "its content is neither text nor a list of validation error details",
+                    )
+                })?,
+            };
             let mut otel = tool_call_response_head(part, path, false)?;
-            otel.insert("result".into(), content.clone());
+            otel.insert("result".into(), content);
             (tool_role, vec![Value::Object(otel)])
         }
         "retry-prompt" => {
@@ -201,6 +206,29 @@ fn request_part(
             ("user", otel)
         }
         "speech" => ("user", speech(part, path, version)?),
+        // `InstructionDeltaPart.otel_message_parts`: `render()` with its defaults, in the system
+        // voice (`_otel_message_role`).
+        "instruction-delta" => {
+            let content = match field(part, "content") {
+                Value::Null => None,
+                Value::String(content) => Some(content.as_str()),
+                _ => {
+                    return Err(Unsupported::at(
+                        format!("{path}.content"),
+                        "an instruction delta whose content is not text",
+                    ))
+                }
+            };
+            let rendered =
+                msgflow_providers::instruction_delta_rendered(field(part, "id"), content).ok_or_else(|| {
+                    Unsupported::at(
+                        format!("{path}.id"),
+                        "an instruction id in its object form (pydantic-ai resolves its `source` by a smart union; \
+                     write the id as its string)",
+                    )
+                })?;
+            ("system", vec![text(&rendered.into())])
+        }
         // The deltas' `otel_message_parts`: what changed, recorded whatever `include_content` says.
         "tool-availability-delta" => {
             let names = part.get("tools_added").or_else(|| part.get("added"));
@@ -233,7 +261,7 @@ fn request_part(
                 vec![text(&format!("Model settings changed: {}", changes.join(", ")).into())],
             )
         }
-        other => return Err(Unsupported::part(path.to_owned(), other)),
+        other => return Err(unknown_part(path.to_owned(), other)),
     })
 }
 
@@ -258,6 +286,17 @@ fn user_prompt(content: &Value, path: &str, version: u8) -> Result<Vec<Value>, U
         }
         match field(item, "kind").as_str().unwrap_or("") {
             "text-content" => otel.push(text(field(item, "content"))),
+            // A `StructuredContent` is a `TextContent`: its stored `content` is the text recorded.
+            // Without one, pydantic-ai renders the value on load (`StructuredContent.render`).
+            "structured-content" => match field(item, "content") {
+                Value::String(content) if !content.is_empty() => otel.push(text(field(item, "content"))),
+                _ => {
+                    return Err(Unsupported::at(
+                        format!("{item_path}.content"),
+                        "structured content without its rendered text",
+                    ))
+                }
+            },
             kind @ ("image-url" | "audio-url" | "video-url" | "document-url") => {
                 otel.push(media_url(item, kind, &item_path, version)?);
             }
@@ -369,19 +408,15 @@ fn tool_call_response_head(part: &Value, path: &str, builtin: bool) -> Result<Ma
 }
 
 /// `BaseToolReturnPart.otel_message_parts` (and a native tool return's): the content as
-/// `serialize_any` writes it, which for JSON content is the content itself.
+/// `serialize_any` writes it.
 fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, Unsupported> {
     let mut otel = tool_call_response_head(part, path, builtin)?;
     let content = field(part, "content");
-    if crate::vercel_ui::holds_content_item(content) {
-        // pydantic-ai loads these as its file and text types, which `serialize_any` writes its own way.
-        return Err(Unsupported::at(
-            format!("{path}.content"),
-            "tool return content holding files or text items",
-        ));
-    }
     if !content.is_null() {
-        otel.insert("result".into(), content.clone());
+        otel.insert(
+            "result".into(),
+            super::tool_content::recorded(content, &super::tool_content::FileRecord::of(part)),
+        );
     }
     Ok(Value::Object(otel))
 }
@@ -406,8 +441,14 @@ fn user_feedback(
     path: &str,
     version: u8,
 ) -> Result<(&'static str, Vec<Value>), Unsupported> {
-    let (response, harness) = msgflow_providers::retry_feedback_model_response(content, cause)
-        .ok_or_else(|| Unsupported::at(format!("{path}.content"), "retry feedback pydantic-ai does not load"))?;
+    let (response, harness) = msgflow_providers::retry_feedback_model_response(content, cause).ok_or_else(|| {
+        Unsupported::not_loaded(
+            format!("{path}.content"),
+            "this retry feedback",
+            "a cause other than validation_error, model_retry or no_output, or content that is neither text nor \
+                 a list of validation error details",
+        )
+    })?;
     let role = if version >= 6 && harness { "system" } else { "user" };
     Ok((role, vec![text(&Value::String(response))]))
 }
@@ -462,7 +503,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
             "speech" => otel_parts.extend(speech(part, &part_path, version)?),
             // Compaction parts have no OTel part type.
             "compaction" => {}
-            other => return Err(Unsupported::part(part_path, other)),
+            other => return Err(unknown_part(part_path, other)),
         }
     }
     let mut otel = Map::new();
@@ -472,6 +513,12 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
         otel.insert("finish_reason".into(), reason.clone());
     }
     Ok(Value::Object(otel))
+}
+
+/// Every request and response part kind pydantic-ai 2.68.0 has is written above: any other is one
+/// it does not load.
+fn unknown_part(path: String, kind: &str) -> Unsupported {
+    Unsupported::not_loaded(path, &format!("a `{kind}` part"), "an unknown `part_kind`")
 }
 
 /// A tool part's name, an MCP server's withheld where `redact` says so (native parts of a

@@ -417,10 +417,14 @@ impl Loader<'_> {
             .or_else(|| object.get("response"))
             .cloned()
             .unwrap_or(Value::Null);
-        if native {
-            return json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": "builtin-tool-return"});
+        let kind = if native { "builtin-tool-return" } else { "tool-return" };
+        let mut part = json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": kind});
+        // The file items of a result are pydantic-ai's dumps of the files the content held: recorded,
+        // so that they load as files again (`_check_file_provenance`).
+        if msgflow_media::content_needs_file_digests(&part["content"]) {
+            part["content_file_digests"] = super::tool_content::dumped_file_digests(&part["content"]).into();
         }
-        json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": "tool-return"})
+        part
     }
 
     /// A call's `id`; when the span has none, pydantic-ai makes one up on load.

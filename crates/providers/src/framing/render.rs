@@ -49,7 +49,7 @@ pub(crate) fn context_element(id: &str, content: &str, system_role: bool, states
     } else {
         content
     };
-    let mut element = instruction_context_element(id, text);
+    let mut element = instruction_context_element(Some(id), text);
     if states_rule {
         element.push_str(&format!(
             "\nA later <{CONTEXT_TAG}> element with the same id replaces the earlier one and stays in effect until replaced again."
@@ -69,12 +69,15 @@ pub(crate) fn withdrawal_text(system_role: bool) -> &'static str {
 }
 
 /// `_context_element(id, content)`: `frame(CONTEXT_TAG, f'\n{content}\n', id=...)`, the id escaped
-/// by `html.escape` (`open_tag`), the text as written.
-pub(crate) fn instruction_context_element(id: &str, content: &str) -> String {
-    format!(
-        "<{CONTEXT_TAG} id=\"{}\">\n{content}\n</{CONTEXT_TAG}>",
-        html_escape(id)
-    )
+/// by `html.escape` (`open_tag`; no attribute for a `None` id), the text as written.
+pub(crate) fn instruction_context_element(id: Option<&str>, content: &str) -> String {
+    match id {
+        Some(id) => format!(
+            "<{CONTEXT_TAG} id=\"{}\">\n{content}\n</{CONTEXT_TAG}>",
+            html_escape(id)
+        ),
+        None => format!("<{CONTEXT_TAG}>\n{content}\n</{CONTEXT_TAG}>"),
+    }
 }
 
 /// `CONTEXT_DIFF_TAG` (`framework_tag('context_diff')`): frames a changed instruction block as a

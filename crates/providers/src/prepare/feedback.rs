@@ -131,6 +131,13 @@ pub fn retry_feedback_model_response(content: &Value, cause: &str) -> Option<(St
     Some((fenced_feedback(&text, cause), false))
 }
 
+/// `_dump_error_details` of a legacy tool retry prompt's validation error details, the content
+/// of the `ToolReturnPart` pydantic-ai loads it as (`_translate_legacy_retry_part`). `None` for
+/// content pydantic-ai would not load as `list[ErrorDetails]`.
+pub fn dumped_error_details(content: &Value) -> Option<Value> {
+    dump_error_details(content.as_array()?.clone())
+}
+
 /// The keys of pydantic-core's `ErrorDetails`, in its order (the order `error_details_ta` dumps
 /// them in); `ctx` is never dumped.
 pub(super) const ERROR_DETAIL_KEYS: [&str; 5] = ["type", "loc", "msg", "input", "url"];

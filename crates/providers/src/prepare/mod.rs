@@ -12,7 +12,7 @@
 
 use msgflow_wire::{ModelMessage, ModelRequestPart, ModelResponsePart, SystemPromptScope};
 
-pub use self::feedback::retry_feedback_model_response;
+pub use self::feedback::{dumped_error_details, retry_feedback_model_response};
 pub(crate) use self::form::{
     Annotation, BuiltinItem, BuiltinTool, NativeBlock, NativeResultKind, Prepared, PreparedHistory, Profile,
     RequestItem, ResponseItem, SupportedDocuments, Thinking, ThinkingAsText, ThinkingMode, ToolItem, ToolResult,
