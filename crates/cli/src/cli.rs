@@ -8,8 +8,8 @@
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands::{
-    assemble, canonical, check, completions, convert_format, export, fmt, media, repair, schema, show, stats, tools,
-    trim, wire,
+    assemble, canonical, check, completions, convert, export, fmt, media, repair, schema, show, stats, tools, trim,
+    wire,
 };
 use crate::outcome::Status;
 
@@ -64,9 +64,9 @@ pub enum Command {
     /// Print the request pydantic-ai would send for a history to a provider (JSON).
     #[command(after_help = export::HELP)]
     Export(export::ExportArgs),
-    /// Convert between pydantic-ai histories and other formats (OpenAI Chat, Vercel AI UI messages), reporting every loss.
-    #[command(name = "convert", after_help = convert_format::HELP)]
-    ConvertFormat(convert_format::ConvertFormatArgs),
+    /// Convert between pydantic-ai histories and other formats (OpenAI Chat, Anthropic, Vercel AI and AG-UI messages, OpenTelemetry spans), reporting every loss.
+    #[command(name = "convert", after_help = convert::HELP)]
+    Convert(convert::ConvertArgs),
     /// Fit a history into a token, turn or byte budget: clear, clamp, keep the newest whole turns.
     #[command(after_help = trim::HELP)]
     Trim(trim::TrimArgs),
@@ -99,7 +99,7 @@ impl Command {
             Command::Check(args) => check::run(&args),
             Command::Repair(args) => repair::run(&args),
             Command::Export(args) => export::run(&args),
-            Command::ConvertFormat(args) => convert_format::run(&args),
+            Command::Convert(args) => convert::run(&args),
             Command::Trim(args) => trim::run(&args),
             Command::Media(args) => media::run(&args),
             Command::Assemble(args) => assemble::run(&args),

@@ -15,7 +15,8 @@
 //! * [`providers`]: the request pydantic-ai would send to Anthropic or OpenAI for a history, and
 //!   each provider's rules (`msgflow_providers`).
 //! * [`formats`]: conversions between histories and the formats around pydantic-ai (OpenAI Chat
-//!   messages, Anthropic requests, Vercel AI UI messages), reporting what each drops or invents
+//!   messages, Anthropic requests, Vercel AI and AG-UI messages, OpenTelemetry span messages),
+//!   reporting what each drops or invents
 //!   (`msgflow_formats`).
 //! * [`stream`]: pydantic-ai's streaming parts manager, event logs back to messages, interrupted
 //!   streams (`msgflow_stream`).

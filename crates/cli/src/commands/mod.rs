@@ -6,7 +6,7 @@ pub mod assemble;
 pub mod canonical;
 pub mod check;
 pub mod completions;
-pub mod convert_format;
+pub mod convert;
 pub mod export;
 pub mod fmt;
 pub mod media;

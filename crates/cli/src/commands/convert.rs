@@ -13,7 +13,7 @@ use crate::runner::{FileCommand, Mode, Processed, Source};
 
 /// `msgflow convert`.
 #[derive(Debug, Args)]
-pub struct ConvertFormatArgs {
+pub struct ConvertArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Write to FILE instead of standard output (`-` is stdout); in batch mode, a directory DIR
@@ -81,8 +81,8 @@ pub const HELP: &str = concat!(
 );
 
 /// Runs `msgflow convert`.
-pub fn run(args: &ConvertFormatArgs) -> Status {
-    let command = ConvertFormat {
+pub fn run(args: &ConvertArgs) -> Status {
+    let command = Convert {
         from: args.from,
         to: args.to,
         strict: args.strict,
@@ -100,7 +100,7 @@ pub fn run(args: &ConvertFormatArgs) -> Status {
 }
 
 /// Converts each input from one format to another.
-pub struct ConvertFormat {
+pub struct Convert {
     /// The input's format.
     pub from: Format,
     /// The output's format.
@@ -111,7 +111,7 @@ pub struct ConvertFormat {
     pub options: msgflow_formats::ConvertOptions,
 }
 
-impl FileCommand for ConvertFormat {
+impl FileCommand for Convert {
     fn mode(&self) -> Mode {
         Mode::Transform
     }
