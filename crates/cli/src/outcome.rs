@@ -67,7 +67,7 @@ pub struct Failure {
     pub hint: Option<String>,
     /// The error, when the input could not be read as a history: a corpus counts pydantic-ai's
     /// error types from it without parsing the row a second time.
-    pub parse_error: Option<ParseError>,
+    pub parse_error: Option<Box<ParseError>>,
 }
 
 impl Failure {
@@ -102,7 +102,7 @@ impl Failure {
             ParseErrorCategory::Limit => "the input exceeds a limit; split it or raise the limit".to_owned(),
         };
         Failure {
-            parse_error: Some(err.clone()),
+            parse_error: Some(Box::new(err.clone())),
             ..Failure::invalid(format!("not a pydantic-ai message history: {err}"), Some(hint))
         }
     }
