@@ -146,6 +146,10 @@ struct RowResult {
     error_types: Vec<String>,
     /// Whether the row was written unchanged or left out because it failed.
     fell_back: bool,
+    /// `report` is one compact JSON object without location keys ([`crate::runner::Processed::json_object`]).
+    json_object: bool,
+    /// The row's line of a `--json` report, made on the worker thread.
+    json_line: Vec<u8>,
 }
 
 /// Runs `command` on every row of `corpus`, as the module documentation says.
@@ -323,7 +327,13 @@ impl Job<'_> {
         msgflow_corpus::run(
             reader,
             writer.as_mut(),
-            |row| self.process_row(row),
+            |row| {
+                let (mut result, edit) = self.process_row(row);
+                if json {
+                    result.json_line = json_line(&row.location, &result);
+                }
+                (result, edit)
+            },
             |location, result| {
                 eprint!("{}", result.stderr);
                 let status = match result.status {
@@ -336,7 +346,7 @@ impl Job<'_> {
                 tally.fell_back += u64::from(result.fell_back);
                 if let Some(report) = report.as_mut() {
                     if json {
-                        report.write_all(&json_line(location, &result))?;
+                        report.write_all(&result.json_line)?;
                     } else if let Some(text) = result.report.as_ref().ok().filter(|text| !text.is_empty()) {
                         if !first_section {
                             report.write_all(b"\n")?;
@@ -385,6 +395,8 @@ impl Job<'_> {
                 problem_codes: Vec::new(),
                 error_types: Vec::new(),
                 fell_back: self.mode == Mode::Transform,
+                json_object: false,
+                json_line: Vec::new(),
             };
             (result, edit)
         };
@@ -406,22 +418,24 @@ impl Job<'_> {
                 return (result, edit);
             }
         };
-        let processed = match self.command.process(&Source {
+        let mut processed = match self.command.process(&Source {
             label: &name,
             input: &input,
+            row: true,
         }) {
             Ok(processed) => processed,
             Err(failure) => {
-                let error_types = match input.parse() {
-                    Err(err) => msgflow_corpus::refusal::error_types(bytes, &err),
-                    Ok(_) => Vec::new(),
-                };
+                let error_types = failure
+                    .parse_error
+                    .as_ref()
+                    .map(|err| msgflow_corpus::refusal::error_types(bytes, err))
+                    .unwrap_or_default();
                 let (mut result, edit) = failed(failure);
                 result.error_types = error_types;
                 return (result, edit);
             }
         };
-        let mut stderr = processed.notes.clone();
+        let mut stderr = std::mem::take(&mut processed.notes);
         if let Some(history) = &processed.history {
             match loadability_warning(history, self.command.strict()) {
                 Ok(warning) => stderr.extend(warning.map(|warning| format!("msgflow: warning: {name}: {warning}\n"))),
@@ -433,8 +447,9 @@ impl Job<'_> {
             }
         }
         let status = processed.status;
-        let problem_codes = processed.problem_codes.clone();
-        let error_types = processed.error_types.clone();
+        let json_object = processed.json_object;
+        let problem_codes = std::mem::take(&mut processed.problem_codes);
+        let error_types = std::mem::take(&mut processed.error_types);
         let output = match processed.into_bytes() {
             Ok(output) => output,
             Err(failure) => return failed(failure),
@@ -450,6 +465,8 @@ impl Job<'_> {
             problem_codes,
             error_types,
             fell_back: false,
+            json_object,
+            json_line: Vec::new(),
         };
         (result, edit)
     }
@@ -464,6 +481,20 @@ fn json_line(location: &RowLocation, result: &RowResult) -> Vec<u8> {
     }
     if let Some(id) = &location.id {
         line.insert("id".to_owned(), id.clone());
+    }
+    if let (true, Ok(report)) = (result.json_object, &result.report) {
+        if let Some(fields) = report.trim_ascii_end().strip_prefix(b"{") {
+            // The report's fields follow the location's as they were written: the same bytes as
+            // parsing and writing them again would give, without doing that for every row.
+            let mut bytes = serde_json::Value::Object(line).to_string().into_bytes();
+            bytes.pop(); // the location's closing brace
+            if fields != b"}" {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(fields);
+            bytes.push(b'\n');
+            return bytes;
+        }
     }
     match &result.report {
         Ok(report) => match serde_json::from_slice::<serde_json::Value>(report) {

@@ -65,6 +65,9 @@ pub struct Failure {
     pub message: String,
     /// What the user can do about it.
     pub hint: Option<String>,
+    /// The error, when the input could not be read as a history: a corpus counts pydantic-ai's
+    /// error types from it without parsing the row a second time.
+    pub parse_error: Option<Box<ParseError>>,
 }
 
 impl Failure {
@@ -74,6 +77,7 @@ impl Failure {
             status: Status::Invalid,
             message: message.into(),
             hint: hint.into(),
+            parse_error: None,
         }
     }
 
@@ -97,7 +101,10 @@ impl Failure {
             ParseErrorCategory::Io => "check that the input can be read".to_owned(),
             ParseErrorCategory::Limit => "the input exceeds a limit; split it or raise the limit".to_owned(),
         };
-        Failure::invalid(format!("not a pydantic-ai message history: {err}"), Some(hint))
+        Failure {
+            parse_error: Some(Box::new(err.clone())),
+            ..Failure::invalid(format!("not a pydantic-ai message history: {err}"), Some(hint))
+        }
     }
 
     /// The failure for an input file that cannot be read.

@@ -47,6 +47,9 @@ pub struct Source<'a> {
     pub label: &'a str,
     /// The content, which a parsed history shares rather than copies.
     pub input: &'a msgflow_wire::Input,
+    /// A row of a corpus: a JSON report is wanted compact (one line of the corpus report), and
+    /// may say so with [`Processed::json_object`].
+    pub row: bool,
 }
 
 /// Parses the input as a history, turning a parse error into a located [`Failure`].
@@ -79,6 +82,9 @@ pub struct Processed {
     /// The pydantic error types pydantic-ai would refuse the input with (`check`), which a
     /// corpus summary counts.
     pub error_types: Vec<String>,
+    /// `output` is one compact JSON object none of whose keys is `row`, `line` or `id`: a corpus
+    /// row's location goes before its fields as they are, without parsing the report again.
+    pub json_object: bool,
 }
 
 impl Processed {
@@ -332,7 +338,11 @@ fn process_and_deliver(
             return (failure.status, failure.render(label), None);
         }
     };
-    let processed = match command.process(&Source { label, input: &input }) {
+    let processed = match command.process(&Source {
+        label,
+        input: &input,
+        row: false,
+    }) {
         Ok(processed) => processed,
         Err(failure) => return (failure.status, failure.render(label), None),
     };

@@ -347,28 +347,22 @@ impl Writer {
 
 /// Reads `reader` to the end, runs `work` on every row in parallel (rayon's pool: the global one
 /// or the one the call is installed in), and gives each row's result to `collect` in row order.
-/// With a `writer`, each row's [`Edit`] is applied and the batch written before the next is
-/// read. `progress` is called after each batch with its row count and input bytes.
+/// With a `writer`, each row's [`Edit`] is applied and the batch written in order. `progress` is
+/// called after each batch with its row count and input bytes.
+///
+/// The three stages overlap: while a batch's rows are worked on, the previous batch is collected
+/// and written and the next one read (`rayon::join`), so a second thread is never left waiting on
+/// reading or writing. On one thread the stages run one after the other, as a loop would. At most
+/// three batches are held at once, whatever the corpus size. A read error ends the run after every
+/// batch before it was collected and written; a `collect` or write error ends it at once.
 pub fn run<T: Send>(
     reader: &mut Reader,
     mut writer: Option<&mut Writer>,
     work: impl Fn(&Row<'_>) -> (T, Edit) + Sync,
-    mut collect: impl FnMut(&RowLocation, T) -> std::io::Result<()>,
-    mut progress: impl FnMut(usize, u64),
+    mut collect: impl FnMut(&RowLocation, T) -> std::io::Result<()> + Send,
+    mut progress: impl FnMut(usize, u64) + Send,
 ) -> Result<(), CorpusError> {
-    while let Some(batch) = reader.next_batch()? {
-        let results: Vec<(RowLocation, T, Edit)> = (0..batch.len())
-            .into_par_iter()
-            .map(|index| {
-                let row = batch.row(index);
-                let (result, edit) = work(&row);
-                let edit = match edit {
-                    Edit::Replace(history) => Edit::Replace(batch_rewrite(&batch, index, &row, &history)),
-                    other => other,
-                };
-                (row.location, result, edit)
-            })
-            .collect();
+    let mut deliver = |(batch, results): Worked<T>| -> Result<(), CorpusError> {
         let mut edits = Vec::with_capacity(results.len());
         for (location, result, edit) in results {
             collect(&location, result)?;
@@ -378,8 +372,55 @@ pub fn run<T: Send>(
             writer.write(&batch, &edits)?;
         }
         progress(batch.len(), batch.input_bytes());
+        Ok(())
+    };
+    let mut current = reader.next_batch()?;
+    let mut worked: Option<Worked<T>> = None;
+    while let Some(batch) = current.take() {
+        let (previous, results) = rayon::join(
+            || -> Result<_, CorpusError> {
+                if let Some(previous) = worked.take() {
+                    deliver(previous)?;
+                }
+                Ok(reader.next_batch())
+            },
+            || work_batch(&batch, &work),
+        );
+        let next = previous?;
+        worked = Some((batch, results));
+        match next {
+            Ok(next) => current = next,
+            Err(err) => {
+                if let Some(last) = worked.take() {
+                    deliver(last)?;
+                }
+                return Err(err);
+            }
+        }
+    }
+    if let Some(last) = worked {
+        deliver(last)?;
     }
     Ok(())
+}
+
+/// A batch with each row's location, result and edit, in row order.
+type Worked<T> = (Batch, Vec<(RowLocation, T, Edit)>);
+
+/// Runs `work` on every row of `batch` in parallel, results in row order.
+fn work_batch<T: Send>(batch: &Batch, work: &(impl Fn(&Row<'_>) -> (T, Edit) + Sync)) -> Vec<(RowLocation, T, Edit)> {
+    (0..batch.len())
+        .into_par_iter()
+        .map(|index| {
+            let row = batch.row(index);
+            let (result, edit) = work(&row);
+            let edit = match edit {
+                Edit::Replace(history) => Edit::Replace(batch_rewrite(batch, index, &row, &history)),
+                other => other,
+            };
+            (row.location, result, edit)
+        })
+        .collect()
 }
 
 fn batch_rewrite(batch: &Batch, index: usize, row: &Row<'_>, history: &[u8]) -> Vec<u8> {

@@ -63,20 +63,11 @@ fn kind_code(violation: &Violation) -> String {
 /// Checks a history msgflow read from `input` (its text, for line and column of each reason;
 /// `None` when the bytes were not text).
 pub fn check_history(history: &[ModelMessage], input: Option<&str>) -> CheckReport {
-    let violations = match input {
-        Some(text) => msgflow_sanitize::check_located(history, text),
-        None => msgflow_sanitize::check(history),
-    };
+    let (violations, mut error_types) = msgflow_sanitize::check_with_error_types(history, input);
     let loadable = !violations.iter().any(|violation| violation.kind.refuses_loading());
-    let error_types = if loadable {
-        Vec::new()
-    } else {
-        msgflow_wire::verdict::verdict(history)
-            .into_reasons()
-            .into_iter()
-            .map(|reason| reason.error_type)
-            .collect()
-    };
+    if loadable {
+        error_types.clear();
+    }
     let turns = msgflow_sanitize::Turns::of(history);
     let violations = violations
         .into_iter()

@@ -207,6 +207,22 @@ pub fn check_located(history: &[ModelMessage], input: &str) -> Vec<Violation> {
     )
 }
 
+/// [`check_located`] (or [`check`] without `input`), and pydantic's error `type` of each reason
+/// pydantic-ai would refuse the history for, in the verdict's order (empty when it loads): what a
+/// corpus summary counts, from the one verdict the violations came from.
+pub fn check_with_error_types(history: &[ModelMessage], input: Option<&str>) -> (Vec<Violation>, Vec<String>) {
+    let verdict = match input {
+        Some(text) => msgflow_wire::verdict::verdict_located(history, text),
+        None => msgflow_wire::verdict::verdict(history),
+    };
+    let error_types = verdict
+        .reasons()
+        .iter()
+        .map(|reason| reason.error_type.clone())
+        .collect();
+    (with_verdict(history, structural(history), verdict), error_types)
+}
+
 /// The `not-loadable` violations after the others, one per reason of `verdict`, except reasons an
 /// unknown part or content kind already reports.
 fn with_verdict(history: &[ModelMessage], mut found: Vec<Violation>, verdict: Verdict) -> Vec<Violation> {

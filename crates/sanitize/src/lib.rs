@@ -30,7 +30,7 @@ mod report;
 mod turns;
 mod typed;
 
-pub use check::{check, check_located, Violation, ViolationKind};
+pub use check::{check, check_located, check_with_error_types, Violation, ViolationKind};
 pub use legacy::{upgrade_legacy_retry_prompts, LegacyUpgrade};
 pub use normalisations::{normalisations, Note, NoteKind};
 pub use remaining::{remaining, Remaining};

@@ -132,8 +132,14 @@ impl FileCommand for Check {
             Status::Problems
         };
         let output = if self.json {
-            let mut text = serde_json::to_string_pretty(&report)
-                .map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
+            // The fields of `CheckReport` are none of a corpus row's location keys.
+            let written = if source.row {
+                serde_json::to_string(&report)
+            } else {
+                serde_json::to_string_pretty(&report)
+            };
+            let mut text =
+                written.map_err(|err| Failure::invalid(format!("cannot serialise the report: {err}"), None))?;
             text.push('\n');
             text
         } else {
@@ -153,6 +159,7 @@ impl FileCommand for Check {
             status,
             problem_codes: report.problem_codes(),
             error_types: report.error_types,
+            json_object: self.json && source.row,
             ..Processed::default()
         })
     }

@@ -103,6 +103,7 @@ mod tests {
         Fmt { check, strict: false }.process(&Source {
             label: "t.json",
             input: &msgflow_wire::Input::from(input.to_owned()),
+            row: false,
         })
     }
 

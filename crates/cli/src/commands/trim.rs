@@ -236,6 +236,7 @@ impl Trim {
                          (--clamp-parts) would reclaim"
                             .to_owned(),
                     ),
+                    parse_error: None,
                 },
                 TrimError::NoTurns => Failure::invalid(err.to_string(), None),
             });
