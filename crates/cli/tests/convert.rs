@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod common;
+
 fn msgflow() -> Command {
     Command::cargo_bin("msgflow").unwrap()
 }
@@ -31,12 +33,7 @@ fn openai_chat_becomes_a_history_that_checks_clean_and_every_loss_is_noted() {
         .write_stdin(CHAT)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_succeeded(&output);
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("dropped request field `model`"), "{stderr}");
     assert!(stderr.contains("dropped `name` of a `user` message"), "{stderr}");
@@ -151,12 +148,7 @@ fn a_history_becomes_span_attributes_at_every_instrumentation_version() {
             .arg(example())
             .output()
             .unwrap();
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        common::assert_succeeded(&output);
         let span: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert!(span["gen_ai.input.messages"].is_array(), "{span}");
         // Timestamps are not in a span, and the report says so.
@@ -181,12 +173,7 @@ fn an_otlp_trace_export_gives_one_history_per_agent_run_that_checks_clean() {
         .arg(trace())
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_succeeded(&output);
     let text = std::fs::read_to_string(&histories).unwrap();
     let runs: Vec<serde_json::Value> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     // The first run from its `pydantic_ai.all_messages`, the second (no end attributes) from its last model request.
@@ -219,12 +206,7 @@ fn anthropic_requests_convert_both_ways_and_strict_refuses_loss() {
         .write_stdin(request)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_succeeded(&output);
     let history: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(history[2]["parts"][0]["tool_name"], "weather");
     assert!(String::from_utf8_lossy(&output.stderr).contains("request field `model`"));

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -41,12 +43,7 @@ fn repair_provider_anthropic_output_passes_the_check() {
         .arg(&repaired)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_succeeded(&output);
     let stderr = String::from_utf8(output.stderr)
         .unwrap()
         .replace(&example().display().to_string(), "EXAMPLE");
@@ -283,12 +280,7 @@ fn export_says_when_it_names_tool_parts_without_ids() {
         .write_stdin(history)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_succeeded(&output);
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
         stderr.contains("2 tool part(s) have no tool_call_id (the first at $[1].parts[0])"),

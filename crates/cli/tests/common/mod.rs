@@ -76,3 +76,13 @@ impl BatchDir {
 /// A response whose usage and tool arguments hold integers beyond 64 bits, as pydantic-ai 2.68.0
 /// dumps them (`ModelMessagesTypeAdapter.dump_json` of a `RequestUsage(output_tokens=2**64)`).
 pub const BIG_INTEGERS: &str = r#"[{"parts":[{"tool_name":"seek","args":{"offset":340282366920938463463374607431768211456},"tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}],"usage":{"input_tokens":-18446744073709551617,"cache_write_tokens":0,"cache_write_1h_tokens":0,"cache_read_tokens":0,"output_tokens":18446744073709551616,"output_reasoning_tokens":0,"input_audio_tokens":0,"cache_audio_read_tokens":0,"output_audio_tokens":0,"audio_seconds":0.0,"details":{},"cost":null},"model_name":"m","model_id":null,"timestamp":"2025-01-02T03:04:05Z","kind":"response","provider_name":null,"provider_url":null,"canonical_system":null,"provider_details":null,"provider_response_id":null,"finish_reason":null,"run_id":null,"conversation_id":null,"metadata":null,"workspace_ref":null,"history_digest":null,"failed_attempts":null,"state":"complete"}]"#;
+
+/// Asserts that a run of the binary exited 0, showing its stderr when it did not.
+pub fn assert_succeeded(output: &std::process::Output) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
