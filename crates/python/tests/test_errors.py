@@ -38,6 +38,9 @@ FUNCTIONS = {
 }
 
 
+# A hostile history that still exports (deep arguments of a call without an id) warns that msgflow
+# made up its id; the warning is not what these cases test.
+@pytest.mark.filterwarnings("ignore::msgflow.InventedIdsWarning")
 @pytest.mark.parametrize("function", FUNCTIONS, ids=str)
 @pytest.mark.parametrize("name", HOSTILE, ids=str)
 def test_hostile_input_raises_a_catchable_error(name: str, function: str) -> None:
