@@ -29,16 +29,19 @@ pub(crate) trait UiFormat: Target + Sized {
     fn lossless_dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported<Self>>;
 
     /// The history the records of the leading messages hold, and how many messages it covers.
-    const RECORDED_PREFIX: fn(&[Value]) -> (Vec<Value>, usize);
+    fn recorded_prefix(messages: &[Value]) -> (Vec<Value>, usize);
 
     /// `load_messages` of `messages` (index `first` on of the array at `path`), going on from the
-    /// recorded history: the history's JSON messages.
-    const LOAD: LoadFn;
+    /// `recorded` history: the history's JSON messages.
+    fn load(
+        messages: &[Value],
+        path: &str,
+        first: usize,
+        document: usize,
+        report: &mut Report,
+        recorded: Vec<Value>,
+    ) -> Result<Vec<Value>, ShapeError>;
 }
-
-/// A UI format's `load_messages`: (messages, their array's path, the index of the first, document,
-/// report, the recorded history it goes on from) to the history's JSON messages.
-pub(crate) type LoadFn = fn(&[Value], &str, usize, usize, &mut Report, Vec<Value>) -> Result<Vec<Value>, ShapeError>;
 
 /// The messages of `history` in the format `F`: pydantic-ai's `dump_messages`, or the lossless
 /// form. Every value of the history they cannot hold is reported in `report`, at its path in the
@@ -95,11 +98,11 @@ pub(crate) fn from_value<F: UiFormat>(
 ) -> Result<Vec<ModelMessage>, ShapeError> {
     let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
     let (recorded, rest) = if options.lossless {
-        (F::RECORDED_PREFIX)(messages)
+        F::recorded_prefix(messages)
     } else {
         (Vec::new(), 0)
     };
-    let history = (F::LOAD)(&messages[rest..], &path, rest, document, report, recorded)?;
+    let history = F::load(&messages[rest..], &path, rest, document, report, recorded)?;
     crate::round_trip::history_of(history).map_err(|message| ShapeError {
         path,
         message: format!("the {} make no pydantic-ai history: {message}", F::MESSAGES),

@@ -60,8 +60,20 @@ impl crate::ui_format::UiFormat for AgUi {
         lossless_dump(history)
     }
 
-    const RECORDED_PREFIX: fn(&[Value]) -> (Vec<Value>, usize) = recorded_prefix;
-    const LOAD: crate::ui_format::LoadFn = load::load;
+    fn recorded_prefix(messages: &[Value]) -> (Vec<Value>, usize) {
+        recorded_prefix(messages)
+    }
+
+    fn load(
+        messages: &[Value],
+        path: &str,
+        first: usize,
+        document: usize,
+        report: &mut Report,
+        recorded: Vec<Value>,
+    ) -> Result<Vec<Value>, ShapeError> {
+        load::load(messages, path, first, document, report, recorded)
+    }
 }
 
 /// The AG-UI messages of `history`: pydantic-ai's `dump_messages`, or the lossless form. Every
