@@ -1,4 +1,5 @@
-use super::cases::OracleError;
+use super::cases::{MsgflowSide, OracleError, OracleRow};
+use super::judge::{any_base_group, value_change};
 use super::*;
 
 #[test]
