@@ -15,7 +15,6 @@
 //! part's path; refusals are counted by reason. The real files of `../shared/formats/ag-ui` are
 //! read too: where pydantic-ai loads a file, msgflow's history must equal its `load_messages`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -35,7 +34,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     let mut cases: Vec<Value> = Vec::new();
-    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut refused = crate::conformance_ui_formats::Refusals::default();
     let mut failures: Vec<String> = Vec::new();
     let mut lossless_identity = 0usize;
     let default = ConvertOptions::default();
@@ -49,7 +48,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let written = match ag_ui::to_value(&original, 0, &default, &mut Report::default()) {
             Ok(written) => written,
             Err(err) => {
-                *refused.entry(err.message).or_default() += 1;
+                refused.add(err.message, &name, &err.path);
                 continue;
             }
         };
@@ -57,13 +56,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let back = match ag_ui::from_value(&written, 0, &default, &mut Report::default()) {
             Ok(back) => back,
             Err(err) => {
-                let _ = err;
-                *refused
-                    .entry(
-                        "written, but pydantic-ai cannot load it back (a tool return whose call is not in the history)"
-                            .into(),
-                    )
-                    .or_default() += 1;
+                refused.add(
+                    "written, but pydantic-ai cannot load it back (a tool return whose call is not in the history)"
+                        .into(),
+                    &name,
+                    &err.path,
+                );
                 continue;
             }
         };

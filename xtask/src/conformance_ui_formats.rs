@@ -41,7 +41,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     let mut cases: Vec<Value> = Vec::new();
-    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut refused = Refusals::default();
     let mut failures: Vec<String> = Vec::new();
     let mut lossless_identity = 0usize;
     for (name, mut value) in sources {
@@ -59,7 +59,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             let ui = match vercel_ui::to_value(&original, 0, &options, &mut Report::default()) {
                 Ok(ui) => ui,
                 Err(err) => {
-                    *refused.entry(err.message).or_default() += 1;
+                    refused.add(err.message, &name, &err.path);
                     break;
                 }
             };
@@ -105,6 +105,37 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     judge("vercel-ui", &answers, &counts, &refused, failures)
 }
 
+/// The histories msgflow refused, by reason: how many, and the first one met (its name and the
+/// JSON path of the part refused), printed most frequent first.
+#[derive(Default)]
+pub(crate) struct Refusals {
+    by_reason: BTreeMap<String, (usize, String)>,
+}
+
+impl Refusals {
+    /// Counts one refused history: `reason` (the refusal's message), met in `name` at `path`.
+    pub(crate) fn add(&mut self, reason: String, name: &str, path: &str) {
+        let entry = self
+            .by_reason
+            .entry(reason)
+            .or_insert_with(|| (0, format!("{name} at {path}")));
+        entry.0 += 1;
+    }
+
+    fn total(&self) -> usize {
+        self.by_reason.values().map(|(count, _)| count).sum()
+    }
+
+    /// Prints `refused N: reason (e.g. history at path)`, most frequent first.
+    fn print(&self) {
+        let mut reasons: Vec<_> = self.by_reason.iter().collect();
+        reasons.sort_by(|(a_why, (a, _)), (b_why, (b, _))| b.cmp(a).then(a_why.cmp(b_why)));
+        for (why, (count, example)) in reasons {
+            println!("  refused {count}: {why} (e.g. {example})");
+        }
+    }
+}
+
 /// What a UI-format check converted, for its summary.
 pub(crate) struct Counts {
     pub(crate) fixtures: usize,
@@ -124,7 +155,7 @@ pub(crate) fn judge(
     format: &str,
     answers: &[Value],
     counts: &Counts,
-    refused: &BTreeMap<String, usize>,
+    refused: &Refusals,
     mut failures: Vec<String>,
 ) -> Result<()> {
     let Counts {
@@ -154,7 +185,7 @@ pub(crate) fn judge(
             }
         }
     }
-    let refusals: usize = refused.values().sum();
+    let refusals = refused.total();
     println!(
         "{} histories ({fixtures} fixtures, {realworld} real-world, {arbitrary} arbitrary): {compared} \
          converted, {refusals} refused by msgflow; {foreign} real {format} files ({pydantic_refuses} refused by \
@@ -165,9 +196,7 @@ pub(crate) fn judge(
         println!("  {check}: {count} equal to pydantic-ai");
     }
     println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
-    for (why, count) in refused {
-        println!("  refused {count}: {why}");
-    }
+    refused.print();
     if !failures.is_empty() {
         for failure in failures.iter().take(SHOWN) {
             println!("FAIL {failure}");
