@@ -12,7 +12,8 @@
 //!   msgflow writes it), which needs no oracle.
 //!
 //! A history holding parts msgflow does not convert to ag-ui yet is refused by msgflow with the
-//! part's path; refusals are counted by reason. The real files of `../shared/formats/ag-ui` are
+//! part's path; refusals are counted by reason, and one that says pydantic-ai does not load the
+//! history must be one pydantic-ai raises on (`raises`). The real files of `../shared/formats/ag-ui` are
 //! read too: where pydantic-ai loads a file, msgflow's history must equal its `load_messages`.
 
 use std::path::Path;
@@ -48,7 +49,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let written = match ag_ui::to_value(&original, 0, &default, &mut Report::default()) {
             Ok(written) => written,
             Err(err) => {
-                refused.add(err.message, &name, &err.path);
+                refused.add(err.message, &name, &err.path, &value);
                 continue;
             }
         };
@@ -61,6 +62,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                         .into(),
                     &name,
                     &err.path,
+                    &value,
                 );
                 continue;
             }
@@ -79,9 +81,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             "history": value,
             "agui": written,
             "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&back)?)?,
+            "made_up_ids": crate::conformance_ui_formats::has_made_up_ids(&original),
         }));
     }
     let compared = cases.len();
+    refused.write_examples(&dir)?;
+    cases.extend(refused.not_loaded_cases());
     let foreign = foreign_cases(&root, &mut cases)?;
 
     let answers = crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;

@@ -488,7 +488,7 @@ impl Loader<'_> {
             "tool-return"
         };
         // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
-        let (tool_kind, _) = dump::narrowed(
+        let (tool_kind, _) = crate::ui_payloads::narrowed(
             &json!({"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content}),
             "content",
         );

@@ -11,8 +11,8 @@ use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Bui
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
-    tool_availability_delta_from_payload,
+    model_settings_delta_from_payload, narrowed, parse_tool_retry, retry_feedback_from_payload,
+    structured_content_from_payload, tool_availability_delta_from_payload,
 };
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
@@ -479,8 +479,8 @@ impl Loader<'_> {
         let metadata = ours(part.get("callProviderMetadata").unwrap_or(&Value::Null)).clone();
         let provider_name = get(&metadata, "provider_name").clone();
         let provider_details = get(&metadata, "provider_details").clone();
-        let tool_kind = tool_kind_claim(get(&metadata, "tool_kind"), path)?;
-        if get(&metadata, "tool_kind").is_string() {
+        let tool_kind = parse_tool_kind(get(&metadata, "tool_kind"));
+        if get(&metadata, "tool_kind").is_string() && tool_kind.is_null() {
             self.loss(
                 LossKind::Dropped,
                 format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
@@ -513,19 +513,21 @@ impl Loader<'_> {
             };
             let or = |first: &Value, second: &Value| if truthy(first) { first.clone() } else { second.clone() };
             let call_provider_name = or(get(call_meta, "provider_name"), &provider_name);
-            let call_kind = match tool_kind_claim(get(call_meta, "tool_kind"), path)? {
+            let call_kind = match parse_tool_kind(get(call_meta, "tool_kind")) {
                 Value::Null => tool_kind.clone(),
                 claimed => claimed,
             };
-            self.builder.add(
+            let call = self.narrow(
                 json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
                        "tool_kind": call_kind,
                        "id": or(get(call_meta, "id"), get(&metadata, "id")),
                        "provider_name": call_provider_name,
                        "provider_details": or(get(call_meta, "provider_details"), &provider_details),
                        "part_kind": "builtin-tool-call"}),
-                false,
+                "args",
+                path,
             );
+            self.builder.add(call, false);
             let canonical = or(get(call_meta, "canonical_system"), get(&metadata, "canonical_system"));
             self.builder.restore_canonical_system(&call_provider_name, &canonical);
             if has_output {
@@ -534,28 +536,32 @@ impl Loader<'_> {
                     "output-denied" => (Value::String(denial_reason(part)), "denied"),
                     _ => (part.get("output").cloned().unwrap_or(Value::Null), "success"),
                 };
-                let return_kind = match tool_kind_claim(get(return_meta, "tool_kind"), path)? {
+                let return_kind = match parse_tool_kind(get(return_meta, "tool_kind")) {
                     Value::Null => tool_kind,
                     claimed => claimed,
                 };
-                self.builder.add(
+                let returned = self.narrow(
                     json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                            "provider_name": or(get(return_meta, "provider_name"), &provider_name),
                            "provider_details": or(get(return_meta, "provider_details"), &provider_details),
                            "outcome": outcome, "tool_kind": return_kind,
                            "part_kind": "builtin-tool-return"}),
-                    false,
+                    "content",
+                    path,
                 );
+                self.builder.add(returned, false);
             }
             return Ok(());
         }
-        self.builder.add(
+        let call = self.narrow(
             json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
                    "tool_kind": tool_kind, "id": get(&metadata, "id"),
                    "provider_name": provider_name, "provider_details": provider_details,
                    "part_kind": "tool-call"}),
-            false,
+            "args",
+            path,
         );
+        self.builder.add(call, false);
         self.builder
             .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
         let returned = match state {
@@ -588,8 +594,23 @@ impl Loader<'_> {
                                       "tool_kind": tool_kind, "part_kind": "tool-return"}),
             _ => return Ok(()),
         };
+        let returned = self.narrow(returned, "content", path);
         pending.push(returned);
         Ok(())
+    }
+
+    /// `narrow_message_parts`: one of pydantic-ai's own kinds that the part's data (`field`) does
+    /// not substantiate is stripped (`ToolCallPart.narrow_type`), and reported dropped.
+    fn narrow(&mut self, mut part: Value, field: &str, path: &str) -> Value {
+        if !part["tool_kind"].is_null() && narrowed(&part, field).0.is_null() {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
+                "a `tool_kind` the tool part's data does not fit (`narrow_type`)",
+            );
+            part["tool_kind"] = Value::Null;
+        }
+        part
     }
 }
 
@@ -615,15 +636,11 @@ fn delta_from_data(part: &Value) -> Option<Value> {
     }
 }
 
-/// `parse_tool_kind`: a claimed `tool_kind` is kept only when it names a defined kind; those are
-/// typed parts, which msgflow does not read from UI messages yet.
-fn tool_kind_claim(claim: &Value, path: &str) -> Result<Value, ShapeError> {
+/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
+fn parse_tool_kind(claim: &Value) -> Value {
     match claim.as_str() {
-        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => Err(shape(
-            path,
-            format!("msgflow does not convert typed `{kind}` tool parts from vercel-ui yet"),
-        )),
-        _ => Ok(Value::Null),
+        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
+        _ => Value::Null,
     }
 }
 
