@@ -450,8 +450,7 @@ pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow
             if kind == "retry-prompt" {
                 needs_change = true;
             } else if TOOL_PARTS_WITH_IDS.contains(&kind) {
-                let path = format!("$[{message_index}].parts[{part_index}]");
-                needs_change |= tool_part_needs_defaults(part, kind, &path)?;
+                needs_change |= tool_part_needs_defaults(part, kind, (message_index, part_index))?;
             }
         }
     }
@@ -499,7 +498,13 @@ pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow
 
 /// Whether a tool part loads with values pydantic-ai fills in (a made-up `tool_call_id`, a typed
 /// part's `tool_name`); refused as pydantic-ai refuses it when it does not load at all.
-fn tool_part_needs_defaults<T: Target>(part: &Value, kind: &str, path: &str) -> Result<bool, Unsupported<T>> {
+fn tool_part_needs_defaults<T: Target>(
+    part: &Value,
+    kind: &str,
+    (message, index): (usize, usize),
+) -> Result<bool, Unsupported<T>> {
+    // The path is written only for a refusal: this runs on every tool part of every history.
+    let path = || format!("$[{message}].parts[{index}]");
     let missing = |key: &str| part.get(key).is_none_or(Value::is_null);
     if missing("tool_name") {
         let typed = field(part, "tool_kind")
@@ -507,7 +512,7 @@ fn tool_part_needs_defaults<T: Target>(part: &Value, kind: &str, path: &str) -> 
             .is_some_and(|tool_kind| msgflow_wire::TypedRoute::find(kind, tool_kind).is_some());
         if !typed {
             return Err(Unsupported::not_loaded(
-                format!("{path}.tool_name"),
+                format!("{}.tool_name", path()),
                 &format!("a `{kind}` part without a `tool_name`"),
                 "the field is required",
             ));
@@ -523,7 +528,7 @@ fn tool_part_needs_defaults<T: Target>(part: &Value, kind: &str, path: &str) -> 
         };
         if checked && route.shape.fit_value(data.clone()).is_err() {
             return Err(Unsupported::not_loaded(
-                format!("{path}.{}", route.field),
+                format!("{}.{}", path(), route.field),
                 &format!(
                     "a `{}` whose `{}` does not fit `{}`",
                     route.class, route.field, route.shape.name
@@ -534,7 +539,7 @@ fn tool_part_needs_defaults<T: Target>(part: &Value, kind: &str, path: &str) -> 
     }
     if kind.ends_with("call") && !matches!(field(part, "args"), Value::Null | Value::String(_) | Value::Object(_)) {
         return Err(Unsupported::not_loaded(
-            format!("{path}.args"),
+            format!("{}.args", path()),
             "tool call arguments that are neither text nor an object",
             "`args` is `str | dict[str, Any] | None`",
         ));
