@@ -645,3 +645,91 @@ pub(crate) fn narrowed(part: &Value, typed_field: &str) -> (Value, Option<Value>
         Err(_) => (Value::Null, None),
     }
 }
+
+/// `tool_return_output` (vercel-ui) / `dump_tool_return_content` (ag-ui): a tool return's content as
+/// pydantic-ai loads it (its file items rebuilt as the part's `content_file_digests` admits them) and
+/// dumps it: each file as its dump (media type and identifier computed), everything else as written.
+pub(crate) fn dumped_tool_content(part: &Value) -> Value {
+    use crate::otel::tool_content::{recorded, FileRecord};
+    recorded(field(part, "content"), &FileRecord::of(part))
+}
+
+/// `_validate_tool_output` (vercel-ui, `client_shapes`) / `rehydrate_tool_return_content` (ag-ui):
+/// tool output from a client as `tool_return_content_ta` validates it, left to right: every mapping
+/// that is a file item (`MultiModalContent`, a URL item only with a `media_type` that is a non-empty
+/// string or null) becomes that file, as it dumps; any other mapping or list is searched further.
+/// With `client_shapes`, a URL item's missing media type is inferred first
+/// (`_normalize_client_file_shapes`). Returns the content and its `content_file_digests` (the
+/// digests of its URL and uploaded-file items), or what msgflow does not read yet.
+pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<(Value, Vec<String>), &'static str> {
+    fn walk(value: &Value, client_shapes: bool, digests: &mut Vec<String>) -> Result<Value, &'static str> {
+        use crate::otel::tool_content::{binary, uploaded_file, url_item};
+        match value {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| walk(item, client_shapes, digests))
+                .collect::<Result<_, _>>()
+                .map(Value::Array),
+            Value::Object(object) => {
+                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+                let file = match kind {
+                    "binary" => {
+                        if client_shapes
+                            && object.contains_key("media_type")
+                            && object.get("data").is_some_and(Value::is_object)
+                        {
+                            return Err("binary tool output whose data is a JavaScript byte array");
+                        }
+                        binary(object)
+                    }
+                    "image-url" | "audio-url" | "video-url" | "document-url" => {
+                        let mut object = object.clone();
+                        let open = matches!(object.get("media_type"), None | Some(Value::Null))
+                            || object.get("media_type").and_then(Value::as_str) == Some("");
+                        if client_shapes && open {
+                            let url_kind = match kind {
+                                "image-url" => msgflow_media::UrlKind::Image,
+                                "audio-url" => msgflow_media::UrlKind::Audio,
+                                "video-url" => msgflow_media::UrlKind::Video,
+                                _ => msgflow_media::UrlKind::Document,
+                            };
+                            if let Some(url) = object.get("url").and_then(Value::as_str) {
+                                if let Some(inferred) = msgflow_media::url_item_media_type(url_kind, None, url) {
+                                    object.insert("media_type".into(), inferred.into());
+                                }
+                            }
+                        }
+                        // `_RequireUrlMediaType`: the key, as a non-empty string or null.
+                        let carries = match object.get("media_type") {
+                            Some(Value::Null) => true,
+                            Some(Value::String(media_type)) => !media_type.is_empty(),
+                            _ => false,
+                        };
+                        carries.then(|| url_item(&object, kind, false)).flatten()
+                    }
+                    "uploaded-file" => uploaded_file(object),
+                    _ => None,
+                };
+                match file {
+                    Some(file) => {
+                        if kind != "binary" {
+                            digests.push(msgflow_media::file_item_digest(&file));
+                        }
+                        Ok(file)
+                    }
+                    None => object
+                        .iter()
+                        .map(|(key, item)| Ok((key.clone(), walk(item, client_shapes, digests)?)))
+                        .collect::<Result<Map<_, _>, _>>()
+                        .map(Value::Object),
+                }
+            }
+            other => Ok(other.clone()),
+        }
+    }
+    let mut digests = Vec::new();
+    let content = walk(output, client_shapes, &mut digests)?;
+    digests.sort_unstable();
+    digests.dedup();
+    Ok((content, digests))
+}

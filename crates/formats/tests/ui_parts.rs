@@ -89,6 +89,8 @@ fn every_case_is_there() {
         "legacy_tool_retry_text",
         "legacy_retry_prompt_text",
         "legacy_retry_prompt_validation_errors",
+        "tool_return_with_files",
+        "native_tool_return_with_files",
     ] {
         assert!(names.iter().any(|name| name == expected), "missing case {expected}");
     }
@@ -198,34 +200,44 @@ fn what_pydantic_ai_does_not_convert_is_refused_with_its_reason() {
             "a legacy retry prompt holding neither text nor validation errors",
             r#"{"kind": "request", "parts": [{"part_kind": "retry-prompt", "tool_name": "f", "tool_call_id": "c", "content": [{"not": "an error"}]}]}"#,
             "pydantic-ai 2.68.0 does not load a legacy retry prompt",
-            "$[1].parts[0].content",
+            ["$[1].parts[0].content", "$[1].parts[0].content"],
         ),
         (
             "a typed call whose arguments do not fit its TypedDict",
             r#"{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "search_tools", "tool_call_id": "c", "tool_kind": "tool-search", "args": {"queries": "not a list"}}]}"#,
             "pydantic-ai 2.68.0 does not load a `ToolSearchCallPart` whose `args` does not fit `ToolSearchArgs`",
-            "$[1].parts[0].args",
+            ["$[1].parts[0].args", "$[1].parts[0].args"],
         ),
         (
             "a legacy retry prompt without a timestamp (pydantic-ai stamps its feedback with the load time)",
             r#"{"kind": "request", "parts": [{"part_kind": "retry-prompt", "content": "again"}]}"#,
             "retry feedback without a timestamp",
-            "$[1].parts[0].timestamp",
+            ["$[1].parts[0].timestamp", "$[1].parts[0].timestamp"],
+        ),
+        (
+            "a failed return holding files (pydantic-ai renders them into its error text; msgflow does not yet)",
+            r#"{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "f", "tool_call_id": "c"}]},
+               {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "tool_call_id": "c", "outcome": "failed",
+                 "content": [{"kind": "binary", "data": "AA==", "media_type": "image/png"}]}]}"#,
+            "a failed, retried or denied tool return holding files",
+            ["$[1].parts[0]", "$[2].parts[0].content"],
         ),
     ];
-    for (name, message, expected, path) in cases {
+    for (name, message, expected, [vercel_path, agui_path]) in cases {
         let history: Vec<ModelMessage> = match msgflow_wire::from_str(&format!("[{PROMPT}, {message}]")) {
             Ok(history) => history,
             Err(err) => panic!("{name}: {err}"),
         };
         let options = ConvertOptions::default();
-        for (format, err) in [
+        for (format, path, err) in [
             (
                 "vercel-ui",
+                vercel_path,
                 vercel_ui::to_value(&history, 0, &options, &mut Report::default()).unwrap_err(),
             ),
             (
                 "ag-ui",
+                agui_path,
                 ag_ui::to_value(&history, 0, &options, &mut Report::default()).unwrap_err(),
             ),
         ] {

@@ -15,7 +15,8 @@ pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capabi
 pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
 use crate::messages_builder::INTERNAL_KEY;
 use crate::ui_payloads::{
-    as_loaded, canonical_system, compaction_payload, delta_payload, narrowed, part_kind, retry_feedback,
+    as_loaded, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed, part_kind,
+    retry_feedback,
 };
 use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
@@ -279,19 +280,14 @@ fn user_item(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
     Ok(Some(converted))
 }
 
-/// `dump_tool_return_content`: a string as it is, nothing as "", anything else as compact JSON.
-fn tool_return_content(content: &Value, path: &str) -> Result<String, Unsupported> {
-    if crate::vercel_ui::holds_content_item(content) {
-        return Err(Unsupported::at(
-            path.to_owned(),
-            "tool-return content holding files or text items",
-        ));
-    }
-    Ok(match content {
+/// `dump_tool_return_content`: a string as it is, nothing as "", anything else as compact JSON
+/// (`content` as pydantic-ai loads and dumps it: files rebuilt, `dumped_tool_content`).
+fn tool_return_content(content: &Value) -> String {
+    match content {
         Value::String(text) => text.clone(),
         Value::Null => String::new(),
         other => serde_json::to_string(other).expect("a JSON value always serialises"),
-    })
+    }
 }
 
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
@@ -301,14 +297,24 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
     // A successful return that a `tool_kind` routes to a typed part holds its content as the
     // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
     let (tool_kind, typed_content) = narrowed(part, "content");
-    let content = typed_content.as_ref().unwrap_or_else(|| field(part, "content"));
+    let holds_files = crate::vercel_ui::holds_content_item(field(part, "content"));
+    if holds_files && outcome != "success" && outcome != "interrupted" {
+        // `client_error_text` renders the files into the `error`; msgflow does not.
+        return Err(Unsupported::at(
+            format!("{path}.content"),
+            "a failed, retried or denied tool return holding files or text items (pydantic-ai renders them into its error text)",
+        ));
+    }
+    let dumped = match typed_content {
+        Some(typed) => typed,
+        None if holds_files => dumped_tool_content(part),
+        None => field(part, "content").clone(),
+    };
+    let content = &dumped;
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
     message.insert("role".into(), "tool".into());
-    message.insert(
-        "content".into(),
-        tool_return_content(content, &format!("{path}.content"))?.into(),
-    );
+    message.insert("content".into(), tool_return_content(content).into());
     message.insert("toolCallId".into(), call_id);
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
         message.insert("error".into(), client_error_text(content).into());

@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use super::citations::text_metadata;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::ui_payloads::{
-    as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, narrowed, part_kind,
-    provider_metadata, retry_feedback, timestamp_parts,
+    as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed,
+    part_kind, provider_metadata, retry_feedback, timestamp_parts,
 };
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
@@ -423,14 +423,8 @@ fn response_parts(
             "tool-call" => ui_parts.push(tool_call(message, part, tool_results, sdk_version, &part_path)?),
             "builtin-tool-call" => {
                 let id = field(part, "tool_call_id").as_str().unwrap_or("");
-                if local_returns
-                    .get(id)
-                    .is_some_and(|returned| super::holds_content_item(field(returned, "content")))
-                {
-                    return Err(Unsupported::at(
-                        part_path,
-                        "a tool return holding files or content items",
-                    ));
+                if local_returns.get(id).is_some_and(|returned| error_with_files(returned)) {
+                    return Err(Unsupported::at(part_path, FILES_IN_AN_ERROR));
                 }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
@@ -524,7 +518,8 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         ("return_meta", bare_metadata(&return_entries).unwrap_or(Value::Null)),
     ]);
     let outcome = field(returned, "outcome").as_str().unwrap_or("success");
-    let content = typed_content.as_ref().unwrap_or_else(|| field(returned, "content"));
+    let dumped = typed_content.unwrap_or_else(|| tool_return_output(returned));
+    let content = &dumped;
     // `model_response_object(wrap_if_error=False)`: a dict as it is, anything else wrapped.
     let response_object = match content {
         Value::Object(_) => content.clone(),
@@ -555,6 +550,27 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
     Value::Object(reorder_tool_part(object))
 }
 
+/// What msgflow refuses of a return holding files (`client_error_text` renders them; msgflow does not).
+const FILES_IN_AN_ERROR: &str =
+    "a failed, retried or denied tool return holding files or content items (pydantic-ai renders them into its error text)";
+
+/// Whether a return is an error, a retry or a denial whose content holds files or content items.
+fn error_with_files(returned: &Value) -> bool {
+    let outcome = field(returned, "outcome").as_str().unwrap_or("success");
+    !matches!(outcome, "success" | "interrupted") && super::holds_content_item(field(returned, "content"))
+}
+
+/// `tool_return_output`: the return's content as pydantic-ai loads and dumps it (files rebuilt and
+/// dumped; anything else as written).
+fn tool_return_output(returned: &Value) -> Value {
+    let content = field(returned, "content");
+    if super::holds_content_item(content) {
+        dumped_tool_content(returned)
+    } else {
+        content.clone()
+    }
+}
+
 /// `_dump_tool_call_part`: a function tool call with its return, if the history holds one.
 fn tool_call(
     message: &Value,
@@ -571,11 +587,8 @@ fn tool_call(
     let typed_content = result.and_then(|result| narrowed(result, "content").1);
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
     if let Some(result) = result {
-        if super::holds_content_item(field(result, "content")) {
-            return Err(Unsupported::at(
-                path.to_owned(),
-                "a tool return holding files or content items",
-            ));
+        if error_with_files(result) {
+            return Err(Unsupported::at(path.to_owned(), FILES_IN_AN_ERROR));
         }
         // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
         // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
@@ -635,7 +648,7 @@ fn tool_call(
         }
         (Some(result), _) => {
             object = tool_part(tool_type, call, "output-available", false);
-            let output = typed_content.unwrap_or_else(|| field(result, "content").clone());
+            let output = typed_content.unwrap_or_else(|| tool_return_output(result));
             object.insert("output".into(), output);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }

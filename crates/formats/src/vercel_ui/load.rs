@@ -10,7 +10,7 @@ use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
-    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction, loaded_tool_output,
     model_settings_delta_from_payload, narrowed, parse_tool_retry, retry_feedback_from_payload,
     structured_content_from_payload, tool_availability_delta_from_payload,
 };
@@ -495,12 +495,25 @@ impl Loader<'_> {
             );
         }
         let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
-        if state == "output-available" && super::holds_content_item(part.get("output").unwrap_or(&Value::Null)) {
-            return Err(shape(
-                &format!("{path}.output"),
-                "msgflow does not convert tool output holding files or content items from vercel-ui yet",
-            ));
-        }
+        // `_validate_tool_output`: file items of the output become files, recorded in the return's
+        // `content_file_digests` so that they load as files again.
+        let output = part.get("output").unwrap_or(&Value::Null);
+        let (output, file_digests) = if state == "output-available" && super::holds_content_item(output) {
+            loaded_tool_output(output, true).map_err(|what| {
+                shape(
+                    &format!("{path}.output"),
+                    format!("msgflow does not convert {what} from vercel-ui yet"),
+                )
+            })?
+        } else {
+            (output.clone(), Vec::new())
+        };
+        let with_digests = |mut returned: Value| {
+            if !file_digests.is_empty() {
+                returned["content_file_digests"] = file_digests.clone().into();
+            }
+            returned
+        };
         if part.get("providerExecuted") == Some(&Value::Bool(true)) {
             let empty = Map::new();
             let (call_meta, return_meta) = if has_output {
@@ -534,18 +547,20 @@ impl Loader<'_> {
                 let (content, outcome) = match state {
                     "output-error" => (part.get("errorText").cloned().unwrap_or(Value::Null), "failed"),
                     "output-denied" => (Value::String(denial_reason(part)), "denied"),
-                    _ => (part.get("output").cloned().unwrap_or(Value::Null), "success"),
+                    _ => (output.clone(), "success"),
                 };
                 let return_kind = match parse_tool_kind(get(return_meta, "tool_kind")) {
                     Value::Null => tool_kind,
                     claimed => claimed,
                 };
                 let returned = self.narrow(
-                    json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                    with_digests(
+                        json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                            "provider_name": or(get(return_meta, "provider_name"), &provider_name),
                            "provider_details": or(get(return_meta, "provider_details"), &provider_details),
                            "outcome": outcome, "tool_kind": return_kind,
                            "part_kind": "builtin-tool-return"}),
+                    ),
                     "content",
                     path,
                 );
@@ -567,10 +582,10 @@ impl Loader<'_> {
         let returned = match state {
             "output-available" => {
                 let interrupted = get(&metadata, "outcome") == "interrupted";
-                json!({"tool_name": tool_name, "content": part.get("output").unwrap_or(&Value::Null),
+                with_digests(json!({"tool_name": tool_name, "content": output,
                        "tool_call_id": tool_call_id,
                        "outcome": if interrupted { "interrupted" } else { "success" },
-                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+                       "tool_kind": tool_kind, "part_kind": "tool-return"}))
             }
             "output-error" => {
                 let retried = get(&metadata, "outcome") == "retried";
