@@ -654,6 +654,38 @@ pub(crate) fn dumped_tool_content(part: &Value) -> Value {
     recorded(field(part, "content"), &FileRecord::of(part))
 }
 
+/// `client_error_text` of a return whose content holds files: `model_response_str(wrap_if_error=False)`,
+/// which leaves the files out (`_unwrap_data`: the content's own files, or a list's file items, a
+/// single item left unwrapped) and writes the rest as text (`_tool_return_text`), each item as
+/// pydantic-ai loads and dumps it.
+pub(crate) fn error_text_with_files(part: &Value) -> String {
+    use crate::otel::tool_content::{loads_as_file, recorded, FileRecord};
+    let record = FileRecord::of(part);
+    let content = field(part, "content");
+    let data = match content {
+        _ if loads_as_file(content, &record) => Value::Null,
+        Value::Array(items) => {
+            let data: Vec<Value> = items
+                .iter()
+                .filter(|item| !loads_as_file(item, &record))
+                .map(|item| recorded(item, &record))
+                .collect();
+            let had_files = data.len() < items.len();
+            match data.len() {
+                0 => Value::Null,
+                1 if had_files => data.into_iter().next().unwrap_or(Value::Null),
+                _ => Value::Array(data),
+            }
+        }
+        other => recorded(other, &record),
+    };
+    match data {
+        Value::Null => String::new(),
+        Value::String(text) => text,
+        other => serde_json::to_string(&other).expect("a JSON value always serialises"),
+    }
+}
+
 /// `_validate_tool_output` (vercel-ui, `client_shapes`) / `rehydrate_tool_return_content` (ag-ui):
 /// tool output from a client as `tool_return_content_ta` validates it, left to right: every mapping
 /// that is a file item (`MultiModalContent`, a URL item only with a `media_type` that is a non-empty

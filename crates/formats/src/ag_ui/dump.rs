@@ -132,12 +132,7 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
                         "an MCP Apps record of a tool return",
                     ));
                 }
-                result.push(tool_message(
-                    part,
-                    field(part, "tool_call_id").clone(),
-                    &part_path,
-                    ids,
-                )?);
+                result.push(tool_message(part, field(part, "tool_call_id").clone(), ids));
             }
             // Operator instruction state stays in server-side history; speech is not rendered.
             "instruction-delta" | "instruction-baseline" | "speech" => {}
@@ -292,22 +287,15 @@ fn tool_return_content(content: &Value) -> String {
 
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
 /// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
-fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Result<Value, Unsupported> {
+fn tool_message(part: &Value, call_id: Value, ids: &mut Ids) -> Value {
     let outcome = field(part, "outcome").as_str().unwrap_or("success");
     // A successful return that a `tool_kind` routes to a typed part holds its content as the
     // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
     let (tool_kind, typed_content) = narrowed(part, "content");
-    let holds_files = crate::vercel_ui::holds_content_item(field(part, "content"));
-    if holds_files && outcome != "success" && outcome != "interrupted" {
-        // `client_error_text` renders the files into the `error`; msgflow does not.
-        return Err(Unsupported::at(
-            format!("{path}.content"),
-            "a failed, retried or denied tool return holding files or text items (pydantic-ai renders them into its error text)",
-        ));
-    }
+    // Files rebuilt as pydantic-ai loads them, for the content and the `error` alike.
     let dumped = match typed_content {
         Some(typed) => typed,
-        None if holds_files => dumped_tool_content(part),
+        None if crate::vercel_ui::holds_content_item(field(part, "content")) => dumped_tool_content(part),
         None => field(part, "content").clone(),
     };
     let content = &dumped;
@@ -317,7 +305,12 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
     message.insert("content".into(), tool_return_content(content).into());
     message.insert("toolCallId".into(), call_id);
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
-        message.insert("error".into(), client_error_text(content).into());
+        let error = if crate::vercel_ui::holds_content_item(field(part, "content")) {
+            crate::ui_payloads::error_text_with_files(part)
+        } else {
+            client_error_text(content)
+        };
+        message.insert("error".into(), error.into());
     }
     // `tool_retry_payload`: the retry without its `None` fields.
     let retry: Map<String, Value> = ["cause", "attempt", "max_retries"]
@@ -345,7 +338,7 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
             msgflow_media::python_json_dumps_ascii(&claim).into(),
         );
     }
-    Ok(Value::Object(message))
+    Value::Object(message)
 }
 
 /// The assistant message being gathered in `_dump_response_parts`.
@@ -434,11 +427,7 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
                 let prefixed = Value::String(format!("{BUILTIN_TOOL_CALL_ID_PREFIX}|{provider}|{call_id}"));
                 pending.calls.push(tool_call(part, prefixed.clone()));
                 if let Some(returned) = builtin_returns.get(call_id) {
-                    let return_index = all.iter().position(|other| std::ptr::eq(other, *returned)).unwrap_or(0);
-                    let return_path = format!("{path}.parts[{return_index}]");
-                    pending
-                        .tool_messages
-                        .push(tool_message(returned, prefixed, &return_path, ids)?);
+                    pending.tool_messages.push(tool_message(returned, prefixed, ids));
                 }
             }
             "compaction" => {

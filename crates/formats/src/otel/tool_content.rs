@@ -86,6 +86,11 @@ pub(crate) fn recorded(content: &Value, record: &FileRecord) -> Value {
     }
 }
 
+/// Whether `value` loads as a file (`is_multi_modal_content` of what pydantic-ai loads).
+pub(crate) fn loads_as_file(value: &Value, record: &FileRecord) -> bool {
+    matches!(value, Value::Object(object) if file_item(object, record).is_some())
+}
+
 /// The dump of the file `object` loads as, if it loads as one (the `MultiModalContent` arm of
 /// `ToolReturnContent`, its gates and the item's own validation; keys an item does not declare are
 /// ignored, as pydantic's dataclasses ignore them).

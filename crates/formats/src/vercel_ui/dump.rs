@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use super::citations::text_metadata;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::ui_payloads::{
-    as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed,
-    part_kind, provider_metadata, retry_feedback, timestamp_parts,
+    as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
+    error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts,
 };
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
@@ -423,9 +423,6 @@ fn response_parts(
             "tool-call" => ui_parts.push(tool_call(message, part, tool_results, sdk_version, &part_path)?),
             "builtin-tool-call" => {
                 let id = field(part, "tool_call_id").as_str().unwrap_or("");
-                if local_returns.get(id).is_some_and(|returned| error_with_files(returned)) {
-                    return Err(Unsupported::at(part_path, FILES_IN_AN_ERROR));
-                }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
             "compaction" => ui_parts.push(json!({
@@ -532,12 +529,12 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         insert_metadata(&mut object, "callProviderMetadata", combined);
         object.insert(
             "approval".into(),
-            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": client_error_text(content)}),
+            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": return_error_text(returned)}),
         );
     } else if matches!(outcome, "failed" | "retried") || response_object.get("is_error") == Some(&Value::Bool(true)) {
         let error_text = match response_object.get("error_text") {
             Some(text) => text.clone(),
-            None => client_error_text(content).into(),
+            None => return_error_text(returned).into(),
         };
         object = tool_part(tool_type, call, "output-error", true);
         object.insert("errorText".into(), error_text);
@@ -550,16 +547,6 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
     Value::Object(reorder_tool_part(object))
 }
 
-/// What msgflow refuses of a return holding files (`client_error_text` renders them; msgflow does not).
-const FILES_IN_AN_ERROR: &str =
-    "a failed, retried or denied tool return holding files or content items (pydantic-ai renders them into its error text)";
-
-/// Whether a return is an error, a retry or a denial whose content holds files or content items.
-fn error_with_files(returned: &Value) -> bool {
-    let outcome = field(returned, "outcome").as_str().unwrap_or("success");
-    !matches!(outcome, "success" | "interrupted") && super::holds_content_item(field(returned, "content"))
-}
-
 /// `tool_return_output`: the return's content as pydantic-ai loads and dumps it (files rebuilt and
 /// dumped; anything else as written).
 fn tool_return_output(returned: &Value) -> Value {
@@ -568,6 +555,16 @@ fn tool_return_output(returned: &Value) -> Value {
         dumped_tool_content(returned)
     } else {
         content.clone()
+    }
+}
+
+/// `client_error_text` of a (native) tool return: its content's text without its files.
+fn return_error_text(returned: &Value) -> String {
+    let content = field(returned, "content");
+    if super::holds_content_item(content) {
+        error_text_with_files(returned)
+    } else {
+        client_error_text(content)
     }
 }
 
@@ -583,13 +580,17 @@ fn tool_call(
     let result = tool_results
         .get(field(call, "tool_call_id").as_str().unwrap_or(""))
         .copied();
-    // A typed return holds its content as the TypedDict validated it (`_narrow_return`).
-    let typed_content = result.and_then(|result| narrowed(result, "content").1);
+    // The content as pydantic-ai loads it: a successful typed return's as its TypedDict validated it
+    // (`_narrow_return`), files rebuilt (`tool_return_output`, `client_error_text` alike).
+    let content = result.map(|result| {
+        narrowed(result, "content")
+            .1
+            .unwrap_or_else(|| tool_return_output(result))
+    });
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
+    // `client_error_text`: the content's text without its files.
+    let error_text = result.map(return_error_text);
     if let Some(result) = result {
-        if error_with_files(result) {
-            return Err(Unsupported::at(path.to_owned(), FILES_IN_AN_ERROR));
-        }
         // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
         // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
         if !field(field(result, "metadata"), "mcp_app").is_null() {
@@ -615,7 +616,7 @@ fn tool_call(
         _ => Value::Null,
     };
     // `_retried_structured_content`: a retry's list content rides the metadata as it is.
-    let retried_content = match (outcome, result.map(|result| field(result, "content"))) {
+    let retried_content = match (outcome, &content) {
         (Some("retried"), Some(content @ Value::Array(_))) => content.clone(),
         _ => Value::Null,
     };
@@ -631,25 +632,24 @@ fn tool_call(
         ("content", retried_content),
     ]);
     let mut object;
-    match (result, outcome) {
-        (Some(result), Some("denied")) => {
+    match (content, outcome) {
+        (Some(_), Some("denied")) => {
             object = tool_part(tool_type, call, "output-denied", false);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
             object.insert(
                 "approval".into(),
                 json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false,
-                       "reason": client_error_text(field(result, "content"))}),
+                       "reason": error_text}),
             );
         }
-        (Some(result), Some("failed" | "retried")) => {
+        (Some(_), Some("failed" | "retried")) => {
             object = tool_part(tool_type, call, "output-error", false);
-            object.insert("errorText".into(), client_error_text(field(result, "content")).into());
+            object.insert("errorText".into(), error_text.into());
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
-        (Some(result), _) => {
+        (Some(content), _) => {
             object = tool_part(tool_type, call, "output-available", false);
-            let output = typed_content.unwrap_or_else(|| tool_return_output(result));
-            object.insert("output".into(), output);
+            object.insert("output".into(), content);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
         (None, _) => {

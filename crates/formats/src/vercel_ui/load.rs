@@ -590,19 +590,33 @@ impl Loader<'_> {
             "output-error" => {
                 let retried = get(&metadata, "outcome") == "retried";
                 let structured = get(&metadata, "content");
-                let content = if retried && structured.is_array() {
-                    structured.clone()
+                // `_validate_tool_output` of a retry's list content: its files rebuilt.
+                let (content, structured_digests) = if retried && structured.is_array() {
+                    if super::holds_content_item(structured) {
+                        loaded_tool_output(structured, true).map_err(|what| {
+                            shape(
+                                &format!("{path}.callProviderMetadata.pydantic_ai.content"),
+                                format!("msgflow does not convert {what} from vercel-ui yet"),
+                            )
+                        })?
+                    } else {
+                        (structured.clone(), Vec::new())
+                    }
                 } else {
-                    part.get("errorText").cloned().unwrap_or(Value::Null)
+                    (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
                 };
                 let retry = if retried {
                     parse_tool_retry(get(&metadata, "retry"))
                 } else {
                     Value::Null
                 };
-                json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                let mut returned = json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                        "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
-                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+                       "tool_kind": tool_kind, "part_kind": "tool-return"});
+                if !structured_digests.is_empty() {
+                    returned["content_file_digests"] = structured_digests.into();
+                }
+                returned
             }
             "output-denied" => json!({"tool_name": tool_name, "content": denial_reason(part),
                                       "tool_call_id": tool_call_id, "outcome": "denied",
