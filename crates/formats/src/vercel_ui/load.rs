@@ -498,13 +498,8 @@ impl Loader<'_> {
         // `_validate_tool_output`: file items of the output become files, recorded in the return's
         // `content_file_digests` so that they load as files again.
         let output = part.get("output").unwrap_or(&Value::Null);
-        let (output, file_digests) = if state == "output-available" && super::holds_content_item(output) {
-            loaded_tool_output(output, true).map_err(|what| {
-                shape(
-                    &format!("{path}.output"),
-                    format!("msgflow does not convert {what} from vercel-ui yet"),
-                )
-            })?
+        let (output, file_digests) = if state == "output-available" {
+            validated_tool_output(output, &format!("{path}.output"))?
         } else {
             (output.clone(), Vec::new())
         };
@@ -592,16 +587,7 @@ impl Loader<'_> {
                 let structured = get(&metadata, "content");
                 // `_validate_tool_output` of a retry's list content: its files rebuilt.
                 let (content, structured_digests) = if retried && structured.is_array() {
-                    if super::holds_content_item(structured) {
-                        loaded_tool_output(structured, true).map_err(|what| {
-                            shape(
-                                &format!("{path}.callProviderMetadata.pydantic_ai.content"),
-                                format!("msgflow does not convert {what} from vercel-ui yet"),
-                            )
-                        })?
-                    } else {
-                        (structured.clone(), Vec::new())
-                    }
+                    validated_tool_output(structured, &format!("{path}.callProviderMetadata.pydantic_ai.content"))?
                 } else {
                     (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
                 };
@@ -641,6 +627,16 @@ impl Loader<'_> {
         }
         part
     }
+}
+
+/// `_validate_tool_output`: tool output at `path` with its file items rebuilt, and the digests that
+/// record them (`loaded_tool_output`); output holding no file or text item as it is.
+fn validated_tool_output(output: &Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
+    if !super::holds_content_item(output) {
+        return Ok((output.clone(), Vec::new()));
+    }
+    loaded_tool_output(output, true)
+        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
 }
 
 /// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
