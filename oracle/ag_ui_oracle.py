@@ -5,9 +5,11 @@ Needs ag-ui-protocol (``requirements-ui-formats.txt``). For each case:
 * ``to``: msgflow's AG-UI messages for the history (``agui`` of the case) against ``dump_messages(history)`` as
   the SDK serializes them (``mode='json', by_alias=True``). pydantic-ai gives each message a fresh UUID4 id, msgflow
   a UUID5 of its place, so ids are compared only where the history decides them (the ``ui_message_id`` its
-  messages keep); every other id is replaced by ``<fresh>`` on both sides.
+  messages keep); every other id is replaced by ``<fresh>`` on both sides. Tool call ids made up for parts without
+  one are left out too where the case has such parts (``made_up_ids``): pydantic-ai's are random.
 * ``from``: msgflow's history read from its AG-UI messages (``back``) against ``load_messages`` of the same
   messages, timestamps pydantic-ai stamps with the load time left out on both sides.
+* ``raises``: for a history msgflow refuses as one pydantic-ai does not load, that loading it raises.
 * ``foreign``: for a real AG-UI file (``foreign`` of the case), msgflow's history against ``load_messages`` of the
   file's messages; ``{"refused": ...}`` when the SDK's models or pydantic-ai refuse the file. A file msgflow refuses
   (``msgflow_refused``) must be one pydantic-ai refuses too.
@@ -29,7 +31,7 @@ import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is i
 
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
-from ui_formats_oracle import comparable_history, compare, stamped  # noqa: E402
+from ui_formats_oracle import comparable_history, compare, raises, stamped  # noqa: E402
 
 ADAPTER = oracle_common.ADAPTER
 
@@ -59,6 +61,8 @@ def load(messages: list):
 
 def run_case(case: dict) -> dict:
     out: dict = {}
+    if "refused" in case:
+        return raises(case)
     if "foreign" in case:
         try:
             theirs = load(case["foreign"])
@@ -78,11 +82,14 @@ def run_case(case: dict) -> dict:
         warnings.simplefilter("ignore")
         dumped = AGUIAdapter.dump_messages(history)
     theirs = _messages_ta.dump_python(dumped, mode="json", by_alias=True)
-    out["to"] = compare(without_fresh_ids(copy.deepcopy(case["agui"]), kept), without_fresh_ids(theirs, kept))
+    made_up = case.get("made_up_ids", False)
+    out["to"] = compare(
+        without_fresh_ids(copy.deepcopy(case["agui"]), kept), without_fresh_ids(theirs, kept), made_up
+    )
     loaded = load(case["agui"])
     mine = ADAPTER.validate_python(case["back"])
     keep = stamped(case["back"])
-    out["from"] = compare(comparable_history(mine, keep), comparable_history(loaded, keep))
+    out["from"] = compare(comparable_history(mine, keep), comparable_history(loaded, keep), made_up)
     return out
 
 

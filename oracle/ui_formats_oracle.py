@@ -5,10 +5,13 @@ For each case this runs ``VercelAIAdapter.dump_messages`` (``sdk_version`` 5 and
 
 * ``to<v>``: msgflow's UI messages for the history (``ui<v>`` of the case) against ``dump_messages`` as pydantic-ai
   serializes them (``mode='json', by_alias=True``). A denial's ``approval.id`` is a fresh UUID4 in every dump, so it
-  is left out on both sides.
+  is left out on both sides, and so are the tool call ids made up for parts without one where the case says it
+  has such parts (``made_up_ids``): pydantic-ai's are random.
 * ``from<v>``: msgflow's history read from those UI messages (``back<v>``), loaded by pydantic-ai, against
   ``load_messages`` of pydantic-ai's own dump. Timestamps pydantic-ai stamps with the load time (every part's, and a
   message's that the UI messages do not carry) differ run to run, so they are left out on both sides.
+* ``raises``: for a history msgflow refuses as one pydantic-ai does not load (``refused`` of the case), that
+  loading it raises.
 * ``foreign``: for a real UI file (``ui`` of the case), msgflow's history (``back``) against ``load_messages`` of the
   file's messages; ``{"refused": ...}`` when pydantic-ai refuses the file.
 
@@ -22,6 +25,7 @@ Each output line is ``{"name": ..., "<check>": "equal" | {"differ": "<first diff
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is imported
@@ -71,7 +75,24 @@ def comparable_history(history, stamped_messages):
     return value
 
 
-def compare(mine, theirs):
+MADE_UP_ID = re.compile(r"pyd_ai_[0-9a-f]{32}|msgflow_call_[0-9]+_[0-9]+")
+
+
+def without_made_up_ids(value):
+    """The value with every tool call id made up for a part without one replaced by ``<made up>``: pydantic-ai's
+    random ``pyd_ai_...`` (``_generate_tool_call_id``) and msgflow's ``msgflow_call_<message>_<part>``."""
+    if isinstance(value, str):
+        return MADE_UP_ID.sub("<made up>", value)
+    if isinstance(value, list):
+        return [without_made_up_ids(item) for item in value]
+    if isinstance(value, dict):
+        return {key: without_made_up_ids(item) for key, item in value.items()}
+    return value
+
+
+def compare(mine, theirs, made_up_ids=False):
+    if made_up_ids:
+        mine, theirs = without_made_up_ids(mine), without_made_up_ids(theirs)
     difference = first_difference(mine, theirs)
     return "equal" if difference is None else {"differ": difference}
 
@@ -81,8 +102,19 @@ def stamped(back):
     return {index for index, message in enumerate(back) if message.get("timestamp") is not None}
 
 
+def raises(case: dict) -> dict:
+    """msgflow refused the case's history as one pydantic-ai does not load: loading it must raise."""
+    try:
+        ADAPTER.validate_python(case["history"])
+    except ValueError:
+        return {"raises": "equal"}
+    return {"raises": {"differ": f"pydantic-ai loads what msgflow refuses: {case['refused']}"[:400]}}
+
+
 def run_case(case: dict) -> dict:
     out: dict = {}
+    if "refused" in case:
+        return raises(case)
     if "ui" in case:
         try:
             theirs = VercelAIAdapter.load_messages(_ui_messages_ta.validate_python(case["ui"]))
@@ -100,11 +132,12 @@ def run_case(case: dict) -> dict:
             continue
         dumped = VercelAIAdapter.dump_messages(history, sdk_version=version)
         theirs = _ui_messages_ta.dump_python(dumped, mode="json", by_alias=True)
-        out[f"to{version}"] = compare(without_denial_ids(case[key]), without_denial_ids(theirs))
+        made_up = case.get("made_up_ids", False)
+        out[f"to{version}"] = compare(without_denial_ids(case[key]), without_denial_ids(theirs), made_up)
         loaded = VercelAIAdapter.load_messages(dumped)
         mine = ADAPTER.validate_python(case[f"back{version}"])
         keep = stamped(case[f"back{version}"])
-        out[f"from{version}"] = compare(comparable_history(mine, keep), comparable_history(loaded, keep))
+        out[f"from{version}"] = compare(comparable_history(mine, keep), comparable_history(loaded, keep), made_up)
     return out
 
 

@@ -12,10 +12,10 @@
 //!   msgflow writes it), which needs no oracle.
 //!
 //! A history holding parts msgflow does not convert to ag-ui yet is refused by msgflow with the
-//! part's path; refusals are counted by reason. The real files of `../shared/formats/ag-ui` are
+//! part's path; refusals are counted by reason, and one that says pydantic-ai does not load the
+//! history must be one pydantic-ai raises on (`raises`). The real files of `../shared/formats/ag-ui` are
 //! read too: where pydantic-ai loads a file, msgflow's history must equal its `load_messages`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -35,7 +35,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     let mut cases: Vec<Value> = Vec::new();
-    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut refused = crate::conformance_ui_formats::Refusals::default();
     let mut failures: Vec<String> = Vec::new();
     let mut lossless_identity = 0usize;
     let default = ConvertOptions::default();
@@ -49,7 +49,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let written = match ag_ui::to_value(&original, 0, &default, &mut Report::default()) {
             Ok(written) => written,
             Err(err) => {
-                *refused.entry(err.message).or_default() += 1;
+                refused.add(err.message, &name, &err.path, &value);
                 continue;
             }
         };
@@ -57,13 +57,13 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let back = match ag_ui::from_value(&written, 0, &default, &mut Report::default()) {
             Ok(back) => back,
             Err(err) => {
-                let _ = err;
-                *refused
-                    .entry(
-                        "written, but pydantic-ai cannot load it back (a tool return whose call is not in the history)"
-                            .into(),
-                    )
-                    .or_default() += 1;
+                refused.add(
+                    "written, but pydantic-ai cannot load it back (a tool return whose call is not in the history)"
+                        .into(),
+                    &name,
+                    &err.path,
+                    &value,
+                );
                 continue;
             }
         };
@@ -81,9 +81,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             "history": value,
             "agui": written,
             "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&back)?)?,
+            "made_up_ids": crate::conformance_ui_formats::has_made_up_ids(&original),
         }));
     }
     let compared = cases.len();
+    refused.write_examples(&dir)?;
+    cases.extend(refused.not_loaded_cases());
     let foreign = foreign_cases(&root, &mut cases)?;
 
     let answers = crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;

@@ -12,7 +12,8 @@
 //!   msgflow writes it), which needs no oracle.
 //!
 //! A history holding parts msgflow does not convert to vercel-ui yet is refused by msgflow with
-//! the part's path; refusals are counted by reason. The real files of
+//! the part's path; refusals are counted by reason, and one that says pydantic-ai does not load the
+//! history must be one pydantic-ai raises on (`raises`). The real files of
 //! `../shared/formats/vercel-ui` are read too: where pydantic-ai loads a file, msgflow's history
 //! must equal its `load_messages`.
 
@@ -25,6 +26,8 @@ use serde_json::{json, Map, Value};
 
 /// Seeded arbitrary histories per run.
 const ARBITRARY_COUNT: usize = 3000;
+/// Refused histories kept per reason in `refused.jsonl`.
+const EXAMPLES_PER_REASON: usize = 3;
 /// Mismatches shown in detail.
 const SHOWN: usize = 8;
 /// The timestamp given to responses that have none, on both sides: pydantic-ai stamps such a
@@ -41,7 +44,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
 
     let mut cases: Vec<Value> = Vec::new();
-    let mut refused: BTreeMap<String, usize> = BTreeMap::new();
+    let mut refused = Refusals::default();
     let mut failures: Vec<String> = Vec::new();
     let mut lossless_identity = 0usize;
     for (name, mut value) in sources {
@@ -50,6 +53,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let mut case = Map::new();
         case.insert("name".into(), name.clone().into());
         case.insert("history".into(), value.clone());
+        if has_made_up_ids(&original) {
+            case.insert("made_up_ids".into(), true.into());
+        }
         let mut converted = false;
         for version in [5u8, 6] {
             let options = ConvertOptions {
@@ -59,7 +65,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             let ui = match vercel_ui::to_value(&original, 0, &options, &mut Report::default()) {
                 Ok(ui) => ui,
                 Err(err) => {
-                    *refused.entry(err.message).or_default() += 1;
+                    refused.add(err.message, &name, &err.path, &value);
                     break;
                 }
             };
@@ -91,6 +97,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         cases.push(Value::Object(case));
     }
     let compared = cases.len();
+    refused.write_examples(&dir)?;
+    cases.extend(refused.not_loaded_cases());
     let foreign = foreign_cases(&root, &mut cases)?;
 
     let answers = crate::conformance::ask_oracle(python, "ui_formats_oracle.py", &dir, &cases)?;
@@ -103,6 +111,64 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         lossless_identity,
     };
     judge("vercel-ui", &answers, &counts, &refused, failures)
+}
+
+/// The histories msgflow refused, by reason: how many, and the first one met (its name and the
+/// JSON path of the part refused), printed most frequent first. The first histories of each reason
+/// are kept, for [`Refusals::write_examples`].
+#[derive(Default)]
+pub(crate) struct Refusals {
+    by_reason: BTreeMap<String, (usize, String)>,
+    examples: Vec<Value>,
+    not_loaded: Vec<Value>,
+}
+
+/// How a refusal begins that says pydantic-ai does not load the history either (`Unsupported::not_loaded`).
+const NOT_LOADED: &str = "pydantic-ai 2.68.0 does not load";
+
+impl Refusals {
+    /// Counts one refused history: `reason` (the refusal's message), met in `history` (named
+    /// `name`) at `path`.
+    pub(crate) fn add(&mut self, reason: String, name: &str, path: &str, history: &Value) {
+        let entry = self
+            .by_reason
+            .entry(reason.clone())
+            .or_insert_with(|| (0, format!("{name} at {path}")));
+        entry.0 += 1;
+        if reason.starts_with(NOT_LOADED) {
+            (self.not_loaded).push(json!({"name": name, "history": history, "refused": reason}));
+        }
+        if entry.0 <= EXAMPLES_PER_REASON {
+            (self.examples).push(json!({"reason": reason, "name": name, "path": path, "history": history}));
+        }
+    }
+
+    /// Writes the first histories refused for each reason to `refused.jsonl` in `dir`, one a
+    /// line, to look into.
+    pub(crate) fn write_examples(&self, dir: &Path) -> Result<()> {
+        let path = dir.join("refused.jsonl");
+        let lines: String = self.examples.iter().map(|example| format!("{example}\n")).collect();
+        std::fs::write(&path, lines).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Cases for the oracle, one per history refused as one pydantic-ai does not load: loading it
+    /// must raise (`raises`).
+    pub(crate) fn not_loaded_cases(&self) -> impl Iterator<Item = Value> + '_ {
+        self.not_loaded.iter().cloned()
+    }
+
+    fn total(&self) -> usize {
+        self.by_reason.values().map(|(count, _)| count).sum()
+    }
+
+    /// Prints `refused N: reason (e.g. history at path)`, most frequent first.
+    fn print(&self) {
+        let mut reasons: Vec<_> = self.by_reason.iter().collect();
+        reasons.sort_by(|(a_why, (a, _)), (b_why, (b, _))| b.cmp(a).then(a_why.cmp(b_why)));
+        for (why, (count, example)) in reasons {
+            println!("  refused {count}: {why} (e.g. {example})");
+        }
+    }
 }
 
 /// What a UI-format check converted, for its summary.
@@ -124,7 +190,7 @@ pub(crate) fn judge(
     format: &str,
     answers: &[Value],
     counts: &Counts,
-    refused: &BTreeMap<String, usize>,
+    refused: &Refusals,
     mut failures: Vec<String>,
 ) -> Result<()> {
     let Counts {
@@ -154,7 +220,7 @@ pub(crate) fn judge(
             }
         }
     }
-    let refusals: usize = refused.values().sum();
+    let refusals = refused.total();
     println!(
         "{} histories ({fixtures} fixtures, {realworld} real-world, {arbitrary} arbitrary): {compared} \
          converted, {refusals} refused by msgflow; {foreign} real {format} files ({pydantic_refuses} refused by \
@@ -165,9 +231,7 @@ pub(crate) fn judge(
         println!("  {check}: {count} equal to pydantic-ai");
     }
     println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
-    for (why, count) in refused {
-        println!("  refused {count}: {why}");
-    }
+    refused.print();
     if !failures.is_empty() {
         for failure in failures.iter().take(SHOWN) {
             println!("FAIL {failure}");
@@ -180,6 +244,12 @@ pub(crate) fn judge(
         bail!("too few histories compared: {compared} of {}", compared + refusals);
     }
     Ok(())
+}
+
+/// Whether the history holds tool parts without a `tool_call_id`, which pydantic-ai gives random ids
+/// on load (and msgflow `msgflow_call_<message>_<part>`): the oracle leaves such ids out on both sides.
+pub(crate) fn has_made_up_ids(history: &[msgflow_wire::ModelMessage]) -> bool {
+    !msgflow_providers::InventedIds::of(history).is_empty()
 }
 
 /// Gives every response without a timestamp the fixed one.

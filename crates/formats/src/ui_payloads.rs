@@ -8,6 +8,10 @@ use serde_json::{json, Map, Value};
 
 use crate::unsupported::{Target, Unsupported};
 
+mod loaded;
+
+pub(crate) use loaded::{as_loaded, dumped_tool_content, error_text_with_files, loaded_tool_output, narrowed};
+
 /// The key of pydantic-ai's own values in Vercel AI `providerMetadata` and `UIMessage.metadata`
 /// (`PROVIDER_METADATA_KEY`).
 pub(crate) const PROVIDER_METADATA_KEY: &str = "pydantic_ai";

@@ -39,7 +39,9 @@ impl<T: Target> Unsupported<T> {
         }
     }
 
+    /// A part of a kind pydantic-ai 2.68.0 does not have (or not in that message): the writers
+    /// write every kind it has, so any other is one it does not load.
     pub(crate) fn part(path: String, kind: &str) -> Self {
-        Unsupported::at(path, format!("a `{kind}` part"))
+        Unsupported::not_loaded(path, &format!("a `{kind}` part"), "an unknown `part_kind`")
     }
 }

@@ -1,6 +1,6 @@
 //! The parts pydantic-ai's UI adapters carry through the client (compaction, the tool-availability,
 //! capability-load and model-settings deltas, harness retry feedback in both voices, text with
-//! citations), one case each in `tests/data/ui_parts.json`: `to` writes exactly what pydantic-ai
+//! citations, typed tool parts, legacy retry prompts as the parts pydantic-ai loads them as), one case each in `tests/data/ui_parts.json`: `to` writes exactly what pydantic-ai
 //! 2.68.0's `dump_messages` writes for the case (recorded by `oracle/ui_parts_expected.py`; AG-UI
 //! message ids aside, which pydantic-ai makes random), `from` reads back the parts its
 //! `load_messages` reads (in its order: a delta in a user message goes ahead of the prompt), and the lossless
@@ -19,8 +19,6 @@ struct Case {
     /// The part kinds of what pydantic-ai's `load_messages` reads back from its own dump.
     vercel_parts: Vec<String>,
     agui_parts: Vec<String>,
-    /// A case msgflow does not convert to vercel-ui yet (typed tool parts).
-    vercel_refuses: bool,
 }
 
 fn cases() -> Vec<Case> {
@@ -35,7 +33,6 @@ fn cases() -> Vec<Case> {
             agui: case["agui"].clone(),
             vercel_parts: serde_json::from_value(case["vercel_parts"].clone()).expect("part kinds"),
             agui_parts: serde_json::from_value(case["agui_parts"].clone()).expect("part kinds"),
-            vercel_refuses: case["vercel_refuses"] == true,
         })
         .collect()
 }
@@ -86,6 +83,15 @@ fn every_case_is_there() {
         "uploaded_file_in_a_prompt",
         "tool_return_with_metadata",
         "typed_tool_search_parts",
+        "typed_capability_load_parts",
+        "typed_builtin_tool_search_parts",
+        "legacy_tool_retry_with_validation_errors",
+        "legacy_tool_retry_text",
+        "legacy_retry_prompt_text",
+        "legacy_retry_prompt_validation_errors",
+        "tool_return_with_files",
+        "native_tool_return_with_files",
+        "failed_and_retried_tool_returns_with_files",
     ] {
         assert!(names.iter().any(|name| name == expected), "missing case {expected}");
     }
@@ -96,11 +102,6 @@ fn vercel_ui_writes_each_part_as_pydantic_ai_and_reads_it_back() {
     for case in cases() {
         let options = ConvertOptions::default();
         let mut report = Report::default();
-        if case.vercel_refuses {
-            let err = vercel_ui::to_value(&case.history, 0, &options, &mut report).unwrap_err();
-            assert!(err.message.contains("typed tool call"), "{}: {err:?}", case.name);
-            continue;
-        }
         let ui = vercel_ui::to_value(&case.history, 0, &options, &mut report)
             .unwrap_or_else(|err| panic!("{}: {err:?}", case.name));
         assert_eq!(ui, case.vercel, "{}: not what dump_messages writes", case.name);
@@ -148,5 +149,98 @@ fn ag_ui_writes_each_part_as_pydantic_ai_and_reads_it_back() {
             "{}: the lossless form changed the history",
             case.name
         );
+    }
+}
+
+/// Tool parts without a `tool_call_id`: pydantic-ai makes up a random `pyd_ai_...` id on load;
+/// msgflow writes `msgflow_call_<message>_<part>` in its place and reports it invented.
+#[test]
+fn a_tool_call_without_an_id_is_written_with_a_made_up_id_reported_invented() {
+    let history: Vec<ModelMessage> = msgflow_wire::from_str(
+        r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi", "timestamp": "2025-01-02T03:04:05Z"}]},
+            {"kind": "response", "timestamp": "2025-01-02T03:04:05Z", "parts": [{"part_kind": "tool-call", "tool_name": "f", "args": {"a": 1}}]}]"#,
+    )
+    .unwrap();
+    let options = ConvertOptions::default();
+    let mut report = Report::default();
+    let ui = vercel_ui::to_value(&history, 0, &options, &mut report).unwrap();
+    assert_eq!(ui[1]["parts"][0]["toolCallId"], "msgflow_call_1_0");
+    let mut report_agui = Report::default();
+    let messages = ag_ui::to_value(&history, 0, &options, &mut report_agui).unwrap();
+    assert_eq!(messages[1]["toolCalls"][0]["id"], "msgflow_call_1_0");
+    for report in [report, report_agui] {
+        let invented = report
+            .losses
+            .iter()
+            .find(|loss| loss.path == "$[1].parts[0].tool_call_id")
+            .unwrap_or_else(|| panic!("no loss at the id: {:?}", report.losses));
+        assert_eq!(invented.kind, msgflow_formats::LossKind::Invented);
+    }
+    // The lossless forms give the history back without the id.
+    let kept = vercel_ui::to_value(&history, 0, &lossless(), &mut Report::default()).unwrap();
+    let back = vercel_ui::from_value(&kept, 0, &lossless(), &mut Report::default()).unwrap();
+    assert_eq!(
+        msgflow_wire::to_string(&back).unwrap(),
+        msgflow_wire::to_string(&history).unwrap()
+    );
+    let kept = ag_ui::to_value(&history, 0, &lossless(), &mut Report::default()).unwrap();
+    let back = ag_ui::from_value(&kept, 0, &lossless(), &mut Report::default()).unwrap();
+    assert_eq!(
+        msgflow_wire::to_string(&back).unwrap(),
+        msgflow_wire::to_string(&history).unwrap()
+    );
+}
+
+/// What pydantic-ai 2.68.0 does not convert, one case each: msgflow refuses it for both UI formats,
+/// with pydantic-ai's reason where pydantic-ai does not load the history at all.
+#[test]
+fn what_pydantic_ai_does_not_convert_is_refused_with_its_reason() {
+    const PROMPT: &str = r#"{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi", "timestamp": "2025-01-02T03:04:05Z"}]}"#;
+    let cases = [
+        (
+            "a legacy retry prompt holding neither text nor validation errors",
+            r#"{"kind": "request", "parts": [{"part_kind": "retry-prompt", "tool_name": "f", "tool_call_id": "c", "content": [{"not": "an error"}]}]}"#,
+            "pydantic-ai 2.68.0 does not load a legacy retry prompt",
+            ["$[1].parts[0].content", "$[1].parts[0].content"],
+        ),
+        (
+            "a typed call whose arguments do not fit its TypedDict",
+            r#"{"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "search_tools", "tool_call_id": "c", "tool_kind": "tool-search", "args": {"queries": "not a list"}}]}"#,
+            "pydantic-ai 2.68.0 does not load a `ToolSearchCallPart` whose `args` does not fit `ToolSearchArgs`",
+            ["$[1].parts[0].args", "$[1].parts[0].args"],
+        ),
+        (
+            "a legacy retry prompt without a timestamp (pydantic-ai stamps its feedback with the load time)",
+            r#"{"kind": "request", "parts": [{"part_kind": "retry-prompt", "content": "again"}]}"#,
+            "retry feedback without a timestamp",
+            ["$[1].parts[0].timestamp", "$[1].parts[0].timestamp"],
+        ),
+    ];
+    for (name, message, expected, [vercel_path, agui_path]) in cases {
+        let history: Vec<ModelMessage> = match msgflow_wire::from_str(&format!("[{PROMPT}, {message}]")) {
+            Ok(history) => history,
+            Err(err) => panic!("{name}: {err}"),
+        };
+        let options = ConvertOptions::default();
+        for (format, path, err) in [
+            (
+                "vercel-ui",
+                vercel_path,
+                vercel_ui::to_value(&history, 0, &options, &mut Report::default()).unwrap_err(),
+            ),
+            (
+                "ag-ui",
+                agui_path,
+                ag_ui::to_value(&history, 0, &options, &mut Report::default()).unwrap_err(),
+            ),
+        ] {
+            assert!(err.message.contains(expected), "{name} ({format}): {}", err.message);
+            assert!(
+                err.message.ends_with(&format!("to {format}")) || err.message.ends_with(&format!("to {format} yet")),
+                "{name}: {}",
+                err.message
+            );
+            assert_eq!(err.path, path, "{name} ({format})");
+        }
     }
 }

@@ -14,7 +14,10 @@ pub(super) const TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_tool
 pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capability_load_delta";
 pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
 use crate::messages_builder::INTERNAL_KEY;
-use crate::ui_payloads::{canonical_system, compaction_payload, delta_payload, part_kind, retry_feedback};
+use crate::ui_payloads::{
+    as_loaded, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed, part_kind,
+    retry_feedback,
+};
 use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
 /// The outcomes pydantic-ai writes an `error` for (`ERROR_OUTCOMES` and `'denied'`).
@@ -45,6 +48,8 @@ impl Ids {
 
 /// `dump_messages(messages)`: the AG-UI messages of each history message, in order.
 pub(super) fn dump(history: &[Value], ids: &mut Ids) -> Result<Vec<Vec<Value>>, Unsupported> {
+    // Legacy retry prompts translated and missing tool call ids made up, as pydantic-ai loads them.
+    let history = as_loaded(history)?;
     let mut groups = Vec::with_capacity(history.len());
     for (index, message) in history.iter().enumerate() {
         let path = format!("$[{index}]");
@@ -127,12 +132,7 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
                         "an MCP Apps record of a tool return",
                     ));
                 }
-                result.push(tool_message(
-                    part,
-                    field(part, "tool_call_id").clone(),
-                    &part_path,
-                    ids,
-                )?);
+                result.push(tool_message(part, field(part, "tool_call_id").clone(), ids));
             }
             // Operator instruction state stays in server-side history; speech is not rendered.
             "instruction-delta" | "instruction-baseline" | "speech" => {}
@@ -275,45 +275,42 @@ fn user_item(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
     Ok(Some(converted))
 }
 
-/// `dump_tool_return_content`: a string as it is, nothing as "", anything else as compact JSON.
-fn tool_return_content(content: &Value, path: &str) -> Result<String, Unsupported> {
-    if crate::vercel_ui::holds_content_item(content) {
-        return Err(Unsupported::at(
-            path.to_owned(),
-            "tool-return content holding files or text items",
-        ));
-    }
-    Ok(match content {
+/// `dump_tool_return_content`: a string as it is, nothing as "", anything else as compact JSON
+/// (`content` as pydantic-ai loads and dumps it: files rebuilt, `dumped_tool_content`).
+fn tool_return_content(content: &Value) -> String {
+    match content {
         Value::String(text) => text.clone(),
         Value::Null => String::new(),
         other => serde_json::to_string(other).expect("a JSON value always serialises"),
-    })
+    }
 }
 
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
 /// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
-fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Result<Value, Unsupported> {
-    if !field(part, "tool_call_id").is_string() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_call_id"),
-            "a tool return without an id (pydantic-ai makes up a random one)",
-        ));
-    }
+fn tool_message(part: &Value, call_id: Value, ids: &mut Ids) -> Value {
     let outcome = field(part, "outcome").as_str().unwrap_or("success");
     // A successful return that a `tool_kind` routes to a typed part holds its content as the
     // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
     let (tool_kind, typed_content) = narrowed(part, "content");
-    let content = typed_content.as_ref().unwrap_or_else(|| field(part, "content"));
+    // Files rebuilt as pydantic-ai loads them, for the content and the `error` alike.
+    let dumped = match typed_content {
+        Some(typed) => typed,
+        None if crate::vercel_ui::holds_content_item(field(part, "content")) => dumped_tool_content(part),
+        None => field(part, "content").clone(),
+    };
+    let content = &dumped;
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
     message.insert("role".into(), "tool".into());
-    message.insert(
-        "content".into(),
-        tool_return_content(content, &format!("{path}.content"))?.into(),
-    );
+    message.insert("content".into(), tool_return_content(content).into());
     message.insert("toolCallId".into(), call_id);
     if ERROR_WRITING_OUTCOMES.contains(&outcome) {
-        message.insert("error".into(), client_error_text(content).into());
+        let error = if crate::vercel_ui::holds_content_item(field(part, "content")) {
+            crate::ui_payloads::error_text_with_files(part)
+        } else {
+            client_error_text(content)
+        };
+        message.insert("error".into(), error.into());
     }
     // `tool_retry_payload`: the retry without its `None` fields.
     let retry: Map<String, Value> = ["cause", "attempt", "max_retries"]
@@ -341,36 +338,7 @@ fn tool_message(part: &Value, call_id: Value, path: &str, ids: &mut Ids) -> Resu
             msgflow_media::python_json_dumps_ascii(&claim).into(),
         );
     }
-    Ok(Value::Object(message))
-}
-
-/// The `tool_kind` a tool part has once pydantic-ai loaded it (`_narrow_call`, `_narrow_return`),
-/// and, when the kind routes it to a typed part, its `field` (`args` or `content`) as the TypedDict
-/// validated it. pydantic-ai strips one of its own kinds that the data does not substantiate: call
-/// arguments as an object (JSON text is left to the typed part's reader), or a successful return's
-/// content (parsed from JSON text).
-pub(super) fn narrowed(part: &Value, typed_field: &str) -> (Value, Option<Value>) {
-    let tool_kind = field(part, "tool_kind").clone();
-    let Some(route) = tool_kind
-        .as_str()
-        .and_then(|kind| msgflow_wire::TypedRoute::find(part_kind(part), kind))
-    else {
-        return (tool_kind, None);
-    };
-    let value = field(part, typed_field);
-    let data = match (typed_field, value) {
-        ("args", Value::Object(_)) => value.clone(),
-        ("args", _) => return (tool_kind, None),
-        _ if field(part, "outcome").as_str().unwrap_or("success") != "success" => return (tool_kind, None),
-        (_, Value::String(text)) => serde_json::from_str(text).unwrap_or_else(|_| value.clone()),
-        _ => value.clone(),
-    };
-    match route.shape.fit_value(data) {
-        // A call's arguments are kept exactly as the model sent them.
-        Ok(fitted) if typed_field == "content" => (tool_kind, Some(Value::Object(fitted))),
-        Ok(_) => (tool_kind, None),
-        Err(_) => (Value::Null, None),
-    }
+    Value::Object(message)
 }
 
 /// The assistant message being gathered in `_dump_response_parts`.
@@ -451,21 +419,15 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
                 result.push(Value::Object(reasoning));
             }
             "tool-call" => {
-                pending
-                    .calls
-                    .push(tool_call(part, field(part, "tool_call_id").clone(), &part_path)?);
+                pending.calls.push(tool_call(part, field(part, "tool_call_id").clone()));
             }
             "builtin-tool-call" => {
                 let call_id = field(part, "tool_call_id").as_str().unwrap_or_default();
                 let provider = field(part, "provider_name").as_str().unwrap_or_default();
                 let prefixed = Value::String(format!("{BUILTIN_TOOL_CALL_ID_PREFIX}|{provider}|{call_id}"));
-                pending.calls.push(tool_call(part, prefixed.clone(), &part_path)?);
+                pending.calls.push(tool_call(part, prefixed.clone()));
                 if let Some(returned) = builtin_returns.get(call_id) {
-                    let return_index = all.iter().position(|other| std::ptr::eq(other, *returned)).unwrap_or(0);
-                    let return_path = format!("{path}.parts[{return_index}]");
-                    pending
-                        .tool_messages
-                        .push(tool_message(returned, prefixed, &return_path, ids)?);
+                    pending.tool_messages.push(tool_message(returned, prefixed, ids));
                 }
             }
             "compaction" => {
@@ -488,13 +450,7 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
 }
 
 /// A `ToolCall`: the arguments as compact JSON of `args_as_dict` (`args_as_json_str`).
-fn tool_call(part: &Value, id: Value, path: &str) -> Result<Value, Unsupported> {
-    if !field(part, "tool_call_id").is_string() {
-        return Err(Unsupported::at(
-            format!("{path}.tool_call_id"),
-            "a tool call without an id (pydantic-ai makes up a random one)",
-        ));
-    }
+fn tool_call(part: &Value, id: Value) -> Value {
     let arguments = serde_json::to_string(&args_as_dict(field(part, "args"))).expect("a JSON value always serialises");
     let mut call = json!({
         "id": id,
@@ -507,5 +463,5 @@ fn tool_call(part: &Value, id: Value, path: &str) -> Result<Value, Unsupported> 
         let claim = json!({ENCRYPTED_VALUE_NAMESPACE: {"tool_kind": tool_kind}});
         call["encryptedValue"] = msgflow_media::python_json_dumps_ascii(&claim).into();
     }
-    Ok(call)
+    call
 }

@@ -448,12 +448,12 @@ impl Loader<'_> {
                 format!("tool call `{call_id}` is not in the history before this tool message"),
             ));
         };
-        let content = match object.get("content") {
+        let (content, file_digests) = match object.get("content") {
             Some(Value::String(text)) => rehydrate(text, &format!("{path}.content"))?,
             Some(Value::Array(items)) => {
                 let items = self.content_items(items, &format!("{path}.content"))?;
                 match items.as_slice() {
-                    [] => Value::Null,
+                    [] => (Value::Null, Vec::new()),
                     [Value::String(text)] => rehydrate(text, &format!("{path}.content"))?,
                     _ => {
                         return Err(shape(
@@ -488,15 +488,22 @@ impl Loader<'_> {
             "tool-return"
         };
         // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
-        let (tool_kind, _) = dump::narrowed(
+        let (tool_kind, _) = crate::ui_payloads::narrowed(
             &json!({"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content}),
             "content",
         );
+        // The files of the content, recorded so that they load as files again.
+        let with_digests = |mut returned: Value| {
+            if !file_digests.is_empty() {
+                returned["content_file_digests"] = file_digests.clone().into();
+            }
+            returned
+        };
         match builtin_id(call_id) {
             Some((provider, original)) => self.builder.add(
-                json!({"tool_name": name, "content": content, "tool_call_id": original,
+                with_digests(json!({"tool_name": name, "content": content, "tool_call_id": original,
                        "provider_name": provider, "tool_kind": tool_kind, "outcome": outcome,
-                       "part_kind": "builtin-tool-return"}),
+                       "part_kind": "builtin-tool-return"})),
                 false,
             ),
             None => {
@@ -506,8 +513,8 @@ impl Loader<'_> {
                     _ => Value::Null,
                 };
                 self.builder.add(
-                    json!({"tool_name": name, "content": content, "tool_call_id": call_id,
-                           "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
+                    with_digests(json!({"tool_name": name, "content": content, "tool_call_id": call_id,
+                           "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"})),
                     true,
                 )
             }
@@ -608,20 +615,18 @@ fn string_content<'v>(object: &'v Map<String, Value>, path: &str) -> Result<&'v 
     }
 }
 
-/// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, anything else as
-/// the text it is.
-fn rehydrate(text: &str, path: &str) -> Result<Value, ShapeError> {
+/// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, their file items
+/// as files (with the digests that record them, `loaded_tool_output`), anything else as the text it is.
+fn rehydrate(text: &str, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
     match serde_json::from_str::<Value>(text) {
         Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
-            if crate::vercel_ui::holds_content_item(&parsed) {
-                return Err(shape(
-                    path,
-                    "msgflow does not read tool results holding files or text items from ag-ui yet",
-                ));
+            if !crate::vercel_ui::holds_content_item(&parsed) {
+                return Ok((parsed, Vec::new()));
             }
-            Ok(parsed)
+            crate::ui_payloads::loaded_tool_output(&parsed, false)
+                .map_err(|what| shape(path, format!("msgflow does not read {what} from ag-ui yet")))
         }
-        _ => Ok(Value::String(text.to_owned())),
+        _ => Ok((Value::String(text.to_owned()), Vec::new())),
     }
 }
 

@@ -27,7 +27,7 @@
 mod dump;
 mod load;
 mod otlp;
-mod tool_content;
+pub(crate) mod tool_content;
 
 use msgflow_wire::ModelMessage;
 use serde_json::{Map, Value};

@@ -18,7 +18,7 @@ use msgflow_wire::{Base64Data, ForceDownload};
 use serde_json::{Map, Value};
 
 /// The tool return's record of the files its content holds (`content_file_digests`).
-pub(super) enum FileRecord {
+pub(crate) enum FileRecord {
     /// No record: written before records existed.
     Unrecorded,
     /// The digests of the recorded file items.
@@ -27,7 +27,7 @@ pub(super) enum FileRecord {
 
 impl FileRecord {
     /// The record of a tool return part (its `content_file_digests`, when a list of strings).
-    pub(super) fn of(part: &Value) -> Self {
+    pub(crate) fn of(part: &Value) -> Self {
         match part.get("content_file_digests").and_then(Value::as_array) {
             Some(digests) => FileRecord::Digests(digests.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
             None => FileRecord::Unrecorded,
@@ -70,7 +70,7 @@ fn is_http_url(url: &str) -> bool {
 }
 
 /// `serialize_any` of the loaded `content`.
-pub(super) fn recorded(content: &Value, record: &FileRecord) -> Value {
+pub(crate) fn recorded(content: &Value, record: &FileRecord) -> Value {
     match content {
         Value::Array(items) => Value::Array(items.iter().map(|item| recorded(item, record)).collect()),
         // Not a file pydantic-ai rebuilds: a `Mapping[str, ToolReturnContent]`, searched further.
@@ -84,6 +84,11 @@ pub(super) fn recorded(content: &Value, record: &FileRecord) -> Value {
         }),
         other => other.clone(),
     }
+}
+
+/// Whether `value` loads as a file (`is_multi_modal_content` of what pydantic-ai loads).
+pub(crate) fn loads_as_file(value: &Value, record: &FileRecord) -> bool {
+    matches!(value, Value::Object(object) if file_item(object, record).is_some())
 }
 
 /// The dump of the file `object` loads as, if it loads as one (the `MultiModalContent` arm of
@@ -113,7 +118,7 @@ fn file_item(object: &Map<String, Value>, record: &FileRecord) -> Option<Value> 
 
 /// An `ImageUrl`, `AudioUrl`, `VideoUrl` or `DocumentUrl` as pydantic-ai dumps it, its
 /// `force_download` reset where `reset` says so.
-fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Value> {
+pub(crate) fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Value> {
     let url = object.get("url")?.as_str()?;
     let media_type = optional_text(object.get("media_type"))?;
     let identifier = optional_text(object.get("identifier"))?;
@@ -149,7 +154,7 @@ fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> Option<Valu
 }
 
 /// A `BinaryContent` as pydantic-ai dumps it (`data` as padded URL-safe base64).
-fn binary(object: &Map<String, Value>) -> Option<Value> {
+pub(crate) fn binary(object: &Map<String, Value>) -> Option<Value> {
     let data = Base64Data::parse(object.get("data")?.as_str()?).ok()?.decode().ok()?;
     let media_type = object.get("media_type")?.as_str()?;
     let mut builder = FileItem::binary(data, media_type);
@@ -163,7 +168,7 @@ fn binary(object: &Map<String, Value>) -> Option<Value> {
 }
 
 /// An `UploadedFile` as pydantic-ai dumps it (media type guessed from the file id when not given).
-fn uploaded_file(object: &Map<String, Value>) -> Option<Value> {
+pub(crate) fn uploaded_file(object: &Map<String, Value>) -> Option<Value> {
     let file_id = object.get("file_id")?.as_str()?;
     let provider = serde_json::from_value(object.get("provider_name")?.clone()).ok()?;
     let mut builder = FileItem::uploaded_file(file_id, provider);

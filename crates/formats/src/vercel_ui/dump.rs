@@ -1,7 +1,6 @@
 //! A history to Vercel AI `UIMessage`s, as pydantic-ai 2.68.0's `VercelAIAdapter.dump_messages`
 //! (`pydantic_ai.ui.vercel_ai._adapter`) writes them, on the history's JSON.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
@@ -11,8 +10,8 @@ use serde_json::{json, Map, Value};
 use super::citations::text_metadata;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::ui_payloads::{
-    bare_metadata, canonical_system, compaction_payload, delta_payload, part_kind, provider_metadata, retry_feedback,
-    timestamp_parts,
+    as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
+    error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts,
 };
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
@@ -26,28 +25,20 @@ pub(super) const COMPACTION_DATA_TYPE: &str = "data-compaction";
 /// and one per response. `history` is the history's JSON array.
 /// Each UI message comes with the index of the history message it was written from.
 pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usize)>, Unsupported> {
-    // The returns are borrowed from the history (they hold the largest strings), retries translated.
-    let mut tool_results: HashMap<&str, Cow<'_, Value>> = HashMap::new();
-    for (index, message) in history.iter().enumerate() {
+    // Legacy retry prompts translated and missing tool call ids made up, as pydantic-ai loads them.
+    let history = as_loaded(history)?;
+    let history = &*history;
+    // The returns are borrowed from the history (they hold the largest strings).
+    let mut tool_results: HashMap<&str, &Value> = HashMap::new();
+    for message in history {
         if kind(message) != "request" {
             continue;
         }
-        for (part_index, part) in parts(message).iter().enumerate() {
-            let path = format!("$[{index}].parts[{part_index}]");
-            match part_kind(part) {
-                "tool-return" => {
-                    if let Some(id) = part.get("tool_call_id").and_then(Value::as_str) {
-                        tool_results.insert(id, Cow::Borrowed(part));
-                    }
+        for part in parts(message) {
+            if part_kind(part) == "tool-return" {
+                if let Some(id) = part.get("tool_call_id").and_then(Value::as_str) {
+                    tool_results.insert(id, part);
                 }
-                "retry-prompt" if !part.get("tool_name").unwrap_or(&Value::Null).is_null() => {
-                    let id = part.get("tool_call_id").and_then(Value::as_str);
-                    let Some(id) = id else {
-                        return Err(Unsupported::at(path, "a tool retry prompt without a `tool_call_id`"));
-                    };
-                    tool_results.insert(id, Cow::Owned(translated_retry(part, &path)?));
-                }
-                _ => {}
             }
         }
     }
@@ -118,25 +109,6 @@ fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
     value.get(key).unwrap_or(&Value::Null)
 }
 
-/// `_translate_legacy_retry_part` of a retry prompt answering a tool call: that call's return,
-/// `outcome='retried'`.
-fn translated_retry(part: &Value, path: &str) -> Result<Value, Unsupported> {
-    let content = field(part, "content");
-    if !content.is_string() {
-        return Err(Unsupported::at(
-            format!("{path}.content"),
-            "a legacy tool retry prompt with validation errors (msgflow converts string retries only)",
-        ));
-    }
-    Ok(json!({
-        "tool_name": part["tool_name"],
-        "content": content,
-        "tool_call_id": part["tool_call_id"],
-        "outcome": "retried",
-        "part_kind": "tool-return",
-    }))
-}
-
 fn insert_metadata(object: &mut Map<String, Value>, key: &str, metadata: Option<Value>) {
     if let Some(metadata) = metadata {
         object.insert(key.to_owned(), metadata);
@@ -169,7 +141,6 @@ fn request_segments(message: &Value, path: &str) -> Result<Vec<(&'static str, Ve
             }
             // Returns ride on their tool calls; instruction state and speech are not shown.
             "tool-return" | "instruction-delta" | "instruction-baseline" | "speech" => {}
-            "retry-prompt" if !field(part, "tool_name").is_null() => {}
             "retry-feedback" => {
                 let (text, harness, payload) = retry_feedback(part, &part_path)?;
                 add(
@@ -374,7 +345,7 @@ pub(crate) fn client_error_text(content: &Value) -> String {
 /// `_dump_response_message`.
 fn response_parts(
     message: &Value,
-    tool_results: &HashMap<&str, Cow<'_, Value>>,
+    tool_results: &HashMap<&str, &Value>,
     sdk_version: u8,
     path: &str,
 ) -> Result<Vec<Value>, Unsupported> {
@@ -449,31 +420,9 @@ fn response_parts(
                 );
                 ui_parts.push(Value::Object(object));
             }
-            "tool-call" | "builtin-tool-call" if !field(part, "tool_call_id").is_string() => {
-                return Err(Unsupported::at(
-                    part_path,
-                    "a tool call without a `tool_call_id` (pydantic-ai makes one up on every load)",
-                ));
-            }
-            "tool-call" | "builtin-tool-call"
-                if field(part, "tool_kind")
-                    .as_str()
-                    .is_some_and(|kind| super::TYPED_TOOL_KINDS.contains(&kind)) =>
-            {
-                return Err(Unsupported::at(part_path, "a typed tool call"));
-            }
             "tool-call" => ui_parts.push(tool_call(message, part, tool_results, sdk_version, &part_path)?),
             "builtin-tool-call" => {
                 let id = field(part, "tool_call_id").as_str().unwrap_or("");
-                if local_returns
-                    .get(id)
-                    .is_some_and(|returned| super::holds_content_item(field(returned, "content")))
-                {
-                    return Err(Unsupported::at(
-                        part_path,
-                        "a tool return holding files or content items",
-                    ));
-                }
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
             }
             "compaction" => ui_parts.push(json!({
@@ -539,7 +488,7 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         ("provider_name", provider_name.clone()),
         ("provider_details", field(call, "provider_details").clone()),
         ("canonical_system", canonical_system(message, provider_name)),
-        ("tool_kind", field(call, "tool_kind").clone()),
+        ("tool_kind", narrowed(call, "args").0),
     ];
     let Some(returned) = returned else {
         let state = if sdk_version >= 6 {
@@ -554,17 +503,20 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         }
         return Value::Object(object);
     };
+    // A typed return holds its content as the TypedDict validated it (`_narrow_return`).
+    let (return_kind, typed_content) = narrowed(returned, "content");
     let return_entries = [
         ("provider_name", field(returned, "provider_name").clone()),
         ("provider_details", field(returned, "provider_details").clone()),
-        ("tool_kind", field(returned, "tool_kind").clone()),
+        ("tool_kind", return_kind),
     ];
     let combined = provider_metadata(&[
         ("call_meta", bare_metadata(&call_entries).unwrap_or(Value::Null)),
         ("return_meta", bare_metadata(&return_entries).unwrap_or(Value::Null)),
     ]);
     let outcome = field(returned, "outcome").as_str().unwrap_or("success");
-    let content = field(returned, "content");
+    let dumped = typed_content.unwrap_or_else(|| tool_return_output(returned));
+    let content = &dumped;
     // `model_response_object(wrap_if_error=False)`: a dict as it is, anything else wrapped.
     let response_object = match content {
         Value::Object(_) => content.clone(),
@@ -577,12 +529,12 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         insert_metadata(&mut object, "callProviderMetadata", combined);
         object.insert(
             "approval".into(),
-            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": client_error_text(content)}),
+            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": return_error_text(returned)}),
         );
     } else if matches!(outcome, "failed" | "retried") || response_object.get("is_error") == Some(&Value::Bool(true)) {
         let error_text = match response_object.get("error_text") {
             Some(text) => text.clone(),
-            None => client_error_text(content).into(),
+            None => return_error_text(returned).into(),
         };
         object = tool_part(tool_type, call, "output-error", true);
         object.insert("errorText".into(), error_text);
@@ -595,26 +547,50 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
     Value::Object(reorder_tool_part(object))
 }
 
+/// `tool_return_output`: the return's content as pydantic-ai loads and dumps it (files rebuilt and
+/// dumped; anything else as written).
+fn tool_return_output(returned: &Value) -> Value {
+    let content = field(returned, "content");
+    if super::holds_content_item(content) {
+        dumped_tool_content(returned)
+    } else {
+        content.clone()
+    }
+}
+
+/// `client_error_text` of a (native) tool return: its content's text without its files.
+fn return_error_text(returned: &Value) -> String {
+    let content = field(returned, "content");
+    if super::holds_content_item(content) {
+        error_text_with_files(returned)
+    } else {
+        client_error_text(content)
+    }
+}
+
 /// `_dump_tool_call_part`: a function tool call with its return, if the history holds one.
 fn tool_call(
     message: &Value,
     call: &Value,
-    tool_results: &HashMap<&str, Cow<'_, Value>>,
+    tool_results: &HashMap<&str, &Value>,
     sdk_version: u8,
     path: &str,
 ) -> Result<Value, Unsupported> {
     let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
     let result = tool_results
         .get(field(call, "tool_call_id").as_str().unwrap_or(""))
-        .map(Cow::as_ref);
+        .copied();
+    // The content as pydantic-ai loads it: a successful typed return's as its TypedDict validated it
+    // (`_narrow_return`), files rebuilt (`tool_return_output`, `client_error_text` alike).
+    let content = result.map(|result| {
+        narrowed(result, "content")
+            .1
+            .unwrap_or_else(|| tool_return_output(result))
+    });
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
+    // `client_error_text`: the content's text without its files.
+    let error_text = result.map(return_error_text);
     if let Some(result) = result {
-        if super::holds_content_item(field(result, "content")) {
-            return Err(Unsupported::at(
-                path.to_owned(),
-                "a tool return holding files or content items",
-            ));
-        }
         // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
         // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
         if !field(field(result, "metadata"), "mcp_app").is_null() {
@@ -640,7 +616,7 @@ fn tool_call(
         _ => Value::Null,
     };
     // `_retried_structured_content`: a retry's list content rides the metadata as it is.
-    let retried_content = match (outcome, result.map(|result| field(result, "content"))) {
+    let retried_content = match (outcome, &content) {
         (Some("retried"), Some(content @ Value::Array(_))) => content.clone(),
         _ => Value::Null,
     };
@@ -650,30 +626,30 @@ fn tool_call(
         ("provider_name", provider_name.clone()),
         ("provider_details", field(call, "provider_details").clone()),
         ("canonical_system", canonical_system(message, provider_name)),
-        ("tool_kind", field(call, "tool_kind").clone()),
+        ("tool_kind", narrowed(call, "args").0),
         ("outcome", carried_outcome),
         ("retry", retry),
         ("content", retried_content),
     ]);
     let mut object;
-    match (result, outcome) {
-        (Some(result), Some("denied")) => {
+    match (content, outcome) {
+        (Some(_), Some("denied")) => {
             object = tool_part(tool_type, call, "output-denied", false);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
             object.insert(
                 "approval".into(),
                 json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false,
-                       "reason": client_error_text(field(result, "content"))}),
+                       "reason": error_text}),
             );
         }
-        (Some(result), Some("failed" | "retried")) => {
+        (Some(_), Some("failed" | "retried")) => {
             object = tool_part(tool_type, call, "output-error", false);
-            object.insert("errorText".into(), client_error_text(field(result, "content")).into());
+            object.insert("errorText".into(), error_text.into());
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
-        (Some(result), _) => {
+        (Some(content), _) => {
             object = tool_part(tool_type, call, "output-available", false);
-            object.insert("output".into(), field(result, "content").clone());
+            object.insert("output".into(), content);
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
         (None, _) => {

@@ -10,9 +10,9 @@ use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
-    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
-    tool_availability_delta_from_payload,
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction, loaded_tool_output,
+    model_settings_delta_from_payload, narrowed, parse_tool_retry, retry_feedback_from_payload,
+    structured_content_from_payload, tool_availability_delta_from_payload,
 };
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
@@ -479,8 +479,8 @@ impl Loader<'_> {
         let metadata = ours(part.get("callProviderMetadata").unwrap_or(&Value::Null)).clone();
         let provider_name = get(&metadata, "provider_name").clone();
         let provider_details = get(&metadata, "provider_details").clone();
-        let tool_kind = tool_kind_claim(get(&metadata, "tool_kind"), path)?;
-        if get(&metadata, "tool_kind").is_string() {
+        let tool_kind = parse_tool_kind(get(&metadata, "tool_kind"));
+        if get(&metadata, "tool_kind").is_string() && tool_kind.is_null() {
             self.loss(
                 LossKind::Dropped,
                 format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
@@ -495,12 +495,20 @@ impl Loader<'_> {
             );
         }
         let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
-        if state == "output-available" && super::holds_content_item(part.get("output").unwrap_or(&Value::Null)) {
-            return Err(shape(
-                &format!("{path}.output"),
-                "msgflow does not convert tool output holding files or content items from vercel-ui yet",
-            ));
-        }
+        // `_validate_tool_output`: file items of the output become files, recorded in the return's
+        // `content_file_digests` so that they load as files again.
+        let output = part.get("output").unwrap_or(&Value::Null);
+        let (output, file_digests) = if state == "output-available" {
+            validated_tool_output(output, &format!("{path}.output"))?
+        } else {
+            (output.clone(), Vec::new())
+        };
+        let with_digests = |mut returned: Value| {
+            if !file_digests.is_empty() {
+                returned["content_file_digests"] = file_digests.clone().into();
+            }
+            returned
+        };
         if part.get("providerExecuted") == Some(&Value::Bool(true)) {
             let empty = Map::new();
             let (call_meta, return_meta) = if has_output {
@@ -513,84 +521,122 @@ impl Loader<'_> {
             };
             let or = |first: &Value, second: &Value| if truthy(first) { first.clone() } else { second.clone() };
             let call_provider_name = or(get(call_meta, "provider_name"), &provider_name);
-            let call_kind = match tool_kind_claim(get(call_meta, "tool_kind"), path)? {
+            let call_kind = match parse_tool_kind(get(call_meta, "tool_kind")) {
                 Value::Null => tool_kind.clone(),
                 claimed => claimed,
             };
-            self.builder.add(
+            let call = self.narrow(
                 json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
                        "tool_kind": call_kind,
                        "id": or(get(call_meta, "id"), get(&metadata, "id")),
                        "provider_name": call_provider_name,
                        "provider_details": or(get(call_meta, "provider_details"), &provider_details),
                        "part_kind": "builtin-tool-call"}),
-                false,
+                "args",
+                path,
             );
+            self.builder.add(call, false);
             let canonical = or(get(call_meta, "canonical_system"), get(&metadata, "canonical_system"));
             self.builder.restore_canonical_system(&call_provider_name, &canonical);
             if has_output {
                 let (content, outcome) = match state {
                     "output-error" => (part.get("errorText").cloned().unwrap_or(Value::Null), "failed"),
                     "output-denied" => (Value::String(denial_reason(part)), "denied"),
-                    _ => (part.get("output").cloned().unwrap_or(Value::Null), "success"),
+                    _ => (output.clone(), "success"),
                 };
-                let return_kind = match tool_kind_claim(get(return_meta, "tool_kind"), path)? {
+                let return_kind = match parse_tool_kind(get(return_meta, "tool_kind")) {
                     Value::Null => tool_kind,
                     claimed => claimed,
                 };
-                self.builder.add(
-                    json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                let returned = self.narrow(
+                    with_digests(
+                        json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                            "provider_name": or(get(return_meta, "provider_name"), &provider_name),
                            "provider_details": or(get(return_meta, "provider_details"), &provider_details),
                            "outcome": outcome, "tool_kind": return_kind,
                            "part_kind": "builtin-tool-return"}),
-                    false,
+                    ),
+                    "content",
+                    path,
                 );
+                self.builder.add(returned, false);
             }
             return Ok(());
         }
-        self.builder.add(
+        let call = self.narrow(
             json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
                    "tool_kind": tool_kind, "id": get(&metadata, "id"),
                    "provider_name": provider_name, "provider_details": provider_details,
                    "part_kind": "tool-call"}),
-            false,
+            "args",
+            path,
         );
+        self.builder.add(call, false);
         self.builder
             .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
         let returned = match state {
             "output-available" => {
                 let interrupted = get(&metadata, "outcome") == "interrupted";
-                json!({"tool_name": tool_name, "content": part.get("output").unwrap_or(&Value::Null),
+                with_digests(json!({"tool_name": tool_name, "content": output,
                        "tool_call_id": tool_call_id,
                        "outcome": if interrupted { "interrupted" } else { "success" },
-                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+                       "tool_kind": tool_kind, "part_kind": "tool-return"}))
             }
             "output-error" => {
                 let retried = get(&metadata, "outcome") == "retried";
                 let structured = get(&metadata, "content");
-                let content = if retried && structured.is_array() {
-                    structured.clone()
+                // `_validate_tool_output` of a retry's list content: its files rebuilt.
+                let (content, structured_digests) = if retried && structured.is_array() {
+                    validated_tool_output(structured, &format!("{path}.callProviderMetadata.pydantic_ai.content"))?
                 } else {
-                    part.get("errorText").cloned().unwrap_or(Value::Null)
+                    (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
                 };
                 let retry = if retried {
                     parse_tool_retry(get(&metadata, "retry"))
                 } else {
                     Value::Null
                 };
-                json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                let mut returned = json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
                        "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
-                       "tool_kind": tool_kind, "part_kind": "tool-return"})
+                       "tool_kind": tool_kind, "part_kind": "tool-return"});
+                if !structured_digests.is_empty() {
+                    returned["content_file_digests"] = structured_digests.into();
+                }
+                returned
             }
             "output-denied" => json!({"tool_name": tool_name, "content": denial_reason(part),
                                       "tool_call_id": tool_call_id, "outcome": "denied",
                                       "tool_kind": tool_kind, "part_kind": "tool-return"}),
             _ => return Ok(()),
         };
+        let returned = self.narrow(returned, "content", path);
         pending.push(returned);
         Ok(())
     }
+
+    /// `narrow_message_parts`: one of pydantic-ai's own kinds that the part's data (`field`) does
+    /// not substantiate is stripped (`ToolCallPart.narrow_type`), and reported dropped.
+    fn narrow(&mut self, mut part: Value, field: &str, path: &str) -> Value {
+        if !part["tool_kind"].is_null() && narrowed(&part, field).0.is_null() {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
+                "a `tool_kind` the tool part's data does not fit (`narrow_type`)",
+            );
+            part["tool_kind"] = Value::Null;
+        }
+        part
+    }
+}
+
+/// `_validate_tool_output`: tool output at `path` with its file items rebuilt, and the digests that
+/// record them (`loaded_tool_output`); output holding no file or text item as it is.
+fn validated_tool_output(output: &Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
+    if !super::holds_content_item(output) {
+        return Ok((output.clone(), Vec::new()));
+    }
+    loaded_tool_output(output, true)
+        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
 }
 
 /// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
@@ -615,15 +661,11 @@ fn delta_from_data(part: &Value) -> Option<Value> {
     }
 }
 
-/// `parse_tool_kind`: a claimed `tool_kind` is kept only when it names a defined kind; those are
-/// typed parts, which msgflow does not read from UI messages yet.
-fn tool_kind_claim(claim: &Value, path: &str) -> Result<Value, ShapeError> {
+/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
+fn parse_tool_kind(claim: &Value) -> Value {
     match claim.as_str() {
-        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => Err(shape(
-            path,
-            format!("msgflow does not convert typed `{kind}` tool parts from vercel-ui yet"),
-        )),
-        _ => Ok(Value::Null),
+        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
+        _ => Value::Null,
     }
 }
 

@@ -44,8 +44,10 @@ const TOOL_PART_KEYS: [&str; 13] = [
 ];
 /// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
 pub(crate) const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
-/// The `kind`s of the multimodal and text items a tool return's content can hold: pydantic-ai
-/// rewrites them on both sides (`tool_return_output`, `_validate_tool_output`), msgflow does not yet.
+/// The `kind`s of the multimodal and text items a tool return's content can hold: content holding
+/// none is written and read as it is; otherwise its files are rebuilt on both sides, as pydantic-ai
+/// does (`tool_return_output`, `_validate_tool_output`; `ui_payloads::dumped_tool_content`,
+/// `ui_payloads::loaded_tool_output`).
 const CONTENT_ITEM_KINDS: [&str; 9] = [
     "binary",
     "image-url",
