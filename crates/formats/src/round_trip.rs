@@ -14,7 +14,25 @@ use crate::ConvertError;
 
 /// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
 /// nested deeper than a `serde_json::Value` can be read (128 levels).
+///
+/// The value is built straight from the typed history (`serde_json::to_value`), which gives the
+/// same value as writing the history's text and parsing it back: strings and keys are carried as
+/// they are, the raw JSON slices msgflow_wire keeps are parsed by the same parser either way, and
+/// numbers are formatted alike (`itoa`, and `zmij` for floats, kept as text under
+/// `arbitrary_precision`). Only two things differ, and both send the history down the text path,
+/// which then gives the exact error it always gave: a raw slice serde_json refuses (`NaN`), and
+/// nesting the text parser would refuse (its limit counts from the history's root, the raw
+/// slices' own parse from theirs).
 pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
+    match serde_json::to_value(history) {
+        Ok(value) if within_parse_depth(&value, 0) => Ok(value),
+        _ => history_value_through_text(history, document),
+    }
+}
+
+/// The JSON of a history by writing its text and parsing it back: what [`history_value`]
+/// equals, and the source of its errors.
+fn history_value_through_text(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
     let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
     serde_json::from_str(&text).map_err(|err| ConvertError {
         document,
@@ -22,6 +40,21 @@ pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result
         position: Some((err.line(), err.column())),
         message: format!("msgflow cannot convert this history: {err}"),
     })
+}
+
+/// Whether serde_json's parser would read `value`'s text, given `enclosing` arrays and objects
+/// around it: it refuses a value inside [`msgflow_wire::MAX_DEPTH`] or more of them.
+fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
+    let depth = enclosing + 1;
+    match value {
+        Value::Array(items) => {
+            depth < msgflow_wire::MAX_DEPTH && items.iter().all(|item| within_parse_depth(item, depth))
+        }
+        Value::Object(object) => {
+            depth < msgflow_wire::MAX_DEPTH && object.values().all(|item| within_parse_depth(item, depth))
+        }
+        _ => true,
+    }
 }
 
 /// The typed history of a history's JSON messages (what a loader built), or pydantic-ai's
@@ -61,11 +94,16 @@ pub(crate) fn diff_back(
     Ok(())
 }
 
-/// The JSON of one message, as pydantic-ai writes it.
+/// The JSON of one message, as pydantic-ai writes it: the item of [`history_value`] of the
+/// message alone (built the same way, with the same fallback).
 fn message_value(message: &ModelMessage, document: usize) -> Result<Value, ConvertError> {
-    match history_value(std::slice::from_ref(message), document)? {
-        Value::Array(mut messages) if messages.len() == 1 => Ok(messages.pop().expect("one message")),
-        other => Ok(other),
+    match serde_json::to_value(message) {
+        // One enclosing level: the array the message is in.
+        Ok(value) if within_parse_depth(&value, 1) => Ok(value),
+        _ => match history_value_through_text(std::slice::from_ref(message), document)? {
+            Value::Array(mut messages) if messages.len() == 1 => Ok(messages.pop().expect("one message")),
+            other => Ok(other),
+        },
     }
 }
 
@@ -94,6 +132,76 @@ mod tests {
         let mut report = Report::default();
         diff_back(history, &history_value(history, 0).unwrap(), back, 0, &mut report).unwrap();
         report
+    }
+
+    /// Both ways of building a history's JSON (and each message's) give the same value, or the
+    /// same error.
+    fn assert_built_as_through_text(history: &[ModelMessage], label: &str) {
+        assert_eq!(
+            history_value(history, 0),
+            history_value_through_text(history, 0),
+            "{label}"
+        );
+        if let Ok(Value::Array(messages)) = history_value_through_text(history, 0) {
+            for (index, (message, value)) in history.iter().zip(messages).enumerate() {
+                assert_eq!(message_value(message, 0).as_ref(), Ok(&value), "{label} [{index}]");
+            }
+        }
+    }
+
+    #[test]
+    fn a_history_value_is_built_as_its_text_parses_on_generated_histories() {
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]));
+        for flavour in [Flavour::Pydantic, Flavour::Any] {
+            let strategy = history(flavour);
+            for case in 0..300 {
+                let history = strategy.new_tree(&mut runner).expect("a history").current();
+                assert_built_as_through_text(&history, &format!("{flavour:?} case {case}"));
+            }
+        }
+    }
+
+    /// Every fixture history of the repository (hostile numbers, non-finite literals, opaque
+    /// values nested to and past the parser's limit, unknown parts) included.
+    #[test]
+    fn a_history_value_is_built_as_its_text_parses_on_the_fixtures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut pending = vec![root];
+        let mut histories = 0;
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the fixtures directory") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|extension| extension == "json") {
+                    let Ok(history) = msgflow_wire::from_slice(&std::fs::read(&path).expect("a fixture")) else {
+                        continue;
+                    };
+                    assert_built_as_through_text(&history, &path.display().to_string());
+                    histories += 1;
+                }
+            }
+        }
+        assert!(histories > 500, "only {histories} fixture histories");
+    }
+
+    /// Tool-call arguments nested around serde_json's limit: the text path refuses from 128
+    /// levels counted from the history's root, and the direct path must refuse (with the same
+    /// error) exactly there.
+    #[test]
+    fn a_history_value_refuses_nesting_where_the_text_parser_does() {
+        for depth in 118..=130 {
+            let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let text = format!(
+                r#"[{{"parts":[{{"tool_name":"f","args":{args},"tool_call_id":"c","id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}}],"usage":{{}},"model_name":null,"timestamp":"2025-01-01T00:00:00Z","kind":"response"}}]"#
+            );
+            let history = msgflow_wire::from_str(&text).expect("a history");
+            let parsed = history_value_through_text(&history, 0);
+            // The arguments sit inside 4 levels: the history, the message, its parts, the part.
+            assert_eq!(parsed.is_ok(), depth + 4 < msgflow_wire::MAX_DEPTH, "depth {depth}");
+            assert_built_as_through_text(&history, &format!("depth {depth}"));
+        }
     }
 
     /// On generated histories, read back through every format (lossy and lossless) and against an

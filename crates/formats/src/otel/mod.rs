@@ -172,12 +172,12 @@ fn key_path(path: &str, key: &str) -> String {
 }
 
 fn parse(history: Vec<Value>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {
-    msgflow_wire::from_str(&Value::Array(history).to_string()).map_err(|err| {
+    crate::round_trip::history_of(history).map_err(|message| {
         (
             document,
             ShapeError {
                 path: "$".into(),
-                message: format!("the OTel messages make no pydantic-ai history: {}", err.message()),
+                message: format!("the OTel messages make no pydantic-ai history: {message}"),
             },
         )
     })
