@@ -5,8 +5,13 @@
 //! `ModelMessage`) serialises to equal JSON, so it has no difference to report and is never turned
 //! into JSON again. Only the messages that changed are, which keeps the report exactly what a
 //! whole-history diff gives at a fraction of the work on long histories.
+//!
+//! Messages are independent in every step (their JSON, their read-back, their diff), so each step
+//! runs message by message on rayon's thread pool, and the values are freed there too. The
+//! reports are put together in message order, so they are what the one-thread diff gives.
 
 use msgflow_wire::ModelMessage;
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::loss::{self, Report};
@@ -24,9 +29,18 @@ use crate::ConvertError;
 /// nesting the text parser would refuse (its limit counts from the history's root, the raw
 /// slices' own parse from theirs).
 pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
-    match serde_json::to_value(history) {
-        Ok(value) if within_parse_depth(&value, 0) => Ok(value),
-        _ => history_value_through_text(history, document),
+    // A history's JSON is the array of its messages' (`Vec`'s `Serialize`), one level deeper.
+    let messages: Option<Vec<Value>> = history
+        .par_iter()
+        .map(|message| {
+            serde_json::to_value(message)
+                .ok()
+                .filter(|value| within_parse_depth(value, 1))
+        })
+        .collect();
+    match messages {
+        Some(messages) => Ok(Value::Array(messages)),
+        None => history_value_through_text(history, document),
     }
 }
 
@@ -64,6 +78,122 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
     let text = serde_json::to_vec(&messages).expect("a JSON value always serialises");
     drop(messages);
     msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
+}
+
+/// Why [`diff_loaded`] has no report.
+pub(crate) enum ReadBackError {
+    /// The loader's messages make no history ([`history_of`]'s error).
+    Unloadable(String),
+    /// The history has no JSON msgflow can diff.
+    Convert(ConvertError),
+}
+
+/// [`diff_back`] of `history` (whose JSON is `original`) and [`history_of`] the messages a
+/// format's loader made of the output (`loaded`), with the same report and the same errors.
+///
+/// Each loaded message is written, read as a typed message, compared and diffed on its own, on
+/// the thread pool. The text of the loaded history is the loaded messages' texts between `[`,
+/// `,` and `]`, and reading it gives each message as reading its text alone does, except where
+/// the history's text nests too deep for the parser or a message does not read alone: then the
+/// whole text is read, as [`history_of`] reads it.
+pub(crate) fn diff_loaded(
+    history: &[ModelMessage],
+    original: Value,
+    loaded: Vec<Value>,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ReadBackError> {
+    let original_messages = match original {
+        Value::Array(messages) if messages.len() == history.len() => messages,
+        original => {
+            let back = history_of(loaded).map_err(ReadBackError::Unloadable)?;
+            return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
+        }
+    };
+    // Each message is read as the one message of an array, so that it nests exactly as deep as
+    // in the whole history's text (the parser's depth limit counts from the root).
+    let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = loaded
+        .into_par_iter()
+        .map(|value| {
+            let mut text = vec![b'['];
+            serde_json::to_writer(&mut text, &value).expect("a JSON value always serialises");
+            text.push(b']');
+            drop(value);
+            let input = msgflow_wire::Input::from_vec(text).expect("serde_json writes UTF-8");
+            let message = match input.parse() {
+                Ok(mut messages) if messages.len() == 1 => messages.pop(),
+                _ => None,
+            };
+            (input, message)
+        })
+        .collect();
+    let back = if read.iter().all(|(_, message)| message.is_some()) {
+        read.into_par_iter()
+            .map(|(_, message)| message.expect("every message read"))
+            .collect()
+    } else {
+        let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
+        text.push(b'[');
+        for (index, (input, _)) in read.iter().enumerate() {
+            if index > 0 {
+                text.push(b',');
+            }
+            let bytes = input.as_bytes();
+            text.extend_from_slice(&bytes[1..bytes.len() - 1]);
+        }
+        text.push(b']');
+        drop(read);
+        let back = msgflow_wire::from_vec(text).map_err(|err| ReadBackError::Unloadable(err.message().to_owned()))?;
+        let original = Value::Array(original_messages);
+        return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
+    };
+    diff_owned_messages(history, original_messages, back, document, report).map_err(ReadBackError::Convert)
+}
+
+/// [`diff_back`] of `history`, whose JSON messages are `original`, and `back`, taking both so
+/// that each message's values are freed on the thread that compared them.
+fn diff_owned_messages(
+    history: &[ModelMessage],
+    original: Vec<Value>,
+    back: Vec<ModelMessage>,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ConvertError> {
+    let count = original.len().max(back.len());
+    let mut original = original.into_iter().map(Some).collect::<Vec<_>>();
+    original.resize_with(count, || None);
+    let mut back = back.into_iter().map(Some).collect::<Vec<_>>();
+    back.resize_with(count, || None);
+    let reports: Vec<Result<Report, ConvertError>> = original
+        .into_par_iter()
+        .zip(back)
+        .enumerate()
+        .map(|(index, pair)| {
+            let mut report = Report::default();
+            match pair {
+                (Some(original), Some(message)) => {
+                    // Equal messages serialise alike: their JSON would compare equal and be skipped.
+                    if history.get(index) != Some(&message) {
+                        let back = message_value(&message, document)?;
+                        loss::diff_message(index, &original, &back, document, &mut report);
+                    }
+                }
+                (Some(original), None) => loss::dropped_message(index, &original, document, &mut report),
+                (None, Some(message)) => {
+                    let back = message_value(&message, document)?;
+                    loss::invented_message(index, Some(&back), document, &mut report);
+                }
+                (None, None) => {}
+            }
+            Ok(report)
+        })
+        .collect();
+    let mut losses = Vec::new();
+    for message_report in reports {
+        losses.push(message_report?.losses);
+    }
+    report.losses.extend(losses.into_iter().flatten());
+    Ok(())
 }
 
 /// Reports every value of `history` (whose JSON is `original`) that did not come back in `back`,
@@ -112,6 +242,8 @@ mod tests {
     use msgflow_wire::arbitrary::{history, Flavour};
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    use serde_json::json;
 
     use super::*;
     use crate::{ConvertOptions, Format};
@@ -204,6 +336,74 @@ mod tests {
         }
     }
 
+    /// What [`diff_loaded`] gives, comparable.
+    fn loaded_diff(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+        let mut report = Report::default();
+        match diff_loaded(history, history_value(history, 0).unwrap(), loaded, 0, &mut report) {
+            Ok(()) => Ok(report),
+            Err(ReadBackError::Unloadable(message)) => Err(format!("unloadable: {message}")),
+            Err(ReadBackError::Convert(err)) => Err(format!("convert: {err}")),
+        }
+    }
+
+    /// What [`diff_loaded`] stands for: the loaded messages as one typed history, then
+    /// [`diff_back`].
+    fn loaded_diff_in_one_thread(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+        let back = history_of(loaded).map_err(|message| format!("unloadable: {message}"))?;
+        let mut report = Report::default();
+        diff_back(history, &history_value(history, 0).unwrap(), &back, 0, &mut report)
+            .map_err(|err| format!("convert: {err}"))?;
+        Ok(report)
+    }
+
+    /// On generated histories read back as other histories (other lengths and kinds), as
+    /// themselves, and as messages that make no history (one message that is not one, one nested
+    /// past the parser's limit), the parallel read-back gives the one-thread report or error.
+    #[test]
+    fn the_parallel_read_back_is_the_one_thread_read_back() {
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[5; 32]));
+        let deep = serde_json::from_str::<Value>(&format!(
+            r#"{{"parts":[{{"content":{}"x"{},"part_kind":"user-prompt"}}],"kind":"request"}}"#,
+            "[".repeat(124),
+            "]".repeat(124)
+        ))
+        .unwrap();
+        let mut unloadable = 0;
+        for flavour in [Flavour::Pydantic, Flavour::Any] {
+            let strategy = history(flavour);
+            for case in 0..200 {
+                let history = strategy.new_tree(&mut runner).expect("a history").current();
+                let other = strategy.new_tree(&mut runner).expect("a history").current();
+                // A history holding `NaN` (as `Flavour::Any` makes them) has no JSON value.
+                let (Ok(Value::Array(other_messages)), Ok(Value::Array(own_messages))) =
+                    (history_value(&other, 0), history_value(&history, 0))
+                else {
+                    continue;
+                };
+                let mut not_a_message = other_messages.clone();
+                not_a_message.insert(case % (not_a_message.len() + 1), json!({"kind": "neither"}));
+                let mut too_deep = own_messages.clone();
+                too_deep.insert(case % (too_deep.len() + 1), deep.clone());
+                for (label, loaded) in [
+                    ("other", other_messages),
+                    ("own", own_messages),
+                    ("not a message", not_a_message),
+                    ("too deep", too_deep),
+                ] {
+                    let expected = loaded_diff_in_one_thread(&history, loaded.clone());
+                    unloadable += usize::from(expected.is_err());
+                    assert_eq!(
+                        loaded_diff(&history, loaded),
+                        expected,
+                        "{flavour:?} case {case}: {label}"
+                    );
+                }
+            }
+        }
+        assert!(unloadable >= 400, "only {unloadable} unloadable read-backs");
+    }
+
     /// On generated histories, read back through every format (lossy and lossless) and against an
     /// unrelated history (other lengths, other kinds), the two diffs report the same losses.
     #[test]
@@ -231,7 +431,7 @@ mod tests {
                     let Ok(there) = crate::convert_with(&text, Format::PydanticAi, format, &options) else {
                         continue;
                     };
-                    let crate::Output::Documents(documents) = there.output else {
+                    let crate::Output::Documents(documents) = &there.output else {
                         unreachable!()
                     };
                     let Ok(back) = crate::convert_with(&documents[0].to_string(), format, Format::PydanticAi, &options)
@@ -247,6 +447,8 @@ mod tests {
                         whole_diff(&history, &back),
                         "case {case} {format}"
                     );
+                    // The "to" direction's own report is the diff of what its output loads as.
+                    assert_eq!(there.report, message_diff(&history, &back), "case {case} {format}");
                     compared += 1;
                 }
             }
