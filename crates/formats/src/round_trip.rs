@@ -173,9 +173,9 @@ fn diff_owned_messages(
             match pair {
                 (Some(original), Some(message)) => {
                     // Equal messages serialise alike: their JSON would compare equal and be skipped.
-                    if history.get(index) != Some(&message) {
-                        let back = message_value(&message, document)?;
-                        loss::diff_message(index, &original, &back, document, &mut report);
+                    match history.get(index) {
+                        Some(sent) if *sent == message => {}
+                        sent => diff_changed_message(index, sent, original, message, document, &mut report)?,
                     }
                 }
                 (Some(original), None) => loss::dropped_message(index, &original, document, &mut report),
@@ -222,6 +222,99 @@ pub(crate) fn diff_back(
     }
     loss::diff_messages(original_messages, &back_messages, document, report);
     Ok(())
+}
+
+/// [`loss::diff_message`] of message `index` of a history, `sent`, whose JSON is `original`, and
+/// the different message that came back, `back`. The parts that came back equal would compare
+/// equal as JSON too, so they are neither turned into JSON nor compared: both sides hold `null`
+/// in their place, which keeps every other part at its index and the report what the whole
+/// messages' diff gives. (An equal part cannot hold what [`message_value`] refuses: the same
+/// part at the same place was turned into JSON for `original`.)
+fn diff_changed_message(
+    index: usize,
+    sent: Option<&ModelMessage>,
+    mut original: Value,
+    mut back: ModelMessage,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ConvertError> {
+    let equal_parts: Vec<bool> = match (sent, &back) {
+        (Some(ModelMessage::Request(sent)), ModelMessage::Request(back)) => sent
+            .parts
+            .iter()
+            .zip(&back.parts)
+            .map(|(sent, back)| sent == back)
+            .collect(),
+        (Some(ModelMessage::Response(sent)), ModelMessage::Response(back)) => sent
+            .parts
+            .iter()
+            .zip(&back.parts)
+            .map(|(sent, back)| sent == back)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if equal_parts.contains(&true) {
+        if let Some(back) = without_equal_parts(&mut back, &equal_parts) {
+            if let Some(Value::Array(original_parts)) = original.get_mut("parts") {
+                for (part, _) in original_parts.iter_mut().zip(&equal_parts).filter(|(_, equal)| **equal) {
+                    *part = Value::Null;
+                }
+                loss::diff_message(index, &original, &back, document, report);
+                return Ok(());
+            }
+        }
+    }
+    let back = message_value(&back, document)?;
+    loss::diff_message(index, &original, &back, document, report);
+    Ok(())
+}
+
+/// The JSON of `message` with `null` for each part marked equal, or `None` (and `message` as
+/// it was) where that would not be its JSON's shape: the message's JSON without its parts, and
+/// each other part's, checked as [`message_value`] checks the whole.
+fn without_equal_parts(message: &mut ModelMessage, equal_parts: &[bool]) -> Option<Value> {
+    fn parts_json<P: serde::Serialize>(parts: &[P], equal_parts: &[bool]) -> Option<Vec<Value>> {
+        parts
+            .iter()
+            .enumerate()
+            .map(|(index, part)| match equal_parts.get(index) {
+                Some(true) => Some(Value::Null),
+                // A part nests inside the history, the message and its parts.
+                _ => serde_json::to_value(part)
+                    .ok()
+                    .filter(|value| within_parse_depth(value, 3)),
+            })
+            .collect()
+    }
+    let parts = match message {
+        ModelMessage::Request(request) => parts_json(&request.parts, equal_parts)?,
+        ModelMessage::Response(response) => parts_json(&response.parts, equal_parts)?,
+    };
+    // The message's JSON with no parts: the parts are taken out for the time of writing it.
+    let rest = match message {
+        ModelMessage::Request(request) => {
+            let taken = std::mem::take(&mut request.parts);
+            let rest = serde_json::to_value(&*message);
+            if let ModelMessage::Request(request) = message {
+                request.parts = taken;
+            }
+            rest
+        }
+        ModelMessage::Response(response) => {
+            let taken = std::mem::take(&mut response.parts);
+            let rest = serde_json::to_value(&*message);
+            if let ModelMessage::Response(response) = message {
+                response.parts = taken;
+            }
+            rest
+        }
+    };
+    let mut rest = rest.ok().filter(|rest| within_parse_depth(rest, 1))?;
+    match rest.get_mut("parts") {
+        Some(Value::Array(written)) if written.is_empty() => *written = parts,
+        _ => return None,
+    }
+    Some(rest)
 }
 
 /// The JSON of one message, as pydantic-ai writes it: the item of [`history_value`] of the
@@ -383,11 +476,19 @@ mod tests {
                 };
                 let mut not_a_message = other_messages.clone();
                 not_a_message.insert(case % (not_a_message.len() + 1), json!({"kind": "neither"}));
+                // Every message changed, its parts not: the parts are left out of the diff.
+                let mut own_changed = own_messages.clone();
+                for message in &mut own_changed {
+                    if let Some(object) = message.as_object_mut() {
+                        object.insert("metadata".into(), json!({"changed": case}));
+                    }
+                }
                 let mut too_deep = own_messages.clone();
                 too_deep.insert(case % (too_deep.len() + 1), deep.clone());
                 for (label, loaded) in [
                     ("other", other_messages),
                     ("own", own_messages),
+                    ("own, changed", own_changed),
                     ("not a message", not_a_message),
                     ("too deep", too_deep),
                 ] {
