@@ -238,19 +238,12 @@ fn diff_changed_message(
     document: usize,
     report: &mut Report,
 ) -> Result<(), ConvertError> {
-    let equal_parts: Vec<bool> = match (sent, &back) {
-        (Some(ModelMessage::Request(sent)), ModelMessage::Request(back)) => sent
-            .parts
-            .iter()
-            .zip(&back.parts)
-            .map(|(sent, back)| sent == back)
-            .collect(),
-        (Some(ModelMessage::Response(sent)), ModelMessage::Response(back)) => sent
-            .parts
-            .iter()
-            .zip(&back.parts)
-            .map(|(sent, back)| sent == back)
-            .collect(),
+    fn pairwise_equal<P: PartialEq>(sent: &[P], back: &[P]) -> Vec<bool> {
+        sent.iter().zip(back).map(|(sent, back)| sent == back).collect()
+    }
+    let equal_parts = match (sent, &back) {
+        (Some(ModelMessage::Request(sent)), ModelMessage::Request(back)) => pairwise_equal(&sent.parts, &back.parts),
+        (Some(ModelMessage::Response(sent)), ModelMessage::Response(back)) => pairwise_equal(&sent.parts, &back.parts),
         _ => Vec::new(),
     };
     if equal_parts.contains(&true) {
@@ -269,46 +262,37 @@ fn diff_changed_message(
     Ok(())
 }
 
-/// The JSON of `message` with `null` for each part marked equal, or `None` (and `message` as
-/// it was) where that would not be its JSON's shape: the message's JSON without its parts, and
-/// each other part's, checked as [`message_value`] checks the whole.
+/// The JSON of `message` with `null` for each part marked equal, or `None` where that would not
+/// be its JSON's shape: the message's JSON without its parts, and each other part's, checked as
+/// [`message_value`] checks the whole. (`ModelMessage` writes the request or response it holds.)
 fn without_equal_parts(message: &mut ModelMessage, equal_parts: &[bool]) -> Option<Value> {
-    fn parts_json<P: serde::Serialize>(parts: &[P], equal_parts: &[bool]) -> Option<Vec<Value>> {
-        parts
-            .iter()
-            .enumerate()
-            .map(|(index, part)| match equal_parts.get(index) {
-                Some(true) => Some(Value::Null),
-                // A part nests inside the history, the message and its parts.
-                _ => serde_json::to_value(part)
-                    .ok()
-                    .filter(|value| within_parse_depth(value, 3)),
-            })
-            .collect()
+    match message {
+        ModelMessage::Request(request) => with_parts_json(request, |request| &mut request.parts, equal_parts),
+        ModelMessage::Response(response) => with_parts_json(response, |response| &mut response.parts, equal_parts),
     }
-    let parts = match message {
-        ModelMessage::Request(request) => parts_json(&request.parts, equal_parts)?,
-        ModelMessage::Response(response) => parts_json(&response.parts, equal_parts)?,
-    };
+}
+
+/// [`without_equal_parts`] of a request or a response, whose parts `parts_of` gives.
+fn with_parts_json<M: serde::Serialize, P: serde::Serialize>(
+    message: &mut M,
+    parts_of: fn(&mut M) -> &mut Vec<P>,
+    equal_parts: &[bool],
+) -> Option<Value> {
+    let parts: Vec<Value> = parts_of(message)
+        .iter()
+        .enumerate()
+        .map(|(index, part)| match equal_parts.get(index) {
+            Some(true) => Some(Value::Null),
+            // A part nests inside the history, the message and its parts.
+            _ => serde_json::to_value(part)
+                .ok()
+                .filter(|value| within_parse_depth(value, 3)),
+        })
+        .collect::<Option<_>>()?;
     // The message's JSON with no parts: the parts are taken out for the time of writing it.
-    let rest = match message {
-        ModelMessage::Request(request) => {
-            let taken = std::mem::take(&mut request.parts);
-            let rest = serde_json::to_value(&*message);
-            if let ModelMessage::Request(request) = message {
-                request.parts = taken;
-            }
-            rest
-        }
-        ModelMessage::Response(response) => {
-            let taken = std::mem::take(&mut response.parts);
-            let rest = serde_json::to_value(&*message);
-            if let ModelMessage::Response(response) = message {
-                response.parts = taken;
-            }
-            rest
-        }
-    };
+    let taken = std::mem::take(parts_of(message));
+    let rest = serde_json::to_value(&*message);
+    *parts_of(message) = taken;
     let mut rest = rest.ok().filter(|rest| within_parse_depth(rest, 1))?;
     match rest.get_mut("parts") {
         Some(Value::Array(written)) if written.is_empty() => *written = parts,
