@@ -115,31 +115,45 @@ pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut
 /// [`diff`] of two histories' JSON messages, where `back[i]` is `None` for a message known to
 /// have come back equal to `original[i]` (so it is neither compared nor built).
 pub(crate) fn diff_messages(original: &[Value], back: &[Option<Value>], document: usize, report: &mut Report) {
-    let mut path = String::from("$");
     for (index, (left_value, right_value)) in original.iter().zip(back).enumerate() {
-        let Some(right_value) = right_value else { continue };
-        path.push_str(&format!("[{index}]"));
-        diff_at(left_value, right_value, &mut path, "history", document, report);
-        path.truncate(1);
+        if let Some(right_value) = right_value {
+            diff_message(index, left_value, right_value, document, report);
+        }
     }
     for (index, missing) in original.iter().enumerate().skip(back.len()) {
-        let what = kind_of(missing).unwrap_or("history");
-        report.push(
-            LossKind::Dropped,
-            document,
-            format!("$[{index}]"),
-            format!("a `{what}`"),
-        );
+        dropped_message(index, missing, document, report);
     }
     for (index, extra) in back.iter().enumerate().skip(original.len()) {
-        let what = extra.as_ref().and_then(kind_of).unwrap_or("history");
-        report.push(
-            LossKind::Invented,
-            document,
-            format!("$[{index}]"),
-            format!("a `{what}`"),
-        );
+        invented_message(index, extra.as_ref(), document, report);
     }
+}
+
+/// [`diff`] of message `index` of two histories, `original` and `back`.
+pub(crate) fn diff_message(index: usize, original: &Value, back: &Value, document: usize, report: &mut Report) {
+    let mut path = format!("$[{index}]");
+    diff_at(original, back, &mut path, "history", document, report);
+}
+
+/// Message `index` of the original history, which did not come back.
+pub(crate) fn dropped_message(index: usize, missing: &Value, document: usize, report: &mut Report) {
+    let what = kind_of(missing).unwrap_or("history");
+    report.push(
+        LossKind::Dropped,
+        document,
+        format!("$[{index}]"),
+        format!("a `{what}`"),
+    );
+}
+
+/// Message `index` of the history that came back, past the original's end.
+pub(crate) fn invented_message(index: usize, extra: Option<&Value>, document: usize, report: &mut Report) {
+    let what = extra.and_then(kind_of).unwrap_or("history");
+    report.push(
+        LossKind::Invented,
+        document,
+        format!("$[{index}]"),
+        format!("a `{what}`"),
+    );
 }
 
 fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {

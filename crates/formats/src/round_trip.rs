@@ -5,8 +5,13 @@
 //! `ModelMessage`) serialises to equal JSON, so it has no difference to report and is never turned
 //! into JSON again. Only the messages that changed are, which keeps the report exactly what a
 //! whole-history diff gives at a fraction of the work on long histories.
+//!
+//! Messages are independent in every step (their JSON, their read-back, their diff), so each step
+//! runs message by message on rayon's thread pool, and the values are freed there too. The
+//! reports are put together in message order, so they are what the one-thread diff gives.
 
 use msgflow_wire::ModelMessage;
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::loss::{self, Report};
@@ -14,7 +19,34 @@ use crate::ConvertError;
 
 /// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
 /// nested deeper than a `serde_json::Value` can be read (128 levels).
+///
+/// The value is built straight from the typed history (`serde_json::to_value`), which gives the
+/// same value as writing the history's text and parsing it back: strings and keys are carried as
+/// they are, the raw JSON slices msgflow_wire keeps are parsed by the same parser either way, and
+/// numbers are formatted alike (`itoa`, and `zmij` for floats, kept as text under
+/// `arbitrary_precision`). Only two things differ, and both send the history down the text path,
+/// which then gives the exact error it always gave: a raw slice serde_json refuses (`NaN`), and
+/// nesting the text parser would refuse (its limit counts from the history's root, the raw
+/// slices' own parse from theirs).
 pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
+    // A history's JSON is the array of its messages' (`Vec`'s `Serialize`), one level deeper.
+    let messages: Option<Vec<Value>> = history
+        .par_iter()
+        .map(|message| {
+            serde_json::to_value(message)
+                .ok()
+                .filter(|value| within_parse_depth(value, 1))
+        })
+        .collect();
+    match messages {
+        Some(messages) => Ok(Value::Array(messages)),
+        None => history_value_through_text(history, document),
+    }
+}
+
+/// The JSON of a history by writing its text and parsing it back: what [`history_value`]
+/// equals, and the source of its errors.
+fn history_value_through_text(history: &[ModelMessage], document: usize) -> Result<Value, ConvertError> {
     let text = msgflow_wire::to_string(history).expect("a parsed or built history always serialises");
     serde_json::from_str(&text).map_err(|err| ConvertError {
         document,
@@ -24,6 +56,21 @@ pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result
     })
 }
 
+/// Whether serde_json's parser would read `value`'s text, given `enclosing` arrays and objects
+/// around it: it refuses a value inside [`msgflow_wire::MAX_DEPTH`] or more of them.
+fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
+    let depth = enclosing + 1;
+    match value {
+        Value::Array(items) => {
+            depth < msgflow_wire::MAX_DEPTH && items.iter().all(|item| within_parse_depth(item, depth))
+        }
+        Value::Object(object) => {
+            depth < msgflow_wire::MAX_DEPTH && object.values().all(|item| within_parse_depth(item, depth))
+        }
+        _ => true,
+    }
+}
+
 /// The typed history of a history's JSON messages (what a loader built), or pydantic-ai's
 /// reason to refuse it.
 pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
@@ -31,6 +78,122 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
     let text = serde_json::to_vec(&messages).expect("a JSON value always serialises");
     drop(messages);
     msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
+}
+
+/// Why [`diff_loaded`] has no report.
+pub(crate) enum ReadBackError {
+    /// The loader's messages make no history ([`history_of`]'s error).
+    Unloadable(String),
+    /// The history has no JSON msgflow can diff.
+    Convert(ConvertError),
+}
+
+/// [`diff_back`] of `history` (whose JSON is `original`) and [`history_of`] the messages a
+/// format's loader made of the output (`loaded`), with the same report and the same errors.
+///
+/// Each loaded message is written, read as a typed message, compared and diffed on its own, on
+/// the thread pool. The text of the loaded history is the loaded messages' texts between `[`,
+/// `,` and `]`, and reading it gives each message as reading its text alone does, except where
+/// the history's text nests too deep for the parser or a message does not read alone: then the
+/// whole text is read, as [`history_of`] reads it.
+pub(crate) fn diff_loaded(
+    history: &[ModelMessage],
+    original: Value,
+    loaded: Vec<Value>,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ReadBackError> {
+    let original_messages = match original {
+        Value::Array(messages) if messages.len() == history.len() => messages,
+        original => {
+            let back = history_of(loaded).map_err(ReadBackError::Unloadable)?;
+            return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
+        }
+    };
+    // Each message is read as the one message of an array, so that it nests exactly as deep as
+    // in the whole history's text (the parser's depth limit counts from the root).
+    let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = loaded
+        .into_par_iter()
+        .map(|value| {
+            let mut text = vec![b'['];
+            serde_json::to_writer(&mut text, &value).expect("a JSON value always serialises");
+            text.push(b']');
+            drop(value);
+            let input = msgflow_wire::Input::from_vec(text).expect("serde_json writes UTF-8");
+            let message = match input.parse() {
+                Ok(mut messages) if messages.len() == 1 => messages.pop(),
+                _ => None,
+            };
+            (input, message)
+        })
+        .collect();
+    let back = if read.iter().all(|(_, message)| message.is_some()) {
+        read.into_par_iter()
+            .map(|(_, message)| message.expect("every message read"))
+            .collect()
+    } else {
+        let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
+        text.push(b'[');
+        for (index, (input, _)) in read.iter().enumerate() {
+            if index > 0 {
+                text.push(b',');
+            }
+            let bytes = input.as_bytes();
+            text.extend_from_slice(&bytes[1..bytes.len() - 1]);
+        }
+        text.push(b']');
+        drop(read);
+        let back = msgflow_wire::from_vec(text).map_err(|err| ReadBackError::Unloadable(err.message().to_owned()))?;
+        let original = Value::Array(original_messages);
+        return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
+    };
+    diff_owned_messages(history, original_messages, back, document, report).map_err(ReadBackError::Convert)
+}
+
+/// [`diff_back`] of `history`, whose JSON messages are `original`, and `back`, taking both so
+/// that each message's values are freed on the thread that compared them.
+fn diff_owned_messages(
+    history: &[ModelMessage],
+    original: Vec<Value>,
+    back: Vec<ModelMessage>,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ConvertError> {
+    let count = original.len().max(back.len());
+    let mut original = original.into_iter().map(Some).collect::<Vec<_>>();
+    original.resize_with(count, || None);
+    let mut back = back.into_iter().map(Some).collect::<Vec<_>>();
+    back.resize_with(count, || None);
+    let reports: Vec<Result<Report, ConvertError>> = original
+        .into_par_iter()
+        .zip(back)
+        .enumerate()
+        .map(|(index, pair)| {
+            let mut report = Report::default();
+            match pair {
+                (Some(original), Some(message)) => {
+                    // Equal messages serialise alike: their JSON would compare equal and be skipped.
+                    match history.get(index) {
+                        Some(sent) if *sent == message => {}
+                        sent => diff_changed_message(index, sent, original, message, document, &mut report)?,
+                    }
+                }
+                (Some(original), None) => loss::dropped_message(index, &original, document, &mut report),
+                (None, Some(message)) => {
+                    let back = message_value(&message, document)?;
+                    loss::invented_message(index, Some(&back), document, &mut report);
+                }
+                (None, None) => {}
+            }
+            Ok(report)
+        })
+        .collect();
+    let mut losses = Vec::new();
+    for message_report in reports {
+        losses.push(message_report?.losses);
+    }
+    report.losses.extend(losses.into_iter().flatten());
+    Ok(())
 }
 
 /// Reports every value of `history` (whose JSON is `original`) that did not come back in `back`,
@@ -61,11 +224,93 @@ pub(crate) fn diff_back(
     Ok(())
 }
 
-/// The JSON of one message, as pydantic-ai writes it.
+/// [`loss::diff_message`] of message `index` of a history, `sent`, whose JSON is `original`, and
+/// the different message that came back, `back`. The parts that came back equal would compare
+/// equal as JSON too, so they are neither turned into JSON nor compared: both sides hold `null`
+/// in their place, which keeps every other part at its index and the report what the whole
+/// messages' diff gives. (An equal part cannot hold what [`message_value`] refuses: the same
+/// part at the same place was turned into JSON for `original`.)
+fn diff_changed_message(
+    index: usize,
+    sent: Option<&ModelMessage>,
+    mut original: Value,
+    mut back: ModelMessage,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ConvertError> {
+    fn pairwise_equal<P: PartialEq>(sent: &[P], back: &[P]) -> Vec<bool> {
+        sent.iter().zip(back).map(|(sent, back)| sent == back).collect()
+    }
+    let equal_parts = match (sent, &back) {
+        (Some(ModelMessage::Request(sent)), ModelMessage::Request(back)) => pairwise_equal(&sent.parts, &back.parts),
+        (Some(ModelMessage::Response(sent)), ModelMessage::Response(back)) => pairwise_equal(&sent.parts, &back.parts),
+        _ => Vec::new(),
+    };
+    if equal_parts.contains(&true) {
+        if let Some(back) = without_equal_parts(&mut back, &equal_parts) {
+            if let Some(Value::Array(original_parts)) = original.get_mut("parts") {
+                for (part, _) in original_parts.iter_mut().zip(&equal_parts).filter(|(_, equal)| **equal) {
+                    *part = Value::Null;
+                }
+                loss::diff_message(index, &original, &back, document, report);
+                return Ok(());
+            }
+        }
+    }
+    let back = message_value(&back, document)?;
+    loss::diff_message(index, &original, &back, document, report);
+    Ok(())
+}
+
+/// The JSON of `message` with `null` for each part marked equal, or `None` where that would not
+/// be its JSON's shape: the message's JSON without its parts, and each other part's, checked as
+/// [`message_value`] checks the whole. (`ModelMessage` writes the request or response it holds.)
+fn without_equal_parts(message: &mut ModelMessage, equal_parts: &[bool]) -> Option<Value> {
+    match message {
+        ModelMessage::Request(request) => with_parts_json(request, |request| &mut request.parts, equal_parts),
+        ModelMessage::Response(response) => with_parts_json(response, |response| &mut response.parts, equal_parts),
+    }
+}
+
+/// [`without_equal_parts`] of a request or a response, whose parts `parts_of` gives.
+fn with_parts_json<M: serde::Serialize, P: serde::Serialize>(
+    message: &mut M,
+    parts_of: fn(&mut M) -> &mut Vec<P>,
+    equal_parts: &[bool],
+) -> Option<Value> {
+    let parts: Vec<Value> = parts_of(message)
+        .iter()
+        .enumerate()
+        .map(|(index, part)| match equal_parts.get(index) {
+            Some(true) => Some(Value::Null),
+            // A part nests inside the history, the message and its parts.
+            _ => serde_json::to_value(part)
+                .ok()
+                .filter(|value| within_parse_depth(value, 3)),
+        })
+        .collect::<Option<_>>()?;
+    // The message's JSON with no parts: the parts are taken out for the time of writing it.
+    let taken = std::mem::take(parts_of(message));
+    let rest = serde_json::to_value(&*message);
+    *parts_of(message) = taken;
+    let mut rest = rest.ok().filter(|rest| within_parse_depth(rest, 1))?;
+    match rest.get_mut("parts") {
+        Some(Value::Array(written)) if written.is_empty() => *written = parts,
+        _ => return None,
+    }
+    Some(rest)
+}
+
+/// The JSON of one message, as pydantic-ai writes it: the item of [`history_value`] of the
+/// message alone (built the same way, with the same fallback).
 fn message_value(message: &ModelMessage, document: usize) -> Result<Value, ConvertError> {
-    match history_value(std::slice::from_ref(message), document)? {
-        Value::Array(mut messages) if messages.len() == 1 => Ok(messages.pop().expect("one message")),
-        other => Ok(other),
+    match serde_json::to_value(message) {
+        // One enclosing level: the array the message is in.
+        Ok(value) if within_parse_depth(&value, 1) => Ok(value),
+        _ => match history_value_through_text(std::slice::from_ref(message), document)? {
+            Value::Array(mut messages) if messages.len() == 1 => Ok(messages.pop().expect("one message")),
+            other => Ok(other),
+        },
     }
 }
 
@@ -74,6 +319,8 @@ mod tests {
     use msgflow_wire::arbitrary::{history, Flavour};
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    use serde_json::json;
 
     use super::*;
     use crate::{ConvertOptions, Format};
@@ -94,6 +341,152 @@ mod tests {
         let mut report = Report::default();
         diff_back(history, &history_value(history, 0).unwrap(), back, 0, &mut report).unwrap();
         report
+    }
+
+    /// Both ways of building a history's JSON (and each message's) give the same value, or the
+    /// same error.
+    fn assert_built_as_through_text(history: &[ModelMessage], label: &str) {
+        assert_eq!(
+            history_value(history, 0),
+            history_value_through_text(history, 0),
+            "{label}"
+        );
+        if let Ok(Value::Array(messages)) = history_value_through_text(history, 0) {
+            for (index, (message, value)) in history.iter().zip(messages).enumerate() {
+                assert_eq!(message_value(message, 0).as_ref(), Ok(&value), "{label} [{index}]");
+            }
+        }
+    }
+
+    #[test]
+    fn a_history_value_is_built_as_its_text_parses_on_generated_histories() {
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]));
+        for flavour in [Flavour::Pydantic, Flavour::Any] {
+            let strategy = history(flavour);
+            for case in 0..300 {
+                let history = strategy.new_tree(&mut runner).expect("a history").current();
+                assert_built_as_through_text(&history, &format!("{flavour:?} case {case}"));
+            }
+        }
+    }
+
+    /// Every fixture history of the repository (hostile numbers, non-finite literals, opaque
+    /// values nested to and past the parser's limit, unknown parts) included.
+    #[test]
+    fn a_history_value_is_built_as_its_text_parses_on_the_fixtures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut pending = vec![root];
+        let mut histories = 0;
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the fixtures directory") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|extension| extension == "json") {
+                    let Ok(history) = msgflow_wire::from_slice(&std::fs::read(&path).expect("a fixture")) else {
+                        continue;
+                    };
+                    assert_built_as_through_text(&history, &path.display().to_string());
+                    histories += 1;
+                }
+            }
+        }
+        assert!(histories > 500, "only {histories} fixture histories");
+    }
+
+    /// Tool-call arguments nested around serde_json's limit: the text path refuses from 128
+    /// levels counted from the history's root, and the direct path must refuse (with the same
+    /// error) exactly there.
+    #[test]
+    fn a_history_value_refuses_nesting_where_the_text_parser_does() {
+        for depth in 118..=130 {
+            let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let text = format!(
+                r#"[{{"parts":[{{"tool_name":"f","args":{args},"tool_call_id":"c","id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}}],"usage":{{}},"model_name":null,"timestamp":"2025-01-01T00:00:00Z","kind":"response"}}]"#
+            );
+            let history = msgflow_wire::from_str(&text).expect("a history");
+            let parsed = history_value_through_text(&history, 0);
+            // The arguments sit inside 4 levels: the history, the message, its parts, the part.
+            assert_eq!(parsed.is_ok(), depth + 4 < msgflow_wire::MAX_DEPTH, "depth {depth}");
+            assert_built_as_through_text(&history, &format!("depth {depth}"));
+        }
+    }
+
+    /// What [`diff_loaded`] gives, comparable.
+    fn loaded_diff(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+        let mut report = Report::default();
+        match diff_loaded(history, history_value(history, 0).unwrap(), loaded, 0, &mut report) {
+            Ok(()) => Ok(report),
+            Err(ReadBackError::Unloadable(message)) => Err(format!("unloadable: {message}")),
+            Err(ReadBackError::Convert(err)) => Err(format!("convert: {err}")),
+        }
+    }
+
+    /// What [`diff_loaded`] stands for: the loaded messages as one typed history, then
+    /// [`diff_back`].
+    fn loaded_diff_in_one_thread(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+        let back = history_of(loaded).map_err(|message| format!("unloadable: {message}"))?;
+        let mut report = Report::default();
+        diff_back(history, &history_value(history, 0).unwrap(), &back, 0, &mut report)
+            .map_err(|err| format!("convert: {err}"))?;
+        Ok(report)
+    }
+
+    /// On generated histories read back as other histories (other lengths and kinds), as
+    /// themselves, and as messages that make no history (one message that is not one, one nested
+    /// past the parser's limit), the parallel read-back gives the one-thread report or error.
+    #[test]
+    fn the_parallel_read_back_is_the_one_thread_read_back() {
+        let mut runner =
+            TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[5; 32]));
+        let deep = serde_json::from_str::<Value>(&format!(
+            r#"{{"parts":[{{"content":{}"x"{},"part_kind":"user-prompt"}}],"kind":"request"}}"#,
+            "[".repeat(124),
+            "]".repeat(124)
+        ))
+        .unwrap();
+        let mut unloadable = 0;
+        for flavour in [Flavour::Pydantic, Flavour::Any] {
+            let strategy = history(flavour);
+            for case in 0..200 {
+                let history = strategy.new_tree(&mut runner).expect("a history").current();
+                let other = strategy.new_tree(&mut runner).expect("a history").current();
+                // A history holding `NaN` (as `Flavour::Any` makes them) has no JSON value.
+                let (Ok(Value::Array(other_messages)), Ok(Value::Array(own_messages))) =
+                    (history_value(&other, 0), history_value(&history, 0))
+                else {
+                    continue;
+                };
+                let mut not_a_message = other_messages.clone();
+                not_a_message.insert(case % (not_a_message.len() + 1), json!({"kind": "neither"}));
+                // Every message changed, its parts not: the parts are left out of the diff.
+                let mut own_changed = own_messages.clone();
+                for message in &mut own_changed {
+                    if let Some(object) = message.as_object_mut() {
+                        object.insert("metadata".into(), json!({"changed": case}));
+                    }
+                }
+                let mut too_deep = own_messages.clone();
+                too_deep.insert(case % (too_deep.len() + 1), deep.clone());
+                for (label, loaded) in [
+                    ("other", other_messages),
+                    ("own", own_messages),
+                    ("own, changed", own_changed),
+                    ("not a message", not_a_message),
+                    ("too deep", too_deep),
+                ] {
+                    let expected = loaded_diff_in_one_thread(&history, loaded.clone());
+                    unloadable += usize::from(expected.is_err());
+                    assert_eq!(
+                        loaded_diff(&history, loaded),
+                        expected,
+                        "{flavour:?} case {case}: {label}"
+                    );
+                }
+            }
+        }
+        assert!(unloadable >= 400, "only {unloadable} unloadable read-backs");
     }
 
     /// On generated histories, read back through every format (lossy and lossless) and against an
@@ -123,7 +516,7 @@ mod tests {
                     let Ok(there) = crate::convert_with(&text, Format::PydanticAi, format, &options) else {
                         continue;
                     };
-                    let crate::Output::Documents(documents) = there.output else {
+                    let crate::Output::Documents(documents) = &there.output else {
                         unreachable!()
                     };
                     let Ok(back) = crate::convert_with(&documents[0].to_string(), format, Format::PydanticAi, &options)
@@ -139,6 +532,8 @@ mod tests {
                         whole_diff(&history, &back),
                         "case {case} {format}"
                     );
+                    // The "to" direction's own report is the diff of what its output loads as.
+                    assert_eq!(there.report, message_diff(&history, &back), "case {case} {format}");
                     compared += 1;
                 }
             }

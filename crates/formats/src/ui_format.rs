@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::loss::{LossKind, Report};
 use crate::openai_chat::ShapeError;
+use crate::round_trip::ReadBackError;
 use crate::unsupported::{Target, Unsupported};
 use crate::{ConvertError, ConvertOptions};
 
@@ -71,8 +72,17 @@ pub(crate) fn to_value<F: UiFormat>(
         message: err.message,
     })?;
     let value = Value::Array(written);
-    match from_value::<F>(&value, document, options, &mut Report::default()) {
-        Ok(back) => crate::round_trip::diff_back(history, &original, &back, document, report)?,
+    // The read-back's failure is reported, the diff's is returned.
+    let read_back = match load::<F>(&value, document, options, &mut Report::default()) {
+        Ok((loaded, path)) => match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
+            Ok(()) => Ok(()),
+            Err(ReadBackError::Convert(err)) => return Err(err),
+            Err(ReadBackError::Unloadable(message)) => Err(unloadable::<F>(path, &message)),
+        },
+        Err(err) => Err(err),
+    };
+    match read_back {
+        Ok(()) => {}
         Err(err) => report.push(
             LossKind::Dropped,
             document,
@@ -96,6 +106,18 @@ pub(crate) fn from_value<F: UiFormat>(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
+    let (history, path) = load::<F>(value, document, options, report)?;
+    crate::round_trip::history_of(history).map_err(|message| unloadable::<F>(path, &message))
+}
+
+/// The history's JSON messages `F`'s loader makes of `value` (see [`from_value`]), and the path
+/// of the messages in `value`.
+fn load<F: UiFormat>(
+    value: &Value,
+    document: usize,
+    options: &ConvertOptions,
+    report: &mut Report,
+) -> Result<(Vec<Value>, String), ShapeError> {
     let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
     let (recorded, rest) = if options.lossless {
         F::recorded_prefix(messages)
@@ -103,8 +125,13 @@ pub(crate) fn from_value<F: UiFormat>(
         (Vec::new(), 0)
     };
     let history = F::load(&messages[rest..], &path, rest, document, report, recorded)?;
-    crate::round_trip::history_of(history).map_err(|message| ShapeError {
+    Ok((history, path))
+}
+
+/// The error for loaded messages of `F` (at `path`) that make no history.
+fn unloadable<F: UiFormat>(path: String, message: &str) -> ShapeError {
+    ShapeError {
         path,
         message: format!("the {} make no pydantic-ai history: {message}", F::MESSAGES),
-    })
+    }
 }

@@ -2,6 +2,7 @@
 //! `messages_to_otel_messages` writes them, and as other instrumentations write the semantic
 //! conventions) to a pydantic-ai history's JSON, the inverse of [`super::dump`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
@@ -20,9 +21,10 @@ const FEEDBACK_FRAMING: &str =
 const BARE_MESSAGES: &str = "";
 
 /// One span attribute: its name, its value (an array, or the JSON text of one), and its path.
-pub(super) struct Attribute {
+pub(super) struct Attribute<'v> {
     pub key: String,
-    pub value: Value,
+    /// Borrowed from a span document, owned when taken out of an OTLP export's span.
+    pub value: Cow<'v, Value>,
     pub path: String,
 }
 
@@ -37,7 +39,7 @@ pub(super) fn span_document(
         Value::Array(_) => {
             let attribute = Attribute {
                 key: BARE_MESSAGES.into(),
-                value: value.clone(),
+                value: Cow::Borrowed(value),
                 path: path.to_owned(),
             };
             span_attributes(&[attribute], document, report)
@@ -47,7 +49,7 @@ pub(super) fn span_document(
                 .iter()
                 .map(|(key, value)| Attribute {
                     key: key.clone(),
-                    value: value.clone(),
+                    value: Cow::Borrowed(value),
                     path: super::key_path(path, key),
                 })
                 .collect();
@@ -104,7 +106,7 @@ pub(super) fn span_attributes(
             input_end = Some(loader.history.len());
         }
         let parsed;
-        let value = match &attribute.value {
+        let value = match attribute.value.as_ref() {
             Value::String(text) => {
                 parsed = serde_json::from_str::<Value>(text)
                     .map_err(|err| shape(&attribute.path, format!("expected the attribute's JSON text: {err}")))?;

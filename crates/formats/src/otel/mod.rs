@@ -34,6 +34,7 @@ use serde_json::{Map, Value};
 
 use crate::loss::{self, Report};
 use crate::openai_chat::ShapeError;
+use crate::round_trip::ReadBackError;
 use crate::{ConvertError, ConvertOptions};
 
 /// The span attribute of the messages sent to the model.
@@ -101,7 +102,9 @@ pub fn to_value(
         );
     }
     let value = Value::Object(attributes);
-    let back = from_value(&value, document, &mut Report::default()).map_err(|err| ConvertError {
+    // `from_value` of the document, without the typed history: the span's loaded messages go to
+    // the message-by-message read-back.
+    let unreadable = |err: ShapeError| ConvertError {
         document,
         path: err.path,
         position: None,
@@ -109,10 +112,13 @@ pub fn to_value(
             "msgflow cannot read back its own otel: {} (please report this)",
             err.message
         ),
-    })?;
-    let back = back.into_iter().next().unwrap_or_default();
-    crate::round_trip::diff_back(history, &original, &back, document, report)?;
-    Ok(value)
+    };
+    let loaded = load::span_document(&value, "$", document, &mut Report::default()).map_err(unreadable)?;
+    match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
+        Ok(()) => Ok(value),
+        Err(ReadBackError::Convert(err)) => Err(err),
+        Err(ReadBackError::Unloadable(message)) => Err(unreadable(unloadable(&message))),
+    }
 }
 
 /// The histories of one OTel document: one for a span's attributes or a bare message array, one
@@ -172,13 +178,13 @@ fn key_path(path: &str, key: &str) -> String {
 }
 
 fn parse(history: Vec<Value>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {
-    msgflow_wire::from_str(&Value::Array(history).to_string()).map_err(|err| {
-        (
-            document,
-            ShapeError {
-                path: "$".into(),
-                message: format!("the OTel messages make no pydantic-ai history: {}", err.message()),
-            },
-        )
-    })
+    crate::round_trip::history_of(history).map_err(|message| (document, unloadable(&message)))
+}
+
+/// The error for OTel messages whose loaded history pydantic-ai would refuse.
+fn unloadable(message: &str) -> ShapeError {
+    ShapeError {
+        path: "$".into(),
+        message: format!("the OTel messages make no pydantic-ai history: {message}"),
+    }
 }

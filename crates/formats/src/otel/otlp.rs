@@ -26,7 +26,7 @@ struct Span {
     path: String,
     start: u128,
     end: u128,
-    attributes: Vec<Attribute>,
+    attributes: Vec<Attribute<'static>>,
 }
 
 impl Span {
@@ -86,7 +86,7 @@ impl Spans {
 
     /// The message attributes of each agent run (and of each trace's model requests under no
     /// run), in the order the runs started, with the document each comes from.
-    pub(super) fn runs(mut self, report: &mut Report) -> Vec<(Vec<Attribute>, usize)> {
+    pub(super) fn runs(mut self, report: &mut Report) -> Vec<(Vec<Attribute<'static>>, usize)> {
         self.spans.sort_by_key(|span| (span.start, span.end));
         let index: HashMap<(&str, &str), usize> = self
             .spans
@@ -200,7 +200,7 @@ fn read_span(span: &Value, path: &str, document: usize) -> Result<Span, ShapeErr
             };
             attributes.push(Attribute {
                 key: key.to_owned(),
-                value: value.clone(),
+                value: std::borrow::Cow::Owned(value.clone()),
                 path: value_path,
             });
         }
