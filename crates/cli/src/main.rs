@@ -17,10 +17,6 @@ mod tokenizer;
 
 use std::process::ExitCode;
 
-/// mimalloc rather than glibc's allocator: see the `mimalloc` line of this crate's Cargo.toml.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use clap::Parser;
 
 fn main() -> ExitCode {
