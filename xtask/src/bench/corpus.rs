@@ -212,17 +212,16 @@ fn cli_check<const N: usize>(
         }
     }
     let bytes = fs::metadata(file)?.len();
-    let mut index = 0;
-    Ok(threads.map(|threads| {
-        let row = Row {
-            label: format!("`msgflow check --json` on {}, `--threads {threads}`", format.name()),
-            rows: corpus.rows,
-            bytes,
-            median_s: median(&times[index]),
-            peak_rss_bytes: Some(peaks[index]),
-        };
-        index += 1;
-        row
+    Ok(std::array::from_fn(|index| Row {
+        label: format!(
+            "`msgflow check --json` on {}, `--threads {}`",
+            format.name(),
+            threads[index]
+        ),
+        rows: corpus.rows,
+        bytes,
+        median_s: median(&times[index]),
+        peak_rss_bytes: Some(peaks[index]),
     }))
 }
 
