@@ -30,7 +30,7 @@ mod transcript;
 
 use measurement::{
     cli_parts, generate, pydantic_command, run_json_line, Job, Memory, Results, BIG_STRINGS_16X, CLI_FMT, CLI_PARTS,
-    CLI_REPAIR, DATASETS, JOBS, KEPT_MEMORY_TUNABLES, SMALL_10K,
+    CLI_REPAIR, DATASETS, JOBS, KEPT_MEMORY_ENV, SMALL_10K,
 };
 use process::{build_release, load_average, mem_available_bytes, run_cli, target_dir, utc_now};
 use report::{format_mib, format_seconds, pydantic_versions, render_report, Environment};
@@ -239,7 +239,7 @@ fn run_main(
         );
         let measure = |mut command: Command, op: &str, memory: Memory| {
             if let Memory::Kept(_) = memory {
-                command.env("GLIBC_TUNABLES", KEPT_MEMORY_TUNABLES);
+                command.envs(KEPT_MEMORY_ENV);
             }
             let measurement = run_json_line(&mut command, &file, op, args.runs)?;
             Ok(match memory {

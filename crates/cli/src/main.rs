@@ -17,6 +17,10 @@ mod tokenizer;
 
 use std::process::ExitCode;
 
+/// mimalloc rather than glibc's allocator: see the `mimalloc` line of the workspace's Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 
 fn main() -> ExitCode {

@@ -19,6 +19,11 @@ use pyo3::IntoPyObjectExt;
 
 pub use ops::Error;
 
+/// The module's Rust allocations go to mimalloc, as the CLI's do (see the `mimalloc` line of the
+/// workspace's Cargo.toml); Python's own objects stay with Python's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     msgflow,
     InvalidHistory,

@@ -115,20 +115,26 @@ pub(super) enum Job {
 /// How the process's allocator treats freed memory.
 #[derive(Clone, Copy)]
 pub(super) enum Memory {
-    /// glibc's defaults.
+    /// The allocators' defaults.
     Default,
-    /// Told to keep freed memory (see [`KEPT_MEMORY_TUNABLES`]); the results are filed under
-    /// this name. Only on the files pydantic-ai runs on, since the rows compare the two.
+    /// Told to keep freed memory (see [`KEPT_MEMORY_ENV`]); the results are filed under this
+    /// name. Only on the files pydantic-ai runs on, since the rows compare the two.
     Kept(&'static str),
 }
 
-/// glibc hands out memory above its mmap threshold (at most 32 MiB by default) as fresh pages
-/// from the kernel and returns it when freed, so every run that writes a large output pays for
-/// the kernel zeroing and mapping its pages again; on this machine 0.3-0.4 ms per MB.
-/// These tunables keep such memory in the heap, as a long-running batch process would reuse it.
-/// Both tools run with them in the "memory kept" rows (both allocate through glibc `malloc`).
-pub(super) const KEPT_MEMORY_TUNABLES: &str =
-    "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184";
+/// Allocators hand large freed blocks back to the kernel (glibc above its mmap threshold, at most
+/// 32 MiB by default; mimalloc 10 ms after they are freed), so every run that writes a large
+/// output pays for the kernel zeroing and mapping its pages again; on this machine 0.3-0.4 ms per
+/// MB. These settings keep such memory in the process, as a long-running batch process would reuse
+/// it. Both tools run with them in the "memory kept" rows (pydantic-ai allocates through glibc's
+/// `malloc`, msgflow through mimalloc).
+pub(super) const KEPT_MEMORY_ENV: [(&str, &str); 2] = [
+    (
+        "GLIBC_TUNABLES",
+        "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184",
+    ),
+    ("MIMALLOC_PURGE_DELAY", "-1"),
+];
 
 pub(super) const JOBS: &[Job] = &[
     Job::Pydantic(PY_VALIDATE, Memory::Default),

@@ -27,6 +27,11 @@ use clap::{Parser, ValueEnum};
 use msgflow_sanitize::RepairOptions;
 use msgflow_wire::ModelMessage;
 
+/// The CLI's allocator (see the `mimalloc` line of the workspace's Cargo.toml), so that the library
+/// rows and the corpus rows measure what the shipped processes do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The same tiny history `pydantic_bench.py` warms up on: every part kind the benchmark histories
 /// use.
 const WARM_UP_HISTORY: &[u8] = br#"[{"parts":[{"content":"sys","timestamp":"2025-01-02T03:04:05.000001Z","part_kind":"system-prompt"},{"content":"hi","timestamp":"2025-01-02T03:04:05.000002Z","part_kind":"user-prompt"}],"timestamp":"2025-01-02T03:04:05.000003Z","instructions":"be brief","kind":"request"},{"parts":[{"content":"hmm","signature":"c2ln","provider_name":"anthropic","part_kind":"thinking"},{"content":"ok","part_kind":"text"},{"tool_name":"read_file","args":{"path":"a.py"},"tool_call_id":"toolu_00000001","part_kind":"tool-call"}],"usage":{"input_tokens":1,"output_tokens":1,"details":{"reasoning_tokens":0}},"timestamp":"2025-01-02T03:04:06.000001Z","kind":"response","finish_reason":"tool_call"},{"parts":[{"tool_name":"read_file","content":[{"line":1,"text":"x"}],"tool_call_id":"toolu_00000001","timestamp":"2025-01-02T03:04:07.000001Z","part_kind":"tool-return"}],"kind":"request"}]"#;
