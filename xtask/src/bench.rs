@@ -104,12 +104,11 @@ pub fn run(args: &Args) -> Result<()> {
     if args.python_only {
         return python_section(args, &root, &bench_dir);
     }
-    if args.conversions_only {
-        let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
-        return conversions_section(args, &root, &cli_bin, &bench_dir);
-    }
     let bench_bin = build_release(&root, &["-p", "xtask", "--bin", "msgflow-bench"], "msgflow-bench")?;
     let cli_bin = build_release(&root, &["-p", "msgflow-cli", "--bin", "msgflow"], "msgflow")?;
+    if args.conversions_only {
+        return conversions_section(args, &root, &bench_bin, &cli_bin, &bench_dir);
+    }
     if args.corpus_only {
         return corpus_section(args, &root, &bench_bin, &cli_bin, &bench_dir);
     }
@@ -151,7 +150,7 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
     if !args.no_conversions && !args.peers_only && !args.transcript_only {
-        conversions_section(args, &root, &cli_bin, &bench_dir)?;
+        conversions_section(args, &root, &bench_bin, &cli_bin, &bench_dir)?;
     }
     if !args.no_python && !args.peers_only && !args.transcript_only {
         python_section(args, &root, &bench_dir)?;
@@ -175,8 +174,8 @@ fn corpus_section(args: &Args, root: &Path, bench_bin: &Path, cli_bin: &Path, be
 }
 
 /// The conversion rows, printed and written to their section of `BENCHMARKS.md`.
-fn conversions_section(args: &Args, root: &Path, cli_bin: &Path, bench_dir: &Path) -> Result<()> {
-    let report = conversions::run(root, cli_bin, bench_dir, args.runs, args.seed)?;
+fn conversions_section(args: &Args, root: &Path, bench_bin: &Path, cli_bin: &Path, bench_dir: &Path) -> Result<()> {
+    let report = conversions::run(root, bench_bin, cli_bin, bench_dir, args.runs, args.seed)?;
     println!("{report}");
     if !args.no_write {
         let path = root.join("BENCHMARKS.md");

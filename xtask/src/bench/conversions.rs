@@ -4,12 +4,15 @@
 //! (`InstrumentationSettings(version=5).handle_messages`, which pydantic-ai has no inverse of), on
 //! the benchmark histories.
 //!
-//! msgflow's side is the CLI, whole processes timed with `wait4` like the main section's CLI rows
-//! (so its process start-up is counted); pydantic-ai's side is `oracle/bench/conversion_bench.py`
-//! in `target/venv-ui-formats`, timing in-process the same work: parse the input, convert,
-//! serialize the output. The "from" rows read the UI messages msgflow writes for the history
-//! (equal to the adapter's, `cargo xtask conformance --only ag-ui` / `vercel-ui`). Each row
-//! alternates pydantic-ai and msgflow, a warm-up then `--runs` runs each. The target is 10x.
+//! pydantic-ai's side is `oracle/bench/conversion_bench.py` in `target/venv-ui-formats`, timing
+//! in process: parse the input (read before the timing), convert, serialize the output to bytes.
+//! msgflow's side is measured twice: the library doing the same steps in process (`msgflow-bench
+//! --op convert-to-vercel-ui`, ...: `msgflow_formats::convert`, its loss report included, then the
+//! output's compact JSON), which the target is read on, and the CLI, whole processes timed with
+//! `wait4` like the main section's CLI rows (start-up, reading the file, the report on stderr,
+//! the pretty output written to a file). The "from" rows read the UI messages msgflow writes for
+//! the history (equal to the adapter's, `cargo xtask conformance --only ag-ui` / `vercel-ui`).
+//! Each row alternates the three, a warm-up then `--runs` runs each. The target is 10x.
 //! The section goes between [`BEGIN_MARKER`] and [`END_MARKER`] of `BENCHMARKS.md`.
 
 use std::fmt::Write as _;
@@ -35,32 +38,104 @@ const TARGET_SPEEDUP: f64 = 10.0;
 /// The histories converted.
 const HISTORIES: [&str; 3] = [BIG_STRINGS, BIG_STRUCTURED, SMALL_10K];
 
-/// A UI format: its `msgflow convert` name and the name of its pydantic-ai adapter.
-const FORMATS: [(&str, &str); 2] = [("vercel-ui", "VercelAIAdapter"), ("ag-ui", "AGUIAdapter")];
+/// A UI format: its `msgflow convert` name, the name of its pydantic-ai adapter, and the
+/// `msgflow-bench` operations converting to and from it.
+const FORMATS: [(&str, &str, &str, &str); 2] = [
+    (
+        "vercel-ui",
+        "VercelAIAdapter",
+        "convert-to-vercel-ui",
+        "convert-from-vercel-ui",
+    ),
+    ("ag-ui", "AGUIAdapter", "convert-to-ag-ui", "convert-from-ag-ui"),
+];
 
 /// One measured row.
 struct Row {
     history: &'static str,
     conversion: String,
     pydantic: Result<Measurement>,
-    msgflow: Result<Measurement>,
+    /// The library, in process: the same steps as pydantic-ai's side.
+    library: Result<Measurement>,
+    /// `msgflow convert` as a whole process.
+    cli: Result<Measurement>,
 }
 
 impl Row {
-    fn speedup(&self) -> Option<f64> {
-        match (&self.pydantic, &self.msgflow) {
+    /// pydantic-ai's median over the library's (the target's ratio), and over the CLI's.
+    fn speedups(&self) -> (Option<f64>, Option<f64>) {
+        let over = |msgflow: &Result<Measurement>| match (&self.pydantic, msgflow) {
             (Ok(pydantic), Ok(msgflow)) if msgflow.median_s > 0.0 => Some(pydantic.median_s / msgflow.median_s),
             _ => None,
+        };
+        (over(&self.library), over(&self.cli))
+    }
+}
+
+/// One row: pydantic-ai's `conversion_bench.py --op PY_OP`, the library's `msgflow-bench --op
+/// LIBRARY_OP` and `msgflow CLI_ARGS`, all on `file`.
+struct Conversion<'a> {
+    file: &'a Path,
+    py_op: String,
+    library_op: &'a str,
+    cli_args: &'a [&'a str],
+}
+
+/// The tools' commands and where their scratch files go.
+struct Tools<'a> {
+    python: &'a Path,
+    script: &'a Path,
+    bench_bin: &'a Path,
+    cli: &'a Path,
+    bench_dir: &'a Path,
+    runs: u32,
+}
+
+impl Tools<'_> {
+    fn measure(&self, history: &'static str, label: String, conversion: Conversion<'_>) -> Row {
+        let mut pydantic = Command::new(self.python);
+        pydantic.arg(self.script);
+        let pydantic = run_json_line(&mut pydantic, conversion.file, &conversion.py_op, self.runs);
+        report(&pydantic);
+        let library = run_json_line(
+            &mut Command::new(self.bench_bin),
+            conversion.file,
+            conversion.library_op,
+            self.runs,
+        );
+        report(&library);
+        let cli = time_cli(
+            self.cli,
+            conversion.cli_args,
+            conversion.file,
+            self.bench_dir,
+            self.runs,
+        );
+        report(&cli);
+        Row {
+            history,
+            conversion: label,
+            pydantic,
+            library,
+            cli,
         }
     }
 }
 
 /// Runs every row and returns the section's Markdown.
-pub fn run(root: &Path, cli: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<String> {
+pub fn run(root: &Path, bench_bin: &Path, cli: &Path, bench_dir: &Path, runs: u32, seed: u64) -> Result<String> {
     let started_at = utc_now();
     let load_before = load_average();
     let python = venv::ui_formats_python()?;
     let script = root.join("oracle/bench/conversion_bench.py");
+    let tools = Tools {
+        python: &python,
+        script: &script,
+        bench_bin,
+        cli,
+        bench_dir,
+        runs,
+    };
     let mut rows = Vec::new();
     for key in HISTORIES {
         let dataset = DATASETS
@@ -68,48 +143,32 @@ pub fn run(root: &Path, cli: &Path, bench_dir: &Path, runs: u32, seed: u64) -> R
             .find(|dataset| dataset.key == key)
             .with_context(|| format!("the {key} dataset"))?;
         let history = generate(root, &python, bench_dir, dataset, seed)?;
-        for (format, adapter) in FORMATS {
-            let to_args = ["convert", "--to", format];
-            let mut pydantic = Command::new(&python);
-            pydantic.arg(&script);
-            let pydantic_to = run_json_line(&mut pydantic, &history, &format!("dump-{format}"), runs);
-            report(&pydantic_to);
-            let msgflow_to = time_cli(cli, &to_args, &history, bench_dir, runs);
-            report(&msgflow_to);
-            rows.push(Row {
-                history: key,
-                conversion: format!("to {format} (`{adapter}.dump_messages`)"),
-                pydantic: pydantic_to,
-                msgflow: msgflow_to,
-            });
-
+        for (format, adapter, to_op, from_op) in FORMATS {
+            let to = Conversion {
+                file: &history,
+                py_op: format!("dump-{format}"),
+                library_op: to_op,
+                cli_args: &["convert", "--to", format],
+            };
+            rows.push(tools.measure(key, format!("to {format} (`{adapter}.dump_messages`)"), to));
             let written = ui_messages(cli, format, &history, bench_dir)?;
-            let mut pydantic = Command::new(&python);
-            pydantic.arg(&script);
-            let pydantic_from = run_json_line(&mut pydantic, &written, &format!("load-{format}"), runs);
-            report(&pydantic_from);
-            let msgflow_from = time_cli(cli, &["convert", "--from", format], &written, bench_dir, runs);
-            report(&msgflow_from);
-            rows.push(Row {
-                history: key,
-                conversion: format!("from {format} (`{adapter}.load_messages`)"),
-                pydantic: pydantic_from,
-                msgflow: msgflow_from,
-            });
+            let from = Conversion {
+                file: &written,
+                py_op: format!("load-{format}"),
+                library_op: from_op,
+                cli_args: &["convert", "--from", format],
+            };
+            rows.push(tools.measure(key, format!("from {format} (`{adapter}.load_messages`)"), from));
             fs::remove_file(&written).ok();
         }
-        let mut pydantic = Command::new(&python);
-        pydantic.arg(&script);
-        let pydantic_otel = run_json_line(&mut pydantic, &history, "dump-otel", runs);
-        report(&pydantic_otel);
-        let msgflow_otel = time_cli(cli, &["convert", "--to", "otel"], &history, bench_dir, runs);
-        report(&msgflow_otel);
-        rows.push(Row {
-            history: key,
-            conversion: "to otel (`InstrumentationSettings(version=5).handle_messages`)".to_owned(),
-            pydantic: pydantic_otel,
-            msgflow: msgflow_otel,
-        });
+        let otel = Conversion {
+            file: &history,
+            py_op: "dump-otel".to_owned(),
+            library_op: "convert-to-otel",
+            cli_args: &["convert", "--to", "otel"],
+        };
+        let label = "to otel (`InstrumentationSettings(version=5).handle_messages`)".to_owned();
+        rows.push(tools.measure(key, label, otel));
     }
     Ok(render(&rows, runs, &started_at, &load_before, &load_average()))
 }
@@ -199,6 +258,10 @@ fn cell(measurement: &Result<Measurement>) -> String {
     }
 }
 
+fn ratio(speedup: Option<f64>) -> String {
+    speedup.map_or("-".to_owned(), |speedup| format!("{speedup:.1}x"))
+}
+
 fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_after: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -208,32 +271,39 @@ fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_aft
     let _ = writeln!(
         out,
         "Run {started_at}; load average {load_before} before, {load_after} after (2 cores shared). Median of \
-         {runs} runs after a warm-up. msgflow: `msgflow convert` as a whole process (start-up included); \
-         pydantic-ai 2.68.0 with ag-ui-protocol 1.0.0: in-process, parse + `dump_messages`/`load_messages` \
-         (or `handle_messages`) + JSON out (`oracle/bench/conversion_bench.py`). Target: {TARGET_SPEEDUP}x.\n"
+         {runs} runs after a warm-up. pydantic-ai 2.68.0 with ag-ui-protocol 1.0.0: in process, parse + \
+         `dump_messages`/`load_messages` (or `handle_messages`) + JSON out (`oracle/bench/conversion_bench.py`). \
+         msgflow library: in process, the same steps (`msgflow_formats::convert` with its loss report, then \
+         compact JSON out). `msgflow convert`: the whole process (start-up, read, report, pretty output written \
+         to a file). Target: {TARGET_SPEEDUP}x, read on the library (the same steps on both sides).\n"
     );
-    let _ = writeln!(out, "| history | conversion | pydantic-ai | msgflow | speed-up | 10x |");
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---|");
+    let _ = writeln!(
+        out,
+        "| history | conversion | pydantic-ai | msgflow library | speed-up | 10x | `msgflow convert` | speed-up |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---:|");
     for row in rows {
-        let speedup = row.speedup();
+        let (library, cli) = row.speedups();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             row.history,
             row.conversion,
             cell(&row.pydantic),
-            cell(&row.msgflow),
-            speedup.map_or("-".to_owned(), |speedup| format!("{speedup:.1}x")),
-            match speedup {
+            cell(&row.library),
+            ratio(library),
+            match library {
                 Some(speedup) if speedup >= TARGET_SPEEDUP => "met",
                 Some(_) => "NOT met",
                 None => "not measured",
-            }
+            },
+            cell(&row.cli),
+            ratio(cli),
         );
     }
     let failures: Vec<String> = rows
         .iter()
-        .flat_map(|row| [&row.pydantic, &row.msgflow])
+        .flat_map(|row| [&row.pydantic, &row.library, &row.cli])
         .filter_map(|measurement| measurement.as_ref().err().map(|err| format!("{err:#}")))
         .collect();
     if !failures.is_empty() {

@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, ValueEnum};
+use msgflow_formats::Format;
 use msgflow_sanitize::RepairOptions;
 use msgflow_wire::ModelMessage;
 
@@ -126,9 +127,34 @@ enum Operation {
     /// JSON report written to memory), on one thread. The baseline the corpus rows of the bench
     /// compare `msgflow check` on the same histories as JSON Lines and as Parquet with.
     CheckBuffers,
+    /// `msgflow_formats::convert` of the file's text (a history) to Vercel AI `UIMessage`s, then
+    /// the output's compact JSON: the steps `conversion_bench.py` times pydantic-ai's adapter on
+    /// (parse, convert, serialise), plus msgflow's loss report.
+    ConvertToVercelUi,
+    /// `convert` of the file's `UIMessage`s to a history, then the history's JSON.
+    ConvertFromVercelUi,
+    /// `convert` of a history to AG-UI messages, then their JSON.
+    ConvertToAgUi,
+    /// `convert` of the file's AG-UI messages to a history, then the history's JSON.
+    ConvertFromAgUi,
+    /// `convert` of a history to the OTel message attributes of its last model request span, then
+    /// their JSON.
+    ConvertToOtel,
 }
 
 impl Operation {
+    /// The formats a conversion operation converts from and to.
+    fn conversion(self) -> Option<(Format, Format)> {
+        Some(match self {
+            Operation::ConvertToVercelUi => (Format::PydanticAi, Format::VercelUi),
+            Operation::ConvertFromVercelUi => (Format::VercelUi, Format::PydanticAi),
+            Operation::ConvertToAgUi => (Format::PydanticAi, Format::AgUi),
+            Operation::ConvertFromAgUi => (Format::AgUi, Format::PydanticAi),
+            Operation::ConvertToOtel => (Format::PydanticAi, Format::Otel),
+            _ => return None,
+        })
+    }
+
     /// Whether the caches are emptied before each run.
     fn is_cold(self) -> bool {
         matches!(
@@ -186,6 +212,8 @@ enum Output {
     Tokens(usize),
     /// How many buffers were checked, and the bytes of their JSON reports.
     Checked(usize, usize),
+    /// A conversion's output JSON, and how many losses its report holds.
+    Converted(Vec<u8>, usize),
     Nothing,
 }
 
@@ -347,12 +375,40 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
             msgflow_wire::to_writer(&mut buffer, parsed)?;
             Output::Bytes(buffer)
         }
+        Operation::ConvertToVercelUi
+        | Operation::ConvertFromVercelUi
+        | Operation::ConvertToAgUi
+        | Operation::ConvertFromAgUi
+        | Operation::ConvertToOtel => {
+            let (from, to) = op.conversion().context("a conversion operation has its formats")?;
+            convert(input, from, to)?
+        }
         Operation::WriteFile => {
             let target = written_file_path(file);
             write_like_the_cli(&target, input)?;
             Output::Written(target)
         }
     })
+}
+
+/// `input` converted `from` one format `to` another, and the output's compact JSON (as pydantic-ai's
+/// `dump_json` writes it).
+fn convert(input: &[u8], from: Format, to: Format) -> Result<Output> {
+    let converted = msgflow_formats::convert(std::str::from_utf8(input)?, from, to)?;
+    let mut bytes = Vec::new();
+    match &converted.output {
+        msgflow_formats::Output::Histories(histories) => {
+            for history in histories {
+                msgflow_wire::to_writer(&mut bytes, history)?;
+            }
+        }
+        msgflow_formats::Output::Documents(documents) => {
+            for document in documents {
+                serde_json::to_writer(&mut bytes, document)?;
+            }
+        }
+    }
+    Ok(Output::Converted(bytes, converted.report.losses.len()))
 }
 
 /// A typed provider request, kept until after the timing; its JSON size is measured afterwards.
@@ -405,6 +461,7 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
         }
         Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),
         Output::Checked(rows, report_bytes) => serde_json::json!({ "rows": rows, "report_bytes": report_bytes }),
+        Output::Converted(bytes, losses) => serde_json::json!({ "output_bytes": bytes.len(), "losses": losses }),
         Output::History(history) => serde_json::json!({ "messages": history.len() }),
         // A read is its input: comparing them would say nothing.
         Output::Bytes(bytes) if op == Operation::ReadFile => serde_json::json!({ "bytes_read": bytes.len() }),
@@ -480,10 +537,18 @@ fn main() -> Result<()> {
     // Warm-up on the tiny history (or the first deltas): touches every code path once without
     // growing the heap.
     let warm_parsed = msgflow_wire::from_slice(WARM_UP_HISTORY)?;
-    let warm_spare = Spare::for_op(cli.op, WARM_UP_HISTORY, &warm_parsed);
+    let warm_input = match cli.op.conversion() {
+        // A conversion from a foreign format warms up on the warm-up history in that format.
+        Some((from, _)) if from != Format::PydanticAi => match convert(WARM_UP_HISTORY, Format::PydanticAi, from)? {
+            Output::Converted(bytes, _) => bytes,
+            _ => unreachable!("convert gives converted bytes"),
+        },
+        _ => WARM_UP_HISTORY.to_vec(),
+    };
+    let warm_spare = Spare::for_op(cli.op, &warm_input, &warm_parsed);
     let warm_up = Prepared {
         file: &cli.file,
-        input: WARM_UP_HISTORY,
+        input: &warm_input,
         parsed: &warm_parsed,
         deltas: &deltas[..deltas.len().min(10)],
         budget: usize::MAX,
@@ -501,7 +566,8 @@ fn main() -> Result<()> {
                 | Operation::ReadFile
                 | Operation::WriteFile
                 | Operation::CheckBuffers
-        );
+        )
+        && cli.op.conversion().is_none();
     // Mapped before the first run, so that writing it later changes no memory figure.
     let mut eviction = if cli.op.is_cold() {
         vec![1_u8; CACHE_EVICTION_BYTES]
