@@ -395,6 +395,60 @@ mod tests {
         assert!(histories > 500, "only {histories} fixture histories");
     }
 
+    /// Numbers at and past every limit a JSON number meets on the way (`i64`, `u64`, `f64`'s
+    /// range and precision, exponents, negative zero), in the opaque values msgflow_wire keeps as
+    /// text and in the typed fields it reads as numbers: both paths carry them as the same text.
+    #[test]
+    fn a_history_value_keeps_numbers_at_their_limits_as_the_text_path_does() {
+        let numbers = [
+            "0",
+            "-0",
+            "-0.0",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "1e309",
+            "-1e309",
+            "5e-324",
+            "2.4703282292062327e-324",
+            "1e-400",
+            "0.1",
+            "0.30000000000000004",
+            "1.00000000000000000000001",
+            "1E+2",
+            "1e-0",
+            "2.5e10",
+            "-1.5E-7",
+        ];
+        for number in numbers {
+            let text = format!(
+                r#"[{{"parts":[{{"tool_name":"f","args":{{"n":{number},"list":[{number}]}},"tool_call_id":"c","id":null,"provider_name":null,"provider_details":{{"n":{number}}},"part_kind":"tool-call"}}],"usage":{{"input_tokens":{tokens}}},"model_name":null,"timestamp":"2025-01-01T00:00:00Z","kind":"response"}}]"#,
+                // A typed integer field takes only what pydantic-ai's `int` takes.
+                tokens = if number.parse::<u64>().is_ok() && !number.starts_with('-') {
+                    number
+                } else {
+                    "1"
+                },
+            );
+            let history = msgflow_wire::from_str(&text).unwrap_or_else(|err| panic!("{number}: {err}"));
+            assert_built_as_through_text(&history, number);
+            let value = history_value(&history, 0).expect("a history's JSON");
+            assert_eq!(
+                value[0]["parts"][0]["args"]["n"].to_string(),
+                serde_json::from_str::<Value>(number)
+                    .expect("a JSON number")
+                    .to_string(),
+                "{number}"
+            );
+        }
+    }
+
     /// Tool-call arguments nested around serde_json's limit: the text path refuses from 128
     /// levels counted from the history's root, and the direct path must refuse (with the same
     /// error) exactly there.

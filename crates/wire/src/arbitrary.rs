@@ -51,9 +51,13 @@ use crate::*;
 
 mod flavour;
 pub mod generated;
+mod rules;
 mod scalars;
 
 pub use self::flavour::Flavour;
+use self::rules::{
+    document_source_rules, file_digests, native_tool_return_rules, request_rules, response_rules, tool_return_rules,
+};
 pub use self::scalars::timestamp;
 use self::scalars::{base64_data, decimal, duration, float, force_download, int, lax_bool, parse_json};
 
@@ -657,93 +661,6 @@ fn usage_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
         Flavour::Pydantic => counts.boxed(),
         Flavour::Any => prop_oneof![3 => counts, 1 => raw_object(flavour)].boxed(),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cross-field rules (`x-msgflow-arbitrary: {"rule": ...}`), applied to every generated value
-// ---------------------------------------------------------------------------------------------
-
-/// `ModelRequest.__post_init__` (`_check_parts(parts, 'user')`): a speech part in a request is the
-/// user's, and a compaction part in a request sets none of `provider_name`, `id`, `provider_details`.
-fn request_rules(flavour: Flavour, mut request: ModelRequest) -> ModelRequest {
-    if flavour == Flavour::Pydantic {
-        for part in &mut request.parts {
-            match part {
-                ModelRequestPart::Speech(speech) => speech.speaker = Speaker::User,
-                ModelRequestPart::Compaction(compaction) => {
-                    compaction.id = Field::Null;
-                    compaction.provider_name = Field::Null;
-                    compaction.provider_details = Field::Null;
-                }
-                _ => {}
-            }
-        }
-    }
-    request
-}
-
-/// `ModelResponse.__post_init__` (`_check_parts(parts, 'assistant')`): a speech part in a
-/// response is the assistant's.
-fn response_rules(flavour: Flavour, mut response: ModelResponse) -> ModelResponse {
-    if flavour == Flavour::Pydantic {
-        for part in &mut response.parts {
-            if let ModelResponsePart::Speech(speech) = part {
-                speech.speaker = Speaker::Assistant;
-            }
-        }
-    }
-    response
-}
-
-/// `content_file_digests` as pydantic-ai writes it: `[]` for object and array content (no file
-/// items among generated values), absent for scalars.
-fn digests_for(content: &RawJson) -> Field<FileDigests> {
-    if content.is_object() || content.is_array() {
-        Field::Present(FileDigests::default())
-    } else {
-        Field::Absent
-    }
-}
-
-/// `content_file_digests`: a list of digests; the any flavour adds the values pydantic-ai ignores.
-fn file_digests(flavour: Flavour) -> BoxedStrategy<FileDigests> {
-    let list = vec(select(&["0f3c", "ab12", "ffff"][..]).prop_map(str::to_owned), 0..3).prop_map(FileDigests::List);
-    match flavour {
-        Flavour::Pydantic => list.boxed(),
-        Flavour::Any => prop_oneof![
-            4 => list,
-            1 => select(&["7", "\"x\"", "{}", "true"][..])
-                .prop_filter_map("an ignored record", |text| RawJson::from_json_text(text).ok().map(FileDigests::Other)),
-        ]
-        .boxed(),
-    }
-}
-
-/// `ToolReturnPart.content_file_digests` follows its `content` (see [`digests_for`]).
-fn tool_return_rules(flavour: Flavour, mut part: ToolReturnPart) -> ToolReturnPart {
-    if flavour == Flavour::Pydantic {
-        part.content_file_digests = digests_for(&part.content);
-    }
-    part
-}
-
-/// `NativeToolReturnPart.content_file_digests` follows its `content` (see [`digests_for`]).
-fn native_tool_return_rules(flavour: Flavour, mut part: NativeToolReturnPart) -> NativeToolReturnPart {
-    if flavour == Flavour::Pydantic {
-        part.content_file_digests = digests_for(&part.content);
-    }
-    part
-}
-
-/// `DocumentCitationSource.__post_init__`: one of `document_id`, `title`, `excerpts` must be
-/// truthy; the pydantic flavour gives an id when none is.
-fn document_source_rules(flavour: Flavour, mut source: DocumentCitationSource) -> DocumentCitationSource {
-    let truthy = |value: Option<&String>| value.is_some_and(|text| !text.is_empty());
-    let excerpts = source.excerpts.get().is_some_and(|excerpts| !excerpts.is_empty());
-    if flavour == Flavour::Pydantic && !truthy(source.document_id.get()) && !truthy(source.title.get()) && !excerpts {
-        source.document_id = Field::Present("doc_0".to_owned());
-    }
-    source
 }
 
 // ---------------------------------------------------------------------------------------------

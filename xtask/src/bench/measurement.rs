@@ -123,7 +123,7 @@ pub(super) enum Memory {
 }
 
 /// Allocators hand large freed blocks back to the kernel (glibc above its mmap threshold, at most
-/// 32 MiB by default; mimalloc 10 ms after they are freed), so every run that writes a large
+/// 32 MiB by default; mimalloc a second after they are freed), so every run that writes a large
 /// output pays for the kernel zeroing and mapping its pages again; on this machine 0.3-0.4 ms per
 /// MB. These settings keep such memory in the process, as a long-running batch process would reuse
 /// it. Both tools run with them in the "memory kept" rows (pydantic-ai allocates through glibc's
