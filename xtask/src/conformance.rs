@@ -165,32 +165,40 @@ pub fn run(args: &Args) -> Result<()> {
 
     let failed: Vec<&str> = results
         .iter()
-        .filter(|(_, passed)| !passed)
+        .filter(|(_, passed)| *passed == Some(false))
         .map(|(name, _)| *name)
         .collect();
+    let ran = results.iter().filter(|(_, passed)| passed.is_some()).count();
+    let skipped = match results.len() - ran {
+        0 => String::new(),
+        skipped => format!(", {skipped} skipped by --only"),
+    };
     println!();
     if failed.is_empty() {
-        println!("conformance: all {} checks passed", results.len());
+        match skipped.is_empty() {
+            true => println!("conformance: all {ran} checks passed"),
+            false => println!("conformance: {ran} run and passed{skipped}"),
+        }
         Ok(())
     } else {
         bail!(
-            "conformance: {} of {} checks failed: {}",
+            "conformance: {} of {ran} checks run failed{skipped}: {}",
             failed.len(),
-            results.len(),
             failed.join("; ")
         )
     }
 }
 
-/// Runs one check, printing its outcome; returns its name and whether it passed.
-fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
+/// Runs one check, printing its outcome; returns its name and whether it passed (`None`: not
+/// run, `--only` left it out).
+fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, Option<bool>) {
     if ONLY
         .get()
         .and_then(Option::as_deref)
         .is_some_and(|only| !name.contains(only))
     {
         println!("SKIP {name} (--only)");
-        return (name, true);
+        return (name, None);
     }
     println!("\n== {name}");
     let started = Instant::now();
@@ -199,11 +207,11 @@ fn check(name: &str, body: impl FnOnce() -> Result<()>) -> (&str, bool) {
     match outcome {
         Ok(()) => {
             println!("PASS {name} ({seconds:.1}s)");
-            (name, true)
+            (name, Some(true))
         }
         Err(err) => {
             println!("FAIL {name} ({seconds:.1}s): {err:#}");
-            (name, false)
+            (name, Some(false))
         }
     }
 }

@@ -72,47 +72,16 @@ fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
 }
 
 /// The typed history of a history's JSON messages (what a loader built), or pydantic-ai's
-/// reason to refuse it.
-pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
-    // `to_vec`, not `Value`'s `Display` (the same bytes through `fmt::Write`, markedly slower).
-    let text = serde_json::to_vec(&messages).expect("a JSON value always serialises");
-    drop(messages);
-    msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
-}
-
-/// Why [`diff_loaded`] has no report.
-pub(crate) enum ReadBackError {
-    /// The loader's messages make no history ([`history_of`]'s error).
-    Unloadable(String),
-    /// The history has no JSON msgflow can diff.
-    Convert(ConvertError),
-}
-
-/// [`diff_back`] of `history` (whose JSON is `original`) and [`history_of`] the messages a
-/// format's loader made of the output (`loaded`), with the same report and the same errors.
+/// reason to refuse it: what reading the whole array's text gives, read message by message on
+/// the thread pool.
 ///
-/// Each loaded message is written, read as a typed message, compared and diffed on its own, on
-/// the thread pool. The text of the loaded history is the loaded messages' texts between `[`,
-/// `,` and `]`, and reading it gives each message as reading its text alone does, except where
-/// the history's text nests too deep for the parser or a message does not read alone: then the
-/// whole text is read, as [`history_of`] reads it.
-pub(crate) fn diff_loaded(
-    history: &[ModelMessage],
-    original: Value,
-    loaded: Vec<Value>,
-    document: usize,
-    report: &mut Report,
-) -> Result<(), ReadBackError> {
-    let original_messages = match original {
-        Value::Array(messages) if messages.len() == history.len() => messages,
-        original => {
-            let back = history_of(loaded).map_err(ReadBackError::Unloadable)?;
-            return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
-        }
-    };
-    // Each message is read as the one message of an array, so that it nests exactly as deep as
-    // in the whole history's text (the parser's depth limit counts from the root).
-    let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = loaded
+/// Each message is read as the one message of an array, so that it nests exactly as deep as in
+/// the whole history's text (the parser's depth limit counts from the root), and each value is
+/// written and freed on the thread that reads it. Reading the text of the whole array gives
+/// each message as reading its text alone does, except where a message does not read alone:
+/// then the whole text is read, for the error it gives.
+pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
+    let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = messages
         .into_par_iter()
         .map(|value| {
             let mut text = vec![b'['];
@@ -127,27 +96,53 @@ pub(crate) fn diff_loaded(
             (input, message)
         })
         .collect();
-    let back = if read.iter().all(|(_, message)| message.is_some()) {
-        read.into_par_iter()
+    if read.iter().all(|(_, message)| message.is_some()) {
+        return Ok(read
+            .into_par_iter()
             .map(|(_, message)| message.expect("every message read"))
-            .collect()
-    } else {
-        let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
-        text.push(b'[');
-        for (index, (input, _)) in read.iter().enumerate() {
-            if index > 0 {
-                text.push(b',');
-            }
-            let bytes = input.as_bytes();
-            text.extend_from_slice(&bytes[1..bytes.len() - 1]);
+            .collect());
+    }
+    let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
+    text.push(b'[');
+    for (index, (input, _)) in read.iter().enumerate() {
+        if index > 0 {
+            text.push(b',');
         }
-        text.push(b']');
-        drop(read);
-        let back = msgflow_wire::from_vec(text).map_err(|err| ReadBackError::Unloadable(err.message().to_owned()))?;
-        let original = Value::Array(original_messages);
-        return diff_back(history, &original, &back, document, report).map_err(ReadBackError::Convert);
-    };
-    diff_owned_messages(history, original_messages, back, document, report).map_err(ReadBackError::Convert)
+        let bytes = input.as_bytes();
+        text.extend_from_slice(&bytes[1..bytes.len() - 1]);
+    }
+    text.push(b']');
+    drop(read);
+    msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
+}
+
+/// Why [`diff_loaded`] has no report.
+pub(crate) enum ReadBackError {
+    /// The loader's messages make no history ([`history_of`]'s error).
+    Unloadable(String),
+    /// The history has no JSON msgflow can diff.
+    Convert(ConvertError),
+}
+
+/// [`diff_back`] of `history` (whose JSON is `original`) and [`history_of`] the messages a
+/// format's loader made of the output (`loaded`), with the same report and the same errors:
+/// the loaded messages are read on the thread pool ([`history_of`]), and each is compared and
+/// diffed with its original there too ([`diff_owned_messages`]).
+pub(crate) fn diff_loaded(
+    history: &[ModelMessage],
+    original: Value,
+    loaded: Vec<Value>,
+    document: usize,
+    report: &mut Report,
+) -> Result<(), ReadBackError> {
+    let back = history_of(loaded).map_err(ReadBackError::Unloadable)?;
+    match original {
+        Value::Array(messages) if messages.len() == history.len() => {
+            diff_owned_messages(history, messages, back, document, report)
+        }
+        original => diff_back(history, &original, &back, document, report),
+    }
+    .map_err(ReadBackError::Convert)
 }
 
 /// [`diff_back`] of `history`, whose JSON messages are `original`, and `back`, taking both so
@@ -477,10 +472,16 @@ mod tests {
         }
     }
 
+    /// What [`history_of`] stands for: the text of the whole array, read at once.
+    fn history_of_whole_text(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
+        let text = serde_json::to_vec(&messages).expect("a JSON value always serialises");
+        msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
+    }
+
     /// What [`diff_loaded`] stands for: the loaded messages as one typed history, then
     /// [`diff_back`].
     fn loaded_diff_in_one_thread(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
-        let back = history_of(loaded).map_err(|message| format!("unloadable: {message}"))?;
+        let back = history_of_whole_text(loaded).map_err(|message| format!("unloadable: {message}"))?;
         let mut report = Report::default();
         diff_back(history, &history_value(history, 0).unwrap(), &back, 0, &mut report)
             .map_err(|err| format!("convert: {err}"))?;
@@ -489,7 +490,8 @@ mod tests {
 
     /// On generated histories read back as other histories (other lengths and kinds), as
     /// themselves, and as messages that make no history (one message that is not one, one nested
-    /// past the parser's limit), the parallel read-back gives the one-thread report or error.
+    /// past the parser's limit), the parallel read gives the history or the error the whole
+    /// text's read gives, and the parallel read-back the one-thread report or error.
     #[test]
     fn the_parallel_read_back_is_the_one_thread_read_back() {
         let mut runner =
@@ -530,6 +532,11 @@ mod tests {
                     ("not a message", not_a_message),
                     ("too deep", too_deep),
                 ] {
+                    assert_eq!(
+                        history_of(loaded.clone()),
+                        history_of_whole_text(loaded.clone()),
+                        "{flavour:?} case {case}: {label}, the history read"
+                    );
                     let expected = loaded_diff_in_one_thread(&history, loaded.clone());
                     unloadable += usize::from(expected.is_err());
                     assert_eq!(
