@@ -43,8 +43,8 @@ const ROWS: u32 = 20_000;
 const LARGE_FACTOR: u32 = 10;
 /// Rows of the corpus the Ray rows run on: the larger one.
 const RAY_ROWS: u32 = ROWS * LARGE_FACTOR;
-/// The larger corpus's peak RSS over the smaller one's: "the same peak", allowing for the
-/// allocator keeping a little more around on a longer run.
+/// The larger corpus's peak RSS over the smaller one's (both read with [`LIVE_MEMORY_ENV`]): "the
+/// same peak", allowing for a batch of longer rows in the larger corpus.
 const SAME_PEAK_TOLERANCE: f64 = 1.2;
 
 /// mimalloc hands freed memory back to the kernel a second after it is freed (its
