@@ -35,6 +35,7 @@ pub mod anthropic;
 mod document;
 mod loss;
 mod messages_builder;
+mod object;
 pub mod openai_chat;
 pub mod otel;
 mod round_trip;

@@ -1,6 +1,7 @@
 //! AG-UI messages to a history, as pydantic-ai 2.68.0's `AGUIAdapter.load_messages`
 //! (`pydantic_ai.ui.ag_ui._adapter`) reads them, building the history's JSON.
 
+use crate::object::object;
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -202,7 +203,7 @@ impl Loader<'_> {
                     Some(feedback) => self.builder.add(feedback, true),
                     None => self
                         .builder
-                        .add(json!({"content": content, "part_kind": "system-prompt"}), true),
+                        .add(object! {"content": content, "part_kind": "system-prompt"}, true),
                 }
             }
             "assistant" => popped = self.assistant(object, path)?,
@@ -279,7 +280,7 @@ impl Loader<'_> {
                     text => text,
                 };
                 self.builder
-                    .add(json!({"content": content, "part_kind": "user-prompt"}), true);
+                    .add(object! {"content": content, "part_kind": "user-prompt"}, true);
             }
             Some(Value::Array(items)) => {
                 let mut content = self.content_items(items, &format!("{path}.content"))?;
@@ -295,7 +296,7 @@ impl Loader<'_> {
                         _ => Value::Array(content),
                     };
                     self.builder
-                        .add(json!({"content": content, "part_kind": "user-prompt"}), true);
+                        .add(object! {"content": content, "part_kind": "user-prompt"}, true);
                 }
             }
             _ => {
@@ -372,7 +373,7 @@ impl Loader<'_> {
         }
         if has_content || (content == Some("") && calls.is_empty()) {
             self.builder.add(
-                json!({"content": content.unwrap_or_default(), "part_kind": "text"}),
+                object! {"content": content.unwrap_or_default(), "part_kind": "text"},
                 false,
             );
         }
@@ -408,12 +409,12 @@ impl Loader<'_> {
             }
             self.tool_names.insert(call_id.clone(), name.clone());
             let part = match builtin_id(call_id) {
-                Some((provider, original)) => json!({
+                Some((provider, original)) => object! {
                     "tool_name": name, "args": arguments, "tool_call_id": original,
                     "provider_name": provider, "tool_kind": tool_kind, "part_kind": "builtin-tool-call",
-                }),
-                None => json!({"tool_name": name, "args": arguments, "tool_call_id": call_id,
-                               "tool_kind": tool_kind, "part_kind": "tool-call"}),
+                },
+                None => object! {"tool_name": name, "args": arguments, "tool_call_id": call_id,
+                "tool_kind": tool_kind, "part_kind": "tool-call"},
             };
             self.builder.add(part, false);
         }
@@ -488,10 +489,11 @@ impl Loader<'_> {
             "tool-return"
         };
         // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
-        let (tool_kind, _) = crate::ui_payloads::narrowed(
-            &json!({"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content}),
-            "content",
-        );
+        // The content goes into the probe and back out of it, not copied.
+        let mut probe =
+            object! {"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content};
+        let (tool_kind, _) = crate::ui_payloads::narrowed(&probe, "content");
+        let content = probe.get_mut("content").map(Value::take).unwrap_or_default();
         // The files of the content, recorded so that they load as files again.
         let with_digests = |mut returned: Value| {
             if !file_digests.is_empty() {
@@ -501,9 +503,11 @@ impl Loader<'_> {
         };
         match builtin_id(call_id) {
             Some((provider, original)) => self.builder.add(
-                with_digests(json!({"tool_name": name, "content": content, "tool_call_id": original,
-                       "provider_name": provider, "tool_kind": tool_kind, "outcome": outcome,
-                       "part_kind": "builtin-tool-return"})),
+                with_digests(
+                    object! {"tool_name": name, "content": content, "tool_call_id": original,
+                    "provider_name": provider, "tool_kind": tool_kind, "outcome": outcome,
+                    "part_kind": "builtin-tool-return"},
+                ),
                 false,
             ),
             None => {
@@ -513,8 +517,8 @@ impl Loader<'_> {
                     _ => Value::Null,
                 };
                 self.builder.add(
-                    with_digests(json!({"tool_name": name, "content": content, "tool_call_id": call_id,
-                           "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"})),
+                    with_digests(object! {"tool_name": name, "content": content, "tool_call_id": call_id,
+                    "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
                     true,
                 )
             }
@@ -532,9 +536,9 @@ impl Loader<'_> {
             .unwrap_or_else(|| json!({}));
         let field = |key: &str| metadata.get(key).cloned().unwrap_or(Value::Null);
         self.builder.add(
-            json!({"content": content, "id": field("id"), "signature": field("signature"),
-                   "provider_name": field("provider_name"), "provider_details": field("provider_details"),
-                   "part_kind": "thinking"}),
+            object! {"content": content, "id": field("id"), "signature": field("signature"),
+            "provider_name": field("provider_name"), "provider_details": field("provider_details"),
+            "part_kind": "thinking"},
             false,
         );
         self.builder
@@ -648,10 +652,10 @@ fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Va
         .and_then(|source| wire(source, "mimeType", "mime_type"))
         .and_then(Value::as_str);
     match (source_type, value) {
-        (Some("url"), Some(url)) => Ok(json!({
+        (Some("url"), Some(url)) => Ok(object! {
             "url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
             "kind": format!("{media}-url"), "media_type": mime_type.filter(|mime| !mime.is_empty()),
-        })),
+        }),
         (Some("data"), Some(data)) => {
             let Some(mime_type) = mime_type else {
                 return Err(shape(&format!("{path}.source"), "expected a data source's `mimeType`"));
@@ -686,8 +690,10 @@ fn legacy_binary_item(object: &Map<String, Value>, path: &str) -> Result<Value, 
             Some("audio") => "audio-url",
             _ => "document-url",
         };
-        return Ok(json!({"url": url, "force_download": false, "vendor_metadata": null,
-                         "kind": kind, "media_type": mime_type}));
+        return Ok(
+            object! {"url": url, "force_download": false, "vendor_metadata": Value::Null,
+            "kind": kind, "media_type": mime_type},
+        );
     }
     match object
         .get("data")

@@ -3,6 +3,7 @@
 //! and the parts' `otel_message_parts` (`pydantic_ai.messages`), with the default settings
 //! (`include_content=True`, `include_binary_content=True`), on the history's JSON.
 
+use crate::object::object;
 use base64::Engine as _;
 use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
@@ -119,7 +120,7 @@ fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
 }
 
 fn text(content: &Value) -> Value {
-    json!({"type": "text", "content": content})
+    object! {"type": "text", "content": content}
 }
 
 /// `_request_otel_messages`: one message per run of parts of one role (`_request_part_groups`,
@@ -139,7 +140,7 @@ fn request_messages(message: &Value, path: &str, version: u8, answered: bool) ->
     }
     Ok(messages
         .into_iter()
-        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .map(|(role, parts)| object! {"role": role, "parts": parts})
         .collect())
 }
 
@@ -354,7 +355,7 @@ fn binary(item: &Value, path: &str, version: u8) -> Result<Value, Unsupported> {
 /// A binary part of a media type and its standard base64 content, by version.
 fn blob(media_type: &str, content: String, version: u8) -> Value {
     if version < 4 {
-        return json!({"type": "binary", "media_type": media_type, "content": content});
+        return object! {"type": "binary", "media_type": media_type, "content": content};
     }
     let mut otel = Map::new();
     otel.insert("type".into(), "blob".into());
@@ -461,7 +462,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
         let part_path = format!("{path}.parts[{index}]");
         match part_kind(part) {
             "text" => otel_parts.push(text(field(part, "content"))),
-            "thinking" => otel_parts.push(json!({"type": "thinking", "content": field(part, "content")})),
+            "thinking" => otel_parts.push(object! {"type": "thinking", "content": field(part, "content")}),
             "file" => {
                 let content = field(part, "content");
                 if field(content, "kind").as_str() != Some("binary") {

@@ -2,12 +2,13 @@
 //! `messages_to_otel_messages` writes them, and as other instrumentations write the semantic
 //! conventions) to a pydantic-ai history's JSON, the inverse of [`super::dump`].
 
+use crate::object::object;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
 use msgflow_media::UrlKind;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{ALL_MESSAGES, INPUT_MESSAGES, OUTPUT_MESSAGES, SYSTEM_INSTRUCTIONS};
 use crate::loss::{LossKind, Report};
@@ -155,7 +156,7 @@ pub(super) fn span_attributes(
                 "$",
                 "an empty last request (a prompt of the span's input is marked as sent with an earlier request)",
             );
-            history.insert(end, json!({"parts": [], "kind": "request"}));
+            history.insert(end, object! {"parts": Vec::<Value>::new(), "kind": "request"});
         }
     }
     let input = attributes.iter().find(|attribute| attribute.key == INPUT_MESSAGES);
@@ -170,7 +171,7 @@ pub(super) fn span_attributes(
                 input.path.clone(),
                 "an empty last request (the span's input ends in a response and it has no output)",
             );
-            history.push(json!({"parts": [], "kind": "request"}));
+            history.push(object! {"parts": Vec::<Value>::new(), "kind": "request"});
         }
     }
     if let Some((instructions, path)) = instructions.filter(|(text, _)| !text.is_empty()) {
@@ -181,7 +182,10 @@ pub(super) fn span_attributes(
             .filter(|message| message["kind"] == "request")
             .peekable();
         if requests.peek().is_none() {
-            history.insert(0, json!({"parts": [], "instructions": instructions, "kind": "request"}));
+            history.insert(
+                0,
+                object! {"parts": Vec::<Value>::new(), "instructions": instructions, "kind": "request"},
+            );
         } else {
             let mut count = 0;
             for request in requests {
@@ -263,7 +267,7 @@ impl Loader<'_> {
             _ => Value::Array(items),
         };
         self.request
-            .push(json!({"content": content, "part_kind": "user-prompt"}));
+            .push(object! {"content": content, "part_kind": "user-prompt"});
     }
 
     fn flush_request(&mut self) {
@@ -276,7 +280,7 @@ impl Loader<'_> {
                 "request timestamps (pydantic-ai fills in the load time)",
             );
             let parts = std::mem::take(&mut self.request);
-            self.history.push(json!({"parts": parts, "kind": "request"}));
+            self.history.push(object! {"parts": parts, "kind": "request"});
         }
     }
 
@@ -319,7 +323,8 @@ impl Loader<'_> {
                 }
                 if parts.is_empty() && role == "user" {
                     // A user prompt of nothing but cache points, or of an empty list.
-                    self.request.push(json!({"content": [], "part_kind": "user-prompt"}));
+                    self.request
+                        .push(object! {"content": Vec::<Value>::new(), "part_kind": "user-prompt"});
                 }
                 for (index, part) in parts.iter().enumerate() {
                     self.request_part(role, part, &format!("{parts_path}[{index}]"))?;
@@ -341,7 +346,7 @@ impl Loader<'_> {
             "text" if role == "system" => {
                 self.flush_user_prompt();
                 let content = self.text_content(object, path);
-                let mut prompt = json!({"content": content, "part_kind": "system-prompt"});
+                let mut prompt = object! {"content": content, "part_kind": "system-prompt"};
                 // `_span_input_messages` marks a request-scoped prompt an earlier request was sent with.
                 if object.get("visible") == Some(&Value::Bool(false)) {
                     prompt["scope"] = "request".into();
@@ -420,7 +425,7 @@ impl Loader<'_> {
             .cloned()
             .unwrap_or(Value::Null);
         let kind = if native { "builtin-tool-return" } else { "tool-return" };
-        let mut part = json!({"tool_name": name, "content": result, "tool_call_id": id, "part_kind": kind});
+        let mut part = object! {"tool_name": name, "content": result, "tool_call_id": id, "part_kind": kind};
         // The file items of a result are pydantic-ai's dumps of the files the content held: recorded,
         // so that they load as files again (`_check_file_provenance`).
         if msgflow_media::content_needs_file_digests(&part["content"]) {
@@ -493,7 +498,7 @@ impl Loader<'_> {
             return None;
         };
         let data = base64::engine::general_purpose::URL_SAFE.encode(bytes);
-        Some(json!({"data": data, "media_type": media_type, "kind": "binary"}))
+        Some(object! {"data": data, "media_type": media_type, "kind": "binary"})
     }
 
     fn response(&mut self, object: &Map<String, Value>, parts: &[Value], path: &str) -> Result<(), ShapeError> {
@@ -505,11 +510,11 @@ impl Loader<'_> {
             match get(part_object, "type").as_str().unwrap_or("") {
                 "text" => {
                     let content = self.text_content(part_object, &part_path);
-                    history_parts.push(json!({"content": content, "part_kind": "text"}));
+                    history_parts.push(object! {"content": content, "part_kind": "text"});
                 }
                 "thinking" | "reasoning" => {
                     let content = self.text_content(part_object, &part_path);
-                    history_parts.push(json!({"content": content, "part_kind": "thinking"}));
+                    history_parts.push(object! {"content": content, "part_kind": "thinking"});
                 }
                 kind @ ("tool_call" | "server_tool_call") => {
                     let id = self.call_id(part_object, &part_path);
@@ -522,8 +527,8 @@ impl Loader<'_> {
                     } else {
                         "tool-call"
                     };
-                    history_parts.push(json!({"tool_name": get(part_object, "name"), "args": args,
-                                              "tool_call_id": id, "part_kind": part_kind}));
+                    history_parts.push(object! {"tool_name": get(part_object, "name"), "args": args,
+                    "tool_call_id": id, "part_kind": part_kind});
                 }
                 kind @ ("tool_call_response" | "server_tool_call_response")
                     if builtin || kind != "tool_call_response" =>
@@ -532,7 +537,7 @@ impl Loader<'_> {
                 }
                 "blob" | "binary" => {
                     if let Some(content) = self.binary(part_object, &part_path) {
-                        history_parts.push(json!({"content": content, "part_kind": "file"}));
+                        history_parts.push(object! {"content": content, "part_kind": "file"});
                     }
                 }
                 other => self.loss(
@@ -542,7 +547,7 @@ impl Loader<'_> {
                 ),
             }
         }
-        let mut response = json!({"parts": history_parts, "kind": "response"});
+        let mut response = object! {"parts": history_parts, "kind": "response"};
         match get(object, "finish_reason") {
             Value::Null => {}
             Value::String(reason) if FINISH_REASONS.contains(&reason.as_str()) => {
@@ -597,7 +602,7 @@ fn retry_feedback(text: &str) -> Option<Value> {
         if rendered.is_none_or(|(rendered, _)| rendered != text) {
             return None;
         }
-        return Some(json!({"content": content, "retry": {"cause": cause}, "part_kind": "retry-feedback"}));
+        return Some(object! {"content": content, "retry": object!{"cause": cause}, "part_kind": "retry-feedback"});
     }
     None
 }

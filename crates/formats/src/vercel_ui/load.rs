@@ -1,7 +1,8 @@
 //! Vercel AI `UIMessage`s to a history, as pydantic-ai 2.68.0's `VercelAIAdapter.load_messages`
 //! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history's JSON.
 
-use serde_json::{json, Map, Value};
+use crate::object::object;
+use serde_json::{Map, Value};
 
 use super::citations::load_citations;
 use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
@@ -195,7 +196,7 @@ impl Loader<'_> {
                 Some(feedback) => self.builder.add(feedback, true),
                 None => self
                     .builder
-                    .add(json!({"content": text, "part_kind": "system-prompt"}), true),
+                    .add(object! {"content": text, "part_kind": "system-prompt"}, true),
             }
         }
         Ok(())
@@ -283,7 +284,7 @@ impl Loader<'_> {
             _ => Value::Array(items),
         };
         self.builder
-            .add(json!({"content": content, "part_kind": "user-prompt"}), true);
+            .add(object! {"content": content, "part_kind": "user-prompt"}, true);
     }
 
     /// Another `data-*` part: enqueued messages are not converted yet; custom data is not for the model.
@@ -329,11 +330,11 @@ impl Loader<'_> {
                         );
                     }
                     self.builder.add(
-                        json!({"content": text, "id": get(&metadata, "id"),
-                               "provider_name": get(&metadata, "provider_name"),
-                               "provider_details": if details.is_object() { details.clone() } else { Value::Null },
-                               "citations": citations,
-                               "part_kind": "text"}),
+                        object! {"content": text, "id": get(&metadata, "id"),
+                        "provider_name": get(&metadata, "provider_name"),
+                        "provider_details": if details.is_object() { details.clone() } else { Value::Null },
+                        "citations": citations,
+                        "part_kind": "text"},
                         false,
                     );
                     self.builder
@@ -347,10 +348,10 @@ impl Loader<'_> {
                         get(&metadata, "signature").clone()
                     };
                     self.builder.add(
-                        json!({"content": text, "id": get(&metadata, "id"), "signature": signature,
-                               "provider_name": get(&metadata, "provider_name"),
-                               "provider_details": get(&metadata, "provider_details"),
-                               "part_kind": "thinking"}),
+                        object! {"content": text, "id": get(&metadata, "id"), "signature": signature,
+                        "provider_name": get(&metadata, "provider_name"),
+                        "provider_details": get(&metadata, "provider_details"),
+                        "part_kind": "thinking"},
                         false,
                     );
                     self.builder
@@ -366,10 +367,10 @@ impl Loader<'_> {
                     };
                     let content = binary_json(&media_type, &bytes, get(&metadata, "vendor_metadata"));
                     self.builder.add(
-                        json!({"content": content, "id": get(&metadata, "id"),
-                               "provider_name": get(&metadata, "provider_name"),
-                               "provider_details": get(&metadata, "provider_details"),
-                               "part_kind": "file"}),
+                        object! {"content": content, "id": get(&metadata, "id"),
+                        "provider_name": get(&metadata, "provider_name"),
+                        "provider_details": get(&metadata, "provider_details"),
+                        "part_kind": "file"},
                         false,
                     );
                     self.builder
@@ -526,12 +527,12 @@ impl Loader<'_> {
                 claimed => claimed,
             };
             let call = self.narrow(
-                json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
-                       "tool_kind": call_kind,
-                       "id": or(get(call_meta, "id"), get(&metadata, "id")),
-                       "provider_name": call_provider_name,
-                       "provider_details": or(get(call_meta, "provider_details"), &provider_details),
-                       "part_kind": "builtin-tool-call"}),
+                object! {"tool_name": &tool_name, "args": args, "tool_call_id": tool_call_id,
+                "tool_kind": call_kind,
+                "id": or(get(call_meta, "id"), get(&metadata, "id")),
+                "provider_name": &call_provider_name,
+                "provider_details": or(get(call_meta, "provider_details"), &provider_details),
+                "part_kind": "builtin-tool-call"},
                 "args",
                 path,
             );
@@ -542,7 +543,7 @@ impl Loader<'_> {
                 let (content, outcome) = match state {
                     "output-error" => (part.get("errorText").cloned().unwrap_or(Value::Null), "failed"),
                     "output-denied" => (Value::String(denial_reason(part)), "denied"),
-                    _ => (output.clone(), "success"),
+                    _ => (output, "success"),
                 };
                 let return_kind = match parse_tool_kind(get(return_meta, "tool_kind")) {
                     Value::Null => tool_kind,
@@ -550,11 +551,11 @@ impl Loader<'_> {
                 };
                 let returned = self.narrow(
                     with_digests(
-                        json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
-                           "provider_name": or(get(return_meta, "provider_name"), &provider_name),
-                           "provider_details": or(get(return_meta, "provider_details"), &provider_details),
-                           "outcome": outcome, "tool_kind": return_kind,
-                           "part_kind": "builtin-tool-return"}),
+                        object! {"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                        "provider_name": or(get(return_meta, "provider_name"), &provider_name),
+                        "provider_details": or(get(return_meta, "provider_details"), &provider_details),
+                        "outcome": outcome, "tool_kind": return_kind,
+                        "part_kind": "builtin-tool-return"},
                     ),
                     "content",
                     path,
@@ -564,10 +565,10 @@ impl Loader<'_> {
             return Ok(());
         }
         let call = self.narrow(
-            json!({"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id,
-                   "tool_kind": tool_kind, "id": get(&metadata, "id"),
-                   "provider_name": provider_name, "provider_details": provider_details,
-                   "part_kind": "tool-call"}),
+            object! {"tool_name": &tool_name, "args": args, "tool_call_id": tool_call_id,
+            "tool_kind": &tool_kind, "id": get(&metadata, "id"),
+            "provider_name": provider_name, "provider_details": provider_details,
+            "part_kind": "tool-call"},
             "args",
             path,
         );
@@ -577,10 +578,10 @@ impl Loader<'_> {
         let returned = match state {
             "output-available" => {
                 let interrupted = get(&metadata, "outcome") == "interrupted";
-                with_digests(json!({"tool_name": tool_name, "content": output,
-                       "tool_call_id": tool_call_id,
-                       "outcome": if interrupted { "interrupted" } else { "success" },
-                       "tool_kind": tool_kind, "part_kind": "tool-return"}))
+                with_digests(object! {"tool_name": tool_name, "content": output,
+                "tool_call_id": tool_call_id,
+                "outcome": if interrupted { "interrupted" } else { "success" },
+                "tool_kind": tool_kind, "part_kind": "tool-return"})
             }
             "output-error" => {
                 let retried = get(&metadata, "outcome") == "retried";
@@ -596,17 +597,17 @@ impl Loader<'_> {
                 } else {
                     Value::Null
                 };
-                let mut returned = json!({"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
-                       "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
-                       "tool_kind": tool_kind, "part_kind": "tool-return"});
+                let mut returned = object! {"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
+                "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
+                "tool_kind": tool_kind, "part_kind": "tool-return"};
                 if !structured_digests.is_empty() {
                     returned["content_file_digests"] = structured_digests.into();
                 }
                 returned
             }
-            "output-denied" => json!({"tool_name": tool_name, "content": denial_reason(part),
-                                      "tool_call_id": tool_call_id, "outcome": "denied",
-                                      "tool_kind": tool_kind, "part_kind": "tool-return"}),
+            "output-denied" => object! {"tool_name": tool_name, "content": denial_reason(part),
+            "tool_call_id": tool_call_id, "outcome": "denied",
+            "tool_kind": tool_kind, "part_kind": "tool-return"},
             _ => return Ok(()),
         };
         let returned = self.narrow(returned, "content", path);
@@ -716,9 +717,9 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
     let (file_id, provider) = (get(metadata, "file_id"), get(metadata, "provider_name"));
     if truthy(file_id) && truthy(provider) {
         return Ok(
-            json!({"file_id": file_id, "provider_name": provider, "media_type": media_type,
-                         "vendor_metadata": vendor_metadata, "identifier": get(metadata, "identifier"),
-                         "kind": "uploaded-file"}),
+            object! {"file_id": file_id, "provider_name": provider, "media_type": media_type,
+            "vendor_metadata": vendor_metadata, "identifier": get(metadata, "identifier"),
+            "kind": "uploaded-file"},
         );
     }
     let kind = if media_type.is_empty() {
@@ -742,8 +743,8 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
         other => other.clone(),
     };
     Ok(
-        json!({"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
-              "kind": kind, "media_type": media_type}),
+        object! {"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
+        "kind": kind, "media_type": media_type},
     )
 }
 
