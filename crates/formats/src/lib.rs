@@ -266,12 +266,12 @@ pub fn convert_with(
             }
             Format::VercelUi => {
                 let value = value_of(doc, index)?;
-                vercel_ui::from_value(&value, index, options, &mut report)
+                ui_format::from_value::<vercel_ui::VercelUi>(value, index, options, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
             Format::AgUi => {
                 let value = value_of(doc, index)?;
-                ag_ui::from_value(&value, index, options, &mut report)
+                ui_format::from_value::<ag_ui::AgUi>(value, index, options, &mut report)
                     .map_err(|err| doc.error_at(index, &err.path, err.message))?
             }
         };

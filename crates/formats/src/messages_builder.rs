@@ -119,35 +119,37 @@ pub(crate) fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
 
 /// The messages of a UI format's input and their path: an array of messages, or a request body
 /// `{"messages": [...], ...}` whose other fields (`field_label` names them) are reported dropped.
+/// The messages are given mutably: a loader moves the values the history keeps out of them.
 pub(crate) fn ui_messages<'v>(
-    value: &'v Value,
+    value: &'v mut Value,
     document: usize,
     report: &mut Report,
     expected: &str,
     field_label: &str,
-) -> Result<(&'v [Value], String), ShapeError> {
+) -> Result<(&'v mut [Value], String), ShapeError> {
+    let not_messages = || ShapeError {
+        path: "$".into(),
+        message: expected.into(),
+    };
     match value {
-        Value::Array(messages) => Ok((messages.as_slice(), "$".to_owned())),
-        Value::Object(body) => match body.get("messages") {
-            Some(Value::Array(messages)) => {
-                for key in body.keys().filter(|key| key.as_str() != "messages") {
-                    report.push(
-                        LossKind::Dropped,
-                        document,
-                        format!("$.{key}"),
-                        format!("{field_label} `{key}` (a history holds messages only)"),
-                    );
-                }
-                Ok((messages.as_slice(), "$.messages".to_owned()))
+        Value::Array(messages) => Ok((messages.as_mut_slice(), "$".to_owned())),
+        Value::Object(body) => {
+            if !matches!(body.get("messages"), Some(Value::Array(_))) {
+                return Err(not_messages());
             }
-            _ => Err(ShapeError {
-                path: "$".into(),
-                message: expected.into(),
-            }),
-        },
-        _ => Err(ShapeError {
-            path: "$".into(),
-            message: expected.into(),
-        }),
+            for key in body.keys().filter(|key| key.as_str() != "messages") {
+                report.push(
+                    LossKind::Dropped,
+                    document,
+                    format!("$.{key}"),
+                    format!("{field_label} `{key}` (a history holds messages only)"),
+                );
+            }
+            match body.get_mut("messages") {
+                Some(Value::Array(messages)) => Ok((messages.as_mut_slice(), "$.messages".to_owned())),
+                _ => Err(not_messages()),
+            }
+        }
+        _ => Err(not_messages()),
     }
 }

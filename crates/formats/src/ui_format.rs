@@ -22,6 +22,9 @@ pub(crate) trait UiFormat: Target + Sized {
     const EXPECTED: &'static str;
     /// What the other fields of a body `{"messages": [...], ...}` are called (`request field`).
     const BODY_FIELD: &'static str;
+    /// Whether [`UiFormat::load`] moves values out of the messages it reads (then the read-back
+    /// of a "to" conversion gives it a copy of the output; otherwise the output itself).
+    const LOAD_TAKES_VALUES: bool;
 
     /// pydantic-ai's `dump_messages` of the history's JSON messages.
     fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported<Self>>;
@@ -33,9 +36,10 @@ pub(crate) trait UiFormat: Target + Sized {
     fn recorded_prefix(messages: &[Value]) -> (Vec<Value>, usize);
 
     /// `load_messages` of `messages` (index `first` on of the array at `path`), going on from the
-    /// `recorded` history: the history's JSON messages.
+    /// `recorded` history: the history's JSON messages. The loader may move the values the history
+    /// keeps out of `messages` rather than copy them.
     fn load(
-        messages: &[Value],
+        messages: &mut [Value],
         path: &str,
         first: usize,
         document: usize,
@@ -71,9 +75,22 @@ pub(crate) fn to_value<F: UiFormat>(
         position: None,
         message: err.message,
     })?;
-    let value = Value::Array(written);
-    // The read-back's failure is reported, the diff's is returned.
-    let read_back = match load::<F>(&value, document, options, &mut Report::default()) {
+    let mut value = Value::Array(written);
+    // The read-back's failure is reported, the diff's is returned. A loader that takes what it
+    // keeps takes it from a copy: the messages themselves are the output.
+    let mut copy = if F::LOAD_TAKES_VALUES {
+        Some(value.clone())
+    } else {
+        None
+    };
+    let read = load::<F>(
+        copy.as_mut().unwrap_or(&mut value),
+        document,
+        options,
+        &mut Report::default(),
+    );
+    drop(copy);
+    let read_back = match read {
         Ok((loaded, path)) => match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
             Ok(()) => Ok(()),
             Err(ReadBackError::Convert(err)) => return Err(err),
@@ -101,19 +118,21 @@ pub(crate) fn to_value<F: UiFormat>(
 /// `{"messages": [...], ...}`. Everything the history cannot hold, and everything pydantic-ai
 /// fills in on load, is reported in `report` at its path in `value`.
 pub(crate) fn from_value<F: UiFormat>(
-    value: &Value,
+    mut value: Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (history, path) = load::<F>(value, document, options, report)?;
+    let (history, path) = load::<F>(&mut value, document, options, report)?;
+    // What the loader left of the input is freed before the history is read.
+    drop(value);
     crate::round_trip::history_of(history).map_err(|message| unloadable::<F>(path, &message))
 }
 
 /// The history's JSON messages `F`'s loader makes of `value` (see [`from_value`]), and the path
 /// of the messages in `value`.
 fn load<F: UiFormat>(
-    value: &Value,
+    value: &mut Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
@@ -124,7 +143,7 @@ fn load<F: UiFormat>(
     } else {
         (Vec::new(), 0)
     };
-    let history = F::load(&messages[rest..], &path, rest, document, report, recorded)?;
+    let history = F::load(&mut messages[rest..], &path, rest, document, report, recorded)?;
     Ok((history, path))
 }
 

@@ -50,6 +50,7 @@ impl crate::ui_format::UiFormat for AgUi {
     const EXPECTED: &'static str =
         "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}";
     const BODY_FIELD: &'static str = "run input field";
+    const LOAD_TAKES_VALUES: bool = false;
 
     fn dump(history: &[Value], _options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
         let groups = dump::dump(history, &mut dump::Ids::new())?;
@@ -65,7 +66,7 @@ impl crate::ui_format::UiFormat for AgUi {
     }
 
     fn load(
-        messages: &[Value],
+        messages: &mut [Value],
         path: &str,
         first: usize,
         document: usize,
@@ -93,13 +94,16 @@ pub fn to_value(
 /// The history of AG-UI messages: `value` is an array of messages or a `RunAgentInput` body
 /// `{"messages": [...], ...}`. Everything the history cannot hold, and everything pydantic-ai
 /// fills in on load, is reported in `report` at its path in `value`.
+///
+/// The loader works on its own copy of `value`; [`convert`](crate::convert) hands it its own parse of
+/// the input instead.
 pub fn from_value(
     value: &Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    crate::ui_format::from_value::<AgUi>(value, document, options, report)
+    crate::ui_format::from_value::<AgUi>(value.clone(), document, options, report)
 }
 
 /// The lossless form: pydantic-ai's dump, the record of each history message on the last AG-UI

@@ -44,9 +44,10 @@ struct Loader<'r> {
 
 /// `load_messages(messages)`: the history's JSON messages.
 /// `messages` begin at index `first` of the array at `path`; `history` is what the messages before
-/// them hold (the lossless records), which the builder goes on from.
+/// them hold (the lossless records), which the builder goes on from. Tool inputs and outputs, the
+/// largest values, are moved out of `messages` into the history.
 pub(super) fn load(
-    messages: &[Value],
+    messages: &mut [Value],
     path: &str,
     first: usize,
     document: usize,
@@ -66,7 +67,7 @@ pub(super) fn load(
                 .collect(),
         },
     };
-    for (index, message) in messages.iter().enumerate() {
+    for (index, message) in messages.iter_mut().enumerate() {
         loader.message(message, &format!("{path}[{}]", first + index))?;
     }
     Ok(loader.builder.messages.into_iter().map(Value::Object).collect())
@@ -93,12 +94,12 @@ impl Loader<'_> {
         self.report.push(kind, self.document, path, what);
     }
 
-    fn message(&mut self, message: &Value, path: &str) -> Result<(), ShapeError> {
-        let Some(object) = message.as_object() else {
+    fn message(&mut self, message: &mut Value, path: &str) -> Result<(), ShapeError> {
+        let Some(object) = message.as_object_mut() else {
             return Err(shape(path, "expected a UIMessage object with `id`, `role` and `parts`"));
         };
-        let role = match object.get("role") {
-            Some(Value::String(role)) if matches!(role.as_str(), "system" | "user" | "assistant") => role.as_str(),
+        let role = match object.get("role").and_then(Value::as_str) {
+            Some(role @ ("system" | "user" | "assistant")) => role.to_owned(),
             Some(_) => {
                 return Err(shape(
                     &format!("{path}.role"),
@@ -114,12 +115,12 @@ impl Loader<'_> {
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
         };
-        let Some(Value::Array(ui_parts)) = object.get("parts") else {
+        if !matches!(object.get("parts"), Some(Value::Array(_))) {
             return Err(shape(
                 &format!("{path}.parts"),
                 "expected the UIMessage `parts` as an array",
             ));
-        };
+        }
         for key in object.keys() {
             if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
                 self.loss(
@@ -129,6 +130,12 @@ impl Loader<'_> {
                 );
             }
         }
+        // The parts are taken out of the message for the time of reading them (the assistant's
+        // tool parts give up their input and output), and put back.
+        let mut ui_parts = match object.get_mut("parts") {
+            Some(Value::Array(parts)) => std::mem::take(parts),
+            _ => Vec::new(),
+        };
         let checkpoint = self.builder.checkpoint();
         let parts_path = format!("{path}.parts");
         for (index, part) in ui_parts.iter().enumerate() {
@@ -146,11 +153,16 @@ impl Loader<'_> {
                 }
             }
         }
-        match role {
-            "system" => self.system(ui_parts, &parts_path)?,
-            "user" => self.user(ui_parts, &parts_path)?,
-            _ => self.assistant(ui_parts, &parts_path)?,
+        let read = match role.as_str() {
+            "system" => self.system(&ui_parts, &parts_path),
+            "user" => self.user(&ui_parts, &parts_path),
+            _ => self.assistant(&mut ui_parts, &parts_path),
+        };
+        let has_parts = !ui_parts.is_empty();
+        if let Some(Value::Array(parts)) = object.get_mut("parts") {
+            *parts = ui_parts;
         }
+        read?;
         let target_kind = if role == "assistant" { "response" } else { "request" };
         let metadata = object.get("metadata").unwrap_or(&Value::Null);
         let had_timestamp = ours(metadata).get("timestamp").is_some();
@@ -168,7 +180,7 @@ impl Loader<'_> {
                     );
                 }
             }
-            None if !ui_parts.is_empty() && id.is_some() => {
+            None if has_parts && id.is_some() => {
                 self.loss(
                     LossKind::Dropped,
                     format!("{path}.id"),
@@ -303,12 +315,13 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn assistant(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
+    fn assistant(&mut self, ui_parts: &mut [Value], path: &str) -> Result<(), ShapeError> {
         let mut pending: Vec<Value> = Vec::new();
         let has_steps = ui_parts.iter().any(|part| part["type"] == "step-start");
-        for (index, part) in ui_parts.iter().enumerate() {
+        for (index, part) in ui_parts.iter_mut().enumerate() {
             let part_path = format!("{path}[{index}]");
-            let part_type = part["type"].as_str().unwrap_or("");
+            let part_type = part["type"].as_str().unwrap_or("").to_owned();
+            let part_type = part_type.as_str();
             if !pending.is_empty()
                 && (part_type == "step-start" || (!has_steps && matches!(part_type, "text" | "reasoning" | "file")))
             {
@@ -428,7 +441,15 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn tool(&mut self, part: &Value, part_type: &str, path: &str, pending: &mut Vec<Value>) -> Result<(), ShapeError> {
+    /// A tool part: its call, and its return once it has one. The part's input and output are
+    /// moved into the history.
+    fn tool(
+        &mut self,
+        part: &mut Value,
+        part_type: &str,
+        path: &str,
+        pending: &mut Vec<Value>,
+    ) -> Result<(), ShapeError> {
         let tool_name = if part_type == "dynamic-tool" {
             match part.get("toolName") {
                 Some(Value::String(name)) => name.clone(),
@@ -442,13 +463,13 @@ impl Loader<'_> {
         } else {
             part_type["tool-".len()..].to_owned()
         };
-        let Some(tool_call_id) = part.get("toolCallId").and_then(Value::as_str) else {
+        let Some(tool_call_id) = part.get("toolCallId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(shape(
                 &format!("{path}.toolCallId"),
                 "expected the tool call id as a string",
             ));
         };
-        let state = part.get("state").and_then(Value::as_str).unwrap_or("");
+        let tool_call_id = tool_call_id.as_str();
         const STATES: [&str; 7] = [
             "input-streaming",
             "input-available",
@@ -458,18 +479,19 @@ impl Loader<'_> {
             "approval-responded",
             "output-denied",
         ];
-        if !STATES.contains(&state) {
+        let claimed_state = part.get("state").and_then(Value::as_str).unwrap_or("");
+        let Some(state) = STATES.into_iter().find(|known| *known == claimed_state) else {
             return Err(shape(
                 &format!("{path}.state"),
                 format!("expected a tool part state, one of {}", STATES.join(", ")),
             ));
-        }
-        let args = match part.get("input").unwrap_or(&Value::Null) {
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
+        };
+        let args = match part.get_mut("input").map_or(Value::Null, Value::take) {
+            Value::String(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(parsed @ Value::Object(_)) => parsed,
-                _ => Value::String(text.clone()),
+                _ => Value::String(text),
             },
-            value @ (Value::Object(_) | Value::Null) => value.clone(),
+            value @ (Value::Object(_) | Value::Null) => value,
             _ => {
                 return Err(shape(
                     &format!("{path}.input"),
@@ -498,11 +520,11 @@ impl Loader<'_> {
         let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
         // `_validate_tool_output`: file items of the output become files, recorded in the return's
         // `content_file_digests` so that they load as files again.
-        let output = part.get("output").unwrap_or(&Value::Null);
+        let output = part.get_mut("output").map_or(Value::Null, Value::take);
         let (output, file_digests) = if state == "output-available" {
             validated_tool_output(output, &format!("{path}.output"))?
         } else {
-            (output.clone(), Vec::new())
+            (output, Vec::new())
         };
         let with_digests = |mut returned: Value| {
             if !file_digests.is_empty() {
@@ -588,7 +610,10 @@ impl Loader<'_> {
                 let structured = get(&metadata, "content");
                 // `_validate_tool_output` of a retry's list content: its files rebuilt.
                 let (content, structured_digests) = if retried && structured.is_array() {
-                    validated_tool_output(structured, &format!("{path}.callProviderMetadata.pydantic_ai.content"))?
+                    validated_tool_output(
+                        structured.clone(),
+                        &format!("{path}.callProviderMetadata.pydantic_ai.content"),
+                    )?
                 } else {
                     (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
                 };
@@ -632,11 +657,11 @@ impl Loader<'_> {
 
 /// `_validate_tool_output`: tool output at `path` with its file items rebuilt, and the digests that
 /// record them (`loaded_tool_output`); output holding no file or text item as it is.
-fn validated_tool_output(output: &Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
-    if !super::holds_content_item(output) {
-        return Ok((output.clone(), Vec::new()));
+fn validated_tool_output(output: Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
+    if !super::holds_content_item(&output) {
+        return Ok((output, Vec::new()));
     }
-    loaded_tool_output(output, true)
+    loaded_tool_output(&output, true)
         .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
 }
 

@@ -95,6 +95,7 @@ impl crate::ui_format::UiFormat for VercelUi {
     const MESSAGES: &'static str = "UI messages";
     const EXPECTED: &'static str = "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}";
     const BODY_FIELD: &'static str = "request field";
+    const LOAD_TAKES_VALUES: bool = true;
 
     fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
         let dumped = dump::dump(history, options.vercel_sdk_version)?;
@@ -110,7 +111,7 @@ impl crate::ui_format::UiFormat for VercelUi {
     }
 
     fn load(
-        messages: &[Value],
+        messages: &mut [Value],
         path: &str,
         first: usize,
         document: usize,
@@ -137,13 +138,16 @@ pub fn to_value(
 /// The history of Vercel AI UI messages: `value` is an array of `UIMessage`s or a chat request
 /// body `{"messages": [...], ...}`. Everything the history cannot hold, and everything pydantic-ai
 /// fills in on load, is reported in `report` at its path in `value`.
+///
+/// The loader works on its own copy of `value`; [`convert`](crate::convert) hands it its own parse of
+/// the input instead.
 pub fn from_value(
     value: &Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    crate::ui_format::from_value::<VercelUi>(value, document, options, report)
+    crate::ui_format::from_value::<VercelUi>(value.clone(), document, options, report)
 }
 
 /// The lossless form: pydantic-ai's dump with each turn's responses in one assistant message
