@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use super::measurement::{generate, run_json_line, Measurement, BIG_STRINGS, BIG_STRUCTURED, DATASETS, SMALL_10K};
-use super::process::{load_average, median, run_process, utc_now};
+use super::process::{cpu_and_cache, load_average, median, run_process, utc_now};
 use super::report::format_seconds;
 use crate::venv;
 
@@ -270,12 +270,13 @@ fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_aft
     );
     let _ = writeln!(
         out,
-        "Run {started_at}; load average {load_before} before, {load_after} after (2 cores shared). Median of \
+        "Run {started_at} on {}; load average {load_before} before, {load_after} after (2 cores shared). Median of \
          {runs} runs after a warm-up. pydantic-ai 2.68.0 with ag-ui-protocol 1.0.0: in process, parse + \
          `dump_messages`/`load_messages` (or `handle_messages`) + JSON out (`oracle/bench/conversion_bench.py`). \
          msgflow library: in process, the same steps (`msgflow_formats::convert` with its loss report, then \
          compact JSON out). `msgflow convert`: the whole process (start-up, read, report, pretty output written \
-         to a file). Target: {TARGET_SPEEDUP}x, read on the library (the same steps on both sides).\n"
+         to a file). Target: {TARGET_SPEEDUP}x, read on the library (the same steps on both sides).\n",
+        cpu_and_cache()
     );
     let _ = writeln!(
         out,

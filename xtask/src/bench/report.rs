@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::process::Command;
 
 use super::measurement::*;
-use super::process::{command_stdout, cpu_model, meminfo_field};
+use super::process::{command_stdout, cpu_and_cache, meminfo_field};
 
 pub(super) fn pydantic_versions(results: &Results) -> Option<String> {
     let detail = &results
@@ -273,7 +273,7 @@ pub(super) fn render_report(results: &Results, environment: &Environment) -> Str
     let _ = writeln!(
         out,
         "- machine: {nproc} CPUs ({}), {memory} RAM; load average (1/5/15 min) {} at the start, {} at the end",
-        cpu_model(),
+        cpu_and_cache(),
         environment.load_before,
         environment.load_after
     );

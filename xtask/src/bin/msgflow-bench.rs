@@ -37,8 +37,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// use.
 const WARM_UP_HISTORY: &[u8] = br#"[{"parts":[{"content":"sys","timestamp":"2025-01-02T03:04:05.000001Z","part_kind":"system-prompt"},{"content":"hi","timestamp":"2025-01-02T03:04:05.000002Z","part_kind":"user-prompt"}],"timestamp":"2025-01-02T03:04:05.000003Z","instructions":"be brief","kind":"request"},{"parts":[{"content":"hmm","signature":"c2ln","provider_name":"anthropic","part_kind":"thinking"},{"content":"ok","part_kind":"text"},{"tool_name":"read_file","args":{"path":"a.py"},"tool_call_id":"toolu_00000001","part_kind":"tool-call"}],"usage":{"input_tokens":1,"output_tokens":1,"details":{"reasoning_tokens":0}},"timestamp":"2025-01-02T03:04:06.000001Z","kind":"response","finish_reason":"tool_call"},{"parts":[{"tool_name":"read_file","content":[{"line":1,"text":"x"}],"tool_call_id":"toolu_00000001","timestamp":"2025-01-02T03:04:07.000001Z","part_kind":"tool-return"}],"kind":"request"}]"#;
 
-/// What the cold operations write before each run: more than the last-level cache holds (this
-/// machine reports 480 MiB of L3), so that none of the operation's data is left in it.
+/// What the cold operations write before each run: more than the last-level cache holds (the
+/// machines seen here report 16 MiB to 480 MiB of L3), so that none of the operation's data is left
+/// in it.
 const CACHE_EVICTION_BYTES: usize = 1 << 30;
 
 /// After a successful reset VmHWM equals VmRSS; allow for pages touched between the two reads.
