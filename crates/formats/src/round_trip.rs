@@ -241,6 +241,9 @@ fn diff_changed_message(
         (Some(ModelMessage::Response(sent)), ModelMessage::Response(back)) => pairwise_equal(&sent.parts, &back.parts),
         _ => Vec::new(),
     };
+    if let Some(sent) = sent {
+        without_equal_payloads(sent, &mut back, &mut original, &equal_parts);
+    }
     if equal_parts.contains(&true) {
         if let Some(back) = without_equal_parts(&mut back, &equal_parts) {
             if let Some(Value::Array(original_parts)) = original.get_mut("parts") {
@@ -255,6 +258,75 @@ fn diff_changed_message(
     let back = message_value(&back, document)?;
     loss::diff_message(index, &original, &back, document, report);
     Ok(())
+}
+
+/// In each part of `back` that did not come back equal to its part of `sent`, the tool result or
+/// arguments that came back with the same text are set to `null`, here and at the same place in
+/// `original` (the JSON of `sent`), as [`diff_changed_message`] does with equal parts: equal text is
+/// equal JSON, so the diff is the same, and writing these payloads as JSON (parsing their text) is
+/// most of the cost of a changed message's JSON (a tool return that lost only its timestamp).
+fn without_equal_payloads(sent: &ModelMessage, back: &mut ModelMessage, original: &mut Value, equal_parts: &[bool]) {
+    use msgflow_wire::{Field, ModelRequestPart as Request, ModelResponsePart as Response, RawJson};
+
+    fn same_text(sent: &RawJson, back: &mut RawJson) -> bool {
+        let same = sent == back && !sent.is_null();
+        if same {
+            *back = RawJson::null();
+        }
+        same
+    }
+    fn same_present(sent: &Field<RawJson>, back: &mut Field<RawJson>) -> bool {
+        match (sent, back) {
+            (Field::Present(sent), Field::Present(back)) => same_text(sent, back),
+            _ => false,
+        }
+    }
+    let mut emptied = Vec::new();
+    match (sent, back) {
+        (ModelMessage::Request(sent), ModelMessage::Request(back)) => {
+            for (index, (sent, back)) in sent.parts.iter().zip(&mut back.parts).enumerate() {
+                if equal_parts.get(index) == Some(&true) {
+                    continue;
+                }
+                if let (Request::ToolReturn(sent), Request::ToolReturn(back)) = (sent, back) {
+                    if same_text(&sent.content, &mut back.content) {
+                        emptied.push((index, "content"));
+                    }
+                }
+            }
+        }
+        (ModelMessage::Response(sent), ModelMessage::Response(back)) => {
+            for (index, (sent, back)) in sent.parts.iter().zip(&mut back.parts).enumerate() {
+                if equal_parts.get(index) == Some(&true) {
+                    continue;
+                }
+                let emptied_key = match (sent, back) {
+                    (Response::ToolCall(sent), Response::ToolCall(back)) => {
+                        same_present(&sent.args, &mut back.args).then_some("args")
+                    }
+                    (Response::BuiltinToolCall(sent), Response::BuiltinToolCall(back)) => {
+                        same_present(&sent.args, &mut back.args).then_some("args")
+                    }
+                    (Response::BuiltinToolReturn(sent), Response::BuiltinToolReturn(back)) => {
+                        same_text(&sent.content, &mut back.content).then_some("content")
+                    }
+                    _ => None,
+                };
+                if let Some(key) = emptied_key {
+                    emptied.push((index, key));
+                }
+            }
+        }
+        _ => {}
+    }
+    let parts = original.get_mut("parts").and_then(Value::as_array_mut);
+    if let Some(parts) = parts {
+        for (index, key) in emptied {
+            if let Some(value) = parts.get_mut(index).and_then(|part| part.get_mut(key)) {
+                *value = Value::Null;
+            }
+        }
+    }
 }
 
 /// The JSON of `message` with `null` for each part marked equal, or `None` where that would not
