@@ -99,7 +99,9 @@ impl Loader<'_> {
             return Err(shape(path, "expected a UIMessage object with `id`, `role` and `parts`"));
         };
         let role = match object.get("role").and_then(Value::as_str) {
-            Some(role @ ("system" | "user" | "assistant")) => role.to_owned(),
+            Some("system") => "system",
+            Some("user") => "user",
+            Some("assistant") => "assistant",
             Some(_) => {
                 return Err(shape(
                     &format!("{path}.role"),
@@ -115,12 +117,6 @@ impl Loader<'_> {
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
         };
-        if !matches!(object.get("parts"), Some(Value::Array(_))) {
-            return Err(shape(
-                &format!("{path}.parts"),
-                "expected the UIMessage `parts` as an array",
-            ));
-        }
         for key in object.keys() {
             if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
                 self.loss(
@@ -130,11 +126,11 @@ impl Loader<'_> {
                 );
             }
         }
-        // The parts are taken out of the message for the time of reading them (the assistant's
-        // tool parts give up their input and output), and put back.
-        let mut ui_parts = match object.get_mut("parts") {
-            Some(Value::Array(parts)) => std::mem::take(parts),
-            _ => Vec::new(),
+        let Some(Value::Array(ui_parts)) = object.get_mut("parts") else {
+            return Err(shape(
+                &format!("{path}.parts"),
+                "expected the UIMessage `parts` as an array",
+            ));
         };
         let checkpoint = self.builder.checkpoint();
         let parts_path = format!("{path}.parts");
@@ -153,16 +149,13 @@ impl Loader<'_> {
                 }
             }
         }
-        let read = match role.as_str() {
-            "system" => self.system(&ui_parts, &parts_path),
-            "user" => self.user(&ui_parts, &parts_path),
-            _ => self.assistant(&mut ui_parts, &parts_path),
-        };
-        let has_parts = !ui_parts.is_empty();
-        if let Some(Value::Array(parts)) = object.get_mut("parts") {
-            *parts = ui_parts;
+        match role {
+            "system" => self.system(ui_parts, &parts_path)?,
+            "user" => self.user(ui_parts, &parts_path)?,
+            // The tool parts give up their input and output to the history.
+            _ => self.assistant(ui_parts, &parts_path)?,
         }
-        read?;
+        let has_parts = !ui_parts.is_empty();
         let target_kind = if role == "assistant" { "response" } else { "request" };
         let metadata = object.get("metadata").unwrap_or(&Value::Null);
         let had_timestamp = ours(metadata).get("timestamp").is_some();
