@@ -1,7 +1,6 @@
 //! AG-UI messages to a history, as pydantic-ai 2.68.0's `AGUIAdapter.load_messages`
 //! (`pydantic_ai.ui.ag_ui._adapter`) reads them, building the history's JSON.
 
-use crate::object::object;
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -9,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
+use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
@@ -410,11 +410,13 @@ impl Loader<'_> {
             self.tool_names.insert(call_id.clone(), name.clone());
             let part = match builtin_id(call_id) {
                 Some((provider, original)) => object! {
-                    "tool_name": name, "args": arguments, "tool_call_id": original,
+                    "tool_name": name.as_str(), "args": arguments.as_str(), "tool_call_id": original,
                     "provider_name": provider, "tool_kind": tool_kind, "part_kind": "builtin-tool-call",
                 },
-                None => object! {"tool_name": name, "args": arguments, "tool_call_id": call_id,
-                "tool_kind": tool_kind, "part_kind": "tool-call"},
+                None => {
+                    object! {"tool_name": name.as_str(), "args": arguments.as_str(), "tool_call_id": call_id.as_str(),
+                    "tool_kind": tool_kind, "part_kind": "tool-call"}
+                }
             };
             self.builder.add(part, false);
         }
@@ -517,8 +519,10 @@ impl Loader<'_> {
                     _ => Value::Null,
                 };
                 self.builder.add(
-                    with_digests(object! {"tool_name": name, "content": content, "tool_call_id": call_id,
-                    "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"}),
+                    with_digests(
+                        object! {"tool_name": name.as_str(), "content": content, "tool_call_id": call_id.as_str(),
+                        "tool_kind": tool_kind, "outcome": outcome, "retry": retry, "part_kind": "tool-return"},
+                    ),
                     true,
                 )
             }

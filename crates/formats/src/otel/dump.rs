@@ -3,12 +3,12 @@
 //! and the parts' `otel_message_parts` (`pydantic_ai.messages`), with the default settings
 //! (`include_content=True`, `include_binary_content=True`), on the history's JSON.
 
-use crate::object::object;
 use base64::Engine as _;
 use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
 use super::Unsupported;
+use crate::object::object;
 
 /// `NativeToolCallPart.tool_name` of an MCP server, and what a trace's input shows instead
 /// (`_response_otel_message` with the ids of `mcp_telemetry_history_ids`).
@@ -120,7 +120,7 @@ fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
 }
 
 fn text(content: &Value) -> Value {
-    object! {"type": "text", "content": content}
+    object! {"type": "text", "content": content.clone()}
 }
 
 /// `_request_otel_messages`: one message per run of parts of one role (`_request_part_groups`,
@@ -462,7 +462,7 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
         let part_path = format!("{path}.parts[{index}]");
         match part_kind(part) {
             "text" => otel_parts.push(text(field(part, "content"))),
-            "thinking" => otel_parts.push(object! {"type": "thinking", "content": field(part, "content")}),
+            "thinking" => otel_parts.push(object! {"type": "thinking", "content": field(part, "content").clone()}),
             "file" => {
                 let content = field(part, "content");
                 if field(content, "kind").as_str() != Some("binary") {

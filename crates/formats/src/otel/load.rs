@@ -2,7 +2,6 @@
 //! `messages_to_otel_messages` writes them, and as other instrumentations write the semantic
 //! conventions) to a pydantic-ai history's JSON, the inverse of [`super::dump`].
 
-use crate::object::object;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -12,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{ALL_MESSAGES, INPUT_MESSAGES, OUTPUT_MESSAGES, SYSTEM_INSTRUCTIONS};
 use crate::loss::{LossKind, Report};
+use crate::object::object;
 use crate::openai_chat::{shape, ShapeError};
 
 /// `_RETRY_FEEDBACK_FRAMING`, the line before fenced retry feedback.
@@ -527,7 +527,7 @@ impl Loader<'_> {
                     } else {
                         "tool-call"
                     };
-                    history_parts.push(object! {"tool_name": get(part_object, "name"), "args": args,
+                    history_parts.push(object! {"tool_name": get(part_object, "name").clone(), "args": args,
                     "tool_call_id": id, "part_kind": part_kind});
                 }
                 kind @ ("tool_call_response" | "server_tool_call_response")

@@ -1,7 +1,6 @@
 //! Vercel AI `UIMessage`s to a history, as pydantic-ai 2.68.0's `VercelAIAdapter.load_messages`
 //! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history's JSON.
 
-use crate::object::object;
 use serde_json::{Map, Value};
 
 use super::citations::load_citations;
@@ -9,6 +8,7 @@ use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
 use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
+use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction, loaded_tool_output,
@@ -336,8 +336,8 @@ impl Loader<'_> {
                         );
                     }
                     self.builder.add(
-                        object! {"content": text, "id": get(&metadata, "id"),
-                        "provider_name": get(&metadata, "provider_name"),
+                        object! {"content": text, "id": get(&metadata, "id").clone(),
+                        "provider_name": get(&metadata, "provider_name").clone(),
                         "provider_details": if details.is_object() { details.clone() } else { Value::Null },
                         "citations": citations,
                         "part_kind": "text"},
@@ -354,9 +354,9 @@ impl Loader<'_> {
                         get(&metadata, "signature").clone()
                     };
                     self.builder.add(
-                        object! {"content": text, "id": get(&metadata, "id"), "signature": signature,
-                        "provider_name": get(&metadata, "provider_name"),
-                        "provider_details": get(&metadata, "provider_details"),
+                        object! {"content": text, "id": get(&metadata, "id").clone(), "signature": signature,
+                        "provider_name": get(&metadata, "provider_name").clone(),
+                        "provider_details": get(&metadata, "provider_details").clone(),
                         "part_kind": "thinking"},
                         false,
                     );
@@ -373,9 +373,9 @@ impl Loader<'_> {
                     };
                     let content = binary_json(&media_type, &bytes, get(&metadata, "vendor_metadata"));
                     self.builder.add(
-                        object! {"content": content, "id": get(&metadata, "id"),
-                        "provider_name": get(&metadata, "provider_name"),
-                        "provider_details": get(&metadata, "provider_details"),
+                        object! {"content": content, "id": get(&metadata, "id").clone(),
+                        "provider_name": get(&metadata, "provider_name").clone(),
+                        "provider_details": get(&metadata, "provider_details").clone(),
                         "part_kind": "file"},
                         false,
                     );
@@ -542,10 +542,10 @@ impl Loader<'_> {
                 claimed => claimed,
             };
             let call = self.narrow(
-                object! {"tool_name": &tool_name, "args": args, "tool_call_id": tool_call_id,
+                object! {"tool_name": tool_name.as_str(), "args": args, "tool_call_id": tool_call_id,
                 "tool_kind": call_kind,
                 "id": or(get(call_meta, "id"), get(&metadata, "id")),
-                "provider_name": &call_provider_name,
+                "provider_name": call_provider_name.clone(),
                 "provider_details": or(get(call_meta, "provider_details"), &provider_details),
                 "part_kind": "builtin-tool-call"},
                 "args",
@@ -580,8 +580,8 @@ impl Loader<'_> {
             return Ok(());
         }
         let call = self.narrow(
-            object! {"tool_name": &tool_name, "args": args, "tool_call_id": tool_call_id,
-            "tool_kind": &tool_kind, "id": get(&metadata, "id"),
+            object! {"tool_name": tool_name.as_str(), "args": args, "tool_call_id": tool_call_id,
+            "tool_kind": tool_kind.clone(), "id": get(&metadata, "id").clone(),
             "provider_name": provider_name, "provider_details": provider_details,
             "part_kind": "tool-call"},
             "args",
@@ -735,8 +735,8 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
     let (file_id, provider) = (get(metadata, "file_id"), get(metadata, "provider_name"));
     if truthy(file_id) && truthy(provider) {
         return Ok(
-            object! {"file_id": file_id, "provider_name": provider, "media_type": media_type,
-            "vendor_metadata": vendor_metadata, "identifier": get(metadata, "identifier"),
+            object! {"file_id": file_id.clone(), "provider_name": provider.clone(), "media_type": media_type,
+            "vendor_metadata": vendor_metadata.clone(), "identifier": get(metadata, "identifier").clone(),
             "kind": "uploaded-file"},
         );
     }
@@ -761,7 +761,7 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
         other => other.clone(),
     };
     Ok(
-        object! {"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
+        object! {"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata.clone(),
         "kind": kind, "media_type": media_type},
     )
 }
