@@ -238,6 +238,20 @@ fn request_scoped_prompts_join_a_tool_search_result_after_the_last_request() {
     assert_eq!(chat[5]["content"], "Only now.");
 }
 
+/// When the only request holds nothing but request-scoped prompts, they join the tool search's
+/// request after it and the first request is left out: that result's request is the first one
+/// sent, before a compaction trim too.
+#[test]
+fn request_scoped_prompts_leave_the_only_request_for_a_tool_search_result() {
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-first");
+    let anthropic = &expected["anthropic"]["request"]["messages"];
+    assert_eq!(anthropic[0]["content"][0]["name"], "search_tools");
+    assert_eq!(anthropic[1]["content"][1]["text"], "<system>Only now.</system>");
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-first-compaction");
+    let chat = &expected["openai-chat"]["request"]["messages"];
+    assert_eq!((&chat[0]["role"], &chat[1]["role"]), (&json!("tool"), &json!("system")));
+}
+
 /// The model's speech without a transcript is taken out before a tool search is translated, so
 /// it leaves no response ahead of the result's request; the speech with one is the response after.
 #[test]

@@ -20,7 +20,7 @@ pub(crate) use self::form::{
 };
 // `dumped`'s tests compare their JSON text with the one the mappings render.
 use self::contexts::{holds_framework_frame, left_out, Context, RenderedContexts, RequestScoped, Sent};
-use self::notes::{note_lookalike_frames, order_tool_results_by_call, part_path, set_part_path, Authored};
+use self::notes::{note_lookalike_frames, order_tool_results_by_call, set_part_path, Authored};
 #[cfg(test)]
 pub(crate) use self::rendering::json_text;
 pub use self::rendering::InventedIds;
@@ -101,10 +101,10 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     let mut standing_items = 0;
     let mut scoped = RequestScoped::of(history, &sent, &contexts, profile);
     // Whether a tool-search result became a request of its own ahead of the history's first request,
-    // and the last one made after the history's last request, with where it is in `messages`
+    // and where in `messages` the last one made after the history's last request is
     // (`_synthesize_local_response`).
     let mut request_before_first = false;
-    let mut last_request_made: Option<(PartLocation, usize)> = None;
+    let mut last_request_made: Option<usize> = None;
     // Where the request-scoped prompts went: the last request's place in `messages`, and how many.
     let mut scoped_tail: Option<(usize, usize)> = None;
     for (message_index, message) in history.iter().enumerate() {
@@ -334,14 +334,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                     // prompt) and before the request-scoped prompts join the last request (their
                     // scope ends the count); a note is a `SystemPromptPart` (`_FrameworkNote`) where
                     // the profile has inline system prompts, a `<system>` user block otherwise.
-                    standing_items = items
-                        .iter()
-                        .take_while(|(_, item)| match item {
-                            RequestItem::SystemPrompt { .. } => true,
-                            RequestItem::Note { .. } => profile.inline_system_prompts,
-                            _ => false,
-                        })
-                        .count();
+                    standing_items = standing_prompt_items(&items, profile);
                 }
                 if holds_tool_availability {
                     // Sends nothing: `_announce_tool_availability_delta_messages` drops it (no served
@@ -400,7 +393,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             first_request_index.get_or_insert(messages.len());
                         }
                         if scoped.last_request.is_none_or(|last| message_index > last) {
-                            last_request_made = Some((at, messages.len()));
+                            last_request_made = Some(messages.len());
                         }
                         requests.push((message_index, None, messages.len(), false));
                         messages.push(Prepared::Request(vec![(at, RequestItem::ToolReturn(result))]));
@@ -426,7 +419,7 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_move_request_scoped_prompts_to_tail` runs after `_synthesize_local_response`: the current
     // request-scoped prompts go to the last request, which may be a tool-search result's; a request
     // they leave without parts is left out.
-    if let (Some((at, made)), Some((tail, count))) = (last_request_made, scoped_tail) {
+    if let (Some(made), Some((tail, count))) = (last_request_made, scoped_tail) {
         let Prepared::Request(items) = &mut messages[tail] else {
             unreachable!("the request-scoped prompts joined a request")
         };
@@ -436,19 +429,26 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             items.append(&mut moved);
         }
         if emptied {
-            if first_request_index == Some(tail) {
-                return Err(ExportError::unsupported(
-                    at,
-                    &part_path(at),
-                    "a server-side tool search result pydantic-ai moves into a request of its own after the only request, which the request-scoped prompts then leave empty",
-                ));
-            }
             messages.remove(tail);
             requests.retain(|(_, _, prepared, _)| *prepared != tail);
             for (_, _, prepared, _) in &mut requests {
                 if *prepared > tail {
                     *prepared -= 1;
                 }
+            }
+            if first_request_index == Some(tail) {
+                // The history's only request held nothing but request-scoped prompts, now in the
+                // tool-search result's request after it: the steps after the move
+                // (`_announce_in_standing_prompt`, `_standing_prompt_request`) take the first
+                // request left, and the trim counts its standing prompt again
+                // (`_standing_system_prompt_count`).
+                first_request_index = messages
+                    .iter()
+                    .position(|message| matches!(message, Prepared::Request(_)));
+                standing_items = match first_request_index.map(|index| &messages[index]) {
+                    Some(Prepared::Request(items)) => standing_prompt_items(items, profile),
+                    _ => 0,
+                };
             }
         }
     }
@@ -489,6 +489,20 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
         instructions,
         when_mapped: when_mapped.into_iter().next(),
     })
+}
+
+/// `_standing_system_prompt_count` on a prepared request: its opening system prompts, with a note
+/// one where the profile has inline system prompts (a `_FrameworkNote` is a `SystemPromptPart`
+/// there, a `<system>` user block otherwise).
+fn standing_prompt_items(items: &[(PartLocation, RequestItem)], profile: Profile) -> usize {
+    items
+        .iter()
+        .take_while(|(_, item)| match item {
+            RequestItem::SystemPrompt { .. } => true,
+            RequestItem::Note { .. } => profile.inline_system_prompts,
+            _ => false,
+        })
+        .count()
 }
 
 /// `_instruction_parts_of`'s fallback for a history without request parameters, read on the

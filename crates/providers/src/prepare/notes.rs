@@ -221,13 +221,6 @@ pub(super) fn set_part_path(path: &mut String, message: usize, part: usize) {
     path.push(']');
 }
 
-/// A part's JSON path, as [`set_part_path`] writes it.
-pub(super) fn part_path(at: PartLocation) -> String {
-    let mut path = String::new();
-    set_part_path(&mut path, at.message, at.part);
-    path
-}
-
 /// `_order_tool_results_by_call`: in a request right after a response, the results answering
 /// that response's calls are put in the order of the calls (the first call with an id decides),
 /// in the positions results already held; every other part keeps its place, and results
