@@ -84,9 +84,7 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
     let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = messages
         .into_par_iter()
         .map(|value| {
-            let mut text = vec![b'['];
-            serde_json::to_writer(&mut text, &value).expect("a JSON value always serialises");
-            text.push(b']');
+            let text = message_text(&value);
             drop(value);
             let input = msgflow_wire::Input::from_vec(text).expect("serde_json writes UTF-8");
             let message = match input.parse() {
@@ -114,6 +112,22 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
     text.push(b']');
     drop(read);
     msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
+}
+
+/// A message's JSON as the one message of an array (`[...]`), written into a buffer each thread
+/// keeps, so that only the copy the message keeps is allocated, at its size: written into a
+/// fresh buffer, a message's text is reallocated as it grows, several times per message.
+fn message_text(message: &Value) -> Vec<u8> {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        buffer.push(b'[');
+        serde_json::to_writer(&mut *buffer, message).expect("a JSON value always serialises");
+        buffer.push(b']');
+        buffer.as_slice().to_vec()
+    })
 }
 
 /// Why [`diff_loaded`] has no report.
