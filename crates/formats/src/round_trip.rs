@@ -116,8 +116,11 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
 
 /// A message's JSON as the one message of an array (`[...]`), written into a buffer each thread
 /// keeps, so that only the copy the message keeps is allocated, at its size: written into a
-/// fresh buffer, a message's text is reallocated as it grows, several times per message.
+/// fresh buffer, a message's text is reallocated as it grows, several times per message. A
+/// message that grew the buffer past `KEPT_BUFFER_BYTES` takes the buffer itself, as it took a
+/// fresh one before, so that no thread holds a long message's size once the conversion is over.
 fn message_text(message: &Value) -> Vec<u8> {
+    const KEPT_BUFFER_BYTES: usize = 1 << 20;
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -126,7 +129,11 @@ fn message_text(message: &Value) -> Vec<u8> {
         buffer.push(b'[');
         serde_json::to_writer(&mut *buffer, message).expect("a JSON value always serialises");
         buffer.push(b']');
-        buffer.as_slice().to_vec()
+        if buffer.capacity() > KEPT_BUFFER_BYTES {
+            std::mem::take(buffer)
+        } else {
+            buffer.as_slice().to_vec()
+        }
     })
 }
 
