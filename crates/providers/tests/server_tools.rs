@@ -240,13 +240,16 @@ fn request_scoped_prompts_join_a_tool_search_result_after_the_last_request() {
 
 /// When the only request holds nothing but request-scoped prompts, they join the tool search's
 /// request after it and the first request is left out: that result's request is the first one
-/// sent, before a compaction trim too.
+/// sent, before a compaction trim too, and the instructions go with the request left out.
 #[test]
 fn request_scoped_prompts_leave_the_only_request_for_a_tool_search_result() {
     let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-first");
     let anthropic = &expected["anthropic"]["request"]["messages"];
     assert_eq!(anthropic[0]["content"][0]["name"], "search_tools");
     assert_eq!(anthropic[1]["content"][1]["text"], "<system>Only now.</system>");
+    // The request left out takes its instructions: none are sent, and no announcement.
+    let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-first-instructions");
+    assert_eq!(expected["anthropic"]["request"].get("system"), None);
     let expected = assert_exports_as_pydantic_ai("typed-native-search-after-scoped-first-compaction");
     let chat = &expected["openai-chat"]["request"]["messages"];
     assert_eq!((&chat[0]["role"], &chat[1]["role"]), (&json!("tool"), &json!("system")));
