@@ -215,17 +215,18 @@ pub fn convert_with(
     to: Format,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
-    // A foreign format's input that is one JSON value is parsed once, not checked then parsed.
-    let mut whole = match from {
-        Format::PydanticAi => None,
-        _ => serde_json::from_str::<Value>(input).ok(),
+    // An input that is one JSON value is parsed once, not checked then parsed. A history is read
+    // from a copy of the text its opaque values are then slices of (one copy, not one each).
+    let (mut whole, mut whole_history) = match from {
+        Format::PydanticAi => (None, msgflow_wire::Input::from(input.to_owned()).parse().ok()),
+        _ => (serde_json::from_str::<Value>(input).ok(), None),
     };
-    let documents = match whole {
-        Some(_) => vec![document::Document {
+    let documents = match (&whole, &whole_history) {
+        (Some(_), _) | (_, Some(_)) => vec![document::Document {
             text: input,
             lines_before: 0,
         }],
-        None => document::split(input)?,
+        (None, None) => document::split(input)?,
     };
     let mut value_of = |doc: &document::Document<'_>, index: usize| match whole.take() {
         Some(value) => Ok(value),
@@ -248,12 +249,15 @@ pub fn convert_with(
     for (index, doc) in documents.iter().enumerate() {
         let history = match from {
             Format::Otel => break,
-            Format::PydanticAi => msgflow_wire::from_str(doc.text).map_err(|err| ConvertError {
-                document: index,
-                path: err.path().to_owned(),
-                position: Some((err.line() + doc.lines_before, err.column())),
-                message: format!("not a pydantic-ai history: {}", err.message()),
-            })?,
+            Format::PydanticAi => match whole_history.take() {
+                Some(history) => history,
+                None => msgflow_wire::from_str(doc.text).map_err(|err| ConvertError {
+                    document: index,
+                    path: err.path().to_owned(),
+                    position: Some((err.line() + doc.lines_before, err.column())),
+                    message: format!("not a pydantic-ai history: {}", err.message()),
+                })?,
+            },
             Format::OpenAiChat => {
                 let value = value_of(doc, index)?;
                 openai_chat::from_value(&value, index, &mut report)

@@ -34,6 +34,7 @@ mod field;
 mod generated;
 mod helpers;
 mod non_finite;
+mod pieces;
 mod raw;
 mod rt;
 mod scalars;
@@ -223,6 +224,11 @@ fn parse_text(text: &str, guard: &rt::ContextGuard) -> Result<Vec<ModelMessage>,
         );
         (err.line, err.column) = (1, 1);
         return Err(err);
+    }
+    if text.len() >= pieces::MIN_BYTES {
+        if let Some(messages) = pieces::parse_in_pieces(text) {
+            return Ok(messages);
+        }
     }
     // serde_json reads the text as a `str`, so it does not validate UTF-8 again for every raw
     // value it borrows.

@@ -29,7 +29,8 @@ pub(crate) use self::fields::{
     IndexedField, IndexedVec, Key,
 };
 pub(crate) use self::location::{
-    format_path, line_column, message_of, offset_of_line_column, shared_input_range, ContextGuard, Segment,
+    format_path, line_column, message_of, offset_of_line_column, shared_input_range, ContextGuard, InputContext,
+    Segment,
 };
 pub(crate) use self::raw_slot::RAW_VALUE_TOKEN;
 pub(crate) use self::size_hint::SizeHint;

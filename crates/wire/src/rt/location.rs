@@ -83,6 +83,39 @@ impl Drop for ContextGuard {
     }
 }
 
+/// The input a thread's context reads (its address, its length and the shared text, if any), so
+/// that other threads can parse pieces of it with the same slices and the same offsets.
+#[derive(Clone)]
+pub(crate) struct InputContext {
+    base: usize,
+    len: usize,
+    shared: Option<Arc<String>>,
+}
+
+impl InputContext {
+    /// The input of the calling thread's context.
+    pub(crate) fn current() -> Self {
+        CONTEXT.with(|ctx| {
+            let ctx = ctx.borrow();
+            InputContext {
+                base: ctx.base,
+                len: ctx.len,
+                shared: ctx.shared.clone(),
+            }
+        })
+    }
+
+    /// Installs a fresh context for this input on the calling thread.
+    pub(crate) fn install(&self) -> ContextGuard {
+        ContextGuard::install(Context {
+            base: self.base,
+            len: self.len,
+            shared: self.shared.clone(),
+            ..Context::default()
+        })
+    }
+}
+
 /// When `text` lies inside the shared input being parsed: that input and `text`'s offset in it.
 pub(crate) fn shared_input_range(text: &str) -> Option<(Arc<String>, usize)> {
     CONTEXT.with(|ctx| {
