@@ -249,3 +249,23 @@ fn fenced_feedback_is_read_as_feedback_only_where_pydantic_ai_renders_it_so() {
         assert_eq!(documents[0]["gen_ai.input.messages"], span["gen_ai.input.messages"]);
     }
 }
+
+/// The messages are mapped on several threads; the first message that cannot be mapped still
+/// gives the error.
+#[test]
+fn of_several_messages_that_cannot_be_mapped_the_first_gives_the_error() {
+    let without_id = json!({"parts": [{"tool_name": "f", "args": {}, "part_kind": "tool-call"}], "kind": "response"});
+    let mut history: Vec<Value> = (0..2000)
+        .map(|i| json!({"parts": [{"content": format!("prompt {i}"), "part_kind": "user-prompt"}], "kind": "request"}))
+        .collect();
+    for at in [1500, 700, 1201] {
+        history[at] = without_id.clone();
+    }
+    history.push(json!({"parts": [{"content": "last", "part_kind": "user-prompt"}], "kind": "request"}));
+    let text = serde_json::to_string(&history).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let err = pool
+        .install(|| convert(&text, Format::PydanticAi, Format::Otel))
+        .unwrap_err();
+    assert_eq!(err.path, "$[700].parts[0].tool_call_id", "{err}");
+}

@@ -5,6 +5,7 @@
 
 use base64::Engine as _;
 use msgflow_media::UrlKind;
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::Unsupported;
@@ -50,16 +51,26 @@ pub(super) fn span(history: &[Value], version: u8) -> Result<Span, Unsupported> 
 /// `_span_input_messages`: `messages_to_otel_messages` of the input, MCP server names withheld,
 /// and the request-scoped system prompts of requests answered before the current one marked
 /// `visible: false`.
+///
+/// Each message maps on its own, so they are mapped on rayon's thread pool; the first message
+/// (in order) that cannot be mapped gives the error.
 fn input_messages(input: &[Value], version: u8) -> Result<Vec<Value>, Unsupported> {
     let current = current_request_start(input);
-    let mut result = Vec::new();
-    for (index, message) in input.iter().enumerate() {
-        let path = format!("$[{index}]");
-        if kind(message) == "response" {
-            result.push(response_message(message, &path, version, true)?);
-        } else {
-            result.extend(request_messages(message, &path, version, index < current)?);
-        }
+    let mapped: Vec<Result<Vec<Value>, Unsupported>> = input
+        .par_iter()
+        .enumerate()
+        .map(|(index, message)| {
+            let path = format!("$[{index}]");
+            if kind(message) == "response" {
+                Ok(vec![response_message(message, &path, version, true)?])
+            } else {
+                request_messages(message, &path, version, index < current)
+            }
+        })
+        .collect();
+    let mut result = Vec::with_capacity(input.len());
+    for messages in mapped {
+        result.extend(messages?);
     }
     Ok(result)
 }
