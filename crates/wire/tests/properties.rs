@@ -283,3 +283,49 @@ fn most_mutations_stay_valid() {
         "only {valid} of {total} mutated fixtures were valid"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long histories, parsed in pieces on several threads
+// ---------------------------------------------------------------------------------------------
+
+/// `messages` repeated into a history of more than `bytes` bytes (long enough to be parsed in
+/// pieces).
+fn long_history(messages: &[ModelMessage], bytes: usize) -> Vec<u8> {
+    let one = to_vec(messages).expect("a generated history serialises").len().max(1);
+    let copies = bytes / one + 1;
+    let long: Vec<ModelMessage> = (0..copies).flat_map(|_| messages.iter().cloned()).collect();
+    to_vec(&long).expect("a generated history serialises")
+}
+
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+        .install(f)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A long history parses on four threads as on one: the same messages, or the same error
+    /// (path, line, column and message) for the text cut anywhere.
+    #[test]
+    fn a_long_history_parses_on_four_threads_as_on_one(
+        messages in history(Flavour::Any).prop_filter("some messages", |messages| !messages.is_empty()),
+        cut in 0.0f64..1.0,
+        pretty in any::<bool>(),
+    ) {
+        let mut text = long_history(&messages, 600 * 1024);
+        if pretty {
+            if let Ok(value) = serde_json::from_slice::<Value>(&text) {
+                text = serde_json::to_vec_pretty(&value).expect("a value serialises");
+            }
+        }
+        let whole = on_threads(1, || from_slice(&text));
+        prop_assert_eq!(&on_threads(4, || from_slice(&text)), &whole);
+        prop_assert_eq!(&on_threads(4, || from_vec(text.clone())), &whole);
+        let truncated = &text[..(text.len() as f64 * cut) as usize];
+        prop_assert_eq!(on_threads(4, || from_slice(truncated)), on_threads(1, || from_slice(truncated)));
+    }
+}
