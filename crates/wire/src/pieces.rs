@@ -24,7 +24,7 @@ use memchr::memmem;
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use crate::raw::skip_string;
+use crate::raw::{skip_string, skip_whitespace};
 use crate::rt::InputContext;
 use crate::ModelMessage;
 
@@ -188,14 +188,6 @@ fn json_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     }
     let end = skip_string(bytes, at + 1);
     (bytes.get(end - 1) == Some(&b'"') && end > at + 1).then(|| &bytes[at..end])
-}
-
-/// The index of the first byte at or after `at` that is not JSON whitespace (or the length).
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
-    while matches!(bytes.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-        at += 1;
-    }
-    at
 }
 
 /// The index of the last byte before `at` that is not JSON whitespace.

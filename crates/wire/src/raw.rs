@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use self::scan::{compact, scan};
-pub(crate) use self::scan::{holds_only_plain_integers, nests_deeper_than, skip_string};
+pub(crate) use self::scan::{holds_only_plain_integers, nests_deeper_than, skip_string, skip_whitespace};
 
 /// A JSON value kept exactly as it was read (tool arguments, tool-return content, metadata,
 /// provider details, ...).

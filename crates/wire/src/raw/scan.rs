@@ -39,6 +39,14 @@ pub(crate) fn skip_string(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
+/// The index of the first byte at or after `at` that is not JSON whitespace (or the length).
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        at += 1;
+    }
+    at
+}
+
 /// How far [`skip_string`] looks byte by byte before it searches.
 const SHORT_STRING: usize = 16;
 

@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+use crate::raw::skip_whitespace;
+
 /// One step of a msgflow JSON path.
 #[derive(Debug, PartialEq, Eq)]
 enum Step<'p> {
@@ -16,7 +18,7 @@ enum Step<'p> {
 pub(super) fn line_column_of(input: &str, path: &str) -> Option<(usize, usize)> {
     let steps = parse_path(path)?;
     let bytes = input.as_bytes();
-    let mut at = skip_blank(bytes, 0);
+    let mut at = skip_whitespace(bytes, 0);
     for step in &steps {
         at = match step {
             Step::Index(index) => element(bytes, at, *index)?,
@@ -56,13 +58,6 @@ fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
         }
     }
     Some(steps)
-}
-
-fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
-    while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r') {
-        at += 1;
-    }
-    at
 }
 
 /// The end of the string starting at `at` (just past its closing quote).
@@ -119,14 +114,14 @@ fn element(bytes: &[u8], at: usize, index: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'[') {
         return None;
     }
-    let mut i = skip_blank(bytes, at + 1);
+    let mut i = skip_whitespace(bytes, at + 1);
     for _ in 0..index {
         i = skip_value(bytes, i)?;
-        i = skip_blank(bytes, i);
+        i = skip_whitespace(bytes, i);
         if bytes.get(i) != Some(&b',') {
             return None;
         }
-        i = skip_blank(bytes, i + 1);
+        i = skip_whitespace(bytes, i + 1);
     }
     (bytes.get(i) != Some(&b']')).then_some(i)
 }
@@ -138,7 +133,7 @@ fn member(bytes: &[u8], at: usize, key: &str) -> Option<usize> {
         return None;
     }
     let mut found = None;
-    let mut i = skip_blank(bytes, at + 1);
+    let mut i = skip_whitespace(bytes, at + 1);
     while bytes.get(i) == Some(&b'"') {
         let end = skip_string(bytes, i)?;
         let literal = std::str::from_utf8(&bytes[i..end]).ok()?;
@@ -147,19 +142,19 @@ fn member(bytes: &[u8], at: usize, key: &str) -> Option<usize> {
         } else {
             &literal[1..literal.len() - 1] == key
         };
-        i = skip_blank(bytes, end);
+        i = skip_whitespace(bytes, end);
         if bytes.get(i) != Some(&b':') {
             return None;
         }
-        i = skip_blank(bytes, i + 1);
+        i = skip_whitespace(bytes, i + 1);
         if matches {
             found = Some(i);
         }
-        i = skip_blank(bytes, skip_value(bytes, i)?);
+        i = skip_whitespace(bytes, skip_value(bytes, i)?);
         if bytes.get(i) != Some(&b',') {
             break;
         }
-        i = skip_blank(bytes, i + 1);
+        i = skip_whitespace(bytes, i + 1);
     }
     found
 }
@@ -172,22 +167,22 @@ pub(super) fn object_entries(text: &str) -> Option<Vec<(String, &str)>> {
         return None;
     }
     let mut entries = Vec::new();
-    let mut i = skip_blank(bytes, 1);
+    let mut i = skip_whitespace(bytes, 1);
     while bytes.get(i) == Some(&b'"') {
         let end = skip_string(bytes, i)?;
         let key: String = serde_json::from_str(text.get(i..end)?).ok()?;
-        i = skip_blank(bytes, end);
+        i = skip_whitespace(bytes, end);
         if bytes.get(i) != Some(&b':') {
             return None;
         }
-        let start = skip_blank(bytes, i + 1);
+        let start = skip_whitespace(bytes, i + 1);
         let value_end = skip_value(bytes, start)?;
         entries.push((key, text.get(start..value_end)?));
-        i = skip_blank(bytes, value_end);
+        i = skip_whitespace(bytes, value_end);
         if bytes.get(i) != Some(&b',') {
             break;
         }
-        i = skip_blank(bytes, i + 1);
+        i = skip_whitespace(bytes, i + 1);
     }
     Some(entries)
 }
@@ -200,15 +195,15 @@ pub(super) fn array_items(text: &str) -> Option<Vec<&str>> {
         return None;
     }
     let mut items = Vec::new();
-    let mut i = skip_blank(bytes, 1);
+    let mut i = skip_whitespace(bytes, 1);
     while !matches!(bytes.get(i), None | Some(b']')) {
         let end = skip_value(bytes, i)?;
         items.push(text.get(i..end)?);
-        i = skip_blank(bytes, end);
+        i = skip_whitespace(bytes, end);
         if bytes.get(i) != Some(&b',') {
             break;
         }
-        i = skip_blank(bytes, i + 1);
+        i = skip_whitespace(bytes, i + 1);
     }
     Some(items)
 }
