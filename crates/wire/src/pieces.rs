@@ -120,8 +120,9 @@ fn parse_piece<T: for<'de> Deserialize<'de>>(text: &str, start: usize, stop: Opt
 }
 
 /// How the first item of an array starts: its first key as written (quotes included), and its
-/// second key when the first key's value is a string. An AG-UI message starts with `"id"`, as
-/// do the tool calls inside it; the second key (`"role"`, not `"type"`) tells them apart.
+/// second key when the first key's value is a string, so that objects nested in an item that
+/// start with the same key are not taken for items (in an array of AG-UI messages, say, each
+/// message starts with `"id"` then `"role"`, its tool calls with `"id"` then `"type"`).
 /// pydantic-ai writes `parts` first in both message kinds, an array, so a history's items are
 /// told by `"parts"` alone.
 struct ItemStart<'t> {
