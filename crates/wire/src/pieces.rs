@@ -282,6 +282,16 @@ mod tests {
     }
 
     #[test]
+    fn a_long_history_holding_a_nan_literal_parses_as_on_one_thread() {
+        let text = history(4000, 1000).replacen(r#"[{"a":1}"#, r#"[{"a":NaN}"#, 2);
+        assert!(text.contains("NaN"));
+        assert_eq!(on_four_threads(|| in_pieces(&text)), None);
+        let parsed = on_four_threads(|| crate::from_str(&text)).unwrap();
+        assert_eq!(parsed, on_threads(1, || crate::from_str(&text)).unwrap());
+        assert_eq!(crate::to_string(&parsed).unwrap(), text);
+    }
+
+    #[test]
     fn values_of_a_shared_input_cut_in_pieces_are_slices_of_it() {
         let input = crate::Input::from(history(4000, 1000));
         let history = on_four_threads(|| input.parse()).unwrap();
