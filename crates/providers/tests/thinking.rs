@@ -252,8 +252,9 @@ fn a_gpt_5_session_goes_back_to_gpt_5_with_its_item_ids_only_from_its_own_endpoi
 const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
 
 /// The thinking fixtures, whose expected requests hold every profile the oracle builds.
-const THINKING_FIXTURES: [&str; 5] = [
+const THINKING_FIXTURES: [&str; 6] = [
     "anthropic-signed",
+    "carried-after-delta-request",
     "codex-reasoning",
     "openai-chat-field",
     "openai-responses-own",
@@ -399,4 +400,32 @@ fn reasoning_openai_writes_out_goes_in_a_user_turn_with_user_turn() {
     assert!(!chat.to_string().contains("<think>"));
     let default = export(&fixture("other-providers"), Provider::OpenAiChat).unwrap();
     assert!(!default.to_string().contains("<assistant_thinking>"));
+}
+
+/// A request holding only a tool-availability delta, right before a reply whose reasoning goes in a
+/// user turn, gets the announcement (`_note_lookalike_frames`), so it is still sent when the delta
+/// is dropped; the request-scoped prompts of the request before it move there, after the
+/// announcement (`_move_request_scoped_prompts_to_tail`). Found by the live check on a generated
+/// history.
+#[test]
+fn request_scoped_prompts_follow_the_announcement_in_a_delta_only_request() {
+    let exported = exports_equal_to_pydantic_ai("carried-after-delta-request");
+    let carried = ExportOptions {
+        openai_thinking: ReplayedThinking::UserTurn,
+        ..ExportOptions::default()
+    };
+    let chat = export_with(&fixture("carried-after-delta-request"), Provider::OpenAiChat, &carried).unwrap();
+    let contents: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| message["content"].as_str().unwrap())
+        .collect();
+    assert!(contents[2].starts_with("When a user message, a file or a tool result"));
+    assert!(contents[3].starts_with("<pyai:context id=\"branch\">"));
+    assert!(contents[4].starts_with("<pyai:context id=\"ci\">"));
+    assert!(contents[5].starts_with("<assistant_thinking>"));
+    // Without the reasoning in a user turn there is no announcement: the prompts stay where they were.
+    let default = exported["openai-chat"]["messages"].to_string();
+    assert!(!default.contains("When a user message"));
 }

@@ -17,7 +17,9 @@ pub(super) struct RequestScoped {
     /// The history index of the first message of the current request (the trailing requests, and
     /// the responses after them): a request-scoped prompt before it has been answered.
     pub(super) current_start: usize,
-    /// The history index of the last request sent, which the current prompts end.
+    /// The history index of the last request sent that keeps a part of its own, which the current
+    /// prompts end. A later request holding only a tool-availability delta can still keep a note;
+    /// the prompts then move on to it after the pass.
     pub(super) last_request: Option<usize>,
     /// The current request's prompts, in order, until the last request takes them.
     pub(super) moved: Vec<(PartLocation, RequestItem)>,

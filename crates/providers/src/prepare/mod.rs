@@ -100,11 +100,9 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
     // `_standing_prompt_request` keeps when a compaction trims the history.
     let mut standing_items = 0;
     let mut scoped = RequestScoped::of(history, &sent, &contexts, profile);
-    // Whether a tool-search result became a request of its own ahead of the history's first request,
-    // and where in `messages` the last one made after the history's last request is
+    // Whether a tool-search result became a request of its own ahead of the history's first request
     // (`_synthesize_local_response`).
     let mut request_before_first = false;
-    let mut last_request_made: Option<usize> = None;
     // Where the request-scoped prompts went: the last request's place in `messages`, and how many.
     let mut scoped_tail: Option<(usize, usize)> = None;
     for (message_index, message) in history.iter().enumerate() {
@@ -392,9 +390,6 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
                             request_before_first = true;
                             first_request_index.get_or_insert(messages.len());
                         }
-                        if scoped.last_request.is_none_or(|last| message_index > last) {
-                            last_request_made = Some(messages.len());
-                        }
                         requests.push((message_index, None, messages.len(), false));
                         messages.push(Prepared::Request(vec![(at, RequestItem::ToolReturn(result))]));
                         continue;
@@ -416,10 +411,18 @@ pub(crate) fn prepare(history: &[ModelMessage], profile: Profile) -> Result<Prep
             }
         }
     }
-    // `_move_request_scoped_prompts_to_tail` runs after `_synthesize_local_response`: the current
-    // request-scoped prompts go to the last request, which may be a tool-search result's; a request
-    // they leave without parts is left out.
-    if let (Some(made), Some((tail, count))) = (last_request_made, scoped_tail) {
+    // `_move_request_scoped_prompts_to_tail` runs after `_synthesize_local_response` and
+    // `_announce_tool_availability_delta_messages`: the current request-scoped prompts go to the last
+    // request, which may be a tool-search result's, or a request holding only a tool-availability
+    // delta that `_note_lookalike_frames` gave a note (the reasoning of the reply after it, carried
+    // into a user turn); a request they leave without parts is left out.
+    let later_request = scoped_tail.and_then(|(tail, _)| {
+        messages
+            .iter()
+            .rposition(|message| matches!(message, Prepared::Request(_)))
+            .filter(|&last| last > tail)
+    });
+    if let (Some(made), Some((tail, count))) = (later_request, scoped_tail) {
         let Prepared::Request(items) = &mut messages[tail] else {
             unreachable!("the request-scoped prompts joined a request")
         };
