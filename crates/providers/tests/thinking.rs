@@ -252,9 +252,10 @@ fn a_gpt_5_session_goes_back_to_gpt_5_with_its_item_ids_only_from_its_own_endpoi
 const CHAT_THINKING_MODES: [&str; 4] = ["tags", "field:reasoning_content", "field:thoughts", "off"];
 
 /// The thinking fixtures, whose expected requests hold every profile the oracle builds.
-const THINKING_FIXTURES: [&str; 6] = [
+const THINKING_FIXTURES: [&str; 7] = [
     "anthropic-signed",
     "carried-after-delta-request",
+    "carried-lookalike-after-delta-request",
     "codex-reasoning",
     "openai-chat-field",
     "openai-responses-own",
@@ -428,4 +429,17 @@ fn request_scoped_prompts_follow_the_announcement_in_a_delta_only_request() {
     // Without the reasoning in a user turn there is no announcement: the prompts stay where they were.
     let default = exported["openai-chat"]["messages"].to_string();
     assert!(!default.contains("When a user message"));
+
+    // Claude carries other providers' reasoning into a user turn by default: with a lookalike in
+    // it, the delta's request keeps the note for it, and the prompts follow the note there.
+    let exported = exports_equal_to_pydantic_ai("carried-lookalike-after-delta-request");
+    let claude = &exported["anthropic"]["messages"][1]["content"];
+    assert!(claude[0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("<system>The following <assistant_thinking> reasoning"));
+    assert!(claude[1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("<system><pyai:context id=\"branch\">"));
 }
