@@ -72,33 +72,47 @@ fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
 }
 
 /// The typed history of a history's JSON messages (what a loader built), or pydantic-ai's
-/// reason to refuse it: what reading the whole array's text gives, read message by message on
-/// the thread pool.
+/// reason to refuse it: what reading the whole array's text gives, read a few messages at a
+/// time on the thread pool.
 ///
-/// Each message is read as the one message of an array, so that it nests exactly as deep as in
-/// the whole history's text (the parser's depth limit counts from the root), and each value is
-/// written and freed on the thread that reads it. Reading the text of the whole array gives
-/// each message as reading its text alone does, except where a message does not read alone:
-/// then the whole text is read, for the error it gives.
+/// Each group of messages is read as an array of its own, so that each message nests exactly as
+/// deep as in the whole history's text (the parser's depth limit counts from the root) and is
+/// read as it is there (the parser keeps no state from one item of an array to the next); each
+/// value is written and freed on the thread that reads it. Groups (of [`MESSAGES_PER_READ`]),
+/// not single messages, because a parse has a cost of its own (the input it keeps, its result)
+/// that a message of a few hundred bytes pays as much as its reading. Where a group does not
+/// read, the whole text is read, for the error it gives.
 pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
-    let read: Vec<(msgflow_wire::Input, Option<ModelMessage>)> = messages
+    read_in_groups(messages, MESSAGES_PER_READ)
+}
+
+/// How many messages [`history_of`] reads at once.
+const MESSAGES_PER_READ: usize = 32;
+
+/// [`history_of`], reading `per_read` messages at once.
+fn read_in_groups(messages: Vec<Value>, per_read: usize) -> Result<Vec<ModelMessage>, String> {
+    let read: Vec<(msgflow_wire::Input, Option<Vec<ModelMessage>>)> = messages
         .into_par_iter()
-        .map(|value| {
-            let text = message_text(&value);
-            drop(value);
+        .chunks(per_read)
+        .map(|group| {
+            let text = group_text(&group);
+            let count = group.len();
+            drop(group);
             let input = msgflow_wire::Input::from_vec(text).expect("serde_json writes UTF-8");
-            let message = match input.parse() {
-                Ok(mut messages) if messages.len() == 1 => messages.pop(),
-                _ => None,
-            };
-            (input, message)
+            let messages = input.parse().ok().filter(|messages| messages.len() == count);
+            (input, messages)
         })
         .collect();
-    if read.iter().all(|(_, message)| message.is_some()) {
-        return Ok(read
-            .into_par_iter()
-            .map(|(_, message)| message.expect("every message read"))
-            .collect());
+    if read.iter().all(|(_, messages)| messages.is_some()) {
+        let mut history = Vec::with_capacity(
+            read.iter()
+                .map(|(_, messages)| messages.as_ref().map_or(0, Vec::len))
+                .sum(),
+        );
+        for (_, messages) in read {
+            history.extend(messages.expect("every group read"));
+        }
+        return Ok(history);
     }
     let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
     text.push(b'[');
@@ -114,21 +128,19 @@ pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, Stri
     msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
 }
 
-/// A message's JSON as the one message of an array (`[...]`), written into a buffer each thread
-/// keeps, so that only the copy the message keeps is allocated, at its size: written into a
-/// fresh buffer, a message's text is reallocated as it grows, several times per message. A
-/// message that grew the buffer past `KEPT_BUFFER_BYTES` takes the buffer itself, as it took a
-/// fresh one before, so that no thread holds a long message's size once the conversion is over.
-fn message_text(message: &Value) -> Vec<u8> {
+/// The JSON of a group of messages as an array (`[...]`), written into a buffer each thread
+/// keeps, so that only the copy the group keeps is allocated, at its size: written into a
+/// fresh buffer, the text is reallocated as it grows, several times per group. A group that
+/// grew the buffer past `KEPT_BUFFER_BYTES` takes the buffer itself, as it took a fresh one
+/// before, so that no thread holds a long group's size once the conversion is over.
+fn group_text(messages: &[Value]) -> Vec<u8> {
     const KEPT_BUFFER_BYTES: usize = 1 << 20;
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     BUFFER.with_borrow_mut(|buffer| {
         buffer.clear();
-        buffer.push(b'[');
-        serde_json::to_writer(&mut *buffer, message).expect("a JSON value always serialises");
-        buffer.push(b']');
+        serde_json::to_writer(&mut *buffer, messages).expect("a JSON value always serialises");
         if buffer.capacity() > KEPT_BUFFER_BYTES {
             std::mem::take(buffer)
         } else {
@@ -625,11 +637,14 @@ mod tests {
                     ("not a message", not_a_message),
                     ("too deep", too_deep),
                 ] {
-                    assert_eq!(
-                        history_of(loaded.clone()),
-                        history_of_whole_text(loaded.clone()),
-                        "{flavour:?} case {case}: {label}, the history read"
-                    );
+                    let whole = history_of_whole_text(loaded.clone());
+                    for per_read in [1, 2, 3, MESSAGES_PER_READ] {
+                        assert_eq!(
+                            read_in_groups(loaded.clone(), per_read),
+                            whole,
+                            "{flavour:?} case {case}: {label}, the history read {per_read} messages at a time"
+                        );
+                    }
                     let expected = loaded_diff_in_one_thread(&history, loaded.clone());
                     unloadable += usize::from(expected.is_err());
                     assert_eq!(
