@@ -31,7 +31,8 @@ impl RequestScoped {
     /// Read from the end of the history, on the messages `prepare_messages` still has at each step
     /// (`_render_system_prompt_contexts` and `_convert_speech_parts` ran before;
     /// `_announce_tool_availability_delta_messages` runs between the two steps, so a request it
-    /// leaves without parts ends no current prompt: they stay in the request before it).
+    /// leaves without parts ends no current prompt: they stay in the request before it, unless
+    /// a note keeps that request, which `prepare` learns only in its pass and mends after it).
     pub(super) fn of(history: &[ModelMessage], sent: &Sent, contexts: &RenderedContexts, profile: Profile) -> Self {
         let mut current_start = history.len();
         while current_start > 0
