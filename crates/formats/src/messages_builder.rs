@@ -12,10 +12,37 @@ pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
 
 /// The history being built: `MessagesBuilder`, on JSON.
 pub(crate) struct Builder {
-    pub(crate) messages: Vec<Map<String, Value>>,
+    messages: Vec<Map<String, Value>>,
 }
 
 impl Builder {
+    /// A builder going on from `history` (the messages before the ones read, as JSON objects).
+    pub(crate) fn new(history: Vec<Value>) -> Self {
+        let messages = history
+            .into_iter()
+            .filter_map(|message| match message {
+                Value::Object(object) => Some(object),
+                _ => None,
+            })
+            .collect();
+        Builder { messages }
+    }
+
+    /// The last message built.
+    pub(crate) fn last(&self) -> Option<&Map<String, Value>> {
+        self.messages.last()
+    }
+
+    /// Removes the last message (a response another replaces).
+    pub(crate) fn pop(&mut self) {
+        self.messages.pop();
+    }
+
+    /// The messages built.
+    pub(crate) fn into_messages(self) -> Vec<Value> {
+        self.messages.into_iter().map(Value::Object).collect()
+    }
+
     /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
     pub(crate) fn add(&mut self, part: Value, to_request: bool) {
         let kind = if to_request { "request" } else { "response" };

@@ -252,3 +252,42 @@ fn what_the_history_cannot_hold_of_ag_ui_messages_is_reported() {
     let history = &histories(converted.output)[0];
     assert_eq!(history.len(), 1);
 }
+
+/// Tool results are read ahead of the loader from a size on (`rehydrated_tool_contents`): on
+/// both sides of it, in one history, a JSON object or array comes back as the value (a file item
+/// in it as the file), and any other text as the text, each in its own place.
+#[test]
+fn a_tool_result_is_read_alike_whatever_its_size() {
+    let mut contents = Vec::new();
+    for rows in [1, 10, 2000, 3] {
+        let object = json!({"rows": vec![format!("row of {rows}"); rows]});
+        let with_file = json!([{"kind": "image-url", "url": "https://example.com/a.png"}, "a row".repeat(rows)]);
+        let not_json = format!("{{{}", "a row".repeat(rows));
+        contents.extend([
+            (object.to_string(), object),
+            (with_file.to_string(), with_file),
+            (not_json.clone(), Value::String(not_json)),
+        ]);
+    }
+    let calls: Vec<Value> = (0..contents.len())
+        .map(|index| json!({"id": format!("c{index}"), "type": "function", "function": {"name": "f", "arguments": "{}"}}))
+        .collect();
+    let mut messages = vec![
+        json!({"id": "u", "role": "user", "content": "go"}),
+        json!({"id": "a", "role": "assistant", "toolCalls": calls}),
+    ];
+    for (index, (content, _)) in contents.iter().enumerate() {
+        messages.push(
+            json!({"id": format!("t{index}"), "role": "tool", "toolCallId": format!("c{index}"), "content": content}),
+        );
+    }
+    let converted = convert(&Value::Array(messages).to_string(), Format::AgUi, Format::PydanticAi).unwrap();
+    let history = serde_json::to_value(histories(converted.output).remove(0)).unwrap();
+    let parts = history[2]["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), contents.len());
+    for (index, (part, (_, expected))) in parts.iter().zip(&contents).enumerate() {
+        assert_eq!(part["part_kind"], "tool-return", "result {index}");
+        assert_eq!(part["tool_call_id"], format!("c{index}"), "result {index}");
+        assert_eq!(&part["content"], expected, "result {index}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
@@ -126,22 +127,44 @@ pub(super) fn load(
     let mut loader = Loader {
         document,
         report,
-        builder: Builder {
-            messages: history
-                .into_iter()
-                .filter_map(|message| match message {
-                    Value::Object(object) => Some(object),
-                    _ => None,
-                })
-                .collect(),
-        },
+        builder: Builder::new(history),
         tool_names,
         tool_kinds,
     };
+    let mut rehydrated = rehydrated_tool_contents(messages);
     for (index, message) in messages.iter().enumerate() {
-        loader.message(message, &format!("{path}[{}]", first + index))?;
+        let path = format!("{path}[{}]", first + index);
+        loader.message(message, &path, rehydrated[index].take())?;
     }
-    Ok(loader.builder.messages.into_iter().map(Value::Object).collect())
+    Ok(loader.builder.into_messages())
+}
+
+/// What [`rehydrate`] makes of a tool message's content, or why msgflow cannot read it.
+type Rehydrated = Result<(Value, Vec<String>), &'static str>;
+
+/// [`rehydrate`] of each tool message's string content of 4 KiB or more, by
+/// message index, on the thread pool (the loader reads the others as it meets them).
+///
+/// The loader reads messages in order, as pydantic-ai does, but a tool result's text is read
+/// with no regard to the messages around it, and reading it (a JSON document of its own) is most
+/// of a load's work on histories of large structured results.
+fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydrated>> {
+    // Below this, a text is read faster than it is handed to another thread.
+    const READ_AHEAD_BYTES: usize = 4096;
+    messages
+        .par_iter()
+        .with_min_len(64)
+        .map(|message| {
+            let object = message.as_object()?;
+            if object.get("role")?.as_str()? != "tool" {
+                return None;
+            }
+            match object.get("content")? {
+                Value::String(text) if text.len() >= READ_AHEAD_BYTES => Some(rehydrate(text)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 impl Loader<'_> {
@@ -149,7 +172,9 @@ impl Loader<'_> {
         self.report.push(kind, self.document, path, what);
     }
 
-    fn message(&mut self, message: &Value, path: &str) -> Result<(), ShapeError> {
+    /// Reads `message` into the history; `rehydrated` is [`rehydrate`] of its content when it is a
+    /// tool message's string, read ahead ([`rehydrated_tool_contents`]).
+    fn message(&mut self, message: &Value, path: &str, rehydrated: Option<Rehydrated>) -> Result<(), ShapeError> {
         let Some(object) = message.as_object() else {
             return Err(shape(path, "expected an AG-UI message object with `id` and `role`"));
         };
@@ -207,7 +232,7 @@ impl Loader<'_> {
                 }
             }
             "assistant" => popped = self.assistant(object, path)?,
-            "tool" => self.tool(object, path)?,
+            "tool" => self.tool(object, path, rehydrated)?,
             "reasoning" => self.reasoning(object, path)?,
             _ => self.activity(object, path)?,
         }
@@ -368,7 +393,7 @@ impl Loader<'_> {
         // An empty answer only marks a response boundary: what follows in the same response replaces it.
         let mut popped = false;
         if (has_content || !calls.is_empty()) && self.last_is_empty_answer() {
-            self.builder.messages.pop();
+            self.builder.pop();
             popped = true;
         }
         if has_content || (content == Some("") && calls.is_empty()) {
@@ -425,7 +450,7 @@ impl Loader<'_> {
 
     /// Whether the history ends on a response that is one empty `TextPart`.
     fn last_is_empty_answer(&self) -> bool {
-        let Some(last) = self.builder.messages.last() else {
+        let Some(last) = self.builder.last() else {
             return false;
         };
         let parts = last
@@ -438,7 +463,12 @@ impl Loader<'_> {
                     matches!(key.as_str(), "content" | "part_kind") || value.is_null())))
     }
 
-    fn tool(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+    fn tool(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        rehydrated: Option<Rehydrated>,
+    ) -> Result<(), ShapeError> {
         let Some(Value::String(call_id)) = wire(object, "toolCallId", "tool_call_id") else {
             return Err(shape(
                 &format!("{path}.toolCallId"),
@@ -451,13 +481,19 @@ impl Loader<'_> {
                 format!("tool call `{call_id}` is not in the history before this tool message"),
             ));
         };
+        let unreadable = |what: &str| {
+            shape(
+                &format!("{path}.content"),
+                format!("msgflow does not read {what} from ag-ui yet"),
+            )
+        };
         let (content, file_digests) = match object.get("content") {
-            Some(Value::String(text)) => rehydrate(text, &format!("{path}.content"))?,
+            Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)).map_err(unreadable)?,
             Some(Value::Array(items)) => {
                 let items = self.content_items(items, &format!("{path}.content"))?;
                 match items.as_slice() {
                     [] => (Value::Null, Vec::new()),
-                    [Value::String(text)] => rehydrate(text, &format!("{path}.content"))?,
+                    [Value::String(text)] => rehydrate(text).map_err(unreadable)?,
                     _ => {
                         return Err(shape(
                             &format!("{path}.content"),
@@ -625,14 +661,14 @@ fn string_content<'v>(object: &'v Map<String, Value>, path: &str) -> Result<&'v 
 
 /// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, their file items
 /// as files (with the digests that record them, `loaded_tool_output`), anything else as the text it is.
-fn rehydrate(text: &str, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
+/// The error names what msgflow does not read.
+fn rehydrate(text: &str) -> Rehydrated {
     match serde_json::from_str::<Value>(text) {
         Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
             if !crate::vercel_ui::holds_content_item(&parsed) {
                 return Ok((parsed, Vec::new()));
             }
             crate::ui_payloads::loaded_tool_output(&parsed, false)
-                .map_err(|what| shape(path, format!("msgflow does not read {what} from ag-ui yet")))
         }
         _ => Ok((Value::String(text.to_owned()), Vec::new())),
     }

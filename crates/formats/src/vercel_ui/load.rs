@@ -57,20 +57,12 @@ pub(super) fn load(
     let mut loader = Loader {
         document,
         report,
-        builder: Builder {
-            messages: history
-                .into_iter()
-                .filter_map(|message| match message {
-                    Value::Object(object) => Some(object),
-                    _ => None,
-                })
-                .collect(),
-        },
+        builder: Builder::new(history),
     };
     for (index, message) in messages.iter_mut().enumerate() {
         loader.message(message, &format!("{path}[{}]", first + index))?;
     }
-    Ok(loader.builder.messages.into_iter().map(Value::Object).collect())
+    Ok(loader.builder.into_messages())
 }
 
 fn ours(metadata: &Value) -> &Map<String, Value> {
