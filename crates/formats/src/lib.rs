@@ -331,6 +331,7 @@ pub(crate) fn exported_request<R: serde::Serialize>(
     let request = exported.map_err(|err| export_error(&err, document))?;
     let value = serde_json::to_value(&request).expect("the request types always serialise");
     read_back_and_diff(history, &value, document, report, from, format_name)?;
+    round_trip::report_too_deep(&value, format_name, document, report);
     Ok(value)
 }
 

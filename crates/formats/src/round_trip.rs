@@ -14,7 +14,7 @@ use msgflow_wire::ModelMessage;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::loss::{self, Report};
+use crate::loss::{self, LossKind, Report};
 use crate::ConvertError;
 
 /// The JSON of a history, as pydantic-ai writes it (for the loss diff); an error for a history
@@ -41,6 +41,25 @@ pub(crate) fn history_value(history: &[ModelMessage], document: usize) -> Result
     match messages {
         Some(messages) => Ok(Value::Array(messages)),
         None => history_value_through_text(history, document),
+    }
+}
+
+/// Reports the whole history dropped when the text of `output` (the `what` a "to" direction
+/// wrote) nests deeper than msgflow reads JSON ([`msgflow_wire::MAX_DEPTH`], serde_json's limit
+/// too): the read-back took the value, which came back, but its text does not load. A value the
+/// history holds just within the limit can sit deeper in the output (a lossless record nests the
+/// history's messages inside the foreign ones).
+pub(crate) fn report_too_deep(output: &Value, what: &str, document: usize, report: &mut Report) {
+    if !within_parse_depth(output, 0) {
+        report.push(
+            LossKind::Dropped,
+            document,
+            "$",
+            format!(
+                "the whole history: the output ({what}) nests deeper than the {} levels msgflow reads, and does not load back",
+                msgflow_wire::MAX_DEPTH
+            ),
+        );
     }
 }
 

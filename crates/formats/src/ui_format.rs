@@ -111,6 +111,7 @@ pub(crate) fn to_value<F: UiFormat>(
             ),
         ),
     }
+    crate::round_trip::report_too_deep(&value, F::MESSAGES, document, report);
     Ok(value)
 }
 

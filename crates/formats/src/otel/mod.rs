@@ -115,7 +115,10 @@ pub fn to_value(
     };
     let loaded = load::span_document(&value, "$", document, &mut Report::default()).map_err(unreadable)?;
     match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
-        Ok(()) => Ok(value),
+        Ok(()) => {
+            crate::round_trip::report_too_deep(&value, "OTel span attributes", document, report);
+            Ok(value)
+        }
         Err(ReadBackError::Convert(err)) => Err(err),
         Err(ReadBackError::Unloadable(message)) => Err(unreadable(unloadable(&message))),
     }
