@@ -142,12 +142,12 @@ pub(super) fn load(
 /// What [`rehydrate`] makes of a tool message's content, or why msgflow cannot read it.
 type Rehydrated = Result<(Value, Vec<String>), &'static str>;
 
-/// [`rehydrate`] of each tool message's string content of 4 KiB or more, by
-/// message index, on the thread pool (the loader reads the others as it meets them).
+/// [`rehydrate`] of each tool message's string content of 4 KiB or more, by message index, on the
+/// thread pool (the loader reads the others as it meets them).
 ///
-/// The loader reads messages in order, as pydantic-ai does, but a tool result's text is read
-/// with no regard to the messages around it, and reading it (a JSON document of its own) is most
-/// of a load's work on histories of large structured results.
+/// The loader reads messages in order, as pydantic-ai does, but a tool result's text is read with
+/// no regard to the messages around it, and reading it (a JSON document of its own) is most of a
+/// load's work on histories of large structured results.
 fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydrated>> {
     // Below this, a text is read faster than it is handed to another thread.
     const READ_AHEAD_BYTES: usize = 4096;
