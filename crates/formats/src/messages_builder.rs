@@ -47,7 +47,7 @@ impl Builder {
     pub(crate) fn add(&mut self, part: Value, to_request: bool) {
         let kind = if to_request { "request" } else { "response" };
         match self.messages.last_mut() {
-            Some(last) if last["kind"] == kind => {
+            Some(last) if is_kind(last, kind) => {
                 if let Some(Value::Array(parts)) = last.get_mut("parts") {
                     parts.push(part);
                 }
@@ -62,23 +62,18 @@ impl Builder {
     }
 
     pub(crate) fn checkpoint(&self) -> (usize, usize) {
-        let last_len = self
-            .messages
-            .last()
-            .map_or(0, |last| last["parts"].as_array().map_or(0, Vec::len));
+        let last_len = self.messages.last().map_or(0, part_count);
         (self.messages.len(), last_len)
     }
 
     /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
     pub(crate) fn target(&mut self, (count, last_len): (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
-        let start = if count > 0 && self.messages[count - 1]["parts"].as_array().map_or(0, Vec::len) > last_len {
+        let start = if count > 0 && part_count(&self.messages[count - 1]) > last_len {
             count - 1
         } else {
             count
         };
-        self.messages[start..]
-            .iter_mut()
-            .find(|message| message["kind"] == kind)
+        self.messages[start..].iter_mut().find(|message| is_kind(message, kind))
     }
 
     /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
@@ -100,6 +95,16 @@ impl Builder {
             Some(_) => {}
         }
     }
+}
+
+/// Whether a message built (or recorded: a lossless record may hold anything) is of `kind`.
+fn is_kind(message: &Map<String, Value>, kind: &str) -> bool {
+    message.get("kind").is_some_and(|value| value == kind)
+}
+
+/// How many parts a message built (or recorded) has.
+fn part_count(message: &Map<String, Value>) -> usize {
+    message.get("parts").and_then(Value::as_array).map_or(0, Vec::len)
 }
 
 /// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None`.

@@ -291,3 +291,16 @@ fn a_tool_result_is_read_alike_whatever_its_size() {
         assert_eq!(&part["content"], expected, "result {index}");
     }
 }
+
+/// What the `convert` fuzz target found: a lossless record whose message has no `kind` (`k)nd`),
+/// which still writes the messages it rides on, so it is taken. msgflow panicked building on it;
+/// the messages now make no history, and say so.
+#[test]
+fn a_record_that_is_no_history_is_an_error() {
+    let input = include_str!("data/fuzz-record-without-kind.ag-ui.json");
+    let err = convert_with(input, Format::AgUi, Format::PydanticAi, &lossless()).unwrap_err();
+    assert!(err.message.contains("make no pydantic-ai history"), "{err}");
+    assert!(err.message.contains("missing `kind`"), "{err}");
+    // pydantic-ai's own reading (no record) takes the messages as they are.
+    assert!(convert(input, Format::AgUi, Format::PydanticAi).is_ok());
+}
