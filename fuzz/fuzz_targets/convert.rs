@@ -2,9 +2,9 @@
 //! that is not the format named is an error located at a JSON path; every history a conversion
 //! makes is written and read back unchanged; and where a history (the input, or one a conversion
 //! made) goes to a foreign format with nothing reported lost, its output converts back to the same
-//! messages and parts, which convert to the same output again. (The report is the difference of the history and its output read
-//! back, `crates/formats/src/round_trip.rs`; its tests check it on generated histories, this on
-//! what the fuzzer finds.)
+//! messages and parts, which convert to the same output again. (The report is the difference of
+//! the history and its output read back, `crates/formats/src/round_trip.rs`; its tests check it on
+//! generated histories, this on what the fuzzer finds.)
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
