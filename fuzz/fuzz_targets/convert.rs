@@ -109,11 +109,11 @@ fn without_random_ids(mut value: serde_json::Value) -> serde_json::Value {
 /// The kinds of a history's messages and of their parts, in order.
 fn shape(history: &[msgflow_wire::ModelMessage]) -> Vec<(serde_json::Value, Vec<serde_json::Value>)> {
     let value = serde_json::to_value(history).expect("a history serialises");
-    let messages = value.as_array().cloned().unwrap_or_default();
+    let messages = value.as_array().map_or(&[][..], Vec::as_slice);
     messages
         .iter()
         .map(|message| {
-            let parts = message["parts"].as_array().cloned().unwrap_or_default();
+            let parts = message["parts"].as_array().map_or(&[][..], Vec::as_slice);
             (
                 message["kind"].clone(),
                 parts.iter().map(|part| part["part_kind"].clone()).collect(),

@@ -4,7 +4,6 @@
 //! ones), and then the output's text does not load back, though the value it was made of did.
 
 use msgflow_formats::{convert_with, ConvertOptions, Format, LossKind, Output};
-use serde_json::Value;
 
 /// What the `convert` fuzz target found: a part id nested 120 levels, within a history that
 /// reads, written to `vercel-ui --lossless` with nothing reported lost, then refused on the way
@@ -65,5 +64,4 @@ fn output_too_deep_to_read_back_is_reported() {
     }
     // The found history and the deepest arguments go past the limit in several formats.
     assert!(too_deep >= 5, "only {too_deep} outputs too deep to read back");
-    let _: Value = serde_json::from_str(FOUND_BY_FUZZING).expect("the found history is JSON");
 }
