@@ -363,6 +363,47 @@ def tool_return_content_nested():
 
 
 @fixture(
+    "tool-return-content-large",
+    "tool results of 4 KiB and more between small ones: a list of line objects, a long string with escapes and "
+    "non-ASCII text, a nested dict, a native tool return; tool-call args of 4 KiB (the size above which "
+    "converters read a result ahead of the messages around it)",
+)
+def tool_return_content_large():
+    lines = [{"line": n, "text": f"    let value_{n} = \"línea {n}\\t→\"; // {'x' * (n % 17)}"} for n in range(1, 121)]
+    listing = "\n".join(f"{n:04}: fn item_{n}() -> &'static str {{ \"✓ {n}\" }}" for n in range(1, 141))
+    nested = {"files": {f"src/mod_{n}.rs": {"size": n * 1024, "lines": list(range(n % 9)), "ok": n % 2 == 0}
+                        for n in range(90)}}
+    contents = [
+        "small before",
+        lines,
+        {"exit_code": 0},
+        listing,
+        nested,
+        "small after",
+    ]
+    ids = [f"big_{i}" for i in range(len(contents))]
+    big_args = {"path": "src/lib.rs", "edits": [{"line": n, "insert": f"// note {n}: ünïcode ✓"} for n in range(150)]}
+    calls = [call("read", {"i": i}, call_id) for i, call_id in enumerate(ids)]
+    calls.append(call("edit", big_args, "big_args"))
+    returns = [ret("read", content, call_id, at=2) for content, call_id in zip(contents, ids)]
+    returns.append(ret("edit", "applied", "big_args", at=2))
+    return [
+        request([user("read everything")], timestamp=ts(0)),
+        response(calls, at=1),
+        request(returns, timestamp=ts(2)),
+        response(
+            [
+                NativeToolCallPart("code_execution", {"code": "print(1)"}, "srv_big"),
+                NativeToolReturnPart("code_execution", {"stdout": listing, "rows": lines[:60]}, "srv_big",
+                                     timestamp=ts(3)),
+                TextPart("read it all"),
+            ],
+            at=3,
+        ),
+    ]
+
+
+@fixture(
     "tool-return-content-files",
     "content_file_digests: single ImageUrl (incl. media_type null), dict and list holding Document/Audio/Video "
     "URLs and UploadedFile, duplicates de-duplicated, BinaryContent not recorded ([]), files in metadata not "

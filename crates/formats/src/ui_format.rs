@@ -35,6 +35,10 @@ pub(crate) trait UiFormat: Target + Sized {
     /// The history the records of the leading messages hold, and how many messages it covers.
     fn recorded_prefix(messages: &[Value]) -> (Vec<Value>, usize);
 
+    /// The history messages the record on `message` holds, and their array's path within
+    /// `message` (`.metadata.msgflow.messages`), for an error to point at.
+    fn record_at(message: &Value) -> Option<(String, &[Value])>;
+
     /// `load_messages` of `messages` (index `first` on of the array at `path`), going on from the
     /// `recorded` history: the history's JSON messages. The loader may move the values the history
     /// keeps out of `messages` rather than copy them.
@@ -91,7 +95,7 @@ pub(crate) fn to_value<F: UiFormat>(
     );
     drop(copy);
     let read_back = match read {
-        Ok((loaded, path)) => match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
+        Ok((loaded, path, _)) => match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
             Ok(()) => Ok(()),
             Err(ReadBackError::Convert(err)) => return Err(err),
             Err(ReadBackError::Unloadable(message)) => Err(unloadable::<F>(path, &message)),
@@ -124,20 +128,45 @@ pub(crate) fn from_value<F: UiFormat>(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (history, path) = load::<F>(&mut value, document, options, report)?;
-    // What the loader left of the input is freed before the history is read.
-    drop(value);
-    crate::round_trip::history_of(history).map_err(|message| unloadable::<F>(path, &message))
+    let (history, path, recorded) = load::<F>(&mut value, document, options, report)?;
+    if recorded == 0 {
+        // What the loader left of the input is freed before the history is read.
+        drop(value);
+        return crate::round_trip::history_of(history).map_err(|message| unloadable::<F>(path, &message));
+    }
+    crate::round_trip::history_of(history).map_err(|message| {
+        let messages = crate::messages_builder::ui_messages(&mut value, document, &mut Report::default(), "", "")
+            .map_or(&[][..], |(messages, _)| &*messages);
+        unreadable_record::<F>(&messages[..recorded.min(messages.len())], &path)
+            .unwrap_or_else(|| unloadable::<F>(path, &message))
+    })
 }
 
-/// The history's JSON messages `F`'s loader makes of `value` (see [`from_value`]), and the path
-/// of the messages in `value`.
+/// The error for the first message of the records on `messages` (the leading UI messages at
+/// `path`) that pydantic-ai would not load, at its path in the input: where the history a record
+/// restores does not load, the record is what is wrong, not the messages built around it.
+fn unreadable_record<F: UiFormat>(messages: &[Value], path: &str) -> Option<ShapeError> {
+    messages.iter().enumerate().find_map(|(index, message)| {
+        let (record_path, held) = F::record_at(message)?;
+        held.iter().enumerate().find_map(|(position, recorded)| {
+            let message = crate::round_trip::history_of(vec![recorded.clone()]).err()?;
+            Some(ShapeError {
+                path: format!("{path}[{index}]{record_path}[{position}]"),
+                message: format!("msgflow's record holds no pydantic-ai message: {message}"),
+            })
+        })
+    })
+}
+
+/// The history's JSON messages `F`'s loader makes of `value` (see [`from_value`]), the path of
+/// the messages in `value`, and how many of them (the leading ones) the history was restored from
+/// their records.
 fn load<F: UiFormat>(
     value: &mut Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
-) -> Result<(Vec<Value>, String), ShapeError> {
+) -> Result<(Vec<Value>, String, usize), ShapeError> {
     let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
     let (recorded, rest) = if options.lossless {
         F::recorded_prefix(messages)
@@ -145,7 +174,7 @@ fn load<F: UiFormat>(
         (Vec::new(), 0)
     };
     let history = F::load(&mut messages[rest..], &path, rest, document, report, recorded)?;
-    Ok((history, path))
+    Ok((history, path, rest))
 }
 
 /// The error for loaded messages of `F` (at `path`) that make no history.

@@ -299,8 +299,10 @@ fn a_tool_result_is_read_alike_whatever_its_size() {
 fn a_record_that_is_no_history_is_an_error() {
     let input = include_str!("data/fuzz-record-without-kind.ag-ui.json");
     let err = convert_with(input, Format::AgUi, Format::PydanticAi, &lossless()).unwrap_err();
-    assert!(err.message.contains("make no pydantic-ai history"), "{err}");
+    assert!(err.message.contains("record holds no pydantic-ai message"), "{err}");
     assert!(err.message.contains("missing `kind`"), "{err}");
+    // The record's message that has no `kind`, not the whole input.
+    assert_eq!(err.path, "$[2].metadata.msgflow.messages[0]");
     // pydantic-ai's own reading (no record) takes the messages as they are.
     assert!(convert(input, Format::AgUi, Format::PydanticAi).is_ok());
 }

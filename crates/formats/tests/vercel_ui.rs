@@ -167,6 +167,22 @@ fn a_message_the_front_end_adds_to_a_lossless_file_is_read_as_pydantic_ai_reads_
 }
 
 #[test]
+fn a_record_that_holds_no_pydantic_ai_message_is_an_error_at_its_place() {
+    let mut ui = lossless_ui();
+    let record = &mut ui[1]["parts"][1]["callProviderMetadata"]["msgflow"]["messages"][1];
+    assert_eq!(record["kind"], "request", "the tool return's request is recorded here");
+    record.as_object_mut().unwrap().remove("kind");
+    let err = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap_err();
+    assert_eq!(
+        err.path, "$[1].parts[1].callProviderMetadata.msgflow.messages[1]",
+        "{err}"
+    );
+    assert!(err.message.contains("record holds no pydantic-ai message"), "{err}");
+    // pydantic-ai's own reading (no record) takes the messages as they are.
+    assert!(convert(&ui.to_string(), Format::VercelUi, Format::PydanticAi).is_ok());
+}
+
+#[test]
 fn bad_input_is_an_error_with_its_place() {
     let cases = [
         (r#"{"chat": []}"#, "$", "expected Vercel AI UI messages"),

@@ -65,6 +65,11 @@ impl crate::ui_format::UiFormat for AgUi {
         recorded_prefix(messages)
     }
 
+    fn record_at(message: &Value) -> Option<(String, &[Value])> {
+        let held = record_of(message)?;
+        Some((format!(".metadata.{RECORD_KEY}.messages"), held.as_slice()))
+    }
+
     fn load(
         messages: &mut [Value],
         path: &str,

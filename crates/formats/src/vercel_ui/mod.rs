@@ -110,6 +110,16 @@ impl crate::ui_format::UiFormat for VercelUi {
         recorded_prefix(messages)
     }
 
+    fn record_at(message: &Value) -> Option<(String, &[Value])> {
+        let (index, key, record) = located_record(message)?;
+        let held = record.get("messages")?.as_array()?;
+        let path = match key {
+            "data" => format!(".parts[{index}].data.messages"),
+            key => format!(".parts[{index}].{key}.{RECORD_KEY}.messages"),
+        };
+        Some((path, held.as_slice()))
+    }
+
     fn load(
         messages: &mut [Value],
         path: &str,
@@ -242,14 +252,25 @@ fn attach_record(message: &mut Value, record: Value) {
 
 /// The record of a UI message, if it carries one.
 fn record_of(message: &Value) -> Option<&Value> {
-    message["parts"].as_array()?.iter().find_map(|part| {
-        if part["type"] == RECORD_PART_TYPE {
-            return part.get("data");
-        }
-        part.get("providerMetadata")
-            .or_else(|| part.get("callProviderMetadata"))
-            .and_then(|metadata| metadata.get(RECORD_KEY))
-    })
+    located_record(message).map(|(_, _, record)| record)
+}
+
+/// [`record_of`], the index of the part that carries it and the key it is under in that part
+/// (`data` for a record part, else `providerMetadata` or `callProviderMetadata`, under `msgflow`).
+fn located_record(message: &Value) -> Option<(usize, &'static str, &Value)> {
+    message["parts"]
+        .as_array()?
+        .iter()
+        .enumerate()
+        .find_map(|(index, part)| {
+            if part["type"] == RECORD_PART_TYPE {
+                return Some((index, "data", part.get("data")?));
+            }
+            let key = ["providerMetadata", "callProviderMetadata"]
+                .into_iter()
+                .find(|key| part.get(*key).is_some())?;
+            Some((index, key, part[key].get(RECORD_KEY)?))
+        })
 }
 
 /// A UI message without msgflow's records and ids, for comparing what the front end shows.
