@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use msgflow_formats::{ag_ui, ConvertOptions, Report};
 use serde_json::{json, Value};
 
@@ -103,20 +103,8 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
 
 /// The real files of `../shared/formats/ag-ui`, read by msgflow, as cases for the oracle.
 fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
-    let dir = root.join("../shared/formats/ag-ui");
-    if !dir.is_dir() {
-        if std::env::var_os("CI").is_some() {
-            bail!("the foreign-format corpus {} is missing", dir.display());
-        }
-        println!("skipped {}: missing (outside CI)", dir.display());
-        return Ok(0);
-    }
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    paths.sort();
     let mut count = 0;
-    for path in paths {
+    for path in crate::conformance::foreign_files(root, "ag-ui")? {
         let text = std::fs::read_to_string(&path)?;
         let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
         let name = format!("formats/ag-ui/{}", crate::conformance::file_name(&path));

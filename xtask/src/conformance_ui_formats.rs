@@ -265,20 +265,8 @@ pub(crate) fn stamp_responses(history: &mut Value) {
 
 /// The real files of `../shared/formats/vercel-ui`, read by msgflow, as cases for the oracle.
 fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
-    let dir = root.join("../shared/formats/vercel-ui");
-    if !dir.is_dir() {
-        if std::env::var_os("CI").is_some() {
-            bail!("the foreign-format corpus {} is missing", dir.display());
-        }
-        println!("skipped {}: missing (outside CI)", dir.display());
-        return Ok(0);
-    }
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    paths.sort();
     let mut count = 0;
-    for path in paths {
+    for path in crate::conformance::foreign_files(root, "vercel-ui")? {
         let text = std::fs::read_to_string(&path)?;
         let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
         let history = vercel_ui::from_value(&value, 0, &ConvertOptions::default(), &mut Report::default())
