@@ -106,7 +106,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         }
     }
     let compared = cases.iter().filter(|case| case.get("refused").is_none()).count();
-    let foreign = foreign_files(&root, &mut failures)?;
+    let foreign = read_foreign_files(&root, &mut failures)?;
 
     let answers = crate::conformance::ask_oracle(python, "otel_oracle.py", &dir, &cases)?;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
@@ -204,7 +204,7 @@ fn first_difference(left: &Value, right: &Value) -> String {
 }
 
 /// Reads every real file of `../shared/formats/otel`; each must give at least one history.
-fn foreign_files(root: &Path, failures: &mut Vec<String>) -> Result<usize> {
+fn read_foreign_files(root: &Path, failures: &mut Vec<String>) -> Result<usize> {
     let mut count = 0;
     for path in crate::conformance::foreign_files(root, "otel")? {
         let text = std::fs::read_to_string(&path)?;

@@ -16,7 +16,8 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
-    /// A builder going on from `history` (the messages before the ones read, as JSON objects).
+    /// A builder going on from `history` (the messages before the ones read, as JSON objects; the
+    /// loaders refuse a record of anything else before they get here, so nothing is left out).
     pub(crate) fn new(history: Vec<Value>) -> Self {
         let messages = history
             .into_iter()

@@ -129,15 +129,22 @@ pub(crate) fn from_value<F: UiFormat>(
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
     let (history, path, recorded) = load::<F>(&mut value, document, options, report)?;
-    if recorded == 0 {
-        // What the loader left of the input is freed before the history is read.
-        drop(value);
-        return crate::round_trip::history_of(history).map_err(|message| unloadable::<F>(path, &message));
-    }
+    // What the loader left of the input is freed before the history is read, unless records were
+    // read from it: a history they make that does not load is their error, at their place.
+    let with_records = (recorded > 0).then_some(value);
     crate::round_trip::history_of(history).map_err(|message| {
-        let messages = crate::messages_builder::ui_messages(&mut value, document, &mut Report::default(), "", "")
-            .map_or(&[][..], |(messages, _)| &*messages);
-        unreadable_record::<F>(&messages[..recorded.min(messages.len())], &path)
+        with_records
+            .and_then(|mut value| {
+                let (messages, _) = crate::messages_builder::ui_messages(
+                    &mut value,
+                    document,
+                    &mut Report::default(),
+                    F::EXPECTED,
+                    F::BODY_FIELD,
+                )
+                .ok()?;
+                unreadable_record::<F>(&messages[..recorded.min(messages.len())], &path)
+            })
             .unwrap_or_else(|| unloadable::<F>(path, &message))
     })
 }
@@ -173,6 +180,12 @@ fn load<F: UiFormat>(
     } else {
         (Vec::new(), 0)
     };
+    // A record of something that is no message object would go unread (the history builder takes
+    // message objects): it is refused where it is, as a message pydantic-ai would not load is.
+    if recorded.iter().any(|message| !message.is_object()) {
+        return Err(unreadable_record::<F>(&messages[..rest], &path)
+            .unwrap_or_else(|| unloadable::<F>(path, "a record holds a value that is no message")));
+    }
     let history = F::load(&mut messages[rest..], &path, rest, document, report, recorded)?;
     Ok((history, path, rest))
 }

@@ -306,3 +306,15 @@ fn a_record_that_is_no_history_is_an_error() {
     // pydantic-ai's own reading (no record) takes the messages as they are.
     assert!(convert(input, Format::AgUi, Format::PydanticAi).is_ok());
 }
+
+#[test]
+fn a_record_of_a_value_that_is_no_message_is_an_error_not_dropped() {
+    let converted = convert_with(turn_with_a_tool_call(), Format::PydanticAi, Format::AgUi, &lossless()).unwrap();
+    let mut messages = documents(converted.output).remove(0);
+    // The first request is written as a system and a user message; its record rides on the second.
+    let record = messages[1]["metadata"]["msgflow"]["messages"].as_array_mut().unwrap();
+    record.insert(0, json!(1));
+    let err = convert_with(&messages.to_string(), Format::AgUi, Format::PydanticAi, &lossless()).unwrap_err();
+    assert_eq!(err.path, "$[1].metadata.msgflow.messages[0]", "{err}");
+    assert!(err.message.contains("record holds no pydantic-ai message"), "{err}");
+}

@@ -180,6 +180,13 @@ fn a_record_that_holds_no_pydantic_ai_message_is_an_error_at_its_place() {
     assert!(err.message.contains("record holds no pydantic-ai message"), "{err}");
     // pydantic-ai's own reading (no record) takes the messages as they are.
     assert!(convert(&ui.to_string(), Format::VercelUi, Format::PydanticAi).is_ok());
+
+    // A value that is no message object in a record is refused too, not left out.
+    let mut ui = lossless_ui();
+    let record = &mut ui[0]["parts"][0]["providerMetadata"]["msgflow"]["messages"];
+    record.as_array_mut().unwrap().push(json!("not a message"));
+    let err = convert_with(&ui.to_string(), Format::VercelUi, Format::PydanticAi, &lossless(5)).unwrap_err();
+    assert_eq!(err.path, "$[0].parts[0].providerMetadata.msgflow.messages[1]", "{err}");
 }
 
 #[test]
