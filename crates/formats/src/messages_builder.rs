@@ -68,13 +68,24 @@ impl Builder {
     }
 
     /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
-    pub(crate) fn target(&mut self, (count, last_len): (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
+    pub(crate) fn target(&mut self, checkpoint: (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
+        let index = self.target_index(checkpoint, kind)?;
+        Some(&mut self.messages[index])
+    }
+
+    /// The index of [`Builder::target`]'s message, for a caller that looks for more than one kind.
+    pub(crate) fn target_index(&self, (count, last_len): (usize, usize), kind: &str) -> Option<usize> {
         let start = if count > 0 && part_count(&self.messages[count - 1]) > last_len {
             count - 1
         } else {
             count
         };
-        self.messages[start..].iter_mut().find(|message| is_kind(message, kind))
+        (start..self.messages.len()).find(|&index| is_kind(&self.messages[index], kind))
+    }
+
+    /// The message at `index` (from [`Builder::target_index`]).
+    pub(crate) fn message_mut(&mut self, index: usize) -> &mut Map<String, Value> {
+        &mut self.messages[index]
     }
 
     /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
@@ -132,22 +143,31 @@ pub(crate) fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Valu
 
 /// `set_ui_message_id`: the `UIMessage.id`, kept in the reserved `__pydantic_ai__` namespace.
 pub(crate) fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
-    let metadata = target.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-    if !metadata.is_object() {
-        *metadata = Value::Object(Map::new());
+    let mut entry = Map::with_capacity(1);
+    entry.insert("ui_message_id".into(), Value::String(id));
+    let metadata = match target.get_mut("metadata") {
+        Some(Value::Object(metadata)) => metadata,
+        Some(other) => {
+            *other = Value::Object(Map::with_capacity(1));
+            other.as_object_mut().expect("made an object above")
+        }
+        None => {
+            // The common case: a message the loader built, with no metadata yet.
+            let mut metadata = Map::with_capacity(1);
+            metadata.insert(INTERNAL_KEY.into(), Value::Object(entry));
+            target.insert("metadata".into(), Value::Object(metadata));
+            return;
+        }
+    };
+    match metadata.get_mut(INTERNAL_KEY) {
+        Some(Value::Object(namespace)) => {
+            namespace.extend(entry);
+        }
+        Some(other) => *other = Value::Object(entry),
+        None => {
+            metadata.insert(INTERNAL_KEY.into(), Value::Object(entry));
+        }
     }
-    let namespace = metadata
-        .as_object_mut()
-        .expect("made an object above")
-        .entry(INTERNAL_KEY)
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !namespace.is_object() {
-        *namespace = Value::Object(Map::new());
-    }
-    namespace
-        .as_object_mut()
-        .expect("made an object above")
-        .insert("ui_message_id".into(), Value::String(id));
 }
 
 /// The messages of a UI format's input and their path: an array of messages, or a request body

@@ -255,7 +255,8 @@ fn what_the_history_cannot_hold_of_ag_ui_messages_is_reported() {
 
 /// Tool results are read ahead of the loader from a size on (`rehydrated_tool_contents`): on
 /// both sides of it, in one history, a JSON object or array comes back as the value (a file item
-/// in it as the file), and any other text as the text, each in its own place.
+/// in it as the file, whitespace around it or not), and any other text as the text, each in its own
+/// place, JSON numbers, strings and literals too.
 #[test]
 fn a_tool_result_is_read_alike_whatever_its_size() {
     let mut contents = Vec::new();
@@ -268,6 +269,21 @@ fn a_tool_result_is_read_alike_whatever_its_size() {
             (with_file.to_string(), with_file),
             (not_json.clone(), Value::String(not_json)),
         ]);
+    }
+    for text in [
+        "42",
+        "-1.5e3",
+        "\"quoted\"",
+        "true",
+        "null",
+        "  plain text",
+        "",
+        "[not json",
+    ] {
+        contents.push((text.to_owned(), Value::String(text.to_owned())));
+    }
+    for text in [" [1, 2]", "\n\t{\"a\": {\"b\": null}}\r\n", "[]"] {
+        contents.push((text.to_owned(), serde_json::from_str(text).unwrap()));
     }
     let calls: Vec<Value> = (0..contents.len())
         .map(|index| json!({"id": format!("c{index}"), "type": "function", "function": {"name": "f", "arguments": "{}"}}))

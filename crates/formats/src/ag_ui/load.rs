@@ -241,14 +241,14 @@ impl Loader<'_> {
         // checked is gone), so it keeps no id.
         let target = if popped {
             None
-        } else if self.builder.target(checkpoint, "request").is_some() {
-            self.builder.target(checkpoint, "request")
         } else {
-            self.builder.target(checkpoint, "response")
+            self.builder
+                .target_index(checkpoint, "request")
+                .or_else(|| self.builder.target_index(checkpoint, "response"))
         };
         match (target, id) {
             (Some(target), Some(id)) => {
-                set_ui_message_id(target, id);
+                set_ui_message_id(self.builder.message_mut(target), id);
                 self.loss(
                     LossKind::Invented,
                     path,
@@ -290,12 +290,20 @@ impl Loader<'_> {
                 _ => None,
             })
             .unwrap_or_default();
-        let encrypted_path = format!("{path}.encryptedValue");
         let structured_item = |index: usize, text: &str| -> Result<Value, ShapeError> {
-            match structured.get(&index.to_string()) {
+            let payload = if structured.is_empty() {
+                None
+            } else {
+                structured.get(&index.to_string())
+            };
+            match payload {
                 None => Ok(Value::String(text.to_owned())),
-                Some(payload) => structured_content_from_payload(payload, text)
-                    .map_err(|what| shape(&encrypted_path, format!("msgflow does not read {what} from ag-ui yet"))),
+                Some(payload) => structured_content_from_payload(payload, text).map_err(|what| {
+                    shape(
+                        &format!("{path}.encryptedValue"),
+                        format!("msgflow does not read {what} from ag-ui yet"),
+                    )
+                }),
             }
         };
         match object.get("content") {
@@ -402,15 +410,15 @@ impl Loader<'_> {
                 false,
             );
         }
-        let calls_path = format!("{path}.toolCalls");
+        // Only an error needs a call's path.
+        let call_path = |index: usize| format!("{path}.toolCalls[{index}]");
         for (index, call) in calls.iter().enumerate() {
-            let call_path = format!("{calls_path}[{index}]");
             let Some(call) = call.as_object() else {
-                return Err(shape(&call_path, "expected a tool call object"));
+                return Err(shape(&call_path(index), "expected a tool call object"));
             };
             let Some(Value::String(call_id)) = call.get("id") else {
                 return Err(shape(
-                    &format!("{call_path}.id"),
+                    &format!("{}.id", call_path(index)),
                     "expected the tool call's `id` as a string",
                 ));
             };
@@ -420,7 +428,7 @@ impl Loader<'_> {
                 function.and_then(|function| function.get("arguments")),
             ) else {
                 return Err(shape(
-                    &format!("{call_path}.function"),
+                    &format!("{}.function", call_path(index)),
                     "expected `function` with string `name` and `arguments`",
                 ));
             };
@@ -526,12 +534,17 @@ impl Loader<'_> {
         } else {
             "tool-return"
         };
-        // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped.
-        // The content goes into the probe and back out of it, not copied.
-        let mut probe =
-            object! {"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content};
-        let (tool_kind, _) = crate::ui_payloads::narrowed(&probe, "content");
-        let content = probe.get_mut("content").map(Value::take).unwrap_or_default();
+        // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped
+        // (a return with no kind has nothing to narrow). The content goes into the probe and back out
+        // of it, not copied.
+        let (tool_kind, content) = if tool_kind.is_null() {
+            (tool_kind, content)
+        } else {
+            let mut probe =
+                object! {"part_kind": part_kind, "tool_kind": tool_kind, "outcome": outcome, "content": content};
+            let (tool_kind, _) = crate::ui_payloads::narrowed(&probe, "content");
+            (tool_kind, probe.get_mut("content").map(Value::take).unwrap_or_default())
+        };
         // The files of the content, recorded so that they load as files again.
         let with_digests = |mut returned: Value| {
             if !file_digests.is_empty() {
@@ -663,6 +676,11 @@ fn string_content<'v>(object: &'v Map<String, Value>, path: &str) -> Result<&'v 
 /// as files (with the digests that record them, `loaded_tool_output`), anything else as the text it is.
 /// The error names what msgflow does not read.
 fn rehydrate(text: &str) -> Rehydrated {
+    // Only an object or an array is read as one: any other text is kept as it is, whatever it parses as.
+    let opens_a_container = text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with(['{', '[']);
+    if !opens_a_container {
+        return Ok((Value::String(text.to_owned()), Vec::new()));
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
             if !crate::vercel_ui::holds_content_item(&parsed) {
