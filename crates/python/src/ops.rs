@@ -704,12 +704,20 @@ pub fn convert(
             .iter()
             .map(|history| write(history))
             .collect::<Result<_, _>>()?,
-        msgflow_formats::Output::Documents(documents) => documents
-            .iter()
-            .map(|document| {
-                serde_json::to_vec(document).map_err(|err| Error::Value(format!("cannot serialise the output: {err}")))
-            })
-            .collect::<Result<_, _>>()?,
+        msgflow_formats::Output::Documents(documents) => {
+            // Each document is about its share of the input's size: its buffer is not grown (and
+            // copied) from empty.
+            let estimate = data.len() / documents.len().max(1);
+            documents
+                .iter()
+                .map(|document| {
+                    let mut bytes = Vec::with_capacity(estimate);
+                    serde_json::to_writer(&mut bytes, document)
+                        .map_err(|err| Error::Value(format!("cannot serialise the output: {err}")))?;
+                    Ok(bytes)
+                })
+                .collect::<Result<_, _>>()?
+        }
     };
     Ok((documents, to_json(&converted.report.losses)?))
 }

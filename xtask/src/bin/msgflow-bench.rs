@@ -393,17 +393,24 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
 }
 
 /// `input` converted `from` one format `to` another, and the output's compact JSON (as pydantic-ai's
-/// `dump_json` writes it).
+/// `dump_json` writes it), written as `msgflow convert` writes it: a history with `to_vec` (which
+/// sizes its buffer from the history), a document into a buffer the size of the input.
 fn convert(input: &[u8], from: Format, to: Format) -> Result<Output> {
     let converted = msgflow_formats::convert(std::str::from_utf8(input)?, from, to)?;
     let mut bytes = Vec::new();
     match &converted.output {
         msgflow_formats::Output::Histories(histories) => {
             for history in histories {
-                msgflow_wire::to_writer(&mut bytes, history)?;
+                let written = msgflow_wire::to_vec(history)?;
+                if bytes.is_empty() {
+                    bytes = written;
+                } else {
+                    bytes.extend_from_slice(&written);
+                }
             }
         }
         msgflow_formats::Output::Documents(documents) => {
+            bytes.reserve(input.len());
             for document in documents {
                 serde_json::to_writer(&mut bytes, document)?;
             }

@@ -183,8 +183,10 @@ impl FileCommand for Convert {
             Output::Histories(mut histories) if histories.len() == 1 => {
                 Ok(Processed::history(histories.pop().expect("one history"), notes))
             }
+            // The output is about the input's size: a buffer of that size is not grown (and copied)
+            // from empty.
             Output::Histories(histories) => {
-                let mut output = Vec::new();
+                let mut output = Vec::with_capacity(text.len());
                 for history in &histories {
                     if self.strict {
                         crate::runner::refuse_unloadable(history)?;
@@ -200,7 +202,7 @@ impl FileCommand for Convert {
                 })
             }
             Output::Documents(documents) => {
-                let mut output = Vec::new();
+                let mut output = Vec::with_capacity(text.len());
                 let single = documents.len() == 1;
                 for document in &documents {
                     let written = if single {
