@@ -219,6 +219,18 @@ pub fn convert_with(
     // from a copy of the text its opaque values are then slices of (one copy, not one each).
     let (mut whole, mut whole_history) = match from {
         Format::PydanticAi => (None, msgflow_wire::Input::from(input.to_owned()).parse().ok()),
+        // A long array of UI messages is read in pieces on the pool (each message as the root of
+        // its text, so the whole text's depth limit is checked after).
+        Format::VercelUi | Format::AgUi => match msgflow_wire::values_in_pieces(input) {
+            Some(messages)
+                if messages
+                    .iter()
+                    .all(|message| round_trip::within_parse_depth(message, 1)) =>
+            {
+                (Some(Value::Array(messages)), None)
+            }
+            _ => (serde_json::from_str::<Value>(input).ok(), None),
+        },
         _ => (serde_json::from_str::<Value>(input).ok(), None),
     };
     let documents = match (&whole, &whole_history) {

@@ -77,7 +77,7 @@ fn history_value_through_text(history: &[ModelMessage], document: usize) -> Resu
 
 /// Whether serde_json's parser would read `value`'s text, given `enclosing` arrays and objects
 /// around it: it refuses a value inside [`msgflow_wire::MAX_DEPTH`] or more of them.
-fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
+pub(crate) fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
     let depth = enclosing + 1;
     match value {
         Value::Array(items) => {

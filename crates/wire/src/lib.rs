@@ -114,6 +114,16 @@ pub fn from_reader<R: Read>(mut reader: R) -> Result<Vec<ModelMessage>, ParseErr
     from_vec(input)
 }
 
+/// The JSON values of `text`, a long array of objects that each start like the first (as the
+/// messages a front end keeps do), parsed in pieces on rayon's thread pool as a history is; `None`
+/// when the text is short (under 512 KiB), is not such an array, or is not cut where an item
+/// starts, and the caller then parses it whole. Each item is read as the root of its own text,
+/// so an item nested [`MAX_DEPTH`] levels deep, which the whole text's parse refuses, is read
+/// here: a caller that needs the whole text's verdict checks the depth.
+pub fn values_in_pieces(text: &str) -> Option<Vec<serde_json::Value>> {
+    pieces::values_in_pieces(text)
+}
+
 /// Parses one message (a JSON object) from a string.
 pub fn message_from_str(input: &str) -> Result<ModelMessage, ParseError> {
     let guard = rt::ContextGuard::new(input.as_bytes());

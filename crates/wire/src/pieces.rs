@@ -48,6 +48,15 @@ pub(crate) fn parse_in_pieces(text: &str) -> Option<Vec<ModelMessage>> {
     parse_array_in_pieces(text)
 }
 
+/// The JSON values of `text`, a long array of objects each starting like the first (the messages
+/// of a front end's JSON, say), parsed in pieces on the thread pool; `None` when the text is
+/// short, is not such an array, or a cut does not hold. Each item is read as the root of its own
+/// text: one nested [`crate::MAX_DEPTH`] levels deep inside the array, which the whole text's
+/// parse refuses, is read here.
+pub(crate) fn values_in_pieces(text: &str) -> Option<Vec<serde_json::Value>> {
+    parse_array_in_pieces(text)
+}
+
 /// The items of `text`, a long JSON array of objects, parsed in pieces on the thread pool (see
 /// the module); `None` when the text is short, is not such an array, or a cut does not hold.
 ///
