@@ -133,7 +133,7 @@ fn a_long_input_read_in_pieces_converts_as_read_whole() {
 
     let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[9; 32]));
     let strategy = history(Flavour::Pydantic);
-    let mut compared = 0;
+    let (mut compared, mut converted) = (0, 0);
     for to in [Format::AgUi, Format::VercelUi] {
         for lossless in [false, true] {
             let options = ConvertOptions {
@@ -151,7 +151,13 @@ fn a_long_input_read_in_pieces_converts_as_read_whole() {
                 let Output::Documents(mut documents) = converted.output else {
                     unreachable!()
                 };
-                if let serde_json::Value::Array(converted) = documents.remove(0) {
+                // Only messages that load back on their own, so that the whole input converts and the
+                // comparison covers every piece, not an error at the first one.
+                let document = documents.remove(0);
+                if convert_with(&document.to_string(), to, Format::PydanticAi, &options).is_err() {
+                    continue;
+                }
+                if let serde_json::Value::Array(converted) = document {
                     messages.extend(converted);
                 }
             }
@@ -165,6 +171,7 @@ fn a_long_input_read_in_pieces_converts_as_read_whole() {
             let whole = convert_with(&body, to, Format::PydanticAi, &options);
             match (in_pieces, whole) {
                 (Ok(in_pieces), Ok(whole)) => {
+                    converted += 1;
                     assert_eq!(in_pieces.output, whole.output, "{to}, lossless {lossless}");
                     let paths = |report: &msgflow_formats::Report| -> Vec<(LossKind, String, String)> {
                         report
@@ -196,4 +203,7 @@ fn a_long_input_read_in_pieces_converts_as_read_whole() {
         }
     }
     assert_eq!(compared, 4);
+    // AG-UI's lossless form restores records from the leading messages only, so messages of many
+    // histories one after the other make no history there: that case compares the errors.
+    assert!(converted >= 3, "only {converted} of the long inputs converted");
 }
