@@ -197,22 +197,16 @@ fn collect_strings(value: &Value, out: &mut Vec<String>) {
 /// `*.tiktoken` vocabulary files), found through `cargo metadata`.
 pub fn tiktoken_rs_assets() -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // Only this platform's packages: the others (Windows-only crates) are not downloaded by a
-    // build here, and offline metadata of every platform would need them.
+    // Only this platform's packages: the others (Windows-only crates) are never built here. Not
+    // `--offline`: on a fresh checkout the crates a build of the xtask alone did not need (the
+    // workspace's dev-dependencies) are not downloaded yet, and metadata needs every one of them.
     let rustc = Command::new("rustc").arg("-vV").output().context("running rustc -vV")?;
     let host = String::from_utf8_lossy(&rustc.stdout)
         .lines()
         .find_map(|line| line.strip_prefix("host: ").map(str::to_owned))
         .context("rustc -vV names no host")?;
     let output = Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--offline",
-            "--filter-platform",
-            &host,
-        ])
+        .args(["metadata", "--format-version", "1", "--filter-platform", &host])
         .current_dir(project_root())
         .output()
         .context("running cargo metadata")?;
