@@ -119,12 +119,9 @@ fn part_count(message: &Map<String, Value>) -> usize {
     message.get("parts").and_then(Value::as_array).map_or(0, Vec::len)
 }
 
-/// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None`.
+/// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None` (where pydantic-ai raises).
 pub(crate) fn from_data_uri(url: &str) -> Option<(String, Vec<u8>)> {
-    let body = url.strip_prefix("data:")?;
-    let (media_type, data) = body.split_once(";base64,")?;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim_end()).ok()?;
-    Some((media_type.to_owned(), bytes))
+    msgflow_media::parse_data_uri(url).ok()
 }
 
 pub(crate) fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Value) -> Value {

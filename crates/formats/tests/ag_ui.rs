@@ -334,3 +334,33 @@ fn a_record_of_a_value_that_is_no_message_is_an_error_not_dropped() {
     assert_eq!(err.path, "$[1].metadata.msgflow.messages[0]", "{err}");
     assert!(err.message.contains("record holds no pydantic-ai message"), "{err}");
 }
+
+/// Base64 data is decoded as Python's `base64.b64decode` decodes it (pydantic-ai's `_multimodal.py`), leniently:
+/// characters outside the alphabet are skipped and the first complete padding ends the data, so a URL sent as a
+/// data source loads. Found by a differential run on mutated AG-UI messages; the expected values are what
+/// pydantic-ai 2.68.0's `AGUIAdapter.load_messages` gives.
+#[test]
+fn base64_data_is_decoded_as_python_decodes_it() {
+    let content = |input: &str| -> Value {
+        let converted = convert(input, Format::AgUi, Format::PydanticAi).unwrap();
+        let history = histories(converted.output).remove(0);
+        let value: Value = serde_json::from_str(&msgflow_wire::to_string(&history).unwrap()).unwrap();
+        value[0]["parts"][0]["content"][0].clone()
+    };
+    let url_as_data = r#"[{"id": "u1", "role": "user", "content": [{"type": "document",
+        "source": {"type": "data", "value": "https://example.com/api/doc?id=7", "mimeType": "application/pdf"}}]}]"#;
+    assert_eq!(content(url_as_data)["data"], "https__examplecom_api_docic=");
+    assert_eq!(content(url_as_data)["media_type"], "application/pdf");
+    // Outside ASCII, `b64decode` of a `str` raises, and so does loading the message.
+    let non_ascii = r#"[{"id": "u1", "role": "user", "content": [{"type": "image",
+        "source": {"type": "data", "value": "aGké=", "mimeType": "image/png"}}]}]"#;
+    let err = convert(non_ascii, Format::AgUi, Format::PydanticAi).unwrap_err();
+    assert_eq!(err.path, "$[0].content[0].source.value");
+    assert!(err.message.contains("only ASCII characters"), "{err}");
+    // A retired `binary` part's data URI without a media type takes the part's (`_translate_binary_part`:
+    // `inlined.media_type or mime_type`).
+    let legacy = r#"[{"id": "u1", "role": "user", "content": [{"type": "binary", "mimeType": "image/png",
+        "url": "data:;base64,aG k=\n"}]}]"#;
+    assert_eq!(content(legacy)["media_type"], "image/png");
+    assert_eq!(content(legacy)["data"], "aGk=");
+}

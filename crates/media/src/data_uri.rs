@@ -61,6 +61,31 @@ fn hex_value(byte: u8) -> Option<u8> {
     }
 }
 
+/// `base64.b64decode(text)` of a `str`, as pydantic-ai's UI adapters decode the base64 data a message carries:
+/// a character outside ASCII is refused, and the rest is decoded in the default, lenient mode of
+/// [`parse_data_uri`] (characters outside the standard alphabet skipped, the first complete padding ends the
+/// input).
+///
+/// # Errors
+///
+/// [`MediaError::Base64NonAscii`] and the `MediaError::Base64*` variants of the decoding, with Python's messages.
+///
+/// ```
+/// use msgflow_media::b64decode;
+///
+/// assert_eq!(b64decode("aGk=").unwrap(), b"hi");
+/// // A URL where base64 was expected decodes as its alphabet's letters do.
+/// assert_eq!(b64decode("https://example.com/api/doc?id=7").unwrap().len(), 20);
+/// assert_eq!(b64decode("aGk").unwrap_err().to_string(), "Incorrect padding");
+/// assert_eq!(b64decode("aGké=").unwrap_err().to_string(), "string argument should contain only ASCII characters");
+/// ```
+pub fn b64decode(text: &str) -> Result<Vec<u8>, MediaError> {
+    if !text.is_ascii() {
+        return Err(MediaError::Base64NonAscii);
+    }
+    python_b64decode(text.as_bytes())
+}
+
 /// The value of a standard-alphabet base64 character.
 fn base64_value(byte: u8) -> Option<u8> {
     match byte {

@@ -30,4 +30,7 @@ pub enum MediaError {
     /// `base64.b64decode` found one data character past a multiple of four (`binascii.Error`, Python's message).
     #[error("Invalid base64-encoded string: number of data characters ({0}) cannot be 1 more than a multiple of 4")]
     Base64InvalidLength(usize),
+    /// `base64.b64decode` of a `str` holding a character outside ASCII (`ValueError`, Python's message).
+    #[error("string argument should contain only ASCII characters")]
+    Base64NonAscii,
 }

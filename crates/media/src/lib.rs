@@ -69,7 +69,7 @@ pub use build::{BinaryBuilder, BuildError, FileItem, UploadedFileBuilder, UrlIte
 pub use content::{
     cache_point, structured_content, text_content, user_prompt, IntoUserContent, StructuredContentBuilder,
 };
-pub use data_uri::parse_data_uri;
+pub use data_uri::{b64decode, parse_data_uri};
 pub use digests::{
     content_file_digests, content_needs_file_digests, file_item_digest, is_recorded_file_item, UPLOADED_FILE_KEYS,
     URL_ITEM_KEYS,

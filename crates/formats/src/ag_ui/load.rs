@@ -718,7 +718,8 @@ fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Va
             let Some(mime_type) = mime_type else {
                 return Err(shape(&format!("{path}.source"), "expected a data source's `mimeType`"));
             };
-            let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+            // `b64decode(source.value)` (`_multimodal.py`): lenient, as Python's default is.
+            let bytes = msgflow_media::b64decode(data)
                 .map_err(|err| shape(&format!("{path}.source.value"), format!("expected base64 data: {err}")))?;
             Ok(binary_json(mime_type, &bytes, &vendor_metadata))
         }
@@ -740,7 +741,9 @@ fn legacy_binary_item(object: &Map<String, Value>, path: &str) -> Result<Value, 
         .unwrap_or_default();
     if let Some(url) = object.get("url").and_then(Value::as_str).filter(|url| !url.is_empty()) {
         if let Some((media_type, bytes)) = from_data_uri(url) {
-            return Ok(binary_json(&media_type, &bytes, &Value::Null));
+            // `inlined.media_type or mime_type` (`_translate_binary_part`).
+            let media_type = if media_type.is_empty() { mime_type } else { &media_type };
+            return Ok(binary_json(media_type, &bytes, &Value::Null));
         }
         let kind = match mime_type.split('/').next() {
             Some("image") => "image-url",
@@ -759,7 +762,7 @@ fn legacy_binary_item(object: &Map<String, Value>, path: &str) -> Result<Value, 
         .filter(|data| !data.is_empty())
     {
         Some(data) => {
-            let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
+            let bytes = msgflow_media::b64decode(data)
                 .map_err(|err| shape(&format!("{path}.data"), format!("expected base64 data: {err}")))?;
             Ok(binary_json(mime_type, &bytes, &Value::Null))
         }
