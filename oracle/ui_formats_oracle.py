@@ -148,7 +148,7 @@ def run_case(case: dict) -> dict:
         return mutated(case, load_ui)
     if "ui" in case:
         try:
-            theirs = VercelAIAdapter.load_messages(_ui_messages_ta.validate_python(case["ui"]))
+            theirs = load_ui(case["ui"])
         except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
             out["foreign"] = {"refused": f"{type(exc).__name__}: {exc}"[:400]}
             return out

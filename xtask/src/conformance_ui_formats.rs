@@ -209,7 +209,7 @@ pub(crate) fn judge(
     } = *counts;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
     let mut pydantic_refuses = 0usize;
-    // Mutated documents pydantic-ai refuses, by whether msgflow reads them.
+    // Mutated documents pydantic-ai refuses (msgflow may read them or refuse them).
     let mut mutated_refused = 0usize;
     for answer in answers {
         let name = answer["name"].as_str().unwrap_or("?");

@@ -358,7 +358,8 @@ fn base64_data_is_decoded_as_python_decodes_it() {
     assert_eq!(err.path, "$[0].content[0].source.value");
     assert!(err.message.contains("only ASCII characters"), "{err}");
     // A retired `binary` part's data URI without a media type takes the part's (`_translate_binary_part`:
-    // `inlined.media_type or mime_type`).
+    // `inlined.media_type or mime_type`; expected values through pydantic-ai's `adapt_unsupported_items`, which
+    // translates the part before `load_messages`).
     let legacy = r#"[{"id": "u1", "role": "user", "content": [{"type": "binary", "mimeType": "image/png",
         "url": "data:;base64,aG k=\n"}]}]"#;
     assert_eq!(content(legacy)["media_type"], "image/png");
