@@ -10,6 +10,7 @@ Needs ag-ui-protocol (``requirements-ui-formats.txt``). For each case:
 * ``from``: msgflow's history read from its AG-UI messages (``back``) against ``load_messages`` of the same
   messages, timestamps pydantic-ai stamps with the load time left out on both sides.
 * ``raises``: for a history msgflow refuses as one pydantic-ai does not load, that loading it raises.
+* ``mutated``: for AG-UI messages with one edit, as ``ui_formats_oracle.py`` compares them.
 * ``foreign``: for a real AG-UI file (``foreign`` of the case), msgflow's history against ``load_messages`` of the
   file's messages; ``{"refused": ...}`` when the SDK's models or pydantic-ai refuse the file. A file msgflow refuses
   (``msgflow_refused``) must be one pydantic-ai refuses too.
@@ -31,7 +32,7 @@ import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is i
 
 from pydantic_ai.ui.ag_ui import AGUIAdapter  # noqa: E402
 from pydantic_ai.ui.ag_ui._adapter import _messages_ta  # noqa: E402
-from ui_formats_oracle import comparable_history, compare, raises, stamped  # noqa: E402
+from ui_formats_oracle import comparable_history, compare, mutated, raises, stamped  # noqa: E402
 
 ADAPTER = oracle_common.ADAPTER
 
@@ -63,6 +64,8 @@ def run_case(case: dict) -> dict:
     out: dict = {}
     if "refused" in case:
         return raises(case)
+    if "mutated" in case:
+        return mutated(case, load)
     if "foreign" in case:
         try:
             theirs = load(case["foreign"])

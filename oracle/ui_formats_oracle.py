@@ -14,6 +14,11 @@ For each case this runs ``VercelAIAdapter.dump_messages`` (``sdk_version`` 5 and
   loading it raises.
 * ``foreign``: for a real UI file (``ui`` of the case), msgflow's history (``back``) against ``load_messages`` of the
   file's messages; ``{"refused": ...}`` when pydantic-ai refuses the file.
+* ``mutated``: for UI messages with one edit (``mutated`` of the case, see ``xtask/src/conformance_ui_mutations.rs``),
+  msgflow's history (``back``, or ``msgflow_refused``) against ``load_messages`` of them. pydantic-ai loads them when
+  its models validate them and the history it builds loads back (``load_messages`` builds its parts without
+  validating them, so a value of the wrong type makes a history nothing can load: pydantic-ai refuses that too);
+  msgflow must then load the same history. ``{"refused": ...}`` when pydantic-ai refuses them, whatever msgflow does.
 
 Usage (one process for a whole batch):
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import warnings
 
 import oracle_common  # noqa: F401 - pins the mime table before pydantic_ai is imported
 
@@ -102,6 +108,29 @@ def stamped(back):
     return {index for index, message in enumerate(back) if message.get("timestamp") is not None}
 
 
+def mutated(case: dict, load) -> dict:
+    """The ``mutated`` check of a case (see the module documentation); ``load`` is the adapter's loader."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # serializer warnings on the values of the wrong type
+            theirs = load(case["mutated"])
+            ADAPTER.validate_json(ADAPTER.dump_json(theirs))
+    except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
+        return {"mutated": {"refused": f"{type(exc).__name__}: {exc}"[:400]}}
+    if "back" not in case:
+        return {"mutated": {"differ": f"msgflow refuses what pydantic-ai loads: {case['msgflow_refused']}"[:400]}}
+    try:
+        mine = ADAPTER.validate_python(case["back"])
+    except ValueError as exc:
+        return {"mutated": {"differ": f"msgflow's history does not load: {exc}"[:400]}}
+    keep = stamped(case["back"])
+    return {"mutated": compare(comparable_history(mine, keep), comparable_history(theirs, keep))}
+
+
+def load_ui(messages: list):
+    return VercelAIAdapter.load_messages(_ui_messages_ta.validate_python(messages))
+
+
 def raises(case: dict) -> dict:
     """msgflow refused the case's history as one pydantic-ai does not load: loading it must raise."""
     try:
@@ -115,9 +144,11 @@ def run_case(case: dict) -> dict:
     out: dict = {}
     if "refused" in case:
         return raises(case)
+    if "mutated" in case:
+        return mutated(case, load_ui)
     if "ui" in case:
         try:
-            theirs = VercelAIAdapter.load_messages(_ui_messages_ta.validate_python(case["ui"]))
+            theirs = load_ui(case["ui"])
         except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
             out["foreign"] = {"refused": f"{type(exc).__name__}: {exc}"[:400]}
             return out

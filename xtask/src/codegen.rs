@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use xtask_codegen::oracle_tables::{Table, MEDIA, UNICODE};
+use xtask_codegen::oracle_tables::{Table, TABLES};
 
 use crate::project_root;
 
@@ -19,7 +19,7 @@ use crate::project_root;
 pub fn run(check: bool) -> Result<()> {
     if !check {
         let python = crate::venv::pydantic_ai_python()?;
-        for table in [UNICODE, MEDIA] {
+        for table in TABLES {
             let printed = print_table(&python, &table)?;
             let path = project_root().join(table.data);
             std::fs::write(&path, printed).with_context(|| format!("writing {}", path.display()))?;
@@ -31,7 +31,7 @@ pub fn run(check: bool) -> Result<()> {
 
 /// Fails unless each checked-in JSON table is what its oracle script prints now.
 pub fn oracle_tables_are_fresh(python: &Path) -> Result<()> {
-    for table in [UNICODE, MEDIA] {
+    for table in TABLES {
         let printed = print_table(python, &table)?;
         let path = project_root().join(table.data);
         let current = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;

@@ -86,6 +86,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
     let compared = cases.len();
     refused.write_examples(&dir)?;
+    let written: Vec<Value> = cases.iter().filter_map(|case| case.get("agui").cloned()).collect();
+    let mutated = crate::conformance_ui_mutations::cases(&written, seed, |document| {
+        ag_ui::from_value(document, 0, &default, &mut Report::default()).map_err(|err| format!("{err:?}"))
+    })?;
+    cases.extend(mutated);
     cases.extend(refused.not_loaded_cases());
     let foreign = foreign_cases(&root, &mut cases)?;
 

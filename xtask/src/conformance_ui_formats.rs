@@ -98,6 +98,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
     let compared = cases.len();
     refused.write_examples(&dir)?;
+    let written: Vec<Value> = cases.iter().filter_map(|case| case.get("ui5").cloned()).collect();
+    let default = ConvertOptions::default();
+    let mutated = crate::conformance_ui_mutations::cases(&written, seed, |document| {
+        vercel_ui::from_value(document, 0, &default, &mut Report::default()).map_err(|err| format!("{err:?}"))
+    })?;
+    cases.extend(mutated);
     cases.extend(refused.not_loaded_cases());
     let foreign = foreign_cases(&root, &mut cases)?;
 
@@ -203,6 +209,8 @@ pub(crate) fn judge(
     } = *counts;
     let mut equal: BTreeMap<String, usize> = BTreeMap::new();
     let mut pydantic_refuses = 0usize;
+    // Mutated documents pydantic-ai refuses (msgflow may read them or refuse them).
+    let mut mutated_refused = 0usize;
     for answer in answers {
         let name = answer["name"].as_str().unwrap_or("?");
         if let Some(error) = answer.get("error") {
@@ -216,6 +224,7 @@ pub(crate) fn judge(
             match verdict {
                 Value::String(text) if text == "equal" => *equal.entry(check.clone()).or_default() += 1,
                 _ if check == "foreign" && verdict.get("refused").is_some() => pydantic_refuses += 1,
+                _ if check == "mutated" && verdict.get("refused").is_some() => mutated_refused += 1,
                 _ => failures.push(format!("{name}: {check}: {verdict}")),
             }
         }
@@ -231,6 +240,10 @@ pub(crate) fn judge(
         println!("  {check}: {count} equal to pydantic-ai");
     }
     println!("  lossless round trip: {lossless_identity} of {compared} histories unchanged");
+    println!(
+        "  mutated {format} documents: {} loaded alike, {mutated_refused} refused by pydantic-ai",
+        equal.get("mutated").copied().unwrap_or(0)
+    );
     refused.print();
     if !failures.is_empty() {
         for failure in failures.iter().take(SHOWN) {

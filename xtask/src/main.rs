@@ -17,6 +17,7 @@ mod conformance_repair;
 mod conformance_stream;
 mod conformance_tokens;
 mod conformance_ui_formats;
+mod conformance_ui_mutations;
 mod conformance_verdict;
 mod fixtures;
 mod media_conformance;

@@ -264,31 +264,13 @@ pub(crate) fn capability_load_delta_from_payload(payload: &Map<String, Value>) -
 /// `ThinkingEffort`.
 const THINKING_EFFORTS: [&str; 6] = ["minimal", "low", "medium", "high", "xhigh", "max"];
 
-/// pydantic's lax `bool`: booleans, `0` / `1` and the strings it reads as one.
-fn lax_bool(value: &Value) -> Option<bool> {
-    match value {
-        Value::Bool(flag) => Some(*flag),
-        Value::Number(number) => match number.as_f64() {
-            Some(0.0) => Some(false),
-            Some(1.0) => Some(true),
-            _ => None,
-        },
-        Value::String(text) => match text.to_ascii_lowercase().as_str() {
-            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
-            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// `model_settings_delta_from_payload`: the change a UI payload gives, or `None` when it does not
 /// validate (a `RecordedModelSettings` keeps `thinking` only) or records nothing.
 pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) -> Option<Value> {
     let settings = payload.get("settings")?.as_object()?;
     let top_level = match payload.get("top_level") {
         None => false,
-        Some(value) => lax_bool(value)?,
+        Some(value) => msgflow_wire::lax::boolean(value)?,
     };
     let mut recorded = Map::new();
     if let Some(thinking) = settings.get("thinking") {
@@ -310,39 +292,35 @@ pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) ->
 /// `RetryFeedbackCause`.
 const RETRY_FEEDBACK_CAUSES: [&str; 3] = ["validation_error", "model_retry", "no_output"];
 
-/// Whether a JSON number is one pydantic's lax `int` takes: an integer of any size, or a float
-/// with no fractional part.
-fn is_integer(number: &serde_json::Number) -> bool {
-    let text = number.to_string();
-    let digits = text.strip_prefix('-').unwrap_or(&text);
-    (!digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()))
-        || text
-            .parse::<f64>()
-            .is_ok_and(|float| float.is_finite() && float.fract() == 0.0)
-}
-
-/// An `int | None` as pydantic validates it from JSON (msgflow takes no numeric strings, which
-/// pydantic-ai's own dump never writes).
+/// An `int | None` as pydantic validates it in lax mode (`"4"`, `4.0` and `true` are integers).
 fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
     match object.get(key) {
         None | Some(Value::Null) => Some(Value::Null),
-        Some(Value::Number(number)) if is_integer(number) => Some(Value::Number(number.clone())),
-        Some(_) => None,
+        Some(value) => msgflow_wire::lax::int(value),
     }
 }
 
-/// Whether a value validates as pydantic-core's `ErrorDetails`.
-fn is_error_details(item: &Value) -> bool {
-    let Some(detail) = item.as_object() else { return false };
-    detail.get("type").is_some_and(Value::is_string)
+/// An item as pydantic-core's `ErrorDetails` validates it (its `loc` items `int | str`: a string
+/// as it is, anything else as a lax `int`), or `None` when it does not.
+fn error_details(item: &Value) -> Option<Value> {
+    let detail = item.as_object()?;
+    let loc = detail
+        .get("loc")?
+        .as_array()?
+        .iter()
+        .map(|item| match item {
+            Value::String(_) => Some(item.clone()),
+            other => msgflow_wire::lax::int(other),
+        })
+        .collect::<Option<Vec<Value>>>()?;
+    let loads = detail.get("type").is_some_and(Value::is_string)
         && detail.get("msg").is_some_and(Value::is_string)
         && detail.contains_key("input")
-        && detail.get("loc").and_then(Value::as_array).is_some_and(|loc| {
-            loc.iter()
-                .all(|item| item.is_string() || item.as_number().is_some_and(is_integer))
-        })
         && detail.get("ctx").is_none_or(Value::is_object)
-        && detail.get("url").is_none_or(Value::is_string)
+        && detail.get("url").is_none_or(Value::is_string);
+    let mut detail = detail.clone();
+    detail.insert("loc".into(), Value::Array(loc));
+    loads.then_some(Value::Object(detail))
 }
 
 /// `retry_feedback_from_payload` (`pydantic_ai.ui._adapter`): the `RetryFeedbackPart` a dumped
@@ -352,7 +330,7 @@ pub(crate) fn retry_feedback_from_payload(payload: &Value) -> Option<Value> {
     let payload = payload.as_object()?;
     let content = match payload.get("content")? {
         text @ Value::String(_) => text.clone(),
-        Value::Array(items) if items.iter().all(is_error_details) => Value::Array(items.clone()),
+        Value::Array(items) => Value::Array(items.iter().map(error_details).collect::<Option<_>>()?),
         _ => return None,
     };
     let retry = payload.get("retry")?.as_object()?;
@@ -403,25 +381,36 @@ pub(crate) fn parse_tool_retry(value: &Value) -> Value {
 }
 
 /// `structured_content_from_payload`: the `StructuredContent` a text item and the payload beside
-/// it make, or the plain text when the payload does not validate. `Err` for a valid payload beside
-/// an empty text, which pydantic-ai renders from the value (msgflow does not render yet).
-pub(crate) fn structured_content_from_payload(payload: &Value, text: &str) -> Result<Value, &'static str> {
+/// it make, or the plain text when the payload does not validate. Beside an empty text the item's
+/// `content` is rendered from the value (`StructuredContent.__post_init__`), where a tag
+/// pydantic-ai refuses fails the validation and leaves the plain text.
+pub(crate) fn structured_content_from_payload(payload: &Value, text: &str) -> Value {
     let plain = Value::String(text.to_owned());
     let Some(payload) = payload.as_object() else {
-        return Ok(plain);
+        return plain;
     };
     let (Some(value), Some(tag), Some(description)) = (
         payload.get("value"),
         optional_string(payload, "tag"),
         optional_string(payload, "description"),
     ) else {
-        return Ok(plain);
+        return plain;
     };
-    if text.is_empty() {
-        return Err("structured content with an empty text (pydantic-ai renders it from the value)");
-    }
-    Ok(
-        serde_json::json!({"content": text, "value": value, "tag": tag, "description": description,
-                          "kind": "structured-content"}),
-    )
+    let content = if text.is_empty() {
+        let mut builder = msgflow_media::structured_content(value.clone());
+        if let Value::String(tag) = &tag {
+            builder = builder.tag(tag.as_str());
+        }
+        if let Value::String(description) = &description {
+            builder = builder.description(description.as_str());
+        }
+        match builder.build() {
+            Ok(item) => item.content.get().cloned().unwrap_or_default(),
+            Err(_) => return plain,
+        }
+    } else {
+        text.to_owned()
+    };
+    serde_json::json!({"content": content, "value": value, "tag": tag, "description": description,
+                       "kind": "structured-content"})
 }

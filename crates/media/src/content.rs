@@ -149,9 +149,10 @@ fn python_repr(text: &str) -> String {
 /// wrapped in the tag and prefixed by the description when given.
 ///
 /// `serde_json` (1.0.154) writes a JSON value with the same bytes as `pydantic_core.to_json`: raw UTF-8, the same
-/// escapes, the same float digits.
+/// escapes, the same float digits. A float read from text keeps its spelling in a `Value` (`1.50`, `1e5`), where
+/// Python holds the number, so floats are written from their `f64`.
 fn render_json(value: &Value, tag: Option<&str>, description: Option<&str>) -> String {
-    let compact = value.to_string();
+    let compact = serde_json::to_string(&FloatsAsPython(value)).unwrap_or_else(|_| value.to_string());
     let mut text = compact
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
@@ -162,6 +163,37 @@ fn render_json(value: &Value, tag: Option<&str>, description: Option<&str>) -> S
     match description {
         Some(description) => format!("{description}\n{text}"),
         None => text,
+    }
+}
+
+/// A JSON value serialised with each float written from its `f64` (`1.50` as `1.5`, `1e5` as `100000.0`), as Python
+/// writes the float it read.
+struct FloatsAsPython<'v>(&'v Value);
+
+impl serde::Serialize for FloatsAsPython<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Number(number) if number.to_string().contains(['.', 'e', 'E']) => match number.as_f64() {
+                Some(float) => serializer.serialize_f64(float),
+                None => number.serialize(serializer),
+            },
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&FloatsAsPython(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(object) => {
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                for (key, item) in object {
+                    map.serialize_entry(key, &FloatsAsPython(item))?;
+                }
+                map.end()
+            }
+            other => other.serialize(serializer),
+        }
     }
 }
 

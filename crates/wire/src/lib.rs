@@ -33,6 +33,7 @@ mod field;
 #[allow(clippy::all, missing_docs, rustdoc::all)]
 mod generated;
 mod helpers;
+pub mod lax;
 mod non_finite;
 mod pieces;
 mod raw;

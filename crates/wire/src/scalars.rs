@@ -16,7 +16,7 @@ pub use self::float::Float;
 pub use self::integer::{Int, OutOfRange, ParseIntError};
 use self::lax_bool::lax_bool;
 pub use self::lax_bool::LaxBool;
-pub(crate) use self::lax_bool::{read_lax_bool, BoolRefusal};
+pub(crate) use self::lax_bool::{read_lax_bool, str_as_bool, BoolRefusal};
 use crate::RawJson;
 
 macro_rules! opaque_scalar {

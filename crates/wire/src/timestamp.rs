@@ -122,6 +122,18 @@ impl Timestamp {
         }
     }
 
+    /// Whether pydantic-ai reads it as a datetime (a Unix time within Python's years, a date and
+    /// time that exist), as the verdict judges a history's timestamps.
+    ///
+    /// ```
+    /// use msgflow_wire::Timestamp;
+    /// assert!(Timestamp::parse("1700000000").unwrap().is_loadable());
+    /// assert!(!Timestamp::parse("99999999999999999").unwrap().is_loadable());
+    /// ```
+    pub fn is_loadable(&self) -> bool {
+        crate::verdict::datetime::error(self).is_none()
+    }
+
     /// The calendar fields, when the value is a datetime or date string.
     pub fn parts(&self) -> Option<TimestampParts> {
         self.as_str().and_then(parse_datetime)

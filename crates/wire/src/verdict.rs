@@ -30,7 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod datetime;
+pub(crate) mod datetime;
 mod json_limits;
 mod lax;
 mod locate;
@@ -53,7 +53,7 @@ use crate::{Field, Float, Int, ModelMessage, RawJson, Timestamp};
 pub fn line_column_of(input: &str, path: &str) -> Option<(usize, usize)> {
     locate::line_column_of(input, path)
 }
-pub(crate) use lax::MAX_INT_DIGITS;
+pub(crate) use lax::{int_error, strip_underscores, MAX_INT_DIGITS};
 
 /// pydantic-ai's answer for one history: loadable, or every reason it is not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

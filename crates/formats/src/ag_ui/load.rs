@@ -290,25 +290,19 @@ impl Loader<'_> {
                 _ => None,
             })
             .unwrap_or_default();
-        let structured_item = |index: usize, text: &str| -> Result<Value, ShapeError> {
-            let payload = if structured.is_empty() {
-                None
-            } else {
-                structured.get(&index.to_string())
-            };
+        let structured_item = |index: usize, text: &str| -> Value {
+            // Most messages claim none: no key is formatted for them.
+            let payload = (!structured.is_empty())
+                .then(|| structured.get(&index.to_string()))
+                .flatten();
             match payload {
-                None => Ok(Value::String(text.to_owned())),
-                Some(payload) => structured_content_from_payload(payload, text).map_err(|what| {
-                    shape(
-                        &format!("{path}.encryptedValue"),
-                        format!("msgflow does not read {what} from ag-ui yet"),
-                    )
-                }),
+                None => Value::String(text.to_owned()),
+                Some(payload) => structured_content_from_payload(payload, text),
             }
         };
         match object.get("content") {
             Some(Value::String(text)) => {
-                let content = match structured_item(0, text)? {
+                let content = match structured_item(0, text) {
                     item @ Value::Object(_) => Value::Array(vec![item]),
                     text => text,
                 };
@@ -320,7 +314,7 @@ impl Loader<'_> {
                 // `content_items` keeps every item, so positions are those of the message's content.
                 for (index, item) in content.iter_mut().enumerate() {
                     if let Value::String(text) = item {
-                        *item = structured_item(index, text)?;
+                        *item = structured_item(index, text);
                     }
                 }
                 if !content.is_empty() {
@@ -545,9 +539,10 @@ impl Loader<'_> {
             let (tool_kind, _) = crate::ui_payloads::narrowed(&probe, "content");
             (tool_kind, probe.get_mut("content").map(Value::take).unwrap_or_default())
         };
-        // The files of the content, recorded so that they load as files again.
+        // The files of the content, recorded so that they load as files again; content that is no
+        // scalar carries the record even when empty, as pydantic-ai dumps it.
         let with_digests = |mut returned: Value| {
-            if !file_digests.is_empty() {
+            if msgflow_media::content_needs_file_digests(&returned["content"]) {
                 returned["content_file_digests"] = file_digests.clone().into();
             }
             returned

@@ -126,7 +126,11 @@ pub(crate) fn url_item(object: &Map<String, Value>, kind: &str, reset: bool) -> 
         None | Some(Value::Bool(false)) => ForceDownload::No,
         Some(Value::Bool(true)) => ForceDownload::Yes,
         Some(Value::String(text)) if text == "allow-local" => ForceDownload::AllowLocal,
-        Some(_) => return None,
+        // `bool | Literal['allow-local']`: the bool takes any other value pydantic's lax mode reads.
+        Some(other) => match msgflow_wire::lax::boolean(other)? {
+            true => ForceDownload::Yes,
+            false => ForceDownload::No,
+        },
     };
     let force_download = if reset { ForceDownload::No } else { force_download };
     let vendor_metadata = vendor_metadata(object.get("vendor_metadata"))?;

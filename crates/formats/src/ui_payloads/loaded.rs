@@ -290,18 +290,27 @@ pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<
                 .map(Value::Array),
             Value::Object(object) => {
                 let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+                let mut object = std::borrow::Cow::Borrowed(object);
                 let file = match kind {
                     "binary" => {
-                        if client_shapes
-                            && object.contains_key("media_type")
-                            && object.get("data").is_some_and(Value::is_object)
-                        {
-                            return Err("binary tool output whose data is a JavaScript byte array");
+                        if client_shapes && object.contains_key("media_type") {
+                            match object.get("data") {
+                                Some(Value::Object(_)) => {
+                                    return Err("binary tool output whose data is a JavaScript byte array")
+                                }
+                                // `normalized['data'] = _js_binary_to_bytes(normalized.get('data'))`
+                                // writes the key it did not find, as null.
+                                None => {
+                                    object.to_mut().insert("data".into(), Value::Null);
+                                }
+                                Some(_) => {}
+                            }
                         }
-                        binary(object)
+                        binary(&object)
                     }
                     "image-url" | "audio-url" | "video-url" | "document-url" => {
-                        let mut object = object.clone();
+                        // The inferred media type is written only into a mapping that is the file.
+                        let mut object = object.as_ref().clone();
                         let open = matches!(object.get("media_type"), None | Some(Value::Null))
                             || object.get("media_type").and_then(Value::as_str) == Some("");
                         if client_shapes && open {
@@ -325,7 +334,7 @@ pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<
                         };
                         carries.then(|| url_item(&object, kind, false)).flatten()
                     }
-                    "uploaded-file" => uploaded_file(object),
+                    "uploaded-file" => uploaded_file(&object),
                     _ => None,
                 };
                 match file {

@@ -148,8 +148,8 @@ pub(super) fn load_citations(data: &Value, text: &str) -> Value {
     }
 }
 
-/// A `Citation` as pydantic validates it: at least one web or document source, an optional
-/// anchor with `0 <= start < end`.
+/// A `Citation` as pydantic validates it: at least one web or document source (a document source
+/// naming something), an optional anchor with `0 <= start < end` (lax integers).
 fn valid_citation(item: &Value) -> Option<Value> {
     let item = item.as_object()?;
     let optional_string = |object: &Map<String, Value>, key: &str| match object.get(key) {
@@ -168,8 +168,15 @@ fn valid_citation(item: &Value) -> Option<Value> {
         let title = optional_string(source, "title")?;
         sources.push(match source.get("kind")?.as_str()? {
             "web" => json!({"url": source.get("url")?.as_str()?, "title": title, "excerpts": excerpts, "kind": "web"}),
-            "document" => json!({"document_id": optional_string(source, "document_id")?, "title": title,
-                                 "excerpts": excerpts, "kind": "document"}),
+            "document" => {
+                let document_id = optional_string(source, "document_id")?;
+                // `DocumentCitationSource.__post_init__`: at least one of them, as Python's truth.
+                let names_something = |field: &Value| field.as_str().is_some_and(|text| !text.is_empty());
+                if !names_something(&document_id) && !names_something(&title) && excerpts == json!([]) {
+                    return None;
+                }
+                json!({"document_id": document_id, "title": title, "excerpts": excerpts, "kind": "document"})
+            }
             _ => return None,
         });
     }
@@ -180,8 +187,8 @@ fn valid_citation(item: &Value) -> Option<Value> {
         None | Some(Value::Null) => Value::Null,
         Some(Value::Object(anchor)) => {
             let kind = anchor.get("kind")?.as_str()?;
-            let start = anchor.get("start")?.as_i64()?;
-            let end = anchor.get("end")?.as_i64()?;
+            let start = msgflow_wire::lax::int(anchor.get("start")?)?.as_i64()?;
+            let end = msgflow_wire::lax::int(anchor.get("end")?)?.as_i64()?;
             if !matches!(kind, "content" | "marker") || start < 0 || end <= start {
                 return None;
             }

@@ -126,8 +126,11 @@ impl Loader<'_> {
         };
         let checkpoint = self.builder.checkpoint();
         let parts_path = format!("{path}.parts");
-        for (index, part) in ui_parts.iter().enumerate() {
+        for (index, part) in ui_parts.iter_mut().enumerate() {
             let part_path = format!("{parts_path}[{index}]");
+            if let Some(filled_in) = super::part_defaults::fill_in(part) {
+                self.loss(LossKind::Invented, &part_path, filled_in);
+            }
             let Some(part_type) = part.get("type").and_then(Value::as_str) else {
                 return Err(shape(&part_path, "expected a UI part object with a string `type`"));
             };
@@ -221,7 +224,7 @@ impl Loader<'_> {
                     }
                     match get(metadata, "structured_content") {
                         Value::Null => content.push(Value::String(text.to_owned())),
-                        claim => content.push(structured_content(claim, text, &part_path)?),
+                        claim => content.push(structured_content(claim, text)),
                     }
                 }
                 "file" => content.push(user_file(part, metadata, &part_path)?),
@@ -504,7 +507,9 @@ impl Loader<'_> {
         }
         let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
         // `_validate_tool_output`: file items of the output become files, recorded in the return's
-        // `content_file_digests` so that they load as files again.
+        // `content_file_digests` so that they load as files again. Content that is no scalar carries
+        // the record even when empty, as pydantic-ai dumps it: without one, pydantic-ai takes the return
+        // for one saved before records existed and may rebuild its file-shaped mappings as files.
         let output = part.get_mut("output").map_or(Value::Null, Value::take);
         let (output, file_digests) = if state == "output-available" {
             validated_tool_output(output, &format!("{path}.output"))?
@@ -512,7 +517,7 @@ impl Loader<'_> {
             (output, Vec::new())
         };
         let with_digests = |mut returned: Value| {
-            if !file_digests.is_empty() {
+            if msgflow_media::content_needs_file_digests(&returned["content"]) {
                 returned["content_file_digests"] = file_digests.clone().into();
             }
             returned
@@ -652,13 +657,12 @@ fn validated_tool_output(output: Value, path: &str) -> Result<(Value, Vec<String
 
 /// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
 /// text part claims to be, or its plain text when the claim does not validate.
-fn structured_content(claim: &Value, text: &str, path: &str) -> Result<Value, ShapeError> {
+fn structured_content(claim: &Value, text: &str) -> Value {
     let payload = claim
         .as_str()
         .and_then(|json_text| serde_json::from_str::<Value>(json_text).ok())
         .unwrap_or(Value::Null);
     structured_content_from_payload(&payload, text)
-        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
 }
 
 /// The delta part a `data-*-delta` UI part loads as (`*_from_payload`), or `None` when pydantic-ai
@@ -759,7 +763,7 @@ fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<
 }
 
 /// `apply_message_metadata`: application metadata replaces the message's; `pydantic_ai.timestamp`
-/// sets its timestamp.
+/// sets its timestamp when it validates as a `datetime` (a Unix time too).
 fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
     let Value::Object(metadata) = metadata else { return };
     let application: Map<String, Value> = metadata
@@ -773,13 +777,23 @@ fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
     let timestamp = metadata
         .get(PROVIDER_METADATA_KEY)
         .and_then(|ours| ours.get("timestamp"))
-        .and_then(Value::as_str)
-        .and_then(|text| msgflow_wire::Timestamp::parse(text).ok())
-        .and_then(|parsed| parsed.parts());
-    if let Some(parts) = timestamp {
-        target.insert(
-            "timestamp".into(),
-            msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
-        );
+        .and_then(|value| serde_json::from_value::<msgflow_wire::Timestamp>(value.clone()).ok())
+        .filter(msgflow_wire::Timestamp::is_loadable);
+    match timestamp.as_ref().map(|timestamp| (timestamp, timestamp.parts())) {
+        // A datetime as pydantic-ai writes the one it read.
+        Some((_, Some(parts))) => {
+            target.insert(
+                "timestamp".into(),
+                msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
+            );
+        }
+        // A Unix time (a number or a numeric string), which the history holds as written: it loads
+        // as the same datetime.
+        Some((timestamp, None)) => {
+            if let Ok(value) = serde_json::to_value(timestamp) {
+                target.insert("timestamp".into(), value);
+            }
+        }
+        None => {}
     }
 }

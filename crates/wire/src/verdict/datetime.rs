@@ -23,7 +23,7 @@ const YEAR_ONE_SECONDS: i64 = -62_135_596_800;
 type Error = (&'static str, String);
 
 /// The error pydantic raises for this timestamp, or `None` when it loads it.
-pub(super) fn error(timestamp: &Timestamp) -> Option<(&'static str, String)> {
+pub(crate) fn error(timestamp: &Timestamp) -> Option<(&'static str, String)> {
     if timestamp.is_valid_utc_in_pydantic_ai_form() {
         return None;
     }

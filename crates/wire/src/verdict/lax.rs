@@ -33,7 +33,7 @@ const I64_MAX_F64: f64 = i64::MAX as f64;
 /// * a string is trimmed, may use single `_` between digits and a `.000` tail, and may have at
 ///   most 4300 characters (`int_parsing_size`); anything else is `int_parsing`;
 /// * an integer literal longer than 4300 digits is refused by the JSON parser (`json_invalid`).
-pub(super) fn int_error(written: &str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn int_error(written: &str) -> Option<(&'static str, &'static str)> {
     // jiter reads `NaN` / `Infinity` as floats, which `float_as_int` refuses first.
     if NON_FINITE_LITERALS.contains(&written) {
         return Some(FINITE_NUMBER);
@@ -392,7 +392,7 @@ fn int_string_error(text: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Removes `_` separators as Python's `int()` allows them: only single ones between digits.
-fn strip_underscores(text: &str) -> Option<String> {
+pub(crate) fn strip_underscores(text: &str) -> Option<String> {
     if !text.contains('_') {
         return Some(text.to_owned());
     }

@@ -1,0 +1,120 @@
+//! The `type` and `state` pydantic's UI part models fill in for a part that leaves them out.
+//!
+//! `UIMessagePart` is a union that is not discriminated, of models that default their literal `type`
+//! (a tool part's `state` too) and forbid unknown keys: a part validates as the first model whose keys
+//! hold all of the part's and whose required keys it has, so `{}` is a `step-start` part and
+//! `{"text": "hi"}` a text part. The models and their order are generated from pydantic-ai
+//! (`part_models.rs`); the values the part holds are validated by the loader after.
+
+use serde_json::{Map, Value};
+
+use super::part_models::{PartModel, PART_MODELS};
+
+/// The first of `candidates` that `part` validates as by its keys.
+fn first_fitting(
+    part: &Map<String, Value>,
+    candidates: impl IntoIterator<Item = &'static PartModel>,
+) -> Option<&'static PartModel> {
+    candidates.into_iter().find(|model| {
+        part.keys().all(|key| model.keys.contains(&key.as_str()))
+            && model.required.iter().all(|key| part.contains_key(*key))
+    })
+}
+
+/// Fills in the `type` of a part without one, and the `state` of a tool part without one, as the
+/// model pydantic validates the part as defaults them. Returns what it filled in, for the report;
+/// `None` when the part needs nothing or no model takes it (the loader then refuses it, as
+/// pydantic-ai does).
+pub(super) fn fill_in(part: &mut Value) -> Option<String> {
+    let (what, model) = fill_in_from_model(part)?;
+    Some(format!(
+        "{what} (it validates as pydantic-ai's `{}`, which defaults them)",
+        model.name
+    ))
+}
+
+fn fill_in_from_model(part: &mut Value) -> Option<(&'static str, &'static PartModel)> {
+    let part = part.as_object_mut()?;
+    match part.get("type") {
+        None => {
+            let model = first_fitting(part, PART_MODELS.iter().filter(|model| model.type_default.is_some()))?;
+            part.insert("type".into(), model.type_default?.into());
+            match model.state {
+                Some(state) if !part.contains_key("state") => {
+                    part.insert("state".into(), state.into());
+                    Some(("the `type` and `state` of a UI part without them", model))
+                }
+                _ => Some(("the `type` of a UI part without one", model)),
+            }
+        }
+        Some(Value::String(part_type)) if !part.contains_key("state") => {
+            let part_type = part_type.as_str();
+            let of_type = PART_MODELS.iter().filter(|model| {
+                model.state.is_some()
+                    && (model.type_default == Some(part_type)
+                        || model.type_prefix.is_some_and(|prefix| part_type.starts_with(prefix)))
+            });
+            let model = first_fitting(part, of_type)?;
+            part.insert("state".into(), model.state?.into());
+            Some(("the `state` of a tool part without one", model))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Each part with the model `TypeAdapter(UIMessagePart).validate_python` chose for it (pydantic-ai
+    /// 2.68.0), shown by the `type` and `state` it has; `None` where pydantic refuses the part.
+    #[test]
+    fn a_part_takes_the_type_and_state_of_the_first_model_it_fits() {
+        let cases = [
+            (json!({}), Some(("step-start", None))),
+            (json!({"text": "hi"}), Some(("text", None))),
+            (json!({"id": "r", "text": "hi"}), Some(("reasoning", None))),
+            (json!({"mediaType": "a/b", "url": "u"}), Some(("file", None))),
+            (
+                json!({"toolName": "f", "toolCallId": "c"}),
+                Some(("dynamic-tool", Some("input-streaming"))),
+            ),
+            (
+                json!({"type": "tool-f", "toolCallId": "c", "input": {}}),
+                Some(("tool-f", Some("input-streaming"))),
+            ),
+            (
+                json!({"type": "tool-f", "toolCallId": "c", "input": {}, "output": 1}),
+                Some(("tool-f", Some("output-available"))),
+            ),
+            (
+                json!({"type": "tool-f", "toolCallId": "c", "errorText": "x"}),
+                Some(("tool-f", Some("output-error"))),
+            ),
+            (
+                json!({"type": "dynamic-tool", "toolName": "f", "toolCallId": "c", "input": {}, "output": 1}),
+                Some(("dynamic-tool", Some("output-available"))),
+            ),
+            (json!({"text": "hi", "foo": 1}), None),
+            (
+                json!({"toolCallId": "c", "state": "output-available", "input": {}, "output": 1}),
+                None,
+            ),
+        ];
+        for (part, expected) in cases {
+            let mut filled = part.clone();
+            let changed = fill_in(&mut filled).is_some();
+            let got = filled
+                .get("type")
+                .and_then(Value::as_str)
+                .map(|part_type| (part_type, filled.get("state").and_then(Value::as_str)));
+            assert_eq!(got, expected, "{part}");
+            assert_eq!(changed, filled != part, "{part}");
+        }
+        // A part that has its type and state keeps them.
+        let mut whole = json!({"type": "tool-f", "toolCallId": "c", "state": "input-available"});
+        assert_eq!(fill_in(&mut whole), None);
+    }
+}
