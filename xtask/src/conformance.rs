@@ -152,7 +152,7 @@ pub fn run(args: &Args) -> Result<()> {
     ));
 
     results.push(check(
-        "the Unicode and media tables of xtask/codegen/tables/ are what Python 3.11 and pydantic-ai print",
+        "the Unicode, media and UI part tables of xtask/codegen/tables/ are what Python 3.11 and pydantic-ai print",
         || crate::codegen::oracle_tables_are_fresh(&python),
     ));
     results.push(check(

@@ -39,7 +39,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Task {
     /// Generate the wire types, strategies and verdict rules from schema/pydantic-ai-messages.schema.json,
-    /// and the Unicode and media tables from what Python 3.11 and pydantic-ai print.
+    /// and the Unicode, media and Vercel UI part tables from what Python 3.11 and pydantic-ai print.
     Codegen {
         /// Fail when a checked-in file is stale instead of rewriting it (runs no Python).
         #[arg(long)]

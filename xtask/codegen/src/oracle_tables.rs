@@ -1,9 +1,9 @@
 //! The tables msgflow reads from Python 3.11 and pydantic-ai 2.68.0 rather than from the schema: the
-//! lookalike check's Unicode tables (`crates/providers/src/framing/inert.rs`) and the media-type tables
-//! (`crates/media/src/tables.rs`).
+//! lookalike check's Unicode tables (`crates/providers/src/framing/inert.rs`), the media-type tables
+//! (`crates/media/src/tables.rs`) and the Vercel AI UI part models (`crates/formats/src/vercel_ui/part_models.rs`).
 //!
 //! Their inputs are facts only that Python holds (its Unicode 14 database, its `mimetypes` defaults,
-//! pydantic-ai's private tables), so they come in two steps. The oracle scripts in `xtask/codegen/tables/`
+//! pydantic-ai's private tables and models), so they come in two steps. The oracle scripts in `xtask/codegen/tables/`
 //! print them as JSON, which `cargo xtask codegen` writes to `xtask/codegen/tables/` with the oracle venv
 //! (and `cargo xtask conformance` checks is still what Python prints). This module renders the Rust files
 //! from that checked-in JSON, so the freshness test runs in `cargo test` with no Python.
@@ -48,7 +48,7 @@ pub struct Table {
     pub output: &'static str,
 }
 
-/// Renders both Rust files from their checked-in JSON; with `check`, fails when one is stale.
+/// Renders the Rust files from their checked-in JSON; with `check`, fails when one is stale.
 pub fn run(root: &Path, check: bool) -> Result<()> {
     for (table, render) in [
         (UNICODE, render_unicode as fn(&Value) -> Result<String>),

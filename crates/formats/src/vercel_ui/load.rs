@@ -23,18 +23,8 @@ fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     }
 }
 
-/// The keys each UI part type may carry (the AI SDK's `UIMessagePart`), beyond `type`.
-fn known_keys(part_type: &str) -> &'static [&'static str] {
-    match part_type {
-        "text" | "reasoning" => &["type", "id", "text", "state", "providerMetadata"],
-        "file" => &["type", "mediaType", "filename", "url", "providerMetadata"],
-        "step-start" => &["type"],
-        "source-url" => &["type", "sourceId", "url", "title", "providerMetadata"],
-        "source-document" => &["type", "sourceId", "mediaType", "title", "filename", "providerMetadata"],
-        _ if part_type.starts_with("data-") => &["type", "id", "data"],
-        _ => &super::TOOL_PART_KEYS,
-    }
-}
+/// The keys of pydantic-ai's UI part models its `load_messages` reads nothing from.
+const UNREAD_KEYS: [&str; 4] = ["title", "filename", "preliminary", "rawInput"];
 
 struct Loader<'r> {
     document: usize,
@@ -134,8 +124,13 @@ impl Loader<'_> {
             let Some(part_type) = part.get("type").and_then(Value::as_str) else {
                 return Err(shape(&part_path, "expected a UI part object with a string `type`"));
             };
+            // Sources are dropped whole, below.
+            let read_whole = !matches!(part_type, "source-url" | "source-document");
             for key in part.as_object().into_iter().flat_map(Map::keys) {
-                if !known_keys(part_type).contains(&key.as_str()) {
+                // Keys no model of its type has (pydantic-ai's, which the AI SDK's parts share), and
+                // those `load_messages` reads nothing from.
+                let known = super::part_defaults::models_of(part_type).any(|model| model.keys.contains(&key.as_str()));
+                if !known || (read_whole && UNREAD_KEYS.contains(&key.as_str())) {
                     self.loss(
                         LossKind::Dropped,
                         format!("{part_path}.{key}"),

@@ -10,6 +10,14 @@ use serde_json::{Map, Value};
 
 use super::part_models::{PartModel, PART_MODELS};
 
+/// The models a part of `part_type` may validate as: those whose literal `type` it is, or whose
+/// pattern it matches.
+pub(super) fn models_of(part_type: &str) -> impl Iterator<Item = &'static PartModel> + '_ {
+    PART_MODELS.iter().filter(move |model| {
+        model.type_default == Some(part_type) || model.type_prefix.is_some_and(|prefix| part_type.starts_with(prefix))
+    })
+}
+
 /// The first of `candidates` that `part` validates as by its keys.
 fn first_fitting(
     part: &Map<String, Value>,
@@ -48,13 +56,8 @@ fn fill_in_from_model(part: &mut Value) -> Option<(&'static str, &'static PartMo
             }
         }
         Some(Value::String(part_type)) if !part.contains_key("state") => {
-            let part_type = part_type.as_str();
-            let of_type = PART_MODELS.iter().filter(|model| {
-                model.state.is_some()
-                    && (model.type_default == Some(part_type)
-                        || model.type_prefix.is_some_and(|prefix| part_type.starts_with(prefix)))
-            });
-            let model = first_fitting(part, of_type)?;
+            let tool_models = models_of(part_type).filter(|model| model.state.is_some());
+            let model = first_fitting(part, tool_models)?;
             part.insert("state".into(), model.state?.into());
             Some(("the `state` of a tool part without one", model))
         }
