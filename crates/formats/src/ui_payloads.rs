@@ -300,18 +300,15 @@ fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
     }
 }
 
-/// An item as pydantic-core's `ErrorDetails` validates it (its `loc` items `int | str`: a string
-/// as it is, anything else as a lax `int`), or `None` when it does not.
+/// An item as pydantic-core's `ErrorDetails` validates it (its `loc` items `int | str`), or `None`
+/// when it does not.
 fn error_details(item: &Value) -> Option<Value> {
     let detail = item.as_object()?;
     let loc = detail
         .get("loc")?
         .as_array()?
         .iter()
-        .map(|item| match item {
-            Value::String(_) => Some(item.clone()),
-            other => msgflow_wire::lax::int(other),
-        })
+        .map(msgflow_wire::lax::int_or_str)
         .collect::<Option<Vec<Value>>>()?;
     let loads = detail.get("type").is_some_and(Value::is_string)
         && detail.get("msg").is_some_and(Value::is_string)

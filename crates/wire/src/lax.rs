@@ -62,6 +62,24 @@ pub fn int(value: &Value) -> Option<Value> {
     }
 }
 
+/// What pydantic's `int | str` (a smart union, in lax mode) reads from `value`: a string as it is,
+/// anything else as [`int`] reads it (as in the `loc` of pydantic-core's `ErrorDetails`).
+///
+/// ```
+/// use serde_json::json;
+/// use msgflow_wire::lax;
+/// assert_eq!(lax::int_or_str(&json!("4")), Some(json!("4")));
+/// assert_eq!(lax::int_or_str(&json!(true)), Some(json!(1)));
+/// assert_eq!(lax::int_or_str(&json!(1e2)), Some(json!(100)));
+/// assert_eq!(lax::int_or_str(&json!(null)), None);
+/// ```
+pub fn int_or_str(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(_) => Some(value.clone()),
+        other => int(other),
+    }
+}
+
 /// The boolean pydantic's lax `bool` reads from `value`, or `None` when it refuses it: `0` and
 /// `1` (as integers or floats), and the strings `0`, `off`, `f`, `false`, `n`, `no`, `1`, `on`,
 /// `t`, `true`, `y`, `yes` in any case, unpadded.

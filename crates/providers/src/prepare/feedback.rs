@@ -186,26 +186,12 @@ pub(super) fn dump_error_details(details: Vec<Value>) -> Option<Value> {
     Some(Value::Array(dumped))
 }
 
-/// An item of `ErrorDetails.loc` (`tuple[int | str, ...]`) as pydantic loads it: a string or an
-/// integer as written, and what lax `int` reads as one (probed with the venv: `true` is `1`, `2.0`
-/// and `1e2` are `2` and `100`; `1.5`, `1e19`, `null` are refused), so the part is sent with the
-/// integer pydantic-ai holds. `None` for an item pydantic-ai does not load.
+/// An item of `ErrorDetails.loc` (`tuple[int | str, ...]`) as pydantic loads it
+/// ([`msgflow_wire::lax::int_or_str`]: `true` is `1`, `2.0` and `1e2` are `2` and `100`; `1.5`,
+/// `1e19`, `null` are refused), so the part is sent with the integer pydantic-ai holds. `None` for
+/// an item pydantic-ai does not load.
 pub(super) fn loc_item(item: &Value) -> Option<Value> {
-    match item {
-        Value::String(_) => Some(item.clone()),
-        Value::Bool(flag) => Some(Value::from(u8::from(*flag))),
-        Value::Number(_) if is_integer(item) => Some(item.clone()),
-        Value::Number(number) => {
-            // pydantic-core's `float_as_int`: whole, and strictly within `i64`.
-            let value = number.as_f64()?;
-            let whole = value.is_finite() && value.fract() == 0.0;
-            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-            let within = value > i64::MIN as f64 && value < i64::MAX as f64;
-            #[allow(clippy::cast_possible_truncation)]
-            (whole && within).then(|| Value::from(value as i64))
-        }
-        _ => None,
-    }
+    msgflow_wire::lax::int_or_str(item)
 }
 
 /// Whether a JSON number is written as an integer (which Python reads as an `int`, of any size).
