@@ -251,3 +251,62 @@ fn what_the_history_cannot_hold_of_ui_messages_is_reported() {
         assert!(losses.contains(&expected), "{expected:?} not in {losses:?}");
     }
 }
+
+/// The keys of each tool part in the order pydantic-ai 2.68.0 writes them (the order its UI part
+/// model of the part's `state` declares them; `VercelAIAdapter.dump_messages` then
+/// `model_dump(by_alias=True)`, probed on these parts).
+#[test]
+fn tool_parts_keep_the_key_order_of_their_model() {
+    let history = r#"[
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "go", "timestamp": "2025-01-02T03:04:05Z"}]},
+      {"kind": "response", "parts": [
+        {"part_kind": "tool-call", "tool_name": "ok", "args": {"a": 1}, "tool_call_id": "c1"},
+        {"part_kind": "tool-call", "tool_name": "bad", "args": "{}", "tool_call_id": "c2"},
+        {"part_kind": "tool-call", "tool_name": "pending", "args": null, "tool_call_id": "c3"}],
+       "timestamp": "2025-01-02T03:04:06Z"},
+      {"kind": "request", "parts": [
+        {"part_kind": "tool-return", "tool_name": "ok", "content": "done", "tool_call_id": "c1", "timestamp": "2025-01-02T03:04:07Z"},
+        {"part_kind": "retry-prompt", "tool_name": "bad", "content": "no", "tool_call_id": "c2", "timestamp": "2025-01-02T03:04:07Z"}]}
+    ]"#;
+    let keys_of_tool_parts = |sdk_version: u8| -> Vec<Vec<String>> {
+        let options = ConvertOptions {
+            vercel_sdk_version: sdk_version,
+            ..ConvertOptions::default()
+        };
+        let converted = convert_with(history, Format::PydanticAi, Format::VercelUi, &options).unwrap();
+        documents(converted.output)[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|message| message["parts"].as_array().unwrap())
+            .filter(|part| part.get("toolCallId").is_some())
+            .map(|part| part.as_object().unwrap().keys().cloned().collect())
+            .collect()
+    };
+    let keys = |keys: &[&str]| keys.iter().map(|key| key.to_string()).collect::<Vec<_>>();
+    let answered = [
+        keys(&["type", "toolCallId", "state", "input", "output", "providerExecuted"]),
+        keys(&[
+            "type",
+            "toolCallId",
+            "state",
+            "input",
+            "errorText",
+            "providerExecuted",
+            "callProviderMetadata",
+        ]),
+    ];
+    let mut sdk5 = answered.to_vec();
+    sdk5.push(keys(&["type", "toolCallId", "state", "input", "providerExecuted"]));
+    assert_eq!(keys_of_tool_parts(5), sdk5);
+    let mut sdk6 = answered.to_vec();
+    sdk6.push(keys(&[
+        "type",
+        "toolCallId",
+        "state",
+        "input",
+        "providerExecuted",
+        "approval",
+    ]));
+    assert_eq!(keys_of_tool_parts(6), sdk6);
+}

@@ -8,6 +8,7 @@ use msgflow_media::UrlKind;
 use serde_json::{json, Map, Value};
 
 use super::citations::text_metadata;
+use super::part_defaults;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::ui_payloads::{
     as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
@@ -668,12 +669,19 @@ fn tool_call(
     Ok(Value::Object(reorder_tool_part(object)))
 }
 
-/// The tool part's keys in the order pydantic's models declare them.
+/// The tool part's keys in the order the model pydantic dumps it as declares them (the model of its
+/// `type` and `state`, `part_models.rs`).
 fn reorder_tool_part(mut object: Map<String, Value>) -> Map<String, Value> {
+    let model_keys = match (object.get("type"), object.get("state")) {
+        (Some(Value::String(part_type)), Some(Value::String(state))) => {
+            part_defaults::model_of_state(part_type, state).map_or(&[][..], |model| model.keys)
+        }
+        _ => &[],
+    };
     let mut ordered = Map::new();
-    for key in super::TOOL_PART_KEYS {
-        if let Some(value) = object.remove(key) {
-            ordered.insert(key.to_owned(), value);
+    for key in model_keys {
+        if let Some(value) = object.remove(*key) {
+            ordered.insert((*key).to_owned(), value);
         }
     }
     ordered.extend(object);

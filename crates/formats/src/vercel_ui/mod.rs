@@ -29,23 +29,6 @@ use crate::{ConvertError, ConvertOptions};
 
 use crate::messages_builder::INTERNAL_KEY;
 use crate::ui_payloads::PROVIDER_METADATA_KEY;
-/// The keys of a tool UI part, in the order pydantic-ai's models declare them (`ToolOutputAvailablePart`,
-/// `DynamicToolUIPart`, ...; `request_types.py`).
-const TOOL_PART_KEYS: [&str; 13] = [
-    "type",
-    "toolName",
-    "toolCallId",
-    "title",
-    "state",
-    "input",
-    "output",
-    "errorText",
-    "providerExecuted",
-    "callProviderMetadata",
-    "preliminary",
-    "approval",
-    "rawInput",
-];
 /// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
 pub(crate) const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
 /// The `kind`s of the multimodal and text items a tool return's content can hold: content holding

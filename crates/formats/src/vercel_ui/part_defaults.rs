@@ -18,6 +18,11 @@ pub(super) fn models_of(part_type: &str) -> impl Iterator<Item = &'static PartMo
     })
 }
 
+/// The tool part model of `part_type` whose literal `state` is `state`.
+pub(super) fn model_of_state(part_type: &str, state: &str) -> Option<&'static PartModel> {
+    models_of(part_type).find(|model| model.state == Some(state))
+}
+
 /// The first of `candidates` that `part` validates as by its keys.
 fn first_fitting(
     part: &Map<String, Value>,
