@@ -193,6 +193,15 @@ fn errors_name_the_path_and_what_was_expected() {
         err.to_string().starts_with("at $ (line 1, column 10): not JSON"),
         "{err}"
     );
+    // A byte order mark (which Windows editors write) is named, in every format.
+    for from in Format::ALL {
+        let err = convert("\u{FEFF}[]", from, Format::PydanticAi).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "at $ (line 1, column 1): not JSON: the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes",
+            "{from}"
+        );
+    }
 }
 
 #[test]
