@@ -358,6 +358,14 @@ pub(crate) fn retry_feedback_from_payload(payload: &Value) -> Option<Value> {
     Some(Value::Object(part))
 }
 
+/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
+pub(crate) fn parse_tool_kind(claim: &Value) -> Value {
+    match claim.as_str() {
+        Some(kind) if msgflow_wire::TypedRoute::is_defined_kind(kind) => claim.clone(),
+        _ => Value::Null,
+    }
+}
+
 /// `parse_tool_retry`: a retry claim with a known cause, else none.
 pub(crate) fn parse_tool_retry(value: &Value) -> Value {
     // `ToolRetryCause`.

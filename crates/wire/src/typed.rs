@@ -48,6 +48,21 @@ impl TypedRoute {
             .chain(ModelResponsePart::TYPED_ROUTES)
             .find(|route| route.part_kind == part_kind && route.tool_kind == tool_kind)
     }
+
+    /// Whether `tool_kind` is a kind pydantic-ai defines (`pydantic_ai.messages.parse_tool_kind`:
+    /// the registry of `ToolKind`s, each of which types its parts through these routes).
+    ///
+    /// ```
+    /// use msgflow_wire::TypedRoute;
+    /// assert!(TypedRoute::is_defined_kind("tool-search"));
+    /// assert!(!TypedRoute::is_defined_kind("mcp_server"));
+    /// ```
+    pub fn is_defined_kind(tool_kind: &str) -> bool {
+        ModelRequestPart::TYPED_ROUTES
+            .iter()
+            .chain(ModelResponsePart::TYPED_ROUTES)
+            .any(|route| route.tool_kind == tool_kind)
+    }
 }
 
 /// A TypedDict of pydantic-ai (from the schema's `$defs`): its declared keys in order. Every

@@ -13,8 +13,8 @@ use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
-    tool_availability_delta_from_payload,
+    model_settings_delta_from_payload, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
+    structured_content_from_payload, tool_availability_delta_from_payload,
 };
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
@@ -68,14 +68,6 @@ fn claims(encrypted: Option<&Value>) -> Option<Map<String, Value>> {
 fn retry_feedback_claim(object: &Map<String, Value>) -> Option<Value> {
     let claims = claims(wire(object, "encryptedValue", "encrypted_value"))?;
     retry_feedback_from_payload(claims.get("retry_feedback")?)
-}
-
-/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
-fn parse_tool_kind(claim: &Value) -> Value {
-    match claim.as_str() {
-        Some(kind) if crate::vercel_ui::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
-        _ => Value::Null,
-    }
 }
 
 /// `parse_builtin_tool_call_id`: `(provider_name, original_id)` of a native tool's call id.

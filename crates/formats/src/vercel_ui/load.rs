@@ -12,7 +12,7 @@ use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction, loaded_tool_output,
-    model_settings_delta_from_payload, narrowed, parse_tool_retry, retry_feedback_from_payload,
+    model_settings_delta_from_payload, narrowed, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
     structured_content_from_payload, tool_availability_delta_from_payload,
 };
 
@@ -668,14 +668,6 @@ fn delta_from_data(part: &Value) -> Option<Value> {
         "data-tool-availability-delta" => Some(tool_availability_delta_from_payload(payload)),
         "data-capability-load-delta" => capability_load_delta_from_payload(payload),
         _ => model_settings_delta_from_payload(payload),
-    }
-}
-
-/// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.
-fn parse_tool_kind(claim: &Value) -> Value {
-    match claim.as_str() {
-        Some(kind) if super::TYPED_TOOL_KINDS.contains(&kind) => claim.clone(),
-        _ => Value::Null,
     }
 }
 

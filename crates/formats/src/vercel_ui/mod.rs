@@ -29,25 +29,11 @@ use crate::{ConvertError, ConvertOptions};
 
 use crate::messages_builder::INTERNAL_KEY;
 use crate::ui_payloads::PROVIDER_METADATA_KEY;
-/// The tool kinds pydantic-ai 2.68.0 defines (`_TOOL_KINDS`): their parts are typed.
-pub(crate) const TYPED_TOOL_KINDS: [&str; 2] = ["capability-load", "tool-search"];
-/// The `kind`s of the multimodal and text items a tool return's content can hold: content holding
-/// none is written and read as it is; otherwise its files are rebuilt on both sides, as pydantic-ai
-/// does (`tool_return_output`, `_validate_tool_output`; `ui_payloads::dumped_tool_content`,
-/// `ui_payloads::loaded_tool_output`).
-const CONTENT_ITEM_KINDS: [&str; 9] = [
-    "binary",
-    "image-url",
-    "audio-url",
-    "video-url",
-    "document-url",
-    "uploaded-file",
-    "text-content",
-    "structured-content",
-    "cache-point",
-];
 
-/// Whether tool-return content holds a file or text item anywhere.
+/// Whether tool-return content holds a file or text item anywhere (an object whose `kind` is one of
+/// `UserContent`'s): content holding none is written and read as it is; otherwise its files are
+/// rebuilt on both sides, as pydantic-ai does (`tool_return_output`, `_validate_tool_output`;
+/// `ui_payloads::dumped_tool_content`, `ui_payloads::loaded_tool_output`).
 pub(crate) fn holds_content_item(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.iter().any(holds_content_item),
@@ -55,7 +41,7 @@ pub(crate) fn holds_content_item(value: &Value) -> bool {
             object
                 .get("kind")
                 .and_then(Value::as_str)
-                .is_some_and(|kind| CONTENT_ITEM_KINDS.contains(&kind))
+                .is_some_and(|kind| msgflow_wire::UserContent::KNOWN_TAGS.contains(&kind))
                 || object.values().any(holds_content_item)
         }
         _ => false,
