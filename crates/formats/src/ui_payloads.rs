@@ -261,9 +261,6 @@ pub(crate) fn capability_load_delta_from_payload(payload: &Map<String, Value>) -
     )
 }
 
-/// `ThinkingEffort`.
-const THINKING_EFFORTS: [&str; 6] = ["minimal", "low", "medium", "high", "xhigh", "max"];
-
 /// `model_settings_delta_from_payload`: the change a UI payload gives, or `None` when it does not
 /// validate (a `RecordedModelSettings` keeps `thinking` only) or records nothing.
 pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) -> Option<Value> {
@@ -276,7 +273,7 @@ pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) ->
     if let Some(thinking) = settings.get("thinking") {
         match thinking {
             Value::Null => {}
-            Value::String(effort) if THINKING_EFFORTS.contains(&effort.as_str()) => {}
+            Value::String(effort) if msgflow_wire::ThinkingEffort::KNOWN.contains(&effort.as_str()) => {}
             _ => return None,
         }
         recorded.insert("thinking".into(), thinking.clone());
@@ -288,9 +285,6 @@ pub(crate) fn model_settings_delta_from_payload(payload: &Map<String, Value>) ->
     Some(serde_json::json!({"settings": recorded, "top_level": top_level,
                             "part_kind": "model-settings-delta"}))
 }
-
-/// `RetryFeedbackCause`.
-const RETRY_FEEDBACK_CAUSES: [&str; 3] = ["validation_error", "model_retry", "no_output"];
 
 /// An `int | None` as pydantic validates it in lax mode (`"4"`, `4.0` and `true` are integers).
 fn optional_int(object: &Map<String, Value>, key: &str) -> Option<Value> {
@@ -332,7 +326,7 @@ pub(crate) fn retry_feedback_from_payload(payload: &Value) -> Option<Value> {
     };
     let retry = payload.get("retry")?.as_object()?;
     let cause = retry.get("cause")?.as_str()?;
-    if !RETRY_FEEDBACK_CAUSES.contains(&cause) {
+    if !msgflow_wire::RETRY_FEEDBACK_CAUSE_LITERALS.contains(&cause) {
         return None;
     }
     let retry = serde_json::json!({"cause": cause, "attempt": optional_int(retry, "attempt")?,
@@ -368,8 +362,6 @@ pub(crate) fn parse_tool_kind(claim: &Value) -> Value {
 
 /// `parse_tool_retry`: a retry claim with a known cause, else none.
 pub(crate) fn parse_tool_retry(value: &Value) -> Value {
-    // `ToolRetryCause`.
-    const CAUSES: [&str; 4] = ["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
     let Some(object) = value.as_object() else {
         return Value::Null;
     };
@@ -378,7 +370,7 @@ pub(crate) fn parse_tool_retry(value: &Value) -> Value {
         optional_int(object, "attempt"),
         optional_int(object, "max_retries"),
     ) {
-        (Some(cause), Some(attempt), Some(max_retries)) if CAUSES.contains(&cause) => {
+        (Some(cause), Some(attempt), Some(max_retries)) if msgflow_wire::TOOL_RETRY_CAUSE_LITERALS.contains(&cause) => {
             serde_json::json!({"cause": cause, "attempt": attempt, "max_retries": max_retries})
         }
         _ => Value::Null,

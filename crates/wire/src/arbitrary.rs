@@ -513,12 +513,12 @@ fn error_details(flavour: Flavour) -> BoxedStrategy<RawJson> {
 
 /// `RetryInfo[ToolRetryCause]` (`ToolReturnPart.retry`): pydantic-ai narrows the cause.
 fn tool_retry_info(flavour: Flavour) -> BoxedStrategy<RetryInfo> {
-    narrowed_retry_info(flavour, generated::TOOL_RETRY_CAUSE_LITERALS)
+    narrowed_retry_info(flavour, crate::TOOL_RETRY_CAUSE_LITERALS)
 }
 
 /// `RetryInfo[RetryFeedbackCause]` (`RetryFeedbackPart.retry`): pydantic-ai narrows the cause.
 fn feedback_retry_info(flavour: Flavour) -> BoxedStrategy<RetryInfo> {
-    narrowed_retry_info(flavour, generated::RETRY_FEEDBACK_CAUSE_LITERALS)
+    narrowed_retry_info(flavour, crate::RETRY_FEEDBACK_CAUSE_LITERALS)
 }
 
 fn narrowed_retry_info(flavour: Flavour, causes: &'static [&'static str]) -> BoxedStrategy<RetryInfo> {

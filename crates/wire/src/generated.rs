@@ -7409,6 +7409,12 @@ impl<'de> Deserialize<'de> for FinalResultEvent {
     }
 }
 
+/// The literals of the schema's `ToolRetryCause` (a string enum no wire type holds), in schema order.
+pub const TOOL_RETRY_CAUSE_LITERALS: &[&str] = &["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
+
+/// The literals of the schema's `RetryFeedbackCause` (a string enum no wire type holds), in schema order.
+pub const RETRY_FEEDBACK_CAUSE_LITERALS: &[&str] = &["validation_error", "no_output", "model_retry"];
+
 impl crate::TypedShape {
     /// One match of a tool search (TypedDict, `_tool_search.py:65-75`): the discovered tool's name.
     pub const TOOL_SEARCH_MATCH: crate::TypedShape = crate::TypedShape {

@@ -34,6 +34,16 @@ impl Model {
                 }
             }
         }
+        for (name, literals) in &self.literal_sets {
+            let literals: Vec<String> = literals.iter().map(|literal| lit(literal)).collect();
+            let _ = writeln!(
+                out,
+                "/// The literals of the schema's `{name}` (a string enum no wire type holds), in schema order.\n\
+                 pub const {}_LITERALS: &[&str] = &[{}];\n",
+                snake(name).to_ascii_uppercase(),
+                literals.join(", ")
+            );
+        }
         emit_shapes(&self.shapes, &mut out);
         Ok(out)
     }

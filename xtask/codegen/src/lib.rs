@@ -221,6 +221,9 @@ struct Model {
     defs: Vec<Def>,
     /// The TypedDicts of the typed routes, nested ones included.
     shapes: Vec<ShapeDef>,
+    /// The string enums of the schema no wire type holds (pydantic-ai's narrowed `RetryInfo`
+    /// causes): their names and literals, for the hand-written rules.
+    literal_sets: Vec<(String, Vec<String>)>,
 }
 
 fn doc_of(schema: &Value) -> String {
@@ -330,7 +333,22 @@ impl Model {
                 }
             }
         }
-        Ok(Model { defs, shapes })
+        let literal_sets = defs_json
+            .iter()
+            .filter(|(name, _)| !keep.contains(*name))
+            .filter_map(|(name, def)| {
+                let values = def.get("enum")?.as_array()?;
+                Some((
+                    name.clone(),
+                    values.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                ))
+            })
+            .collect();
+        Ok(Model {
+            defs,
+            shapes,
+            literal_sets,
+        })
     }
 
     fn read_def(name: &str, def: &Value, schema: &Value, typify: &TypifyTypes) -> Result<DefKind> {

@@ -163,25 +163,6 @@ impl<'a> Emitter<'a> {
              #[allow(unused_imports)]\n\
              use crate::*;\n\n",
         );
-        // String enums of the schema that no wire type uses (such as pydantic-ai's narrowed
-        // `RetryInfo` causes): their literals, for the hand-written rules.
-        for (name, def) in self.defs_json {
-            let Some(values) = def.get("enum").and_then(Value::as_array) else {
-                continue;
-            };
-            if self.model.def(name).is_some() {
-                continue;
-            }
-            let literals: Vec<String> = values.iter().filter_map(Value::as_str).map(lit).collect();
-            let _ = writeln!(
-                out,
-                "/// The literals of the schema's `{name}` (a string enum no wire type holds).
-                 pub const {}_LITERALS: &[&str] = &[{}];
-",
-                snake(name).to_ascii_uppercase(),
-                literals.join(", ")
-            );
-        }
         for def in &self.history_types {
             let at = format!("$defs/{}", def.name);
             let def_note = annotation(self.def_schema(&def.name)?, &at)?;

@@ -453,20 +453,15 @@ impl Loader<'_> {
             ));
         };
         let tool_call_id = tool_call_id.as_str();
-        const STATES: [&str; 7] = [
-            "input-streaming",
-            "input-available",
-            "output-available",
-            "output-error",
-            "approval-requested",
-            "approval-responded",
-            "output-denied",
-        ];
         let claimed_state = part.get("state").and_then(Value::as_str).unwrap_or("");
-        let Some(state) = STATES.into_iter().find(|known| *known == claimed_state) else {
+        let Some(state) = super::part_defaults::model_of_state(part_type, claimed_state).and_then(|model| model.state)
+        else {
+            let states: Vec<&str> = super::part_defaults::models_of(part_type)
+                .filter_map(|model| model.state)
+                .collect();
             return Err(shape(
                 &format!("{path}.state"),
-                format!("expected a tool part state, one of {}", STATES.join(", ")),
+                format!("expected a tool part state, one of {}", states.join(", ")),
             ));
         };
         let args = match part.get_mut("input").map_or(Value::Null, Value::take) {

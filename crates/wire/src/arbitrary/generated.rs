@@ -14,12 +14,6 @@ use super::Flavour;
 #[allow(unused_imports)]
 use crate::*;
 
-/// The literals of the schema's `ToolRetryCause` (a string enum no wire type holds).
-pub const TOOL_RETRY_CAUSE_LITERALS: &[&str] = &["validation_error", "model_retry", "unknown_tool", "unavailable_tool"];
-
-/// The literals of the schema's `RetryFeedbackCause` (a string enum no wire type holds).
-pub const RETRY_FEEDBACK_CAUSE_LITERALS: &[&str] = &["validation_error", "no_output", "model_retry"];
-
 /// `ModelMessage`: every variant, by `kind` (`request`, `response`).
 pub fn model_message(flavour: Flavour) -> BoxedStrategy<ModelMessage> {
     let variants: Vec<BoxedStrategy<ModelMessage>> = vec![
