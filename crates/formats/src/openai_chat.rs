@@ -108,7 +108,17 @@ fn locate_messages<'v>(
             Value::Object(object) => {
                 let inner = ["messages", "body"].into_iter().find(|key| object.contains_key(*key));
                 let Some(inner) = inner else {
-                    return Err(shape(&path, EXPECTED));
+                    // A response (or a Batch API output line) is what users most often pass by mistake.
+                    let message = if object.contains_key("choices") || object.contains_key("response") {
+                        format!(
+                            "{EXPECTED}; this is a Chat Completions response (`choices`), not the messages of a \
+                             request: its assistant message is `choices[0].message`, which goes after the \
+                             request's messages"
+                        )
+                    } else {
+                        EXPECTED.to_owned()
+                    };
+                    return Err(shape(&path, message));
                 };
                 for key in object.keys().filter(|key| key.as_str() != inner) {
                     report.push(

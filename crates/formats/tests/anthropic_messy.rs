@@ -234,6 +234,11 @@ fn errors_name_the_path_and_what_was_expected() {
     assert_eq!(path, "$.messages[0].content[0].source.data");
     assert!(message.starts_with("not base64"), "{message}");
     assert_eq!(error(json!({"model": "x"})).0, "$");
+    // A response passed for a request is named as one.
+    let (path, message) = error(json!({"id": "msg_1", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": "hi"}]}));
+    assert_eq!(path, "$");
+    assert!(message.contains("this is a Messages response"), "{message}");
     // Located by line and column in the input, through `convert`.
     let text = "{\"messages\": [\n  {\"role\": \"user\", \"content\": 3}\n]}";
     let err = convert(text, Format::Anthropic, Format::PydanticAi).unwrap_err();

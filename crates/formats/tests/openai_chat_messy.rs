@@ -193,6 +193,16 @@ fn errors_name_the_path_and_what_was_expected() {
         err.to_string().starts_with("at $ (line 1, column 10): not JSON"),
         "{err}"
     );
+    // A response (or a Batch API output line) passed for messages is named as one.
+    for response in [
+        json!({"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": "hi"}}]}),
+        json!({"custom_id": "r1", "response": {"status_code": 200, "body": {"choices": []}}}),
+    ] {
+        let (path, message) = error(response);
+        assert_eq!(path, "$");
+        assert!(message.contains("this is a Chat Completions response"), "{message}");
+    }
+    assert!(!error(json!({"model": "gpt-4o"})).1.contains("response"));
     // A byte order mark (which Windows editors write) is named, in every format.
     for from in Format::ALL {
         let err = convert("\u{FEFF}[]", from, Format::PydanticAi).unwrap_err();

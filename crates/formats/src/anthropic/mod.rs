@@ -111,6 +111,17 @@ fn locate_body<'v>(value: &'v Value, document: usize, report: &mut Report) -> Re
                 _ => (object, "$".to_owned()),
             };
             if !object.contains_key("messages") {
+                // A response is what users most often pass by mistake.
+                if object.get("type").and_then(Value::as_str) == Some("message") {
+                    return Err(shape(
+                        &path,
+                        format!(
+                            "{EXPECTED}; this is a Messages response (`\"type\": \"message\"`), not a \
+                             request: its `role` and `content` make the assistant message that goes after the \
+                             request's messages"
+                        ),
+                    ));
+                }
                 return Err(shape(&path, EXPECTED));
             }
             for key in object
