@@ -150,6 +150,37 @@ fn a_json_level_error_is_the_only_reason() {
     assert_eq!(found.reasons()[0].path, "$[0].parts[0].args");
 }
 
+/// A retry cause of the other side's set is refused with the narrowed set's message
+/// (`RetryInfo[ToolRetryCause]` on a tool return, `RetryInfo[RetryFeedbackCause]` on retry
+/// feedback), the messages pydantic-ai 2.68.0 gives for these parts.
+#[test]
+fn a_retry_cause_outside_its_sides_set_is_refused_with_that_set() {
+    let input = r#"[{"kind":"request","parts":[
+        {"part_kind":"tool-return","tool_name":"f","tool_call_id":"c","content":"x","outcome":"retried",
+         "retry":{"cause":"no_output","attempt":1,"max_retries":2}},
+        {"part_kind":"retry-feedback","content":"again","retry":{"cause":"unknown_tool","attempt":1,"max_retries":2}}]}]"#;
+    let history = msgflow_wire::from_str(input).unwrap();
+    let found = verdict(&history);
+    let reasons: Vec<(&str, &str)> = found
+        .reasons()
+        .iter()
+        .map(|reason| (reason.path.as_str(), reason.message.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (
+                "$[0].parts[0].retry.cause",
+                "Input should be 'validation_error', 'model_retry', 'unknown_tool' or 'unavailable_tool'"
+            ),
+            (
+                "$[0].parts[1].retry.cause",
+                "Input should be 'validation_error', 'no_output' or 'model_retry'"
+            ),
+        ]
+    );
+}
+
 #[test]
 fn pydantic_ai_output_is_loadable() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/v2_68");

@@ -10,8 +10,8 @@ use std::cmp::Ordering;
 use super::{Segment, Walker};
 use crate::{
     Citation, CompactionPart, ContentCitationAnchor, DocumentCitationSource, Int, MarkerCitationAnchor, ModelRequest,
-    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RequestUsage, RetryCause, RetryInfo, RetryPromptPart,
-    SpeechPart, StructuredContent,
+    ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, RequestUsage, RetryInfo, RetryPromptPart, SpeechPart,
+    StructuredContent,
 };
 
 /// A model validator of pydantic-ai, run on a value whose fields pydantic accepted.
@@ -321,23 +321,26 @@ pub(crate) fn attempt_usage(w: &mut Walker<'_>, usage: &RequestUsage) {
 /// `RetryInfo[ToolRetryCause]` (`BaseToolReturnPart.retry`, messages.py): the causes a tool's
 /// result may give. A cause outside every set is the cause's own literal error.
 pub(crate) fn tool_retry_cause(w: &mut Walker<'_>, retry: &RetryInfo) {
-    if retry.cause == RetryCause::NoOutput {
-        w.report_at(
-            Segment::Key("cause"),
-            "literal_error",
-            "Input should be 'validation_error', 'model_retry', 'unknown_tool' or 'unavailable_tool'",
-        );
+    if retry.cause.is_known() && !crate::TOOL_RETRY_CAUSE_LITERALS.contains(&retry.cause.as_str()) {
+        let message = literal_error(crate::TOOL_RETRY_CAUSE_LITERALS);
+        w.report_at(Segment::Key("cause"), "literal_error", message);
     }
 }
 
 /// `RetryInfo[RetryFeedbackCause]` (`RetryFeedbackPart.retry`): the causes of a retry prompt.
 pub(crate) fn retry_feedback_cause(w: &mut Walker<'_>, retry: &RetryInfo) {
-    if matches!(retry.cause, RetryCause::UnknownTool | RetryCause::UnavailableTool) {
-        w.report_at(
-            Segment::Key("cause"),
-            "literal_error",
-            "Input should be 'validation_error', 'no_output' or 'model_retry'",
-        );
+    if retry.cause.is_known() && !crate::RETRY_FEEDBACK_CAUSE_LITERALS.contains(&retry.cause.as_str()) {
+        let message = literal_error(crate::RETRY_FEEDBACK_CAUSE_LITERALS);
+        w.report_at(Segment::Key("cause"), "literal_error", message);
+    }
+}
+
+/// pydantic's `literal_error` message: `Input should be 'a', 'b' or 'c'`.
+fn literal_error(literals: &[&str]) -> String {
+    let quoted: Vec<String> = literals.iter().map(|literal| format!("'{literal}'")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("Input should be {} or {last}", rest.join(", ")),
+        _ => format!("Input should be {}", quoted.concat()),
     }
 }
 
