@@ -34,16 +34,7 @@ impl Model {
                 }
             }
         }
-        for (name, literals) in &self.literal_sets {
-            let literals: Vec<String> = literals.iter().map(|literal| lit(literal)).collect();
-            let _ = writeln!(
-                out,
-                "/// The literals of the schema's `{name}` (a string enum no wire type holds), in schema order.\n\
-                 pub const {}_LITERALS: &[&str] = &[{}];\n",
-                snake(name).to_ascii_uppercase(),
-                literals.join(", ")
-            );
-        }
+        literal_sets::emit(&self.literal_sets, &mut out);
         emit_shapes(&self.shapes, &mut out);
         Ok(out)
     }

@@ -31,6 +31,7 @@ const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
 mod emit;
+mod literal_sets;
 pub mod oracle_tables;
 mod strategies;
 mod typed_routes;
@@ -221,9 +222,8 @@ struct Model {
     defs: Vec<Def>,
     /// The TypedDicts of the typed routes, nested ones included.
     shapes: Vec<ShapeDef>,
-    /// The string enums of the schema no wire type holds (pydantic-ai's narrowed `RetryInfo`
-    /// causes): their names and literals, for the hand-written rules.
-    literal_sets: Vec<(String, Vec<String>)>,
+    /// The string enums of the schema no wire type holds.
+    literal_sets: Vec<literal_sets::LiteralSet>,
 }
 
 fn doc_of(schema: &Value) -> String {
@@ -333,17 +333,7 @@ impl Model {
                 }
             }
         }
-        let literal_sets = defs_json
-            .iter()
-            .filter(|(name, _)| !keep.contains(*name))
-            .filter_map(|(name, def)| {
-                let values = def.get("enum")?.as_array()?;
-                Some((
-                    name.clone(),
-                    values.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-                ))
-            })
-            .collect();
+        let literal_sets = literal_sets::read(defs_json, &keep);
         Ok(Model {
             defs,
             shapes,
