@@ -30,13 +30,13 @@ impl Document<'_> {
 /// Splits the input into its documents: the whole text when it is one JSON value, else one
 /// document per non-blank line (JSON Lines, as fine-tuning and batch files are written).
 pub(crate) fn split(text: &str) -> Result<Vec<Document<'_>>, ConvertError> {
-    // Editors on Windows save one; serde_json's "expected value" would not say what to do about it.
+    // serde_json's "expected value" would not say what to do about it.
     if text.starts_with('\u{FEFF}') {
         return Err(ConvertError {
             document: 0,
             path: "$".to_owned(),
             position: Some((1, 1)),
-            message: "not JSON: the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes".to_owned(),
+            message: format!("not JSON: {}", msgflow_wire::BYTE_ORDER_MARK_ERROR),
         });
     }
     let whole = serde_json::from_str::<serde::de::IgnoredAny>(text);

@@ -226,13 +226,15 @@ fn utf8_error(input: &[u8], err: &std::str::Utf8Error) -> ParseError {
     error
 }
 
+/// The error for a text that starts with a UTF-8 byte order mark (which Windows editors write and
+/// JSON does not allow), for every reader of JSON text to give alike.
+pub const BYTE_ORDER_MARK_ERROR: &str =
+    "the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes";
+
 /// Parses validated text; the guard's context decides whether opaque values are shared.
 fn parse_text(text: &str, guard: &rt::ContextGuard) -> Result<Vec<ModelMessage>, ParseError> {
     if text.starts_with('\u{FEFF}') {
-        let mut err = ParseError::new(
-            ParseErrorCategory::Syntax,
-            "the input starts with a UTF-8 byte order mark, which JSON does not allow; remove the first 3 bytes",
-        );
+        let mut err = ParseError::new(ParseErrorCategory::Syntax, BYTE_ORDER_MARK_ERROR);
         (err.line, err.column) = (1, 1);
         return Err(err);
     }
