@@ -158,7 +158,8 @@ fn a_retry_cause_outside_its_sides_set_is_refused_with_that_set() {
     let input = r#"[{"kind":"request","parts":[
         {"part_kind":"tool-return","tool_name":"f","tool_call_id":"c","content":"x","outcome":"retried",
          "retry":{"cause":"no_output","attempt":1,"max_retries":2}},
-        {"part_kind":"retry-feedback","content":"again","retry":{"cause":"unknown_tool","attempt":1,"max_retries":2}}]}]"#;
+        {"part_kind":"retry-feedback","content":"again","retry":{"cause":"unknown_tool","attempt":1,"max_retries":2}},
+        {"part_kind":"retry-feedback","content":"again","retry":{"cause":"unavailable_tool","attempt":1,"max_retries":2}}]}]"#;
     let history = msgflow_wire::from_str(input).unwrap();
     let found = verdict(&history);
     let reasons: Vec<(&str, &str)> = found
@@ -175,6 +176,10 @@ fn a_retry_cause_outside_its_sides_set_is_refused_with_that_set() {
             ),
             (
                 "$[0].parts[1].retry.cause",
+                "Input should be 'validation_error', 'no_output' or 'model_retry'"
+            ),
+            (
+                "$[0].parts[2].retry.cause",
                 "Input should be 'validation_error', 'no_output' or 'model_retry'"
             ),
         ]
