@@ -12,7 +12,11 @@
 //! `wait4` like the main section's CLI rows (start-up, reading the file, the report on stderr,
 //! the pretty output written to a file). The "from" rows read the UI messages msgflow writes for
 //! the history (equal to the adapter's, `cargo xtask conformance --only ag-ui` / `vercel-ui`).
-//! Each row alternates the three, a warm-up then `--runs` runs each. The target is 10x.
+//! Each row also times the library's input and output alone (`msgflow-bench --io-only`: the input
+//! read into msgflow's types, the output, made before the timing, written), the least any
+//! conversion in those types pays: pydantic-ai's time over it bounds the library's speed-up
+//! whatever the mapping and the loss report cost. Each of the four is a warm-up then `--runs`
+//! runs. The target is 10x.
 //! The section goes between [`BEGIN_MARKER`] and [`END_MARKER`] of `BENCHMARKS.md`.
 
 use std::fmt::Write as _;
@@ -59,16 +63,20 @@ struct Row {
     library: Result<Measurement>,
     /// `msgflow convert` as a whole process.
     cli: Result<Measurement>,
+    /// The library's input and output alone (`--io-only`): what any conversion in msgflow's
+    /// types pays, so that pydantic-ai's time over it bounds the library's speed-up.
+    io_only: Result<Measurement>,
 }
 
 impl Row {
-    /// pydantic-ai's median over the library's (the target's ratio), and over the CLI's.
-    fn speedups(&self) -> (Option<f64>, Option<f64>) {
+    /// pydantic-ai's median over the library's (the target's ratio), over the CLI's, and over
+    /// the input and output alone (the most the library could reach).
+    fn speedups(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
         let over = |msgflow: &Result<Measurement>| match (&self.pydantic, msgflow) {
             (Ok(pydantic), Ok(msgflow)) if msgflow.median_s > 0.0 => Some(pydantic.median_s / msgflow.median_s),
             _ => None,
         };
-        (over(&self.library), over(&self.cli))
+        (over(&self.library), over(&self.cli), over(&self.io_only))
     }
 }
 
@@ -112,12 +120,20 @@ impl Tools<'_> {
             self.runs,
         );
         report(&cli);
+        let io_only = run_json_line(
+            Command::new(self.bench_bin).arg("--io-only"),
+            conversion.file,
+            conversion.library_op,
+            self.runs,
+        );
+        report(&io_only);
         Row {
             history,
             conversion: label,
             pydantic,
             library,
             cli,
+            io_only,
         }
     }
 }
@@ -275,19 +291,23 @@ fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_aft
          `dump_messages`/`load_messages` (or `handle_messages`) + JSON out (`oracle/bench/conversion_bench.py`). \
          msgflow library: in process, the same steps (`msgflow_formats::convert` with its loss report, then \
          compact JSON out). `msgflow convert`: the whole process (start-up, read, report, pretty output written \
-         to a file). Target: {TARGET_SPEEDUP}x, read on the library (the same steps on both sides).\n",
+         to a file). Target: {TARGET_SPEEDUP}x, read on the library (the same steps on both sides). Input + \
+         output only: the library's read of the input and write of the output (made before the timing) with no \
+         conversion between (`msgflow-bench --io-only`), the least any conversion in msgflow's types pays; \
+         pydantic-ai's time over it is the most the library could reach.\n",
         cpu_and_cache()
     );
     let _ = writeln!(
         out,
-        "| history | conversion | pydantic-ai | msgflow library | speed-up | 10x | `msgflow convert` | speed-up |"
+        "| history | conversion | pydantic-ai | msgflow library | speed-up | 10x | `msgflow convert` | speed-up | \
+         input + output only | most reachable |"
     );
-    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---:|");
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---|---:|---:|---:|---:|");
     for row in rows {
-        let (library, cli) = row.speedups();
+        let (library, cli, io_only) = row.speedups();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             row.history,
             row.conversion,
             cell(&row.pydantic),
@@ -300,11 +320,13 @@ fn render(rows: &[Row], runs: u32, started_at: &str, load_before: &str, load_aft
             },
             cell(&row.cli),
             ratio(cli),
+            cell(&row.io_only),
+            ratio(io_only),
         );
     }
     let failures: Vec<String> = rows
         .iter()
-        .flat_map(|row| [&row.pydantic, &row.library, &row.cli])
+        .flat_map(|row| [&row.pydantic, &row.library, &row.cli, &row.io_only])
         .filter_map(|measurement| measurement.as_ref().err().map(|err| format!("{err:#}")))
         .collect();
     if !failures.is_empty() {

@@ -188,6 +188,13 @@ struct Cli {
     /// The token budget of the trim operations.
     #[arg(long, default_value_t = 100_000)]
     budget: usize,
+    /// With a conversion operation: time only its input and output, the least any conversion
+    /// in msgflow's types pays: the input read as `convert` reads it (a history's types, or a
+    /// foreign document's JSON value), and the output, converted before the timing, written as
+    /// `convert` writes it. pydantic-ai's time over this one bounds the speed-up any mapping and
+    /// loss report could reach.
+    #[arg(long)]
+    io_only: bool,
 }
 
 /// One run's output, kept alive until after the timing so that freeing it is not measured.
@@ -215,6 +222,8 @@ enum Output {
     Checked(usize, usize),
     /// A conversion's output JSON, and how many losses its report holds.
     Converted(Vec<u8>, usize),
+    /// `--io-only`: the input as read, and the output's JSON.
+    ReadAndWritten(Box<dyn std::any::Any>, Vec<u8>),
     Nothing,
 }
 
@@ -274,6 +283,8 @@ struct Prepared<'a> {
     budget: usize,
     /// A rayon pool of one thread, for `verdict-one-thread`.
     one_thread: &'a rayon::ThreadPool,
+    /// With `--io-only`: the conversion's output, made before the timing.
+    converted: Option<&'a msgflow_formats::Output>,
 }
 
 /// Runs `op` once (`spare` is what the operation consumes).
@@ -288,6 +299,7 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         deltas,
         budget,
         one_thread,
+        converted,
     } = *prepared;
     let trim = |tokenizer| -> Result<Output> {
         let counter = TokenCounter::new(tokenizer);
@@ -382,7 +394,10 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
         | Operation::ConvertFromAgUi
         | Operation::ConvertToOtel => {
             let (from, to) = op.conversion().context("a conversion operation has its formats")?;
-            convert(input, from, to)?
+            match converted {
+                Some(output) => read_and_write(input, from, output)?,
+                None => convert(input, from, to)?,
+            }
         }
         Operation::WriteFile => {
             let target = written_file_path(file);
@@ -398,12 +413,39 @@ fn run_once(op: Operation, prepared: &Prepared<'_>, mut spare: Spare) -> Result<
 fn convert(input: &[u8], from: Format, to: Format) -> Result<Output> {
     let converted = msgflow_formats::convert(std::str::from_utf8(input)?, from, to)?;
     let mut bytes = Vec::new();
-    match &converted.output {
+    write_output(input, &converted.output, &mut bytes)?;
+    Ok(Output::Converted(bytes, converted.report.losses.len()))
+}
+
+/// `--io-only`: `input` read as `convert` reads a document `from` its format, and `output` (what
+/// the conversion made of it) written as [`convert`] writes it, with no conversion between.
+fn read_and_write(input: &[u8], from: Format, output: &msgflow_formats::Output) -> Result<Output> {
+    let text = std::str::from_utf8(input)?;
+    // As `msgflow_formats::convert_with` reads a document: a history into its types from one copy
+    // of the text; a long array of UI messages in pieces on the pool; any other document whole.
+    let read: Box<dyn std::any::Any> = match from {
+        Format::PydanticAi => Box::new(msgflow_wire::Input::from(text.to_owned()).parse()?),
+        Format::VercelUi | Format::AgUi => match msgflow_wire::values_in_pieces(text) {
+            Some(messages) => Box::new(messages),
+            None => Box::new(serde_json::from_str::<serde_json::Value>(text)?),
+        },
+        _ => Box::new(serde_json::from_str::<serde_json::Value>(text)?),
+    };
+    let mut bytes = Vec::new();
+    write_output(input, output, &mut bytes)?;
+    // Freed after the timing, as a conversion's output is.
+    Ok(Output::ReadAndWritten(read, bytes))
+}
+
+/// The output's compact JSON as `msgflow convert` writes it: a history with `to_vec` (which sizes
+/// its buffer from the history), a document into a buffer the size of the input.
+fn write_output(input: &[u8], output: &msgflow_formats::Output, bytes: &mut Vec<u8>) -> Result<()> {
+    match output {
         msgflow_formats::Output::Histories(histories) => {
             for history in histories {
                 let written = msgflow_wire::to_vec(history)?;
                 if bytes.is_empty() {
-                    bytes = written;
+                    *bytes = written;
                 } else {
                     bytes.extend_from_slice(&written);
                 }
@@ -412,11 +454,11 @@ fn convert(input: &[u8], from: Format, to: Format) -> Result<Output> {
         msgflow_formats::Output::Documents(documents) => {
             bytes.reserve(input.len());
             for document in documents {
-                serde_json::to_writer(&mut bytes, document)?;
+                serde_json::to_writer(&mut *bytes, document)?;
             }
         }
     }
-    Ok(Output::Converted(bytes, converted.report.losses.len()))
+    Ok(())
 }
 
 /// A typed provider request, kept until after the timing; its JSON size is measured afterwards.
@@ -470,6 +512,7 @@ fn describe(op: Operation, input: &[u8], parsed: &[ModelMessage], output: &Outpu
         Output::Tokens(tokens) => serde_json::json!({ "tokens": tokens }),
         Output::Checked(rows, report_bytes) => serde_json::json!({ "rows": rows, "report_bytes": report_bytes }),
         Output::Converted(bytes, losses) => serde_json::json!({ "output_bytes": bytes.len(), "losses": losses }),
+        Output::ReadAndWritten(_, bytes) => serde_json::json!({ "output_bytes": bytes.len(), "io_only": true }),
         Output::History(history) => serde_json::json!({ "messages": history.len() }),
         // A read is its input: comparing them would say nothing.
         Output::Bytes(bytes) if op == Operation::ReadFile => serde_json::json!({ "bytes_read": bytes.len() }),
@@ -531,6 +574,18 @@ fn median(times: &[f64]) -> f64 {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     let input = fs::read(&cli.file).with_context(|| format!("reading {}", cli.file.display()))?;
+    if cli.io_only && cli.op.conversion().is_none() {
+        bail!("--io-only times a conversion's input and output: it needs a convert-* operation");
+    }
+    // `--io-only`: the conversion's output, made once before any timing.
+    let premade = |input: &[u8]| -> Result<Option<msgflow_formats::Output>> {
+        match cli.op.conversion() {
+            Some((from, to)) if cli.io_only => Ok(Some(
+                msgflow_formats::convert(std::str::from_utf8(input)?, from, to)?.output,
+            )),
+            _ => Ok(None),
+        }
+    };
 
     let is_stream = matches!(cli.op, Operation::StreamTextDeltas | Operation::StreamArgFragments);
     let deltas: Vec<String> = if is_stream {
@@ -554,6 +609,7 @@ fn main() -> Result<()> {
         _ => WARM_UP_HISTORY.to_vec(),
     };
     let warm_spare = Spare::for_op(cli.op, &warm_input, &warm_parsed);
+    let warm_converted = premade(&warm_input)?;
     let warm_up = Prepared {
         file: &cli.file,
         input: &warm_input,
@@ -561,6 +617,7 @@ fn main() -> Result<()> {
         deltas: &deltas[..deltas.len().min(10)],
         budget: usize::MAX,
         one_thread: &one_thread,
+        converted: warm_converted.as_ref(),
     };
     drop(run_once(cli.op, &warm_up, warm_spare)?);
     drop(warm_parsed);
@@ -587,6 +644,7 @@ fn main() -> Result<()> {
     } else {
         Vec::new()
     };
+    let converted = premade(&input)?;
 
     let mut process_peak = status_bytes("VmHWM").unwrap_or(0);
     let mut times = Vec::new();
@@ -614,6 +672,7 @@ fn main() -> Result<()> {
             deltas: &deltas,
             budget: cli.budget,
             one_thread: &one_thread,
+            converted: converted.as_ref(),
         };
         let output = black_box(run_once(cli.op, &prepared, spare)?);
         let elapsed = started.elapsed().as_secs_f64();
@@ -636,7 +695,10 @@ fn main() -> Result<()> {
 
     let report = serde_json::json!({
         "tool": "msgflow",
-        "op": cli.op.to_possible_value().map(|value| value.get_name().to_owned()),
+        "op": cli.op.to_possible_value().map(|value| {
+            let name = value.get_name();
+            if cli.io_only { format!("{name} --io-only") } else { name.to_owned() }
+        }),
         "file": cli.file.display().to_string(),
         "bytes": input.len(),
         "runs": cli.runs,
