@@ -316,6 +316,13 @@ pub fn convert_with(
     Ok(Converted { output, report })
 }
 
+/// The bytes of a `BinaryContent`'s `data` in a history's JSON, read as pydantic-ai reads them
+/// (base64 in either alphabet, padded or not; it writes URL-safe and padded), or `None` when it
+/// is no base64 string.
+pub(crate) fn binary_bytes(data: &Value) -> Option<Vec<u8>> {
+    msgflow_wire::Base64Data::decode_str(data.as_str()?).ok()
+}
+
 /// An export's refusal, located at the part it refuses in the history.
 fn export_error(err: &msgflow_providers::ExportError, document: usize) -> ConvertError {
     let path = match err.location() {

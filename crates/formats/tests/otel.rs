@@ -111,6 +111,47 @@ fn media_parts_follow_the_version() {
     );
 }
 
+/// Binary data in the standard alphabet or without padding loads in pydantic-ai, whose
+/// `BinaryContent.base64` then writes it standard and padded (probed with pydantic-ai 2.68.0).
+#[test]
+fn binary_data_in_any_base64_pydantic_ai_reads_is_written_standard_and_padded() {
+    let history = r#"[{"parts": [{"content": ["look", {"data": "+/8", "media_type": "image/png", "kind": "binary"},
+        {"data": "YQ", "media_type": "application/pdf", "kind": "binary"}], "part_kind": "user-prompt"}], "kind": "request"}]"#;
+    for version in otel::VERSIONS {
+        let converted = convert_with(history, Format::PydanticAi, Format::Otel, &options(version)).unwrap();
+        let Output::Documents(documents) = converted.output else {
+            panic!()
+        };
+        let parts = &documents[0]["gen_ai.input.messages"][0]["parts"];
+        let expected = if version < 4 {
+            json!([{"type": "binary", "media_type": "image/png", "content": "+/8="},
+                   {"type": "binary", "media_type": "application/pdf", "content": "YQ=="}])
+        } else {
+            json!([{"type": "blob", "mime_type": "image/png", "modality": "image", "content": "+/8="},
+                   {"type": "blob", "mime_type": "application/pdf", "content": "YQ=="}])
+        };
+        assert_eq!(
+            parts.as_array().unwrap()[1..],
+            expected.as_array().unwrap()[..],
+            "version {version}"
+        );
+    }
+}
+
+/// Another producer's blob in URL-safe base64 without padding reads as the same bytes.
+#[test]
+fn a_blob_in_url_safe_base64_reads_as_its_bytes() {
+    let span = json!({"gen_ai.input.messages": [{"role": "user", "parts": [
+        {"type": "blob", "mime_type": "image/png", "modality": "image", "content": "-_8"}]}]});
+    let converted = convert(&span.to_string(), Format::Otel, Format::PydanticAi).unwrap();
+    let Output::Histories(histories) = converted.output else {
+        panic!()
+    };
+    let history = serde_json::to_value(&histories[0]).unwrap();
+    assert_eq!(history[0]["parts"][0]["content"][0]["data"], "-_8=");
+    assert!(!converted.report.losses.iter().any(|loss| loss.what.contains("binary")));
+}
+
 fn attributes(pairs: &[(&str, &Value)]) -> Value {
     Value::Array(
         pairs

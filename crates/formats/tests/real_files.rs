@@ -140,6 +140,7 @@ fn real_files_convert(format_dir: &str, format: Format, expected: &[Expected]) {
         let again = convert(&json_lines(&histories), Format::PydanticAi, format)
             .unwrap_or_else(|err| panic!("{name}: back to {format_dir}: {err}"));
         assert_eq!(again.output.len(), documents, "{name}");
+        converts_onward(name, &json_lines(&histories));
     }
 }
 
@@ -231,6 +232,16 @@ fn real_vercel_ui_files_convert_with_the_expected_counts() {
         assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
         // And back: each history is one msgflow writes as UI messages again.
         convert(&json, Format::PydanticAi, Format::VercelUi).unwrap_or_else(|err| panic!("{name}: back: {err}"));
+        converts_onward(name, &json);
+    }
+}
+
+/// The histories a real file made (`json`, JSON Lines) convert on to every format no provider's
+/// rules stand between: the UI formats and OTel, whose pydantic-ai converters take any history it
+/// loads (a provider's export refuses what pydantic-ai would not send it, such as audio to Anthropic).
+fn converts_onward(name: &str, json: &str) {
+    for to in [Format::VercelUi, Format::AgUi, Format::Otel] {
+        convert(json, Format::PydanticAi, to).unwrap_or_else(|err| panic!("{name}: on to {to}: {err}"));
     }
 }
 
@@ -288,6 +299,7 @@ fn real_ag_ui_files_convert_with_the_expected_counts() {
                 assert!(verdict.is_loadable(), "{name}: {:?}", verdict.reasons());
                 // And back: each history is one msgflow writes as AG-UI messages again.
                 convert(&json, Format::PydanticAi, Format::AgUi).unwrap_or_else(|err| panic!("{name}: back: {err}"));
+                converts_onward(name, &json);
             }
             (Err(path), Err(err)) => assert_eq!(err.path, path, "{name}: {err}"),
             (_, outcome) => panic!("{name}: expected {expected:?}, got {outcome:?}"),
@@ -346,5 +358,6 @@ fn real_otel_files_convert_with_the_expected_counts() {
             "{name}"
         );
         convert(&json, Format::PydanticAi, Format::Otel).unwrap_or_else(|err| panic!("{name}: back: {err}"));
+        converts_onward(name, &json);
     }
 }

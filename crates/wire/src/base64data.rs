@@ -58,6 +58,19 @@ impl Base64Data {
     pub fn decode(&self) -> Result<Vec<u8>, Base64Error> {
         decode(&self.0)
     }
+
+    /// The bytes of base64 text as pydantic-ai reads them (either alphabet, padded or not), in
+    /// one pass: for a mapping that needs the bytes of a JSON value it has not validated.
+    ///
+    /// ```
+    /// use msgflow_wire::Base64Data;
+    /// assert_eq!(Base64Data::decode_str("+/8").unwrap(), vec![0xfb, 0xff]);
+    /// assert_eq!(Base64Data::decode_str("-_8=").unwrap(), vec![0xfb, 0xff]);
+    /// assert!(Base64Data::decode_str("A===").is_err());
+    /// ```
+    pub fn decode_str(text: &str) -> Result<Vec<u8>, Base64Error> {
+        decode(text)
+    }
 }
 
 fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {

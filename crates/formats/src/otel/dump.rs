@@ -349,16 +349,14 @@ fn media_url(item: &Value, kind: &str, path: &str, version: u8) -> Result<Value,
     Ok(Value::Object(otel))
 }
 
-/// `_convert_binary_to_otel_part` of a `BinaryContent`'s JSON (URL-safe base64 `data`): standard
-/// base64 `content` (`BinaryContent.base64`).
+/// `_convert_binary_to_otel_part` of a `BinaryContent`'s JSON (`data` in base64 as pydantic-ai
+/// reads it: either alphabet, padded or not): standard base64 `content` (`BinaryContent.base64`).
 fn binary(item: &Value, path: &str, version: u8) -> Result<Value, Unsupported> {
     let media_type = field(item, "media_type")
         .as_str()
         .ok_or_else(|| Unsupported::at(format!("{path}.media_type"), "binary content without a media type"))?;
-    let data = field(item, "data").as_str().unwrap_or("");
-    let bytes = base64::engine::general_purpose::URL_SAFE
-        .decode(data)
-        .map_err(|_| Unsupported::at(format!("{path}.data"), "binary data that is not URL-safe base64"))?;
+    let bytes = crate::binary_bytes(field(item, "data"))
+        .ok_or_else(|| Unsupported::at(format!("{path}.data"), "binary data that is not base64"))?;
     let content = base64::engine::general_purpose::STANDARD.encode(bytes);
     Ok(blob(media_type, content, version))
 }

@@ -493,7 +493,8 @@ impl Loader<'_> {
             );
             return None;
         };
-        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(content) else {
+        // pydantic-ai writes standard base64; another producer's URL-safe or unpadded text reads too.
+        let Ok(bytes) = msgflow_wire::Base64Data::decode_str(content) else {
             self.loss(LossKind::Dropped, path, "a binary part whose content is not base64");
             return None;
         };

@@ -307,10 +307,7 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
 
 /// `BinaryContent.data_uri`: the history keeps the bytes URL-safe base64, the URI standard base64.
 fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupported> {
-    let bytes = data
-        .as_str()
-        .and_then(|text| msgflow_wire::Base64Data::parse(text).ok())
-        .and_then(|data| data.decode().ok())
+    let bytes = crate::binary_bytes(data)
         .ok_or_else(|| Unsupported::at(format!("{path}.data"), "binary data that is not base64"))?;
     Ok(format!(
         "data:{media_type};base64,{}",
