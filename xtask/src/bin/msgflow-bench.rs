@@ -421,8 +421,11 @@ fn convert(input: &[u8], from: Format, to: Format) -> Result<Output> {
 /// the conversion made of it) written as [`convert`] writes it, with no conversion between.
 fn read_and_write(input: &[u8], from: Format, output: &msgflow_formats::Output) -> Result<Output> {
     let text = std::str::from_utf8(input)?;
-    // As `msgflow_formats::convert_with` reads a document: a history into its types from one copy
-    // of the text; a long array of UI messages in pieces on the pool; any other document whole.
+    // As `msgflow_formats::convert_with` reads a document (a history into its types from one copy
+    // of the text; a long array of UI messages in pieces on the pool; any other document whole),
+    // without the walk it adds over UI messages read in pieces for the whole text's depth limit:
+    // a check, not a read, so the bound stays the least a conversion pays. Kept in step with it
+    // by hand, as `convert_with` does not expose its reading.
     let read: Box<dyn std::any::Any> = match from {
         Format::PydanticAi => Box::new(msgflow_wire::Input::from(text.to_owned()).parse()?),
         Format::VercelUi | Format::AgUi => match msgflow_wire::values_in_pieces(text) {
