@@ -53,6 +53,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         let mut case = Map::new();
         case.insert("name".into(), name.clone().into());
         case.insert("history".into(), value);
+        if crate::conformance_ui_formats::has_made_up_ids(&original) {
+            case.insert("made_up_ids".into(), true.into());
+        }
         let mut converted = true;
         for version in otel::VERSIONS {
             let options = ConvertOptions {

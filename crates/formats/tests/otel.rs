@@ -295,12 +295,14 @@ fn fenced_feedback_is_read_as_feedback_only_where_pydantic_ai_renders_it_so() {
 /// gives the error.
 #[test]
 fn of_several_messages_that_cannot_be_mapped_the_first_gives_the_error() {
-    let without_id = json!({"parts": [{"tool_name": "f", "args": {}, "part_kind": "tool-call"}], "kind": "response"});
+    // pydantic-ai has no `uploaded-file` part in a request.
+    let unmappable = json!({"parts": [{"file_id": "f", "provider_name": "openai", "part_kind": "uploaded-file"}],
+                            "kind": "request"});
     let mut history: Vec<Value> = (0..2000)
         .map(|i| json!({"parts": [{"content": format!("prompt {i}"), "part_kind": "user-prompt"}], "kind": "request"}))
         .collect();
     for at in [1500, 700, 1201] {
-        history[at] = without_id.clone();
+        history[at] = unmappable.clone();
     }
     history.push(json!({"parts": [{"content": "last", "part_kind": "user-prompt"}], "kind": "request"}));
     let text = serde_json::to_string(&history).unwrap();
@@ -308,5 +310,44 @@ fn of_several_messages_that_cannot_be_mapped_the_first_gives_the_error() {
     let err = pool
         .install(|| convert(&text, Format::PydanticAi, Format::Otel))
         .unwrap_err();
-    assert_eq!(err.path, "$[700].parts[0].tool_call_id", "{err}");
+    assert_eq!(err.path, "$[700].parts[0]", "{err}");
+}
+
+/// A tool part without a `tool_call_id` gets msgflow's id, as in the UI formats, where pydantic-ai
+/// makes up a random one on load; a typed part its class's tool name; both reported invented. The
+/// parts as pydantic-ai 2.68.0 records them (its ids aside).
+#[test]
+fn tool_parts_without_ids_get_msgflows_reported_invented() {
+    let history = r#"[
+     {"parts": [{"content": "find tools", "part_kind": "user-prompt"}], "kind": "request"},
+     {"parts": [{"tool_kind": "tool-search", "args": {"queries": ["weather"]}, "part_kind": "tool-call"},
+                {"tool_name": "lookup", "args": "{}", "part_kind": "tool-call"},
+                {"content": {"data": "AA==", "media_type": "image/png"}, "part_kind": "file"}], "kind": "response"}
+    ]"#;
+    let converted = convert_with(history, Format::PydanticAi, Format::Otel, &options(5)).unwrap();
+    let Output::Documents(documents) = converted.output else {
+        panic!()
+    };
+    assert_eq!(
+        documents[0]["gen_ai.output.messages"][0]["parts"],
+        json!([
+            {"type": "tool_call", "id": "msgflow_call_1_0", "name": "search_tools", "arguments": {"queries": ["weather"]}},
+            {"type": "tool_call", "id": "msgflow_call_1_1", "name": "lookup", "arguments": "{}"},
+            {"type": "blob", "mime_type": "image/png", "modality": "image", "content": "AA=="}
+        ])
+    );
+    let invented: Vec<&str> = converted
+        .report
+        .losses
+        .iter()
+        .filter(|loss| loss.kind == LossKind::Invented)
+        .map(|loss| loss.path.as_str())
+        .collect();
+    for path in [
+        "$[1].parts[0].tool_call_id",
+        "$[1].parts[0].tool_name",
+        "$[1].parts[1].tool_call_id",
+    ] {
+        assert!(invented.contains(&path), "{path} not in {invented:?}");
+    }
 }

@@ -156,5 +156,5 @@ refused! {
         "pydantic-ai 2.68.0 does not load a `hologram-projection` part (an unknown `part_kind`)";
     legacy_retry_content_pydantic_ai_does_not_load_is_refused:
         r#"{"part_kind": "retry-prompt", "tool_name": "t", "tool_call_id": "c", "content": [{"loc": ["a"]}]}"#,
-        "pydantic-ai 2.68.0 does not load a legacy tool retry prompt";
+        "pydantic-ai 2.68.0 does not load a legacy retry prompt";
 }

@@ -28,6 +28,10 @@ pub(super) struct Span {
 /// `InstrumentationSettings.handle_messages(input_messages, response, span)` of a history: the
 /// input is every message before a trailing response.
 pub(super) fn span(history: &[Value], version: u8) -> Result<Span, Unsupported> {
+    // Legacy retry prompts translated, missing tool call ids made up (msgflow's, reported invented)
+    // and typed parts validated, as pydantic-ai holds the messages its instrumentation records.
+    let history = crate::ui_payloads::as_loaded(history)?;
+    let history = &*history;
     let (input, output) = match history.split_last() {
         Some((last, input)) if kind(last) == "response" => (input, Some(last)),
         _ => (history, None),
@@ -99,7 +103,7 @@ fn instructions(messages: &[Value]) -> Option<String> {
     let previous = requests.next()?;
     let only_returns = parts(last)
         .iter()
-        .all(|part| matches!(part_kind(part), "tool-return" | "retry-feedback" | "retry-prompt"));
+        .all(|part| matches!(part_kind(part), "tool-return" | "retry-feedback"));
     if only_returns {
         return previous.get("instructions").and_then(Value::as_str).and_then(non_empty);
     }
@@ -177,33 +181,6 @@ fn request_part(
             user_prompt(field(part, "content"), &format!("{path}.content"), version)?,
         ),
         "tool-return" => (tool_role, vec![tool_call_response(part, path, false)?]),
-        // pydantic-ai loads a legacy retry prompt as the part it meant (`_translate_legacy_retry_part`).
-        "retry-prompt" if !field(part, "tool_name").is_null() => {
-            // Its validation error details become the return's content as `_dump_error_details`
-            // writes them.
-            let content = match field(part, "content") {
-                content @ Value::String(_) => content.clone(),
-                details => msgflow_providers::dumped_error_details(details).ok_or_else(|| {
-                    Unsupported::not_loaded(
-                        format!("{path}.content"),
-                        "a legacy tool retry prompt",
-                        "its content is neither text nor a list of validation error details",
-                    )
-                })?,
-            };
-            let mut otel = tool_call_response_head(part, path, false)?;
-            otel.insert("result".into(), content);
-            (tool_role, vec![Value::Object(otel)])
-        }
-        "retry-prompt" => {
-            let content = field(part, "content");
-            let cause = if content.is_string() {
-                "model_retry"
-            } else {
-                "validation_error"
-            };
-            user_feedback(content, cause, path, version)?
-        }
         "retry-feedback" => {
             let cause = field(part, "retry").get("cause").and_then(Value::as_str).unwrap_or("");
             user_feedback(field(part, "content"), cause, path, version)?
@@ -431,14 +408,13 @@ fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, 
     Ok(Value::Object(otel))
 }
 
-/// A part's `tool_call_id`; pydantic-ai makes one up when a history leaves it out, which no trace
-/// of it can match.
+/// A part's `tool_call_id` (one left out has msgflow's invented id by now: `to_value`).
 fn tool_call_id(part: &Value, path: &str) -> Result<Value, Unsupported> {
     match field(part, "tool_call_id") {
         Value::String(id) => Ok(Value::String(id.clone())),
         _ => Err(Unsupported::at(
             format!("{path}.tool_call_id"),
-            "a tool part without a `tool_call_id` (pydantic-ai makes up a random one)",
+            "a tool part whose `tool_call_id` is not text",
         )),
     }
 }
@@ -474,7 +450,8 @@ fn response_message(message: &Value, path: &str, version: u8, redact_mcp: bool) 
             "thinking" => otel_parts.push(object! {"type": "thinking", "content": field(part, "content").clone()}),
             "file" => {
                 let content = field(part, "content");
-                if field(content, "kind").as_str() != Some("binary") {
+                // `FilePart.content` is `BinaryContent`, whose `kind` defaults to `binary`.
+                if content.get("kind").is_some_and(|kind| kind != "binary") {
                     return Err(Unsupported::at(
                         format!("{part_path}.content"),
                         "a file part that is not binary content",
