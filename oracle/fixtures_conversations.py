@@ -11,6 +11,8 @@ from decimal import Decimal
 import oracle_common as oc  # noqa: I001 - must come before pydantic_ai (pins the mime table)
 
 from pydantic_ai.messages import (
+    BinaryContent,
+    FilePart,
     RetryFeedbackPart,
     TextContent,
     TextPart,
@@ -438,6 +440,32 @@ def _datetime_content_history() -> list:
     ]
 
 
+def _binary_spellings_input() -> bytes:
+    """Binary data in the base64 spellings pydantic-ai reads but does not write: the standard alphabet
+    (``+/``) and no padding, in a user prompt, a tool return's content and a file part (2.68.0 re-dumps
+    each URL-safe and padded)."""
+    history = [
+        request(
+            [
+                user(
+                    [
+                        "look",
+                        BinaryContent(data=b"\xfb\xff", media_type="image/png"),
+                        BinaryContent(data=b"a", media_type="application/pdf"),
+                    ]
+                )
+            ],
+            timestamp=ts(0),
+        ),
+        response([call("fetch", {"path": "a.png"}, "bin_1")], at=1),
+        request([ret("fetch", BinaryContent(data=b"\xfb\xff", media_type="image/png"), "bin_1", at=2)], timestamp=ts(2)),
+        response([FilePart(content=BinaryContent(data=b"a", media_type="application/pdf"))], at=3),
+    ]
+    data = oc.dump(history)
+    assert data.count(b'"-_8="') == 2 and data.count(b'"YQ=="') == 2, data
+    return data.replace(b'"-_8="', b'"+/8"').replace(b'"YQ=="', b'"YQ"')
+
+
 def translation_inputs() -> dict[str, bytes]:
     """name -> input bytes for histories that load in 2.68.0 but do not re-dump byte-identically."""
     minimal_request = (
@@ -447,6 +475,7 @@ def translation_inputs() -> dict[str, bytes]:
     return {
         "retry-prompt-legacy": RETRY_PROMPT_LEGACY_INPUT,
         "tool-return-datetime-content": oc.dump(_datetime_content_history()),
+        "binary-base64-standard-unpadded": _binary_spellings_input(),
         "instruction-id-unknown-namespace": (
             b'[{"parts":[{"id":"future:x","content":"a","base_hash":null,"part_kind":"instruction-delta"},'
             b'{"id":"run","content":"b","base_hash":null,"part_kind":"instruction-delta"},'

@@ -60,6 +60,10 @@ macro_rules! converted {
 
 // Expected values printed by `InstrumentationSettings(version=v)._input_messages_json` of pydantic-ai 2.68.0.
 converted! {
+    structured_content_without_its_text_is_rendered_as_pydantic_ai_renders_it_on_load:
+        r#"{"part_kind": "user-prompt", "content": [{"kind": "structured-content", "value": {"a": 1.50, "b": "<x>"}, "description": "State"}]}"#,
+        r#"[{"role": "user", "parts": [{"type": "text", "content": "State\n{\"a\":1.5,\"b\":\"\\u003cx\\u003e\"}"}]}]"#,
+        "user";
     instruction_delta_replaces_a_block:
         r#"{"part_kind": "instruction-delta", "id": "toolset:fs", "content": "Use /tmp."}"#,
         r#"[{"role": "system", "parts": [{"type": "text", "content": "<pyai:context id=\"toolset:fs\">\nUse /tmp.\n</pyai:context>"}]}]"#,
@@ -148,9 +152,9 @@ refused! {
     instruction_id_in_its_object_form_is_refused:
         r#"{"part_kind": "instruction-delta", "id": {"source": {"id": "x"}, "name": null}, "content": "c"}"#,
         "object form";
-    structured_content_without_its_text_is_refused:
-        r#"{"part_kind": "user-prompt", "content": [{"kind": "structured-content", "value": {"a": 1}}]}"#,
-        "structured content without its rendered text";
+    structured_content_under_a_framing_tag_without_its_text_is_refused_as_pydantic_ai_refuses_it:
+        r#"{"part_kind": "user-prompt", "content": [{"kind": "structured-content", "value": 1, "tag": "system"}]}"#,
+        "`StructuredContent.tag` cannot be 'system', a built-in framing tag.";
     an_unknown_part_kind_is_refused_as_pydantic_ai_refuses_it:
         r#"{"part_kind": "hologram-projection", "content": "x"}"#,
         "pydantic-ai 2.68.0 does not load a `hologram-projection` part (an unknown `part_kind`)";

@@ -275,17 +275,9 @@ fn user_prompt(content: &Value, path: &str, version: u8) -> Result<Vec<Value>, U
         }
         match field(item, "kind").as_str().unwrap_or("") {
             "text-content" => otel.push(text(field(item, "content"))),
-            // A `StructuredContent` is a `TextContent`: its stored `content` is the text recorded.
-            // Without one, pydantic-ai renders the value on load (`StructuredContent.render`).
-            "structured-content" => match field(item, "content") {
-                Value::String(content) if !content.is_empty() => otel.push(text(field(item, "content"))),
-                _ => {
-                    return Err(Unsupported::at(
-                        format!("{item_path}.content"),
-                        "structured content without its rendered text",
-                    ))
-                }
-            },
+            // A `StructuredContent` is a `TextContent`: its `content` is the text recorded (rendered
+            // by now where the history left it out, as pydantic-ai renders it on load).
+            "structured-content" => otel.push(text(field(item, "content"))),
             kind @ ("image-url" | "audio-url" | "video-url" | "document-url") => {
                 otel.push(media_url(item, kind, &item_path, version)?);
             }

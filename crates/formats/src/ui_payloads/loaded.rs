@@ -1,6 +1,6 @@
 //! A history's JSON as pydantic-ai 2.68.0 holds it once loaded, for what the UI adapters write of
-//! it: legacy retry prompts as the parts they meant, made-up tool call ids, typed tool parts
-//! validated by their TypedDicts ([`as_loaded`], [`narrowed`]), and tool-return content whose files
+//! it: legacy retry prompts as the parts they meant, made-up tool call ids, structured content
+//! rendered, typed tool parts validated by their TypedDicts ([`as_loaded`], [`narrowed`]), and tool-return content whose files
 //! are rebuilt on load, both ways ([`dumped_tool_content`], [`loaded_tool_output`]).
 
 use serde_json::{json, Map, Value};
@@ -20,8 +20,9 @@ const TOOL_PARTS_WITH_IDS: [&str; 4] = ["tool-call", "builtin-tool-call", "tool-
 
 /// The history's JSON messages as pydantic-ai 2.68.0 holds them once loaded, for the parts whose
 /// loading changes them: a legacy `retry-prompt` is the part it always meant
-/// ([`translated_legacy_retry`]), and a tool part without a `tool_call_id` gets the id
-/// [`invented_tool_call_id`]. Borrowed as it is when nothing changes.
+/// ([`translated_legacy_retry`]), a tool part without a `tool_call_id` gets the id
+/// [`invented_tool_call_id`], and structured content stored without its text is rendered
+/// ([`render_structured_content`]). Borrowed as it is when nothing changes.
 pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow<'_, [Value]>, Unsupported<T>> {
     let mut needs_change = false;
     for (message_index, message) in history.iter().enumerate() {
@@ -33,7 +34,7 @@ pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow
             .enumerate()
         {
             let kind = part_kind(part);
-            if kind == "retry-prompt" {
+            if kind == "retry-prompt" || (kind == "user-prompt" && holds_unrendered_structured_content(part)) {
                 needs_change = true;
             } else if TOOL_PARTS_WITH_IDS.contains(&kind) {
                 needs_change |= tool_part_needs_defaults(part, kind, (message_index, part_index))?;
@@ -54,6 +55,11 @@ pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow
             if kind == "retry-prompt" {
                 let path = format!("$[{message_index}].parts[{part_index}]");
                 *part = translated_legacy_retry(part, &path, id)?;
+                continue;
+            }
+            if kind == "user-prompt" {
+                let path = format!("$[{message_index}].parts[{part_index}].content");
+                render_structured_content(part, &path)?;
                 continue;
             }
             if !TOOL_PARTS_WITH_IDS.contains(&kind) {
@@ -80,6 +86,50 @@ pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow
         }
     }
     Ok(std::borrow::Cow::Owned(loaded))
+}
+
+/// An item whose stored `content` is empty (or left out), which pydantic-ai renders from its value on
+/// load (`StructuredContent.__post_init__`).
+fn is_unrendered(item: &Value) -> bool {
+    field(item, "kind") == "structured-content" && item.get("content").is_none_or(|content| content == "")
+}
+
+fn holds_unrendered_structured_content(part: &Value) -> bool {
+    field(part, "content")
+        .as_array()
+        .is_some_and(|items| items.iter().any(is_unrendered))
+}
+
+/// Renders each unrendered structured-content item of a user prompt as pydantic-ai does on load
+/// (`StructuredContent.render`, its default JSON: the format an item was made with is not stored);
+/// refused as pydantic-ai refuses a tag it cannot render under.
+fn render_structured_content<T: Target>(part: &mut Value, path: &str) -> Result<(), Unsupported<T>> {
+    let Some(Value::Array(items)) = part.get_mut("content") else {
+        return Ok(());
+    };
+    for (index, item) in items.iter_mut().enumerate() {
+        if !is_unrendered(item) {
+            continue;
+        }
+        let mut builder = msgflow_media::structured_content(field(item, "value").clone());
+        if let Some(tag) = field(item, "tag").as_str() {
+            builder = builder.tag(tag);
+        }
+        if let Some(description) = field(item, "description").as_str() {
+            builder = builder.description(description);
+        }
+        let rendered = builder.build().map_err(|err| {
+            Unsupported::not_loaded(
+                format!("{path}[{index}].tag"),
+                "this structured content without its rendered text",
+                &format!("rendering it on load raises `ValueError: {err}`"),
+            )
+        })?;
+        if let (Value::Object(object), Some(content)) = (item, rendered.content.get()) {
+            object.insert("content".into(), content.clone().into());
+        }
+    }
+    Ok(())
 }
 
 /// Whether a tool part loads with values pydantic-ai fills in (a made-up `tool_call_id`, a typed
