@@ -325,15 +325,11 @@ pub(crate) fn binary_bytes(data: &Value) -> Option<Vec<u8>> {
 
 /// An export's refusal, located at the part it refuses in the history.
 fn export_error(err: &msgflow_providers::ExportError, document: usize) -> ConvertError {
-    let path = match err.location() {
-        Some(at) => format!("$[{}].parts[{}]", at.message, at.part),
-        None => "$".to_owned(),
-    };
     ConvertError {
         document,
-        path,
+        path: err.path().unwrap_or("$").to_owned(),
         position: None,
-        message: err.to_string(),
+        message: err.reason(),
     }
 }
 

@@ -240,3 +240,18 @@ fn to_reports_what_chat_messages_cannot_hold() {
         ]
     );
 }
+
+/// A history the export refuses is an error at the value refused, said once.
+#[test]
+fn an_export_refusal_names_the_value_once() {
+    let history = r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt",
+        "content": ["see", {"kind": "video-url", "url": "https://example.com/a.mp4"}]}]}]"#;
+    let err = convert(history, Format::PydanticAi, Format::OpenAiChat).unwrap_err();
+    assert_eq!(err.path, "$[0].parts[0].content[1]");
+    assert!(
+        err.message.starts_with("pydantic-ai refuses to send VideoUrl"),
+        "{}",
+        err.message
+    );
+    assert!(!err.to_string().contains("message 0, part 0"), "{err}");
+}

@@ -244,6 +244,41 @@ impl ExportError {
         self
     }
 
+    /// The JSON path in the history of the value the error is about, if any (within the part
+    /// [`location`](Self::location) names).
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ExportError::Unsupported { path, .. }
+            | ExportError::Refused { path, .. }
+            | ExportError::NeedsDownload { path, .. } => Some(path),
+            ExportError::NoExport(_) => None,
+        }
+    }
+
+    /// The error without where it is (for a caller that reports [`path`](Self::path) itself).
+    ///
+    /// ```
+    /// use msgflow_providers::{openai_chat, ExportError};
+    /// let history = msgflow_wire::from_str(
+    ///     r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt",
+    ///          "content": [{"kind": "video-url", "url": "https://example.com/a.mp4"}]}]}]"#,
+    /// )?;
+    /// let err = openai_chat::export(&history).unwrap_err();
+    /// assert_eq!(err.path(), Some("$[0].parts[0].content[0]"));
+    /// assert!(err.reason().starts_with("pydantic-ai refuses to send VideoUrl"), "{}", err.reason());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reason(&self) -> String {
+        let text = self.to_string();
+        match (self.location(), self.path()) {
+            (Some(at), Some(path)) => {
+                let prefix = format!("message {}, part {}: at {path}: ", at.message, at.part);
+                text.strip_prefix(&prefix).map_or_else(|| text.clone(), str::to_owned)
+            }
+            _ => text,
+        }
+    }
+
     /// The history location the error is about, if any.
     pub fn location(&self) -> Option<PartLocation> {
         match self {
