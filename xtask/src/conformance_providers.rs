@@ -67,7 +67,11 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut cases: Vec<(String, Value)> = Vec::new();
     let root = crate::project_root();
-    for fixtures in ["tests/fixtures/v2_68", "tests/fixtures/providers"] {
+    for fixtures in [
+        "tests/fixtures/v2_68",
+        "tests/fixtures/providers",
+        "tests/fixtures/translations",
+    ] {
         collect_fixtures(&root.join(fixtures), fixtures, &mut cases)?;
     }
     let fixture_count = cases.len();

@@ -376,3 +376,27 @@ fn a_request_left_empty_by_its_context_statements_takes_no_request_scoped_prompt
     // Responses keeps the delta for its mapping, so the last request stays, with its instructions.
     assert_eq!(expected["openai-responses"]["request"]["instructions"], "Be exact.");
 }
+
+/// A structured-content item stored without its text is sent the text pydantic-ai renders for it
+/// on load (the value printed by pydantic-ai 2.68.0); one under a framing tag does not load.
+#[test]
+fn structured_content_without_its_text_is_sent_as_pydantic_ai_renders_it() {
+    let history = |item: &str| {
+        msgflow_wire::from_str(&format!(
+            r#"[{{"kind": "request", "parts": [{{"part_kind": "user-prompt", "content": [{item}]}}]}}]"#
+        ))
+        .unwrap()
+    };
+    let unrendered =
+        history(r#"{"kind": "structured-content", "value": {"a": 1.50, "b": "<x>"}, "description": "State"}"#);
+    let request = export(&unrendered, Provider::OpenAiChat).unwrap();
+    assert_eq!(
+        request["messages"][0]["content"],
+        json!([{"type": "text", "text": "State\n{\"a\":1.5,\"b\":\"\\u003cx\\u003e\"}"}])
+    );
+    let framing = history(r#"{"kind": "structured-content", "value": 1, "tag": "system"}"#);
+    let err = export(&framing, Provider::OpenAiChat).unwrap_err();
+    assert!(matches!(err, ExportError::Refused { .. }), "{err}");
+    assert_eq!(err.path(), Some("$[0].parts[0].content[0].tag"));
+    assert!(err.to_string().contains("a built-in framing tag"), "{err}");
+}

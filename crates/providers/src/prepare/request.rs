@@ -1,5 +1,7 @@
 //! Request parts: `request_item` and the system prompt item.
 
+use std::borrow::Cow;
+
 use super::contexts::framework_frame;
 use super::feedback::{dump_error_details, retry_feedback, FeedbackCause};
 use super::form::{Outcome, Profile, RequestItem, ToolContent, ToolResult, UserItem, UserText};
@@ -11,8 +13,8 @@ use crate::media::{File, FileKind};
 use crate::tool_content::FileRecord;
 use crate::{framing, typed, ExportError, PartLocation};
 use msgflow_wire::{
-    CachePointTtl, ModelRequestPart, RetryCause, Speaker, SystemPromptScope, ToolReturnOutcome, UserContent,
-    UserPromptContent,
+    CachePointTtl, ModelRequestPart, RetryCause, Speaker, StructuredContent, SystemPromptScope, ToolReturnOutcome,
+    UserContent, UserPromptContent,
 };
 use serde_json::Value;
 
@@ -67,27 +69,23 @@ pub(super) fn request_item(
                         UserContent::TextContent(text) => {
                             match framework_frame(&text.metadata) {
                                 None => add_lookalikes(&mut found, &text.content),
-                                Some(author) => frames.push((author, &text.content)),
+                                Some(author) => frames.push((author, Cow::Borrowed(text.content.as_str()))),
                             }
                             contents.push(UserItem::Text(text.content.clone()));
                         }
                         // `StructuredContent` is a `TextContent`: models without structured input are
                         // sent its `content`, the value rendered once when the item was made. An item
-                        // without one is rendered again when loaded (`render`), which msgflow does not
-                        // reproduce.
+                        // stored without one is rendered when loaded (`StructuredContent.render`).
                         UserContent::StructuredContent(structured) => {
-                            let Some(content) = structured.content.get().filter(|content| !content.is_empty()) else {
-                                return Err(ExportError::unsupported(
-                                    at,
-                                    &format!("{item_path}.content"),
-                                    "a structured-content item without its rendered `content` (pydantic-ai renders its value again)",
-                                ));
+                            let content = match structured.content.get().filter(|content| !content.is_empty()) {
+                                Some(content) => Cow::Borrowed(content.as_str()),
+                                None => Cow::Owned(rendered_on_load(structured, at, &item_path)?),
                             };
+                            contents.push(UserItem::Text(content.to_string()));
                             match framework_frame(&structured.metadata) {
-                                None => add_lookalikes(&mut found, content),
+                                None => add_lookalikes(&mut found, &content),
                                 Some(author) => frames.push((author, content)),
                             }
-                            contents.push(UserItem::Text(content.clone()));
                         }
                         UserContent::CachePoint(point) => {
                             let one_hour = match point.ttl.get() {
@@ -138,7 +136,7 @@ pub(super) fn request_item(
                 for (author, content) in frames {
                     let Some(author) = author else { continue };
                     let mut tags = Vec::new();
-                    add_lookalikes(&mut tags, framing::without_own_tags(content));
+                    add_lookalikes(&mut tags, framing::without_own_tags(&content));
                     if tags.is_empty() {
                         continue;
                     }
@@ -342,6 +340,35 @@ pub(super) fn request_item(
 /// mid-conversation one in place or, without inline system prompts, `<system>`-wrapped
 /// (`_wrap_non_leading_system_prompts`). The application's own text: never looked at for
 /// lookalikes.
+/// The text pydantic-ai renders for a structured-content item stored without one, on load
+/// (`StructuredContent.__post_init__`: `render`, its default JSON, as the format an item was made
+/// with is not stored). A tag it refuses to render under makes the history one it does not load.
+fn rendered_on_load(structured: &StructuredContent, at: PartLocation, path: &str) -> Result<String, ExportError> {
+    let value = structured.value.try_to_value().map_err(|_| {
+        ExportError::unsupported(
+            at,
+            &format!("{path}.value"),
+            "structured content too deeply nested to render",
+        )
+    })?;
+    let mut builder = msgflow_media::structured_content(value);
+    if let Some(tag) = structured.tag.get() {
+        builder = builder.tag(tag.as_str());
+    }
+    if let Some(description) = structured.description.get() {
+        builder = builder.description(description.as_str());
+    }
+    let item = builder.build().map_err(|err| {
+        ExportError::refused(
+            at,
+            &format!("{path}.tag"),
+            "StructuredContent".to_owned(),
+            format!("pydantic-ai 2.68.0 does not load it: rendering it raises `ValueError: {err}`"),
+        )
+    })?;
+    Ok(item.content.get().cloned().unwrap_or_default())
+}
+
 pub(super) fn system_prompt_item(content: String, standing: bool, profile: Profile) -> RequestItem {
     if !standing && !profile.inline_system_prompts {
         RequestItem::WrappedSystemPrompt { content }
