@@ -199,8 +199,11 @@ pub(crate) fn history_sources(root: &Path, seed: u64, count: usize) -> Result<(S
         "tests/fixtures/v2_68",
         "tests/fixtures/providers",
         "tests/fixtures/realworld",
-        // Inputs pydantic-ai reads in spellings it does not write (base64 alphabets, legacy parts).
+        // Inputs pydantic-ai reads in spellings it does not write (base64 alphabets, legacy parts),
+        // histories older releases and other tools wrote.
         "tests/fixtures/translations",
+        "tests/fixtures/legacy",
+        "tests/fixtures/other",
     ] {
         crate::conformance_providers::collect_fixtures(&root.join(fixtures), fixtures, &mut sources)?;
     }

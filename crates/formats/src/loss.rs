@@ -157,7 +157,7 @@ pub(crate) fn invented_message(index: usize, extra: Option<&Value>, document: us
 }
 
 fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {
-    if original == back {
+    if same_value(original, back) {
         return;
     }
     match (original, back) {
@@ -174,7 +174,7 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
             }
             for (key, left_value) in left {
                 let right_value = right.get(key).unwrap_or(&Value::Null);
-                if left_value == right_value {
+                if same_value(left_value, right_value) {
                     continue;
                 }
                 let length = path.len();
@@ -270,6 +270,30 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
     }
 }
 
+/// Equal, or numbers Python reads as the same (`1e5` and `100000.0`, `-0` and `0`): a number
+/// written as pydantic-ai writes the one it read is no change (msgflow keeps a history's numbers
+/// as written, pydantic-ai re-dumps them).
+fn same_value(original: &Value, back: &Value) -> bool {
+    if original == back {
+        return true;
+    }
+    match (original, back) {
+        (Value::Number(_), Value::Number(_)) => {
+            msgflow_providers::python_json(original) == msgflow_providers::python_json(back)
+        }
+        (Value::Array(left), Value::Array(right)) => {
+            left.len() == right.len() && left.iter().zip(right).all(|(left, right)| same_value(left, right))
+        }
+        (Value::Object(left), Value::Object(right)) => {
+            left.len() == right.len()
+                && left
+                    .iter()
+                    .all(|(key, left)| right.get(key).is_some_and(|right| same_value(left, right)))
+        }
+        _ => false,
+    }
+}
+
 /// Whether a value is the default pydantic-ai fills in for a key left out (`null`, zero, empty,
 /// `complete`, or an object of such values, as an all-zero usage).
 fn is_default(value: &Value) -> bool {
@@ -294,7 +318,9 @@ fn kind_of(value: &Value) -> Option<&str> {
 
 fn is_json_text_of(text: &Value, value: &Value) -> bool {
     match text.as_str() {
-        Some(text) if !value.is_string() => serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == value),
+        Some(text) if !value.is_string() => {
+            serde_json::from_str::<Value>(text).is_ok_and(|parsed| same_value(&parsed, value))
+        }
         _ => false,
     }
 }

@@ -41,13 +41,22 @@ pub(crate) fn bare_metadata(entries: &[(&str, Value)]) -> Option<Value> {
     (!inner.is_empty()).then_some(Value::Object(inner))
 }
 
+/// The datetime pydantic-ai reads from a history's `timestamp` (at `path`): `None` when it is
+/// absent or null; a datetime text, or a Unix time as a number or text ([`msgflow_wire::Timestamp::parts`]).
 pub(crate) fn timestamp_parts<T: crate::unsupported::Target>(
-    timestamp: &str,
+    timestamp: &Value,
     path: &str,
-) -> Result<msgflow_wire::TimestampParts, crate::unsupported::Unsupported<T>> {
-    msgflow_wire::Timestamp::parse(timestamp)
+) -> Result<Option<msgflow_wire::TimestampParts>, crate::unsupported::Unsupported<T>> {
+    let text = match timestamp {
+        Value::Null => return Ok(None),
+        Value::String(text) => text.as_str(),
+        Value::Number(number) => number.as_str(),
+        _ => "",
+    };
+    msgflow_wire::Timestamp::parse(text)
         .ok()
         .and_then(|parsed| parsed.parts())
+        .map(Some)
         .ok_or_else(|| {
             crate::unsupported::Unsupported::at(format!("{path}.timestamp"), "a timestamp that is not a datetime")
         })
@@ -106,13 +115,13 @@ pub(crate) fn retry_feedback<T: Target>(part: &Value, path: &str) -> Result<(Str
         ),
         other => other.clone(),
     };
-    let Some(timestamp) = field(part, "timestamp").as_str() else {
+    let Some(timestamp) = timestamp_parts(field(part, "timestamp"), path)? else {
         return Err(Unsupported::at(
             format!("{path}.timestamp"),
             "retry feedback without a timestamp (pydantic-ai stamps it with the load time)",
         ));
     };
-    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp_parts(timestamp, path)?);
+    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp);
     let retry = field(part, "retry");
     let payload = json!({
         "content": content,
@@ -121,6 +130,19 @@ pub(crate) fn retry_feedback<T: Target>(part: &Value, path: &str) -> Result<(Str
         "part_kind": "retry-feedback",
     });
     Ok((text, harness, payload))
+}
+
+/// `tool_retry_payload` (`pydantic_ai.ui._adapter`): a retried return's `retry` as `RetryInfo`
+/// dumps it, its declared fields in their order without the `None` ones (other keys a history
+/// carries are not `RetryInfo`'s).
+pub(crate) fn tool_retry_payload(retry: &Value) -> Map<String, Value> {
+    ["cause", "attempt", "max_retries"]
+        .iter()
+        .filter_map(|key| {
+            let value = field(retry, key);
+            (!value.is_null()).then(|| ((*key).to_owned(), value.clone()))
+        })
+        .collect()
 }
 
 /// `tool_availability_delta_payload`, `capability_load_delta_payload`, `model_settings_delta_payload`

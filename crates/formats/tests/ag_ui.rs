@@ -365,3 +365,33 @@ fn base64_data_is_decoded_as_python_decodes_it() {
     assert_eq!(content(legacy)["media_type"], "image/png");
     assert_eq!(content(legacy)["data"], "aGk=");
 }
+
+/// A history written otherwise than pydantic-ai writes it (numbers as `1e5`, `-0` and `2.50`, a
+/// key `RetryInfo` does not declare): the tool call's arguments, the return's content and its
+/// claim as pydantic-ai 2.68.0's `AGUIAdapter.dump_messages` wrote them (its message ids aside,
+/// which are random).
+#[test]
+fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
+    let history = r#"[
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "pay"}], "timestamp": 1735787045},
+      {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "pay", "tool_call_id": "c1", "args": {"amount": 1e5, "n": -0}}],
+       "timestamp": "2025-01-02T03:04:06Z"},
+      {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "pay", "tool_call_id": "c1", "content": {"paid": 2.50},
+        "outcome": "retried", "retry": {"cause": "model_retry", "attempt": 1, "x_reason": "flaky"}}]}
+    ]"#;
+    let converted = convert(history, Format::PydanticAi, Format::AgUi).unwrap();
+    let Output::Documents(mut documents) = converted.output else {
+        panic!("expected documents")
+    };
+    let mut messages = documents.remove(0);
+    for message in messages.as_array_mut().unwrap() {
+        message.as_object_mut().unwrap().shift_remove("id");
+    }
+    let expected = json!([
+        {"role": "user", "content": "pay"},
+        {"role": "assistant", "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "pay", "arguments": "{\"amount\":100000.0,\"n\":0}"}}]},
+        {"role": "tool", "content": "{\"paid\":2.5}", "toolCallId": "c1", "error": "{\"paid\":2.5}",
+         "encryptedValue": "{\"pydantic_ai\": {\"outcome\": \"retried\", \"retry\": {\"cause\": \"model_retry\", \"attempt\": 1}}}"}
+    ]);
+    assert_eq!(messages.to_string(), expected.to_string());
+}

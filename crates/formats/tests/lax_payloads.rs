@@ -46,11 +46,15 @@ fn a_unix_time_in_message_metadata_is_the_message_s_timestamp() {
         assert_eq!(message["kind"], "response");
         message.get("timestamp").cloned().unwrap_or_default()
     };
-    // Kept as written: pydantic-ai loads each as the datetime it loaded from the metadata
-    // (1970-01-01T00:00:01.500000Z, 2023-11-14T22:13:20Z, 2023-11-14T22:13:20.123000Z).
+    // A Unix time in whole seconds or milliseconds is written as pydantic-ai writes the datetime it
+    // loaded from the metadata; one with a fraction is kept as written (it loads as the same
+    // datetime, 1970-01-01T00:00:01.500000Z).
+    assert_eq!(timestamp(json!("1700000000")), json!("2023-11-14T22:13:20Z"));
+    assert_eq!(
+        timestamp(json!(1_700_000_000_123_u64)),
+        json!("2023-11-14T22:13:20.123000Z")
+    );
     assert_eq!(timestamp(json!(1.5)), json!(1.5));
-    assert_eq!(timestamp(json!("1700000000")), json!("1700000000"));
-    assert_eq!(timestamp(json!(1_700_000_000_123_u64)), json!(1_700_000_000_123_u64));
     // A datetime is written as pydantic-ai writes the one it read.
     assert_eq!(timestamp(json!("2025-01-02 03:04:05Z")), json!("2025-01-02T03:04:05Z"));
     // After 9999: no datetime. The timestamp is left out, for pydantic-ai to stamp the load time.

@@ -46,7 +46,7 @@ use serde::Serialize;
 
 pub use instructions::instruction_delta_rendered;
 pub use prepare::InventedIds;
-pub use prepare::{dumped_error_details, retry_feedback_model_response};
+pub use prepare::{dumped_error_details, python_json, python_value, retry_feedback_model_response};
 pub use repair::{repair, ProviderChange, ProviderChangeKind, ProviderRepair, Unfixed};
 pub use rules::{check, check_with, Rule, Violation};
 

@@ -134,10 +134,63 @@ impl Timestamp {
         crate::verdict::datetime::error(self).is_none()
     }
 
-    /// The calendar fields, when the value is a datetime or date string.
+    /// The calendar fields, when the value is a datetime or date string, or a Unix time in whole
+    /// seconds or milliseconds (as text or a JSON number), which pydantic-ai reads as a UTC
+    /// datetime (speedate: a magnitude above 2e10 is milliseconds).
+    ///
+    /// ```
+    /// use msgflow_wire::Timestamp;
+    /// let parts = Timestamp::parse("1735787045123").unwrap().parts().unwrap();
+    /// assert_eq!((parts.year, parts.month, parts.day, parts.hour, parts.second), (2025, 1, 2, 3, 5));
+    /// assert_eq!((parts.microsecond, parts.offset_minutes), (123000, Some(0)));
+    /// ```
     pub fn parts(&self) -> Option<TimestampParts> {
-        self.as_str().and_then(parse_datetime)
+        match &self.0 {
+            Repr::PydanticAiForm(text) | Repr::Text(text) => parse_datetime(text).or_else(|| unix_time_parts(text)),
+            Repr::Number(literal) => unix_time_parts(literal),
+        }
     }
+}
+
+/// The UTC calendar fields of a Unix time in whole seconds or milliseconds (speedate's
+/// `MS_WATERSHED`: a magnitude above 2e10 is milliseconds), within Python's years 1 to 9999;
+/// `None` for any other text (a fraction is left to pydantic-ai's own rounding).
+fn unix_time_parts(literal: &str) -> Option<TimestampParts> {
+    const MS_WATERSHED: i64 = 20_000_000_000;
+    let value: i64 = literal.strip_prefix('+').unwrap_or(literal).parse().ok()?;
+    let (seconds, microsecond) = if value.abs() > MS_WATERSHED {
+        (value.div_euclid(1000), (value.rem_euclid(1000) * 1000) as u32)
+    } else {
+        (value, 0)
+    };
+    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar Python uses).
+    let shifted = days + 719_468;
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    if !(1..=9999).contains(&year) {
+        return None;
+    }
+    Some(TimestampParts {
+        year: year as i32,
+        month: month as u8,
+        day: day as u8,
+        hour: (second_of_day / 3600) as u8,
+        minute: (second_of_day % 3600 / 60) as u8,
+        second: (second_of_day % 60) as u8,
+        microsecond,
+        offset_minutes: Some(0),
+    })
 }
 
 impl fmt::Debug for Timestamp {
@@ -401,6 +454,29 @@ fn parse_datetime(text: &str) -> Option<TimestampParts> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unix times as pydantic 2.14 reads them (`TypeAdapter(datetime).validate_python(v).isoformat()`).
+    #[test]
+    fn unix_times_are_the_datetimes_pydantic_reads() {
+        for (literal, expected) in [
+            ("0", "1970-01-01T00:00:00Z"),
+            ("-1", "1969-12-31T23:59:59Z"),
+            ("1735787045", "2025-01-02T03:04:05Z"),
+            ("1735787045123", "2025-01-02T03:04:05.123000Z"),
+            ("-62135596800", "1968-01-12T20:06:43.200000Z"),
+            ("20000000000", "2603-10-11T11:33:20Z"),
+            ("20000000001", "1970-08-20T11:33:20.001000Z"),
+            ("951782400", "2000-02-29T00:00:00Z"),
+            ("-86401", "1969-12-30T23:59:59Z"),
+        ] {
+            let parts = Timestamp::parse(literal).unwrap().parts().unwrap();
+            assert_eq!(Timestamp::from_parts(parts).as_written(), expected, "{literal}");
+            let number: Timestamp = serde_json::from_str(literal).unwrap();
+            assert_eq!(number.parts(), Some(parts), "{literal} as a number");
+        }
+        // A fraction is left to pydantic-ai's own rounding.
+        assert_eq!(Timestamp::parse("1735787045.5").unwrap().parts(), None);
+    }
 
     #[test]
     fn accepts_pydantic_forms() {

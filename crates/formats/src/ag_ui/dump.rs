@@ -16,7 +16,7 @@ pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_s
 use crate::messages_builder::INTERNAL_KEY;
 use crate::ui_payloads::{
     as_loaded, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed, part_kind,
-    retry_feedback,
+    retry_feedback, tool_retry_payload,
 };
 use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
@@ -278,7 +278,7 @@ fn tool_return_content(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Null => String::new(),
-        other => serde_json::to_string(other).expect("a JSON value always serialises"),
+        other => msgflow_providers::python_json(other),
     }
 }
 
@@ -309,14 +309,7 @@ fn tool_message(part: &Value, call_id: Value, ids: &mut Ids) -> Value {
         };
         message.insert("error".into(), error.into());
     }
-    // `tool_retry_payload`: the retry without its `None` fields.
-    let retry: Map<String, Value> = ["cause", "attempt", "max_retries"]
-        .iter()
-        .filter_map(|key| {
-            let value = field(field(part, "retry"), key);
-            (!value.is_null()).then(|| ((*key).to_owned(), value.clone()))
-        })
-        .collect();
+    let retry = tool_retry_payload(field(part, "retry"));
     if !tool_kind.is_null() || outcome != "success" || !retry.is_empty() {
         // `tool_kind_encrypted_value`: the kind, a non-success outcome and a retry, in that order.
         let mut claim = Map::new();
@@ -448,7 +441,7 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
 
 /// A `ToolCall`: the arguments as compact JSON of `args_as_dict` (`args_as_json_str`).
 fn tool_call(part: &Value, id: Value) -> Value {
-    let arguments = serde_json::to_string(&args_as_dict(field(part, "args"))).expect("a JSON value always serialises");
+    let arguments = msgflow_providers::python_json(&args_as_dict(field(part, "args")));
     let mut call = json!({
         "id": id,
         "type": "function",

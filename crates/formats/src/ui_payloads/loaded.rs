@@ -318,7 +318,7 @@ pub(crate) fn error_text_with_files(part: &Value) -> String {
     match data {
         Value::Null => String::new(),
         Value::String(text) => text,
-        other => serde_json::to_string(&other).expect("a JSON value always serialises"),
+        other => msgflow_providers::python_json(&other),
     }
 }
 

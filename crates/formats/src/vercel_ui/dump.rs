@@ -12,7 +12,7 @@ use super::part_defaults;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
 use crate::ui_payloads::{
     as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
-    error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts,
+    error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts, tool_retry_payload,
 };
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
@@ -336,7 +336,7 @@ pub(crate) fn client_error_text(content: &Value) -> String {
         Value::Null => String::new(),
         Value::Array(items) if items.is_empty() => String::new(),
         Value::String(text) => text.clone(),
-        other => serde_json::to_string(other).expect("a JSON value always serialises"),
+        other => msgflow_providers::python_json(other),
     }
 }
 
@@ -472,7 +472,11 @@ fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -
     object.insert("type".into(), kind.into());
     object.insert("toolCallId".into(), call["tool_call_id"].clone());
     object.insert("state".into(), state.into());
-    object.insert("input".into(), args_as_dict(field(call, "args")));
+    // The arguments and the output as pydantic-ai dumps the values it read (`1e5` as `100000.0`).
+    object.insert(
+        "input".into(),
+        msgflow_providers::python_value(args_as_dict(field(call, "args"))),
+    );
     object.insert("providerExecuted".into(), provider_executed.into());
     object
 }
@@ -539,7 +543,7 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         insert_metadata(&mut object, "callProviderMetadata", combined);
     } else {
         object = tool_part(tool_type, call, "output-available", true);
-        object.insert("output".into(), content.clone());
+        object.insert("output".into(), msgflow_providers::python_value(content.clone()));
         insert_metadata(&mut object, "callProviderMetadata", combined);
     }
     Value::Object(reorder_tool_part(object))
@@ -602,15 +606,8 @@ fn tool_call(
         Some(outcome @ ("interrupted" | "retried")) => Value::from(outcome),
         _ => Value::Null,
     };
-    // `tool_retry_payload`: the retry without its `None` fields.
     let retry = match result.map(|result| field(result, "retry")) {
-        Some(Value::Object(retry)) => Value::Object(
-            retry
-                .iter()
-                .filter(|(_, value)| !value.is_null())
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect(),
-        ),
+        Some(retry @ Value::Object(_)) => Value::Object(tool_retry_payload(retry)),
         _ => Value::Null,
     };
     // `_retried_structured_content`: a retry's list content rides the metadata as it is.
@@ -647,7 +644,7 @@ fn tool_call(
         }
         (Some(content), _) => {
             object = tool_part(tool_type, call, "output-available", false);
-            object.insert("output".into(), content);
+            object.insert("output".into(), msgflow_providers::python_value(content));
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
         (None, _) => {
@@ -695,8 +692,7 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
             .collect(),
         _ => Map::new(),
     };
-    if let Some(timestamp) = field(message, "timestamp").as_str() {
-        let parts = timestamp_parts(timestamp, path)?;
+    if let Some(parts) = timestamp_parts(field(message, "timestamp"), path)? {
         let written = msgflow_wire::Timestamp::from_parts(parts);
         metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
     }
@@ -728,8 +724,8 @@ fn fresh_message_id(message: &Value, role: &str, index: usize, path: &str) -> Re
     if let Some(run_id) = truthy("run_id") {
         return Ok(format!("{run_id}-{index}"));
     }
-    let timestamp = match field(message, "timestamp").as_str() {
-        Some(timestamp) => python_isoformat(timestamp_parts(timestamp, path)?),
+    let timestamp = match timestamp_parts(field(message, "timestamp"), path)? {
+        Some(parts) => python_isoformat(parts),
         None => String::new(),
     };
     let name = format!("{timestamp}-{}-{role}-{index}", kind(message));

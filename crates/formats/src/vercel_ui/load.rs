@@ -769,8 +769,8 @@ fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
                 msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
             );
         }
-        // A Unix time (a number or a numeric string), which the history holds as written: it loads
-        // as the same datetime.
+        // A Unix time with a fraction (a number or a numeric string), which the history holds as
+        // written: it loads as the same datetime.
         Some((timestamp, None)) => {
             if let Ok(value) = serde_json::to_value(timestamp) {
                 target.insert("timestamp".into(), value);

@@ -18,6 +18,7 @@ pub(crate) use self::form::{
     RequestItem, ResponseItem, SupportedDocuments, Thinking, ThinkingAsText, ThinkingMode, ToolItem, ToolResult,
     UserItem, UserText, WebSearchCitation,
 };
+pub use self::rendering::{python_json, python_value};
 // `dumped`'s tests compare their JSON text with the one the mappings render.
 use self::contexts::{holds_framework_frame, left_out, Context, RenderedContexts, RequestScoped, Sent};
 use self::notes::{note_lookalike_frames, order_tool_results_by_call, set_part_path, Authored};

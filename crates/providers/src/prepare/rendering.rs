@@ -181,16 +181,45 @@ pub(crate) fn object_text(map: &Map<String, Value>) -> String {
     text.expect("a serde_json::Map always serialises")
 }
 
-/// `_tool_return_text`: a non-string value's compact JSON text (pydantic-core's `to_json`, which
-/// serde_json 1.0.154 matches), of the value as Python read it ([`redumped`]).
+/// `_tool_return_text`: a non-string value's compact JSON text ([`python_json`]).
 pub(crate) fn json_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        other => match redumped(other) {
-            Some(redumped) => serde_json::to_string(&redumped),
-            None => serde_json::to_string(other),
-        }
-        .expect("a serde_json::Value always serialises"),
+        other => python_json(other),
+    }
+}
+
+/// The compact JSON pydantic-ai writes for a JSON value it read (`pydantic_core.to_json`, which
+/// serde_json 1.0.154 matches): numbers as Python holds them once read (`1e5` is `100000.0`,
+/// `-0` is `0`), where msgflow keeps a history's numbers as written.
+///
+/// ```
+/// let value: serde_json::Value = serde_json::from_str(r#"{"amount": 1e+5, "n": -0, "big": 123456789012345678901234567890}"#)?;
+/// assert_eq!(msgflow_providers::python_json(&value), r#"{"amount":100000.0,"n":0,"big":123456789012345678901234567890}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn python_json(value: &Value) -> String {
+    match redumped(value) {
+        Some(redumped) => serde_json::to_string(&redumped),
+        None => serde_json::to_string(value),
+    }
+    .expect("a serde_json::Value always serialises")
+}
+
+/// `value` with its numbers as Python holds them once read ([`python_json`]'s value): moved
+/// through unchanged when nothing differs, as nearly always.
+///
+/// ```
+/// use serde_json::json;
+/// let value: serde_json::Value = serde_json::from_str(r#"{"paid": 2.50, "n": 7}"#)?;
+/// assert_eq!(msgflow_providers::python_value(value).to_string(), r#"{"paid":2.5,"n":7}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn python_value(value: Value) -> Value {
+    if respelled(&value) {
+        as_python(&value)
+    } else {
+        value
     }
 }
 
@@ -200,45 +229,51 @@ pub(crate) fn json_text(value: &Value) -> String {
 /// as pydantic-core does), and one out of range is `null` (`ser_json_inf_nan='null'`). `None`
 /// when nothing differs, which is nearly always: the value is then written as it is.
 pub(super) fn redumped(value: &Value) -> Option<Value> {
-    match value {
-        Value::Number(number) => {
-            let text = number.to_string();
-            if !text.contains(['.', 'e', 'E']) {
-                return (text == "-0").then(|| Value::from(0));
-            }
-            let float: f64 = text.parse().ok()?;
-            if !float.is_finite() {
-                return Some(Value::Null);
-            }
-            let python = serde_json::to_string(&float).ok()?;
-            (python != text).then(|| Value::from(float))
-        }
-        Value::Array(items) => {
-            let changed: Vec<Option<Value>> = items.iter().map(redumped).collect();
-            changed.iter().any(Option::is_some).then(|| {
-                Value::Array(
-                    items
-                        .iter()
-                        .zip(changed)
-                        .map(|(item, changed)| changed.unwrap_or_else(|| item.clone()))
-                        .collect(),
-                )
-            })
-        }
-        Value::Object(map) => redumped_map(map).map(Value::Object),
-        _ => None,
-    }
+    respelled(value).then(|| as_python(value))
 }
 
 /// [`redumped`] of an object's values.
 pub(super) fn redumped_map(map: &Map<String, Value>) -> Option<Map<String, Value>> {
-    let changed: Vec<Option<Value>> = map.values().map(redumped).collect();
-    changed.iter().any(Option::is_some).then(|| {
-        map.iter()
-            .zip(changed)
-            .map(|((key, value), changed)| (key.clone(), changed.unwrap_or_else(|| value.clone())))
-            .collect()
-    })
+    map.values().any(respelled).then(|| as_python_map(map))
+}
+
+/// Whether Python writes `value` otherwise than it is written: a walk that allocates nothing, as
+/// nearly every value is written as Python writes it.
+fn respelled(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => number_as_python(number).is_some(),
+        Value::Array(items) => items.iter().any(respelled),
+        Value::Object(map) => map.values().any(respelled),
+        _ => false,
+    }
+}
+
+fn as_python(value: &Value) -> Value {
+    match value {
+        Value::Number(number) => number_as_python(number).unwrap_or_else(|| value.clone()),
+        Value::Array(items) => Value::Array(items.iter().map(as_python).collect()),
+        Value::Object(map) => Value::Object(as_python_map(map)),
+        other => other.clone(),
+    }
+}
+
+fn as_python_map(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter().map(|(key, value)| (key.clone(), as_python(value))).collect()
+}
+
+/// A number as Python holds it once read, when that is written otherwise (the text of a number is
+/// kept as written: `arbitrary_precision`).
+fn number_as_python(number: &serde_json::Number) -> Option<Value> {
+    let text = number.as_str();
+    if !text.contains(['.', 'e', 'E']) {
+        return (text == "-0").then(|| Value::from(0));
+    }
+    let float: f64 = text.parse().ok()?;
+    if !float.is_finite() {
+        return Some(Value::Null);
+    }
+    let python = serde_json::to_string(&float).ok()?;
+    (python != text).then(|| Value::from(float))
 }
 
 /// `content_items(mode='str', wrap_if_error=...)`: the items Anthropic sends as a `tool_result`'s
