@@ -367,18 +367,12 @@ fn base64_data_is_decoded_as_python_decodes_it() {
 }
 
 /// A history written otherwise than pydantic-ai writes it (numbers as `1e5`, `-0` and `2.50`, a
-/// key `RetryInfo` does not declare): the tool call's arguments, the return's content and its
+/// key `RetryInfo` does not declare; see `vercel_ui.rs`): the tool call's arguments, the return's content and its
 /// claim as pydantic-ai 2.68.0's `AGUIAdapter.dump_messages` wrote them (its message ids aside,
 /// which are random).
 #[test]
 fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
-    let history = r#"[
-      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "pay"}], "timestamp": 1735787045},
-      {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "pay", "tool_call_id": "c1", "args": {"amount": 1e5, "n": -0}}],
-       "timestamp": "2025-01-02T03:04:06Z"},
-      {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "pay", "tool_call_id": "c1", "content": {"paid": 2.50},
-        "outcome": "retried", "retry": {"cause": "model_retry", "attempt": 1, "x_reason": "flaky"}}]}
-    ]"#;
+    let history = include_str!("data/spelled-otherwise.json");
     let converted = convert(history, Format::PydanticAi, Format::AgUi).unwrap();
     let Output::Documents(mut documents) = converted.output else {
         panic!("expected documents")

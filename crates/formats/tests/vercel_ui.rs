@@ -317,7 +317,8 @@ fn tool_parts_keep_the_key_order_of_their_model() {
 /// reports what the messages cannot hold, not numbers re-spelled.
 #[test]
 fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
-    let converted = convert(SPELLED_OTHERWISE, Format::PydanticAi, Format::VercelUi).unwrap();
+    let history = include_str!("data/spelled-otherwise.json");
+    let converted = convert(history, Format::PydanticAi, Format::VercelUi).unwrap();
     let expected: Value = serde_json::from_str(
         r#"[{"id": "f19ed4c3-c819-5c30-9abf-27e3808af8aa", "role": "user", "metadata": {"pydantic_ai": {"timestamp": "2025-01-02T03:04:05Z"}}, "parts": [{"type": "text", "text": "pay", "state": "done"}]}, {"id": "6670079a-3c83-5825-bb30-07b2de8da6c6", "role": "assistant", "metadata": {"pydantic_ai": {"timestamp": "2025-01-02T03:04:06Z"}}, "parts": [{"type": "tool-pay", "toolCallId": "c1", "state": "output-error", "input": {"amount": 100000.0, "n": 0}, "errorText": "{\"paid\":2.5}", "providerExecuted": false, "callProviderMetadata": {"pydantic_ai": {"outcome": "retried", "retry": {"cause": "model_retry", "attempt": 1}}}}]}]"#,
     )
@@ -340,11 +341,3 @@ fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
         .iter()
         .any(|loss| loss.kind == LossKind::Dropped && loss.path == "$[2].parts[0].retry.x_reason"));
 }
-
-const SPELLED_OTHERWISE: &str = r#"[
-  {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "pay"}], "timestamp": 1735787045},
-  {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "pay", "tool_call_id": "c1", "args": {"amount": 1e5, "n": -0}}],
-   "timestamp": "2025-01-02T03:04:06Z"},
-  {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "pay", "tool_call_id": "c1", "content": {"paid": 2.50},
-    "outcome": "retried", "retry": {"cause": "model_retry", "attempt": 1, "x_reason": "flaky"}}]}
-]"#;

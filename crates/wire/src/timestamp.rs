@@ -153,44 +153,57 @@ impl Timestamp {
 }
 
 /// The UTC calendar fields of a Unix time in whole seconds or milliseconds (speedate's
-/// `MS_WATERSHED`: a magnitude above 2e10 is milliseconds), within Python's years 1 to 9999;
-/// `None` for any other text (a fraction is left to pydantic-ai's own rounding).
+/// `MS_WATERSHED`: a magnitude above 2e10 is milliseconds); `None` for any other text (a fraction
+/// is left to pydantic-ai's own rounding).
 fn unix_time_parts(literal: &str) -> Option<TimestampParts> {
     const MS_WATERSHED: i64 = 20_000_000_000;
     let value: i64 = literal.strip_prefix('+').unwrap_or(literal).parse().ok()?;
-    let (seconds, microsecond) = if value.abs() > MS_WATERSHED {
-        (value.div_euclid(1000), (value.rem_euclid(1000) * 1000) as u32)
+    if value.abs() > MS_WATERSHED {
+        TimestampParts::from_unix(value.div_euclid(1000), (value.rem_euclid(1000) * 1000) as u32)
     } else {
-        (value, 0)
-    };
-    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar Python uses).
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    if !(1..=9999).contains(&year) {
-        return None;
+        TimestampParts::from_unix(value, 0)
     }
-    Some(TimestampParts {
-        year: year as i32,
-        month: month as u8,
-        day: day as u8,
-        hour: (second_of_day / 3600) as u8,
-        minute: (second_of_day % 3600 / 60) as u8,
-        second: (second_of_day % 60) as u8,
-        microsecond,
-        offset_minutes: Some(0),
-    })
+}
+
+impl TimestampParts {
+    /// The UTC calendar fields of `seconds` since 1970-01-01 and a `microsecond`, in the proleptic
+    /// Gregorian calendar Python uses; `None` outside Python's years 1 to 9999.
+    ///
+    /// ```
+    /// use msgflow_wire::{Timestamp, TimestampParts};
+    /// let parts = TimestampParts::from_unix(1_735_787_045, 678_901).unwrap();
+    /// assert_eq!(Timestamp::from_parts(parts).as_written(), "2025-01-02T03:04:05.678901Z");
+    /// ```
+    pub fn from_unix(seconds: i64, microsecond: u32) -> Option<TimestampParts> {
+        let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+        // Howard Hinnant's `civil_from_days`.
+        let shifted = days + 719_468;
+        let era = shifted.div_euclid(146_097);
+        let day_of_era = shifted.rem_euclid(146_097);
+        let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let month_index = (5 * day_of_year + 2) / 153;
+        let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+        let month = if month_index < 10 {
+            month_index + 3
+        } else {
+            month_index - 9
+        };
+        let year = year_of_era + era * 400 + i64::from(month <= 2);
+        if !(1..=9999).contains(&year) || microsecond >= 1_000_000 {
+            return None;
+        }
+        Some(TimestampParts {
+            year: year as i32,
+            month: month as u8,
+            day: day as u8,
+            hour: (second_of_day / 3600) as u8,
+            minute: (second_of_day % 3600 / 60) as u8,
+            second: (second_of_day % 60) as u8,
+            microsecond,
+            offset_minutes: Some(0),
+        })
+    }
 }
 
 impl fmt::Debug for Timestamp {
@@ -467,6 +480,8 @@ mod tests {
             ("20000000000", "2603-10-11T11:33:20Z"),
             ("20000000001", "1970-08-20T11:33:20.001000Z"),
             ("951782400", "2000-02-29T00:00:00Z"),
+            ("1709164800", "2024-02-29T00:00:00Z"),
+            ("1796083200", "2026-12-01T00:00:00Z"),
             ("-86401", "1969-12-30T23:59:59Z"),
         ] {
             let parts = Timestamp::parse(literal).unwrap().parts().unwrap();

@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use msgflow_stream::{assemble, read_log, AssembleOptions, AssemblyReport};
-use msgflow_wire::{ModelMessage, Timestamp};
+use msgflow_wire::{ModelMessage, Timestamp, TimestampParts};
 
 use crate::args::{InputArgs, OutputArgs, StrictArgs};
 use crate::files;
@@ -262,43 +262,21 @@ fn describe(label: &str, report: &AssemblyReport, offset: usize) -> String {
 /// The current time as pydantic-ai writes a timestamp (`2025-01-02T03:04:05.678901Z`).
 pub fn now() -> Timestamp {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let seconds = since.as_secs();
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    let text = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since.subsec_micros()
-    );
-    // The text is a valid RFC 3339 timestamp by construction.
-    Timestamp::parse(&text).unwrap_or_else(|_| Timestamp::parse("1970-01-01T00:00:00Z").expect("valid"))
-}
-
-/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's `civil_from_days`.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let seconds = i64::try_from(since.as_secs()).unwrap_or(0);
+    let parts = TimestampParts::from_unix(seconds, since.subsec_micros())
+        .or_else(|| TimestampParts::from_unix(0, 0))
+        .expect("1970 is within Python's years");
+    Timestamp::from_parts(parts)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::civil_from_days;
+    use super::now;
 
     #[test]
-    fn days_become_calendar_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+    fn now_is_a_utc_timestamp_as_pydantic_ai_writes_one() {
+        let now = now();
+        assert!(now.as_written().ends_with('Z'), "{}", now.as_written());
+        assert!(now.parts().is_some_and(|parts| parts.year >= 2026));
     }
 }
