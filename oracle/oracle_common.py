@@ -13,6 +13,7 @@ It also offers small helpers used by every script: the type adapter, ``dump``/``
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import sys
 
@@ -107,4 +108,17 @@ def run_batch(description: str, run_case, argv: list[str] | None = None) -> int:
             result["name"] = case["name"]
             out.write(json.dumps(result, ensure_ascii=False))
             out.write("\n")
+    return 0
+
+
+def record_cases(path: str, record) -> int:
+    """Rewrites the JSON array of cases at ``path`` with what ``record(case)`` adds to each case (the committed
+    expectations of a Rust test, as pydantic-ai gives them)."""
+    with open(path, encoding="utf-8") as file:
+        cases = json.load(file)
+    for case in cases:
+        record(case)
+    with open(path, "w", encoding="utf-8") as file:
+        json.dump(cases, file, indent=1)
+        file.write("\n")
     return 0

@@ -11,7 +11,6 @@ their ``load_messages`` reads back from those messages. Run it in the UI-formats
 
 from __future__ import annotations
 
-import json
 import sys
 import warnings
 
@@ -30,24 +29,20 @@ def part_kinds(history) -> list[str]:
     return [part.part_kind for message in history for part in message.parts]
 
 
-def main(path: str) -> int:
-    with open(path, encoding="utf-8") as file:
-        cases = json.load(file)
-    for case in cases:
-        history = oracle_common.ADAPTER.validate_python(case["history"])
-        vercel = VercelAIAdapter.dump_messages(history, sdk_version=5)
-        case["vercel"] = _ui_messages_ta.dump_python(vercel, mode="json", by_alias=True)
-        case["vercel_parts"] = part_kinds(VercelAIAdapter.load_messages(vercel))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            agui = AGUIAdapter.dump_messages(history)
-        case["agui"] = AG_UI_MESSAGES.dump_python(agui, mode="json", by_alias=True)
-        case["agui_parts"] = part_kinds(AGUIAdapter.load_messages(agui))
-    with open(path, "w", encoding="utf-8") as file:
-        json.dump(cases, file, indent=1)
-        file.write("\n")
-    return 0
+def record(case: dict) -> None:
+    history = oracle_common.ADAPTER.validate_python(case["history"])
+    vercel = VercelAIAdapter.dump_messages(history, sdk_version=5)
+    case["vercel"] = _ui_messages_ta.dump_python(vercel, mode="json", by_alias=True)
+    case["vercel_parts"] = part_kinds(VercelAIAdapter.load_messages(vercel))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agui = AGUIAdapter.dump_messages(history)
+    case["agui"] = AG_UI_MESSAGES.dump_python(agui, mode="json", by_alias=True)
+    case["agui_parts"] = part_kinds(AGUIAdapter.load_messages(agui))
 
+
+def main(path: str) -> int:
+    return oracle_common.record_cases(path, record)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1]))

@@ -86,13 +86,24 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
     let compared = cases.len();
     refused.write_examples(&dir)?;
-    let written: Vec<Value> = cases.iter().filter_map(|case| case.get("agui").cloned()).collect();
+    let mut written: Vec<Value> = cases.iter().filter_map(|case| case.get("agui").cloned()).collect();
+    // What clients send beside pydantic-ai's dumps is mutated too (enqueued messages above all: their
+    // messages are validated apart from the others).
+    let client_inputs = client_inputs(&root)?;
+    written.extend(client_inputs.iter().map(|(_, messages)| messages.clone()));
     let mutated = crate::conformance_ui_mutations::cases(&written, seed, |document| {
         ag_ui::from_value(document, 0, &default, &mut Report::default()).map_err(|err| format!("{err:?}"))
     })?;
     cases.extend(mutated);
     cases.extend(refused.not_loaded_cases());
-    let foreign = foreign_cases(&root, &mut cases)?;
+    let mut foreign_inputs: Vec<(String, Value)> = Vec::new();
+    for path in crate::conformance::foreign_files(&root, "ag-ui")? {
+        let text = std::fs::read_to_string(&path)?;
+        let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        foreign_inputs.push((format!("formats/ag-ui/{}", crate::conformance::file_name(&path)), value));
+    }
+    foreign_inputs.extend(client_inputs);
+    let foreign = foreign_cases(foreign_inputs, &mut cases);
 
     let answers = crate::conformance::ask_oracle(python, "ag_ui_oracle.py", &dir, &cases)?;
     let counts = crate::conformance_ui_formats::Counts {
@@ -106,25 +117,40 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     crate::conformance_ui_formats::judge("ag-ui", &answers, &counts, &refused, failures)
 }
 
-/// The real files of `../shared/formats/ag-ui`, read by msgflow, as cases for the oracle.
-fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
-    let mut count = 0;
-    for path in crate::conformance::foreign_files(root, "ag-ui")? {
-        let text = std::fs::read_to_string(&path)?;
-        let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
-        let name = format!("formats/ag-ui/{}", crate::conformance::file_name(&path));
+/// The committed client inputs of `crates/formats/tests/data/ag_ui_inputs.json` (tool results
+/// holding media, provider file references, enqueued messages), by name.
+fn client_inputs(root: &Path) -> Result<Vec<(String, Value)>> {
+    let path = root.join("crates/formats/tests/data/ag_ui_inputs.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let cases: Vec<Value> = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(cases
+        .into_iter()
+        .map(|case| {
+            (
+                format!("ag_ui_inputs/{}", case["name"].as_str().unwrap_or("?")),
+                case["messages"].clone(),
+            )
+        })
+        .collect())
+}
+
+/// AG-UI inputs msgflow did not write (the real files of `../shared/formats/ag-ui` and the
+/// committed client inputs), read by msgflow, as cases for the oracle.
+fn foreign_cases(inputs: Vec<(String, Value)>, cases: &mut Vec<Value>) -> usize {
+    let count = inputs.len();
+    for (name, value) in inputs {
         let read = ag_ui::from_value(&value, 0, &ConvertOptions::default(), &mut Report::default());
         let messages = value.get("messages").cloned().unwrap_or(value);
         // A file msgflow refuses must be one pydantic-ai refuses too (the oracle checks).
-        cases.push(match read {
-            Ok(history) => json!({
+        cases.push(match read.map(|history| msgflow_wire::to_string(&history)) {
+            Ok(Ok(history)) => json!({
                 "name": name,
                 "foreign": messages,
-                "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&history)?)?,
+                "back": serde_json::from_str::<Value>(&history).expect("msgflow writes JSON"),
             }),
+            Ok(Err(err)) => json!({"name": name, "foreign": messages, "msgflow_refused": err.to_string()}),
             Err(err) => json!({"name": name, "foreign": messages, "msgflow_refused": format!("{err:?}")}),
         });
-        count += 1;
     }
-    Ok(count)
+    count
 }

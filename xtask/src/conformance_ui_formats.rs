@@ -232,8 +232,8 @@ pub(crate) fn judge(
     let refusals = refused.total();
     println!(
         "{} histories ({fixtures} fixtures, {realworld} real-world, {arbitrary} arbitrary): {compared} \
-         converted, {refusals} refused by msgflow; {foreign} real {format} files ({pydantic_refuses} refused by \
-         pydantic-ai)",
+         converted, {refusals} refused by msgflow; {foreign} {format} inputs msgflow did not write (real files and \
+         committed client inputs; {pydantic_refuses} refused by pydantic-ai)",
         compared + refusals
     );
     for (check, count) in &equal {

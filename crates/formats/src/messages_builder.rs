@@ -13,6 +13,9 @@ pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
 /// The history being built: `MessagesBuilder`, on JSON.
 pub(crate) struct Builder {
     messages: Vec<Map<String, Value>>,
+    /// The index of the last message [`Builder::append_whole`] added, which `add` never extends
+    /// (`_sealed_tail`).
+    sealed: Option<usize>,
 }
 
 impl Builder {
@@ -26,7 +29,7 @@ impl Builder {
                 _ => None,
             })
             .collect();
-        Builder { messages }
+        Builder { messages, sealed: None }
     }
 
     /// The last message built.
@@ -44,10 +47,28 @@ impl Builder {
         self.messages.into_iter().map(Value::Object).collect()
     }
 
+    /// `MessagesBuilder._append_whole`: complete messages (JSON objects), after which a part opens
+    /// a new message rather than extend the last of them.
+    pub(crate) fn append_whole(&mut self, messages: Vec<Value>) {
+        let before = self.messages.len();
+        self.messages
+            .extend(messages.into_iter().filter_map(|message| match message {
+                Value::Object(object) => Some(object),
+                _ => None,
+            }));
+        if self.messages.len() > before {
+            self.sealed = Some(self.messages.len() - 1);
+        }
+    }
+
     /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
     pub(crate) fn add(&mut self, part: Value, to_request: bool) {
         let kind = if to_request { "request" } else { "response" };
-        match self.messages.last_mut() {
+        let open = match self.sealed {
+            Some(sealed) if sealed + 1 == self.messages.len() => None,
+            _ => self.messages.last_mut(),
+        };
+        match open {
             Some(last) if is_kind(last, kind) => {
                 if let Some(Value::Array(parts)) = last.get_mut("parts") {
                     parts.push(part);

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use msgflow_wire::UploadedFileProviderName;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -16,6 +17,10 @@ use crate::ui_payloads::{
     model_settings_delta_from_payload, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
     structured_content_from_payload, tool_availability_delta_from_payload,
 };
+
+/// The activity pydantic-ai's event stream sends messages enqueued during a run in
+/// (`ENQUEUED_MESSAGES_ACTIVITY_TYPE`); a client sends it back with the conversation.
+const ENQUEUED_MESSAGES_ACTIVITY_TYPE: &str = "pydantic_ai_enqueued_messages";
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -88,6 +93,9 @@ struct Loader<'r> {
     tool_names: HashMap<String, String>,
     /// Tool call id to the `tool_kind` its call claimed (`tool_kinds`).
     tool_kinds: HashMap<String, Value>,
+    /// Whether the messages are those of an enqueued-messages activity, where another such
+    /// activity loads as nothing (`_enqueued_messages`).
+    enqueued: bool,
 }
 
 /// `load_messages(messages)`: the history's JSON messages. `messages` begin at index `first` of
@@ -116,19 +124,15 @@ pub(super) fn load(
             }
         }
     }
-    let mut loader = Loader {
+    let loader = Loader {
         document,
         report,
         builder: Builder::new(history),
         tool_names,
         tool_kinds,
+        enqueued: false,
     };
-    let mut rehydrated = rehydrated_tool_contents(messages);
-    for (index, message) in messages.iter().enumerate() {
-        let path = format!("{path}[{}]", first + index);
-        loader.message(message, &path, rehydrated[index].take())?;
-    }
-    Ok(loader.builder.into_messages())
+    loader.read(messages, path, first)
 }
 
 /// What [`rehydrate`] makes of a tool message's content, or why msgflow cannot read it.
@@ -160,6 +164,16 @@ fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydrated>> {
 }
 
 impl Loader<'_> {
+    /// Reads `messages` (index `first` on of the array at `path`) into the history.
+    fn read(mut self, messages: &[Value], path: &str, first: usize) -> Result<Vec<Value>, ShapeError> {
+        let mut rehydrated = rehydrated_tool_contents(messages);
+        for (index, message) in messages.iter().enumerate() {
+            let path = format!("{path}[{}]", first + index);
+            self.message(message, &path, rehydrated[index].take())?;
+        }
+        Ok(self.builder.into_messages())
+    }
+
     fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
         self.report.push(kind, self.document, path, what);
     }
@@ -193,6 +207,10 @@ impl Loader<'_> {
         // out of some messages, and such a message is read all the same.
         let id = match object.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
+            // Enqueued messages without one are not AG-UI messages, which pydantic-ai loads as none.
+            None | Some(Value::Null) if self.enqueued => {
+                return Err(shape(path, "expected the message `id` as a string"));
+            }
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the message `id` as a string")),
         };
@@ -208,6 +226,8 @@ impl Loader<'_> {
         }
         let checkpoint = self.builder.checkpoint();
         let mut popped = false;
+        // Enqueued messages keep their own ids, not the activity's.
+        let mut whole_messages = false;
         match role {
             "user" => self.user(object, path)?,
             "system" | "developer" => {
@@ -226,7 +246,10 @@ impl Loader<'_> {
             "assistant" => popped = self.assistant(object, path)?,
             "tool" => self.tool(object, path, rehydrated)?,
             "reasoning" => self.reasoning(object, path)?,
-            _ => self.activity(object, path)?,
+            _ => whole_messages = self.activity(object, path)?,
+        }
+        if whole_messages {
+            return Ok(());
         }
         // `set_ui_message_id` on the message this one landed in. A response that replaced the
         // empty answer before it is not found by pydantic-ai's `last_modified` (the message it
@@ -302,13 +325,16 @@ impl Loader<'_> {
                     .add(object! {"content": content, "part_kind": "user-prompt"}, true);
             }
             Some(Value::Array(items)) => {
-                let mut content = self.content_items(items, &format!("{path}.content"))?;
-                // `content_items` keeps every item, so positions are those of the message's content.
-                for (index, item) in content.iter_mut().enumerate() {
-                    if let Value::String(text) = item {
-                        *item = structured_item(index, text);
-                    }
-                }
+                // A structured payload is claimed by its text's position in the message's content,
+                // counting the items that load as nothing.
+                let content: Vec<Value> = self
+                    .content_items(items, &format!("{path}.content"))?
+                    .into_iter()
+                    .map(|(index, item)| match item {
+                        Value::String(text) => structured_item(index, &text),
+                        item => item,
+                    })
+                    .collect();
                 if !content.is_empty() {
                     let content = match content.as_slice() {
                         [Value::String(text)] => Value::String(text.clone()),
@@ -328,8 +354,10 @@ impl Loader<'_> {
         Ok(())
     }
 
-    /// `_input_content_to_user_content`.
-    fn content_items(&mut self, items: &[Value], path: &str) -> Result<Vec<Value>, ShapeError> {
+    /// `_input_content_to_user_content`: the items that load as content, each with its position in
+    /// `items`. A provider file reference pydantic-ai cannot send to a model loads as nothing and is
+    /// reported dropped (pydantic-ai warns).
+    fn content_items(&mut self, items: &[Value], path: &str) -> Result<Vec<(usize, Value)>, ShapeError> {
         let mut content = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let item_path = format!("{path}[{index}]");
@@ -338,7 +366,7 @@ impl Loader<'_> {
             };
             match object.get("type").and_then(Value::as_str) {
                 Some("text") => match object.get("text") {
-                    Some(Value::String(text)) => content.push(Value::String(text.clone())),
+                    Some(Value::String(text)) => content.push((index, Value::String(text.clone()))),
                     _ => {
                         return Err(shape(
                             &format!("{item_path}.text"),
@@ -347,9 +375,20 @@ impl Loader<'_> {
                     }
                 },
                 Some(media @ ("image" | "audio" | "video" | "document")) => {
-                    content.push(media_item(object, media, &item_path)?);
+                    match media_item(object, media, &item_path)? {
+                        MediaItem::Loaded(item) => content.push((index, item)),
+                        MediaItem::UnknownProvider(reference) => self.loss(
+                            LossKind::Dropped,
+                            format!("{item_path}.source"),
+                            format!(
+                                "the provider file reference `{reference}` (pydantic-ai sends only the files of \
+                                 the providers an `UploadedFile` names: {})",
+                                UploadedFileProviderName::KNOWN.join(", ")
+                            ),
+                        ),
+                    }
                 }
-                Some("binary") => content.push(legacy_binary_item(object, &item_path)?),
+                Some("binary") => content.push((index, legacy_binary_item(object, &item_path)?)),
                 _ => {
                     return Err(shape(
                         &format!("{item_path}.type"),
@@ -484,16 +523,18 @@ impl Loader<'_> {
         let (content, file_digests) = match object.get("content") {
             Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)).map_err(unreadable)?,
             Some(Value::Array(items)) => {
-                let items = self.content_items(items, &format!("{path}.content"))?;
+                // 1.0 tool content parts: a lone text is the string form; anything else is the
+                // tool's content as it stands, its files recorded as pydantic-ai records them.
+                let mut items: Vec<Value> = self
+                    .content_items(items, &format!("{path}.content"))?
+                    .into_iter()
+                    .map(|(_, item)| item)
+                    .collect();
                 match items.as_slice() {
                     [] => (Value::Null, Vec::new()),
                     [Value::String(text)] => rehydrate(text).map_err(unreadable)?,
-                    _ => {
-                        return Err(shape(
-                            &format!("{path}.content"),
-                            "msgflow does not read tool results holding media from ag-ui yet",
-                        ))
-                    }
+                    [_] => returned_content(items.pop().expect("one item")),
+                    _ => returned_content(Value::Array(items)),
                 }
             }
             _ => {
@@ -586,18 +627,22 @@ impl Loader<'_> {
         Ok(())
     }
 
-    /// pydantic-ai's own activities carry the parts it rides through the client (enqueued
-    /// messages msgflow does not read yet); any other activity (and files, which
-    /// `preserve_file_data=False` skips) loads as nothing.
-    fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        let activity_type = wire(object, "activityType", "activity_type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if activity_type == "pydantic_ai_enqueued_messages" {
+    /// pydantic-ai's own activities carry the parts it rides through the client, or whole
+    /// messages enqueued during a run (then this returns `true`); any other activity (and files,
+    /// which `preserve_file_data=False` skips) loads as nothing.
+    fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<bool, ShapeError> {
+        let activity_type = wire(object, "activityType", "activity_type").and_then(Value::as_str);
+        // Enqueued messages are validated as AG-UI messages (`ActivityMessage`) before they load.
+        if self.enqueued && (activity_type.is_none() || !object.get("content").is_some_and(Value::is_object)) {
             return Err(shape(
-                &format!("{path}.activityType"),
-                format!("msgflow does not read `{activity_type}` activities from ag-ui yet"),
+                path,
+                "expected an activity's `activityType` as a string and its `content` as an object",
             ));
+        }
+        let activity_type = activity_type.unwrap_or_default();
+        if activity_type == ENQUEUED_MESSAGES_ACTIVITY_TYPE {
+            self.enqueued_messages(object, path)?;
+            return Ok(true);
         }
         let own = [
             dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE,
@@ -624,7 +669,7 @@ impl Loader<'_> {
                     path,
                     format!("a `{activity_type}` activity whose content pydantic-ai does not load"),
                 );
-                return Ok(());
+                return Ok(false);
             };
             if part["part_kind"] == "compaction" {
                 // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
@@ -636,7 +681,7 @@ impl Loader<'_> {
             } else {
                 self.builder.add(part, true);
             }
-            return Ok(());
+            return Ok(false);
         }
         if activity_type != super::RECORD_ACTIVITY_TYPE {
             self.loss(
@@ -644,6 +689,61 @@ impl Loader<'_> {
                 path,
                 format!("an AG-UI `{activity_type}` activity (not part of a history)"),
             );
+        }
+        Ok(false)
+    }
+
+    /// An enqueued-messages activity: its messages loaded on their own (`load_messages` of
+    /// `_enqueued_messages`), then appended whole (`MessagesBuilder._append_whole`). pydantic-ai
+    /// loads messages that do not validate as AG-UI messages as none and refuses the input where
+    /// they do not load; msgflow leaves out what it cannot load, reported dropped, either way.
+    fn enqueued_messages(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
+        let Some(content) = object.get("content").and_then(Value::as_object) else {
+            return Err(shape(
+                &format!("{path}.content"),
+                "expected the activity's `content` as an object",
+            ));
+        };
+        if self.enqueued {
+            self.loss(
+                LossKind::Dropped,
+                path,
+                "an enqueued-messages activity within another (pydantic-ai loads it as nothing)",
+            );
+            return Ok(());
+        }
+        let messages_path = format!("{path}.content.messages");
+        let Some(Value::Array(messages)) = content.get("messages") else {
+            self.loss(
+                LossKind::Dropped,
+                path,
+                "an enqueued-messages activity without a `messages` array (pydantic-ai loads it as nothing)",
+            );
+            return Ok(());
+        };
+        // `load_messages` of them alone: a history of their own, calls of their own.
+        let mut report = Report::default();
+        let enqueued = Loader {
+            document: self.document,
+            report: &mut report,
+            builder: Builder::new(Vec::new()),
+            tool_names: HashMap::new(),
+            tool_kinds: HashMap::new(),
+            enqueued: true,
+        };
+        match enqueued.read(messages, &messages_path, 0) {
+            Ok(loaded) => {
+                self.report.losses.extend(report.losses);
+                self.builder.append_whole(loaded);
+            }
+            Err(err) => self.loss(
+                LossKind::Dropped,
+                err.path,
+                format!(
+                    "the enqueued messages of this activity, which do not load: {}",
+                    err.message
+                ),
+            ),
         }
         Ok(())
     }
@@ -679,8 +779,24 @@ fn rehydrate(text: &str) -> Rehydrated {
     }
 }
 
-/// `multimodal_input_to_content`: a typed media part as a URL item or binary content.
-fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Value, ShapeError> {
+/// What [`media_item`] makes of a typed media part.
+enum MediaItem {
+    /// The content item it loads as.
+    Loaded(Value),
+    /// Nothing: a provider file reference (this handle) of a provider `UploadedFile` does not name.
+    UnknownProvider(String),
+}
+
+/// A tool message's content parts as the tool's content (`tool_return_content_ta`), with the
+/// digests of its files, as [`rehydrate`] gives a text's.
+fn returned_content(content: Value) -> (Value, Vec<String>) {
+    // Without the lax client shapes, the walk refuses nothing: what it does not know stays as it is.
+    crate::ui_payloads::loaded_tool_output(&content, false).unwrap_or((content, Vec::new()))
+}
+
+/// `multimodal_input_to_content`: a typed media part as a URL item, binary content or
+/// an uploaded file.
+fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<MediaItem, ShapeError> {
     let metadata = object.get("metadata").and_then(Value::as_object);
     let vendor_metadata = metadata
         .and_then(|metadata| metadata.get("vendor_metadata"))
@@ -697,10 +813,10 @@ fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Va
         .and_then(|source| wire(source, "mimeType", "mime_type"))
         .and_then(Value::as_str);
     match (source_type, value) {
-        (Some("url"), Some(url)) => Ok(object! {
+        (Some("url"), Some(url)) => Ok(MediaItem::Loaded(object! {
             "url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
             "kind": format!("{media}-url"), "media_type": mime_type.filter(|mime| !mime.is_empty()),
-        }),
+        })),
         (Some("data"), Some(data)) => {
             let Some(mime_type) = mime_type else {
                 return Err(shape(&format!("{path}.source"), "expected a data source's `mimeType`"));
@@ -708,12 +824,22 @@ fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<Va
             // `b64decode(source.value)` (`_multimodal.py`): lenient, as Python's default is.
             let bytes = msgflow_media::b64decode(data)
                 .map_err(|err| shape(&format!("{path}.source.value"), format!("expected base64 data: {err}")))?;
-            Ok(binary_json(mime_type, &bytes, &vendor_metadata))
+            Ok(MediaItem::Loaded(binary_json(mime_type, &bytes, &vendor_metadata)))
         }
-        (Some("file"), Some(_)) => Err(shape(
-            &format!("{path}.source"),
-            "msgflow does not read provider file sources from ag-ui yet",
-        )),
+        // An `UploadedFile` of a provider pydantic-ai knows; the media type as the client gave it
+        // (pydantic-ai guesses one from the file id where there is none).
+        (Some("file"), Some(file_id)) => {
+            let provider = source.and_then(|source| source.get("provider"));
+            match provider.and_then(Value::as_str) {
+                Some(provider) if UploadedFileProviderName::KNOWN.contains(&provider) => {
+                    Ok(MediaItem::Loaded(object! {
+                        "file_id": file_id, "provider_name": provider, "vendor_metadata": vendor_metadata,
+                        "kind": "uploaded-file", "media_type": mime_type,
+                    }))
+                }
+                _ => Ok(MediaItem::UnknownProvider(file_id.to_owned())),
+            }
+        }
         _ => Err(shape(
             &format!("{path}.source"),
             "expected a media `source` with `type` url, data or file and a string `value`",

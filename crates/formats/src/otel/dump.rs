@@ -400,7 +400,8 @@ fn tool_call_response(part: &Value, path: &str, builtin: bool) -> Result<Value, 
     Ok(Value::Object(otel))
 }
 
-/// A part's `tool_call_id` (one left out has msgflow's invented id by now: `to_value`).
+/// A part's `tool_call_id` (one left out has msgflow's invented id by now: [`span`] reads the
+/// history as loaded).
 fn tool_call_id(part: &Value, path: &str) -> Result<Value, Unsupported> {
     match field(part, "tool_call_id") {
         Value::String(id) => Ok(Value::String(id.clone())),

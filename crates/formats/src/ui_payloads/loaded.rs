@@ -1,7 +1,8 @@
 //! A history's JSON as pydantic-ai 2.68.0 holds it once loaded, for what the UI adapters write of
 //! it: legacy retry prompts as the parts they meant, made-up tool call ids, structured content
-//! rendered, typed tool parts validated by their TypedDicts ([`as_loaded`], [`narrowed`]), and tool-return content whose files
-//! are rebuilt on load, both ways ([`dumped_tool_content`], [`loaded_tool_output`]).
+//! rendered, typed tool parts validated by their TypedDicts ([`as_loaded`], [`narrowed`]), and
+//! tool-return content whose files are rebuilt on load, both ways ([`dumped_tool_content`],
+//! [`loaded_tool_output`]).
 
 use serde_json::{json, Map, Value};
 
