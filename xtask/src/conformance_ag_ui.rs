@@ -89,19 +89,14 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut written: Vec<Value> = cases.iter().filter_map(|case| case.get("agui").cloned()).collect();
     // What clients send beside pydantic-ai's dumps is mutated too (enqueued messages above all: their
     // messages are validated apart from the others).
-    let client_inputs = client_inputs(&root)?;
+    let client_inputs = crate::conformance_ui_formats::client_inputs(&root, "ag_ui_inputs.json")?;
     written.extend(client_inputs.iter().map(|(_, messages)| messages.clone()));
     let mutated = crate::conformance_ui_mutations::cases(&written, seed, |document| {
         ag_ui::from_value(document, 0, &default, &mut Report::default()).map_err(|err| format!("{err:?}"))
     })?;
     cases.extend(mutated);
     cases.extend(refused.not_loaded_cases());
-    let mut foreign_inputs: Vec<(String, Value)> = Vec::new();
-    for path in crate::conformance::foreign_files(&root, "ag-ui")? {
-        let text = std::fs::read_to_string(&path)?;
-        let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
-        foreign_inputs.push((format!("formats/ag-ui/{}", crate::conformance::file_name(&path)), value));
-    }
+    let mut foreign_inputs = crate::conformance_ui_formats::foreign_inputs(&root, "ag-ui")?;
     foreign_inputs.extend(client_inputs);
     let foreign = foreign_cases(foreign_inputs, &mut cases);
 
@@ -115,23 +110,6 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         lossless_identity,
     };
     crate::conformance_ui_formats::judge("ag-ui", &answers, &counts, &refused, failures)
-}
-
-/// The committed client inputs of `crates/formats/tests/data/ag_ui_inputs.json` (tool results
-/// holding media, provider file references, enqueued messages), by name.
-fn client_inputs(root: &Path) -> Result<Vec<(String, Value)>> {
-    let path = root.join("crates/formats/tests/data/ag_ui_inputs.json");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let cases: Vec<Value> = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(cases
-        .into_iter()
-        .map(|case| {
-            (
-                format!("ag_ui_inputs/{}", case["name"].as_str().unwrap_or("?")),
-                case["messages"].clone(),
-            )
-        })
-        .collect())
 }
 
 /// AG-UI inputs msgflow did not write (the real files of `../shared/formats/ag-ui` and the

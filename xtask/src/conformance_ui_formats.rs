@@ -98,14 +98,18 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
     let compared = cases.len();
     refused.write_examples(&dir)?;
-    let written: Vec<Value> = cases.iter().filter_map(|case| case.get("ui5").cloned()).collect();
+    let mut written: Vec<Value> = cases.iter().filter_map(|case| case.get("ui5").cloned()).collect();
+    // What clients send beside pydantic-ai's dumps is mutated too (enqueued messages above all: their
+    // messages are validated apart from the others).
+    let client_inputs = client_inputs(&root, "vercel_ui_inputs.json")?;
+    written.extend(client_inputs.iter().map(|(_, messages)| messages.clone()));
     let default = ConvertOptions::default();
     let mutated = crate::conformance_ui_mutations::cases(&written, seed, |document| {
         vercel_ui::from_value(document, 0, &default, &mut Report::default()).map_err(|err| format!("{err:?}"))
     })?;
     cases.extend(mutated);
     cases.extend(refused.not_loaded_cases());
-    let foreign = foreign_cases(&root, &mut cases)?;
+    let foreign = foreign_cases(&root, client_inputs, &mut cases)?;
 
     let answers = crate::conformance::ask_oracle(python, "ui_formats_oracle.py", &dir, &cases)?;
     let counts = Counts {
@@ -276,21 +280,51 @@ pub(crate) fn stamp_responses(history: &mut Value) {
     }
 }
 
-/// The real files of `../shared/formats/vercel-ui`, read by msgflow, as cases for the oracle.
-fn foreign_cases(root: &Path, cases: &mut Vec<Value>) -> Result<usize> {
-    let mut count = 0;
-    for path in crate::conformance::foreign_files(root, "vercel-ui")? {
+/// The real files of `../shared/formats/<format>`, by name (`formats/<format>/<file>`).
+pub(crate) fn foreign_inputs(root: &Path, format: &str) -> Result<Vec<(String, Value)>> {
+    let mut inputs = Vec::new();
+    for path in crate::conformance::foreign_files(root, format)? {
         let text = std::fs::read_to_string(&path)?;
         let value: Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        inputs.push((
+            format!("formats/{format}/{}", crate::conformance::file_name(&path)),
+            value,
+        ));
+    }
+    Ok(inputs)
+}
+
+/// The committed client inputs of `crates/formats/tests/data/<file>` (what clients send beside
+/// pydantic-ai's dumps: AG-UI tool results holding media and file references, enqueued messages),
+/// by name, for the differential checks to compare whole and to mutate.
+pub(crate) fn client_inputs(root: &Path, file: &str) -> Result<Vec<(String, Value)>> {
+    let path = root.join("crates/formats/tests/data").join(file);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let cases: Vec<Value> = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(cases
+        .into_iter()
+        .map(|case| {
+            let name = format!("{file}/{}", case["name"].as_str().unwrap_or("?"));
+            (name, case["messages"].clone())
+        })
+        .collect())
+}
+
+/// The real files of `../shared/formats/vercel-ui` and the committed client inputs, read by
+/// msgflow, as cases for the oracle.
+fn foreign_cases(root: &Path, client_inputs: Vec<(String, Value)>, cases: &mut Vec<Value>) -> Result<usize> {
+    let mut inputs = foreign_inputs(root, "vercel-ui")?;
+    inputs.extend(client_inputs);
+    let count = inputs.len();
+    for (name, value) in inputs {
         let history = vercel_ui::from_value(&value, 0, &ConvertOptions::default(), &mut Report::default())
-            .map_err(|err| anyhow::anyhow!("{}: msgflow cannot read it: {err:?}", path.display()))?;
+            .map_err(|err| anyhow::anyhow!("{name}: msgflow cannot read it: {err:?}"))?;
         let messages = value.get("messages").cloned().unwrap_or(value);
         cases.push(json!({
-            "name": format!("formats/vercel-ui/{}", crate::conformance::file_name(&path)),
+            "name": name,
             "ui": messages,
             "back": serde_json::from_str::<Value>(&msgflow_wire::to_string(&history)?)?,
         }));
-        count += 1;
     }
     Ok(count)
 }

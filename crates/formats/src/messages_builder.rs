@@ -13,9 +13,10 @@ pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
 /// The history being built: `MessagesBuilder`, on JSON.
 pub(crate) struct Builder {
     messages: Vec<Map<String, Value>>,
-    /// The index of the last message [`Builder::append_whole`] added, which `add` never extends
-    /// (`_sealed_tail`).
-    sealed: Option<usize>,
+    /// The indices of the messages [`Builder::append_whole`] added, ascending: `add` never extends
+    /// the last of them (`_sealed_tail`), and none is a UI message's metadata target (they carry
+    /// their own, `_metadata_target`).
+    whole: Vec<usize>,
 }
 
 impl Builder {
@@ -29,7 +30,10 @@ impl Builder {
                 _ => None,
             })
             .collect();
-        Builder { messages, sealed: None }
+        Builder {
+            messages,
+            whole: Vec::new(),
+        }
     }
 
     /// The last message built.
@@ -40,6 +44,9 @@ impl Builder {
     /// Removes the last message (a response another replaces).
     pub(crate) fn pop(&mut self) {
         self.messages.pop();
+        if self.whole.last() == Some(&self.messages.len()) {
+            self.whole.pop();
+        }
     }
 
     /// The messages built.
@@ -50,22 +57,19 @@ impl Builder {
     /// `MessagesBuilder._append_whole`: complete messages (JSON objects), after which a part opens
     /// a new message rather than extend the last of them.
     pub(crate) fn append_whole(&mut self, messages: Vec<Value>) {
-        let before = self.messages.len();
-        self.messages
-            .extend(messages.into_iter().filter_map(|message| match message {
-                Value::Object(object) => Some(object),
-                _ => None,
-            }));
-        if self.messages.len() > before {
-            self.sealed = Some(self.messages.len() - 1);
+        for message in messages {
+            if let Value::Object(object) = message {
+                self.whole.push(self.messages.len());
+                self.messages.push(object);
+            }
         }
     }
 
     /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
     pub(crate) fn add(&mut self, part: Value, to_request: bool) {
         let kind = if to_request { "request" } else { "response" };
-        let open = match self.sealed {
-            Some(sealed) if sealed + 1 == self.messages.len() => None,
+        let open = match self.whole.last() {
+            Some(&sealed) if sealed + 1 == self.messages.len() => None,
             _ => self.messages.last_mut(),
         };
         match open {
@@ -101,7 +105,8 @@ impl Builder {
         } else {
             count
         };
-        (start..self.messages.len()).find(|&index| is_kind(&self.messages[index], kind))
+        (start..self.messages.len())
+            .find(|&index| is_kind(&self.messages[index], kind) && self.whole.binary_search(&index).is_err())
     }
 
     /// The message at `index` (from [`Builder::target_index`]).

@@ -4,12 +4,14 @@
 use std::collections::HashMap;
 
 use msgflow_wire::UploadedFileProviderName;
-use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
+use super::content::{
+    legacy_binary_item, media_item, rehydrate, rehydrated_tool_contents, returned_content, wire, MediaItem, Rehydrated,
+};
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
+use crate::messages_builder::{set_ui_message_id, Builder};
 use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
@@ -27,15 +29,6 @@ fn shape(path: &str, message: impl Into<String>) -> ShapeError {
         path: path.to_owned(),
         message: message.into(),
     }
-}
-
-/// A field by its wire name (camelCase) or its Python name: the SDK's models accept both
-/// (`populate_by_name`), and real files use both (`toolCalls` and `tool_calls`).
-fn wire<'v>(object: &'v Map<String, Value>, camel: &str, snake: &str) -> Option<&'v Value> {
-    object
-        .get(camel)
-        .or_else(|| object.get(snake))
-        .filter(|value| !value.is_null())
 }
 
 /// The keys each role may carry that pydantic-ai reads, in both spellings.
@@ -135,34 +128,6 @@ pub(super) fn load(
     loader.read(messages, path, first)
 }
 
-/// What [`rehydrate`] makes of a tool message's content, or why msgflow cannot read it.
-type Rehydrated = Result<(Value, Vec<String>), &'static str>;
-
-/// [`rehydrate`] of each tool message's string content of 4 KiB or more, by message index, on the
-/// thread pool (the loader reads the others as it meets them).
-///
-/// The loader reads messages in order, as pydantic-ai does, but a tool result's text is read with
-/// no regard to the messages around it, and reading it (a JSON document of its own) is most of a
-/// load's work on histories of large structured results.
-fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydrated>> {
-    // Below this, a text is read faster than it is handed to another thread.
-    const READ_AHEAD_BYTES: usize = 4096;
-    messages
-        .par_iter()
-        .with_min_len(64)
-        .map(|message| {
-            let object = message.as_object()?;
-            if object.get("role")?.as_str()? != "tool" {
-                return None;
-            }
-            match object.get("content")? {
-                Value::String(text) if text.len() >= READ_AHEAD_BYTES => Some(rehydrate(text)),
-                _ => None,
-            }
-        })
-        .collect()
-}
-
 impl Loader<'_> {
     /// Reads `messages` (index `first` on of the array at `path`) into the history.
     fn read(mut self, messages: &[Value], path: &str, first: usize) -> Result<Vec<Value>, ShapeError> {
@@ -184,6 +149,12 @@ impl Loader<'_> {
         let Some(object) = message.as_object() else {
             return Err(shape(path, "expected an AG-UI message object with `id` and `role`"));
         };
+        if self.enqueued && !super::validate::validates(message) {
+            return Err(shape(
+                path,
+                "an enqueued message that does not validate as ag-ui-protocol's `Message` models",
+            ));
+        }
         const ROLES: [&str; 7] = [
             "user",
             "system",
@@ -207,10 +178,6 @@ impl Loader<'_> {
         // out of some messages, and such a message is read all the same.
         let id = match object.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
-            // Enqueued messages without one are not AG-UI messages, which pydantic-ai loads as none.
-            None | Some(Value::Null) if self.enqueued => {
-                return Err(shape(path, "expected the message `id` as a string"));
-            }
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the message `id` as a string")),
         };
@@ -631,15 +598,9 @@ impl Loader<'_> {
     /// messages enqueued during a run (then this returns `true`); any other activity (and files,
     /// which `preserve_file_data=False` skips) loads as nothing.
     fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<bool, ShapeError> {
-        let activity_type = wire(object, "activityType", "activity_type").and_then(Value::as_str);
-        // Enqueued messages are validated as AG-UI messages (`ActivityMessage`) before they load.
-        if self.enqueued && (activity_type.is_none() || !object.get("content").is_some_and(Value::is_object)) {
-            return Err(shape(
-                path,
-                "expected an activity's `activityType` as a string and its `content` as an object",
-            ));
-        }
-        let activity_type = activity_type.unwrap_or_default();
+        let activity_type = wire(object, "activityType", "activity_type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if activity_type == ENQUEUED_MESSAGES_ACTIVITY_TYPE {
             self.enqueued_messages(object, path)?;
             return Ok(true);
@@ -756,129 +717,5 @@ fn string_content<'v>(object: &'v Map<String, Value>, path: &str) -> Result<&'v 
             &format!("{path}.content"),
             "expected the message's `content` as a string",
         )),
-    }
-}
-
-/// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, their file items
-/// as files (with the digests that record them, `loaded_tool_output`), anything else as the text it is.
-/// The error names what msgflow does not read.
-fn rehydrate(text: &str) -> Rehydrated {
-    // Only an object or an array is read as one: any other text is kept as it is, whatever it parses as.
-    let opens_a_container = text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with(['{', '[']);
-    if !opens_a_container {
-        return Ok((Value::String(text.to_owned()), Vec::new()));
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
-            if !crate::vercel_ui::holds_content_item(&parsed) {
-                return Ok((parsed, Vec::new()));
-            }
-            crate::ui_payloads::loaded_tool_output(&parsed, false)
-        }
-        _ => Ok((Value::String(text.to_owned()), Vec::new())),
-    }
-}
-
-/// What [`media_item`] makes of a typed media part.
-enum MediaItem {
-    /// The content item it loads as.
-    Loaded(Value),
-    /// Nothing: a provider file reference (this handle) of a provider `UploadedFile` does not name.
-    UnknownProvider(String),
-}
-
-/// A tool message's content parts as the tool's content (`tool_return_content_ta`), with the
-/// digests of its files, as [`rehydrate`] gives a text's.
-fn returned_content(content: Value) -> (Value, Vec<String>) {
-    // Without the lax client shapes, the walk refuses nothing: what it does not know stays as it is.
-    crate::ui_payloads::loaded_tool_output(&content, false).unwrap_or((content, Vec::new()))
-}
-
-/// `multimodal_input_to_content`: a typed media part as a URL item, binary content or
-/// an uploaded file.
-fn media_item(object: &Map<String, Value>, media: &str, path: &str) -> Result<MediaItem, ShapeError> {
-    let metadata = object.get("metadata").and_then(Value::as_object);
-    let vendor_metadata = metadata
-        .and_then(|metadata| metadata.get("vendor_metadata"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let force_download = metadata
-        .and_then(|metadata| metadata.get("force_download"))
-        .cloned()
-        .unwrap_or(Value::Bool(false));
-    let source = object.get("source").and_then(Value::as_object);
-    let source_type = source.and_then(|source| source.get("type")).and_then(Value::as_str);
-    let value = source.and_then(|source| source.get("value")).and_then(Value::as_str);
-    let mime_type = source
-        .and_then(|source| wire(source, "mimeType", "mime_type"))
-        .and_then(Value::as_str);
-    match (source_type, value) {
-        (Some("url"), Some(url)) => Ok(MediaItem::Loaded(object! {
-            "url": url, "force_download": force_download, "vendor_metadata": vendor_metadata,
-            "kind": format!("{media}-url"), "media_type": mime_type.filter(|mime| !mime.is_empty()),
-        })),
-        (Some("data"), Some(data)) => {
-            let Some(mime_type) = mime_type else {
-                return Err(shape(&format!("{path}.source"), "expected a data source's `mimeType`"));
-            };
-            // `b64decode(source.value)` (`_multimodal.py`): lenient, as Python's default is.
-            let bytes = msgflow_media::b64decode(data)
-                .map_err(|err| shape(&format!("{path}.source.value"), format!("expected base64 data: {err}")))?;
-            Ok(MediaItem::Loaded(binary_json(mime_type, &bytes, &vendor_metadata)))
-        }
-        // An `UploadedFile` of a provider pydantic-ai knows; the media type as the client gave it
-        // (pydantic-ai guesses one from the file id where there is none).
-        (Some("file"), Some(file_id)) => {
-            let provider = source.and_then(|source| source.get("provider"));
-            match provider.and_then(Value::as_str) {
-                Some(provider) if UploadedFileProviderName::KNOWN.contains(&provider) => {
-                    Ok(MediaItem::Loaded(object! {
-                        "file_id": file_id, "provider_name": provider, "vendor_metadata": vendor_metadata,
-                        "kind": "uploaded-file", "media_type": mime_type,
-                    }))
-                }
-                _ => Ok(MediaItem::UnknownProvider(file_id.to_owned())),
-            }
-        }
-        _ => Err(shape(
-            &format!("{path}.source"),
-            "expected a media `source` with `type` url, data or file and a string `value`",
-        )),
-    }
-}
-
-/// The `binary` part ag-ui-protocol 1.0 retired, read as pydantic-ai reads it from an older client.
-fn legacy_binary_item(object: &Map<String, Value>, path: &str) -> Result<Value, ShapeError> {
-    let mime_type = wire(object, "mimeType", "mime_type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    if let Some(url) = object.get("url").and_then(Value::as_str).filter(|url| !url.is_empty()) {
-        if let Some((media_type, bytes)) = from_data_uri(url) {
-            // `inlined.media_type or mime_type` (`_translate_binary_part`).
-            let media_type = if media_type.is_empty() { mime_type } else { &media_type };
-            return Ok(binary_json(media_type, &bytes, &Value::Null));
-        }
-        let kind = match mime_type.split('/').next() {
-            Some("image") => "image-url",
-            Some("video") => "video-url",
-            Some("audio") => "audio-url",
-            _ => "document-url",
-        };
-        return Ok(
-            object! {"url": url, "force_download": false, "vendor_metadata": Value::Null,
-            "kind": kind, "media_type": mime_type},
-        );
-    }
-    match object
-        .get("data")
-        .and_then(Value::as_str)
-        .filter(|data| !data.is_empty())
-    {
-        Some(data) => {
-            let bytes = msgflow_media::b64decode(data)
-                .map_err(|err| shape(&format!("{path}.data"), format!("expected base64 data: {err}")))?;
-            Ok(binary_json(mime_type, &bytes, &Value::Null))
-        }
-        None => Err(shape(path, "a binary part must have a `url` or `data`")),
     }
 }

@@ -14,8 +14,10 @@
 //!   read as pydantic-ai reads them. pydantic-ai reads no message `metadata`, so it loads a lossless
 //!   file as it loads its own.
 
+mod content;
 mod dump;
 mod load;
+mod validate;
 
 use msgflow_wire::ModelMessage;
 use serde_json::{json, Map, Value};

@@ -5,16 +5,20 @@ use serde_json::{Map, Value};
 
 use super::citations::load_citations;
 use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
-use super::{INTERNAL_KEY, PROVIDER_METADATA_KEY};
+use super::PROVIDER_METADATA_KEY;
 use crate::loss::{LossKind, Report};
 use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
 use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{
-    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction, loaded_tool_output,
+    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
     model_settings_delta_from_payload, narrowed, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
-    structured_content_from_payload, tool_availability_delta_from_payload,
+    tool_availability_delta_from_payload,
 };
+
+mod values;
+
+use values::{apply_message_metadata, structured_content, user_file, validated_tool_output};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -26,10 +30,18 @@ fn shape(path: &str, message: impl Into<String>) -> ShapeError {
 /// The keys of pydantic-ai's UI part models its `load_messages` reads nothing from.
 const UNREAD_KEYS: [&str; 4] = ["title", "filename", "preliminary", "rawInput"];
 
+/// The data part pydantic-ai's event stream sends messages enqueued during a run in
+/// (`ENQUEUED_MESSAGES_DATA_TYPE`); the AI SDK keeps it on the assistant message.
+const ENQUEUED_MESSAGES_DATA_TYPE: &str = "data-enqueued-messages";
+
 struct Loader<'r> {
     document: usize,
     report: &'r mut Report,
     builder: Builder,
+    /// Whether the messages are those of an enqueued-messages part: validated as `UIMessage`s
+    /// (what does not validate fails them all, where msgflow reads the outer messages more
+    /// laxly), and another such part within them loads as nothing (`_enqueued_ui_messages`).
+    enqueued: bool,
 }
 
 /// `load_messages(messages)`: the history's JSON messages.
@@ -44,15 +56,13 @@ pub(super) fn load(
     report: &mut Report,
     history: Vec<Value>,
 ) -> Result<Vec<Value>, ShapeError> {
-    let mut loader = Loader {
+    Loader {
         document,
         report,
         builder: Builder::new(history),
-    };
-    for (index, message) in messages.iter_mut().enumerate() {
-        loader.message(message, &format!("{path}[{}]", first + index))?;
+        enqueued: false,
     }
-    Ok(loader.builder.into_messages())
+    .read(messages, path, first)
 }
 
 fn ours(metadata: &Value) -> &Map<String, Value> {
@@ -72,6 +82,27 @@ fn get_value<'v>(value: &'v Value, key: &str) -> &'v Value {
 }
 
 impl Loader<'_> {
+    /// Reads `messages` (index `first` on of the array at `path`) into the history.
+    fn read(mut self, messages: &mut [Value], path: &str, first: usize) -> Result<Vec<Value>, ShapeError> {
+        for (index, message) in messages.iter_mut().enumerate() {
+            self.message(message, &format!("{path}[{}]", first + index))?;
+        }
+        Ok(self.builder.into_messages())
+    }
+
+    /// A key no model has at `path`: left out and reported, or, in enqueued messages, what fails
+    /// them (pydantic's UI models forbid unknown keys).
+    fn unknown_key(&mut self, path: String, what: String) -> Result<(), ShapeError> {
+        if self.enqueued {
+            return Err(shape(
+                &path,
+                format!("{what} is not a key pydantic-ai's UI models take"),
+            ));
+        }
+        self.loss(LossKind::Dropped, path, what);
+        Ok(())
+    }
+
     fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
         self.report.push(kind, self.document, path, what);
     }
@@ -96,16 +127,15 @@ impl Loader<'_> {
         // real logs leave it out, so a message without one is read all the same.
         let id = match object.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
+            None | Some(Value::Null) if self.enqueued => {
+                return Err(shape(path, "expected the UIMessage `id` as a string"));
+            }
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the UIMessage `id` as a string")),
         };
         for key in object.keys() {
             if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
-                self.loss(
-                    LossKind::Dropped,
-                    format!("{path}.{key}"),
-                    format!("`{key}` of a UIMessage"),
-                );
+                self.unknown_key(format!("{path}.{key}"), format!("`{key}` of a UIMessage"))?;
             }
         }
         let Some(Value::Array(ui_parts)) = object.get_mut("parts") else {
@@ -124,13 +154,24 @@ impl Loader<'_> {
             let Some(part_type) = part.get("type").and_then(Value::as_str) else {
                 return Err(shape(&part_path, "expected a UI part object with a string `type`"));
             };
+            if self.enqueued && !part.as_object().is_some_and(super::part_defaults::validates) {
+                return Err(shape(
+                    &part_path,
+                    format!("a `{part_type}` part that validates as none of pydantic-ai's UI part models"),
+                ));
+            }
             // Sources are dropped whole, below.
             let read_whole = !matches!(part_type, "source-url" | "source-document");
             for key in part.as_object().into_iter().flat_map(Map::keys) {
                 // Keys no model of its type has (pydantic-ai's, which the AI SDK's parts share), and
                 // those `load_messages` reads nothing from.
                 let known = super::part_defaults::models_of(part_type).any(|model| model.keys.contains(&key.as_str()));
-                if !known || (read_whole && UNREAD_KEYS.contains(&key.as_str())) {
+                if !known {
+                    self.unknown_key(
+                        format!("{part_path}.{key}"),
+                        format!("`{key}` of a `{part_type}` UI part"),
+                    )?;
+                } else if read_whole && UNREAD_KEYS.contains(&key.as_str()) {
                     self.loss(
                         LossKind::Dropped,
                         format!("{part_path}.{key}"),
@@ -255,7 +296,7 @@ impl Loader<'_> {
                         ),
                     }
                 }
-                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
+                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path),
                 other => {
                     return Err(shape(
                         &part_path,
@@ -282,24 +323,63 @@ impl Loader<'_> {
             .add(object! {"content": content, "part_kind": "user-prompt"}, true);
     }
 
-    /// Another `data-*` part: enqueued messages are not converted yet; custom data is not for the model.
-    fn data_part(&mut self, part_type: &str, path: &str) -> Result<(), ShapeError> {
-        if part_type == "data-enqueued-messages" {
-            return Err(shape(
+    /// Another `data-*` part: custom data, not for the model (enqueued messages are read from
+    /// assistant messages only, as pydantic-ai reads them).
+    fn data_part(&mut self, part_type: &str, path: &str) {
+        let what = if part_type == ENQUEUED_MESSAGES_DATA_TYPE {
+            format!("a `{part_type}` part outside an assistant message (pydantic-ai reads none there)")
+        } else {
+            format!("a custom `{part_type}` part (application data, not sent to the model)")
+        };
+        self.loss(LossKind::Dropped, path, what);
+    }
+
+    /// The messages of an enqueued-messages part (`load_messages` of `_enqueued_ui_messages`): a
+    /// history of their own, or none where pydantic-ai loads none (reported dropped).
+    fn enqueued_messages(&mut self, part: &mut Value, path: &str) -> Vec<Value> {
+        if self.enqueued {
+            self.loss(
+                LossKind::Dropped,
                 path,
-                format!("msgflow does not convert `{part_type}` parts from vercel-ui yet"),
-            ));
+                "an enqueued-messages part within enqueued messages (pydantic-ai loads it as nothing)",
+            );
+            return Vec::new();
         }
-        self.loss(
-            LossKind::Dropped,
-            path,
-            format!("a custom `{part_type}` part (application data, not sent to the model)"),
-        );
-        Ok(())
+        let Some(Value::Array(messages)) = part.get_mut("data").and_then(|data| data.get_mut("messages")) else {
+            self.loss(
+                LossKind::Dropped,
+                path,
+                "an enqueued-messages part without `data.messages` as an array (pydantic-ai loads it as nothing)",
+            );
+            return Vec::new();
+        };
+        let mut report = Report::default();
+        let loader = Loader {
+            document: self.document,
+            report: &mut report,
+            builder: Builder::new(Vec::new()),
+            enqueued: true,
+        };
+        match loader.read(messages, &format!("{path}.data.messages"), 0) {
+            Ok(loaded) => {
+                self.report.losses.extend(report.losses);
+                loaded
+            }
+            Err(err) => {
+                self.loss(
+                    LossKind::Dropped,
+                    err.path,
+                    format!("the enqueued messages of this part, which do not load: {}", err.message),
+                );
+                Vec::new()
+            }
+        }
     }
 
     fn assistant(&mut self, ui_parts: &mut [Value], path: &str) -> Result<(), ShapeError> {
         let mut pending: Vec<Value> = Vec::new();
+        // Messages enqueued into the step, delivered after its held-back returns.
+        let mut pending_enqueued: Vec<Value> = Vec::new();
         let has_steps = ui_parts.iter().any(|part| part["type"] == "step-start");
         for (index, part) in ui_parts.iter_mut().enumerate() {
             let part_path = format!("{path}[{index}]");
@@ -311,6 +391,7 @@ impl Loader<'_> {
                 for returned in pending.drain(..) {
                     self.builder.add(returned, true);
                 }
+                self.builder.append_whole(std::mem::take(&mut pending_enqueued));
             }
             let metadata = ours(part.get("providerMetadata").unwrap_or(&Value::Null)).clone();
             match part_type {
@@ -398,6 +479,11 @@ impl Loader<'_> {
                 }
                 "data-tool-availability-delta" | "data-capability-load-delta" | "data-model-settings-delta" => {
                     match delta_from_data(part) {
+                        // A settings change is streamed at the start of the request recording it:
+                        // at its end, after the messages enqueued into the step if there are any.
+                        Some(delta) if part_type == "data-model-settings-delta" && !pending_enqueued.is_empty() => {
+                            pending_enqueued.push(object! {"parts": vec![delta], "kind": "request"});
+                        }
                         // Streamed after the tool return that caused it (a settings change at the
                         // start of the request recording it): it waits with the step's returns.
                         Some(delta) if part_type != "data-model-settings-delta" || !pending.is_empty() => {
@@ -411,7 +497,16 @@ impl Loader<'_> {
                         ),
                     }
                 }
-                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path)?,
+                ENQUEUED_MESSAGES_DATA_TYPE => {
+                    // Each delivery is whole messages of its own, after the step's held-back returns.
+                    let loaded = self.enqueued_messages(part, &part_path);
+                    if pending.is_empty() {
+                        self.builder.append_whole(loaded);
+                    } else {
+                        pending_enqueued.extend(loaded);
+                    }
+                }
+                _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path),
                 _ if part_type.starts_with("tool-") || part_type == "dynamic-tool" => {
                     self.tool(part, part_type, &part_path, &mut pending)?;
                 }
@@ -421,6 +516,7 @@ impl Loader<'_> {
         for returned in pending {
             self.builder.add(returned, true);
         }
+        self.builder.append_whole(pending_enqueued);
         Ok(())
     }
 
@@ -635,26 +731,6 @@ impl Loader<'_> {
     }
 }
 
-/// `_validate_tool_output`: tool output at `path` with its file items rebuilt, and the digests that
-/// record them (`loaded_tool_output`); output holding no file or text item as it is.
-fn validated_tool_output(output: Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
-    if !super::holds_content_item(&output) {
-        return Ok((output, Vec::new()));
-    }
-    loaded_tool_output(&output, true)
-        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
-}
-
-/// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
-/// text part claims to be, or its plain text when the claim does not validate.
-fn structured_content(claim: &Value, text: &str) -> Value {
-    let payload = claim
-        .as_str()
-        .and_then(|json_text| serde_json::from_str::<Value>(json_text).ok())
-        .unwrap_or(Value::Null);
-    structured_content_from_payload(&payload, text)
-}
-
 /// The delta part a `data-*-delta` UI part loads as (`*_from_payload`), or `None` when pydantic-ai
 /// skips it.
 fn delta_from_data(part: &Value) -> Option<Value> {
@@ -691,91 +767,5 @@ fn denial_reason(part: &Value) -> String {
             reason.to_owned()
         }
         _ => DEFAULT_DENIAL.to_owned(),
-    }
-}
-
-/// A user file part: inline data, an uploaded file, or a URL item of the kind its media type says.
-fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str) -> Result<Value, ShapeError> {
-    let url = part
-        .get("url")
-        .and_then(Value::as_str)
-        .ok_or_else(|| shape(&format!("{path}.url"), "expected the file's `url` as a string"))?;
-    let media_type = part.get("mediaType").and_then(Value::as_str).ok_or_else(|| {
-        shape(
-            &format!("{path}.mediaType"),
-            "expected the file's `mediaType` as a string",
-        )
-    })?;
-    let vendor_metadata = get(metadata, "vendor_metadata");
-    if let Some((data_media_type, bytes)) = from_data_uri(url) {
-        return Ok(binary_json(&data_media_type, &bytes, vendor_metadata));
-    }
-    let (file_id, provider) = (get(metadata, "file_id"), get(metadata, "provider_name"));
-    if truthy(file_id) && truthy(provider) {
-        return Ok(
-            object! {"file_id": file_id.clone(), "provider_name": provider.clone(), "media_type": media_type,
-            "vendor_metadata": vendor_metadata.clone(), "identifier": get(metadata, "identifier").clone(),
-            "kind": "uploaded-file"},
-        );
-    }
-    let kind = if media_type.is_empty() {
-        // `_KIND_TO_URL_TYPE`, a document for anything else.
-        let claimed = get(metadata, "kind").as_str().unwrap_or_default();
-        if ["image-url", "audio-url", "video-url"].contains(&claimed) {
-            claimed
-        } else {
-            "document-url"
-        }
-    } else {
-        match media_type.split('/').next() {
-            Some("image") => "image-url",
-            Some("video") => "video-url",
-            Some("audio") => "audio-url",
-            _ => "document-url",
-        }
-    };
-    let force_download = match get(metadata, "force_download") {
-        Value::Null => Value::Bool(false),
-        other => other.clone(),
-    };
-    Ok(
-        object! {"url": url, "force_download": force_download, "vendor_metadata": vendor_metadata.clone(),
-        "kind": kind, "media_type": media_type},
-    )
-}
-
-/// `apply_message_metadata`: application metadata replaces the message's; `pydantic_ai.timestamp`
-/// sets its timestamp when it validates as a `datetime` (a Unix time too).
-fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
-    let Value::Object(metadata) = metadata else { return };
-    let application: Map<String, Value> = metadata
-        .iter()
-        .filter(|(key, _)| key.as_str() != PROVIDER_METADATA_KEY && key.as_str() != INTERNAL_KEY)
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    if !application.is_empty() {
-        target.insert("metadata".into(), Value::Object(application));
-    }
-    let timestamp = metadata
-        .get(PROVIDER_METADATA_KEY)
-        .and_then(|ours| ours.get("timestamp"))
-        .and_then(|value| serde_json::from_value::<msgflow_wire::Timestamp>(value.clone()).ok())
-        .filter(msgflow_wire::Timestamp::is_loadable);
-    match timestamp.as_ref().map(|timestamp| (timestamp, timestamp.parts())) {
-        // A datetime as pydantic-ai writes the one it read.
-        Some((_, Some(parts))) => {
-            target.insert(
-                "timestamp".into(),
-                msgflow_wire::Timestamp::from_parts(parts).as_written().into(),
-            );
-        }
-        // A Unix time with a fraction (a number or a numeric string), which the history holds as
-        // written: it loads as the same datetime.
-        Some((timestamp, None)) => {
-            if let Ok(value) = serde_json::to_value(timestamp) {
-                target.insert("timestamp".into(), value);
-            }
-        }
-        None => {}
     }
 }

@@ -1,4 +1,5 @@
-//! The `type` and `state` pydantic's UI part models fill in for a part that leaves them out.
+//! The `type` and `state` pydantic's UI part models fill in for a part that leaves them out, and
+//! whether a part validates as one of them at all ([`validates`]).
 //!
 //! `UIMessagePart` is a union that is not discriminated, of models that default their literal `type`
 //! (a tool part's `state` too) and forbid unknown keys: a part validates as the first model whose keys
@@ -67,6 +68,66 @@ fn fill_in_from_model(part: &mut Value) -> Option<(&'static str, &'static PartMo
             Some(("the `state` of a tool part without one", model))
         }
         _ => None,
+    }
+}
+
+/// Whether `part` (its `type` and `state` filled in) validates as one of pydantic-ai's UI part
+/// models: its keys and required keys those of a model of its type, and the values the loader
+/// does not read itself of the types the model declares. The loader reads the outer messages
+/// more laxly (pydantic-ai refuses all of them where a part does not validate); messages enqueued
+/// during a run are validated apart, and loaded as none where one part does not validate
+/// (`_enqueued_ui_messages`), so they are checked with this.
+pub(super) fn validates(part: &Map<String, Value>) -> bool {
+    let Some(part_type) = part.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    models_of(part_type).any(|model| {
+        part.keys().all(|key| model.keys.contains(&key.as_str()))
+            && model.required.iter().all(|key| part.contains_key(*key))
+            && part.iter().all(|(key, value)| value_fits(model, key, value))
+    })
+}
+
+/// Whether `value` of `key` is of the type `model` declares for it (`ProviderMetadata` is
+/// `dict[str, dict[str, JsonValue]]`; `input`, `output`, `rawInput` and `data` are `Any`).
+fn value_fits(model: &PartModel, key: &str, value: &Value) -> bool {
+    let optional = !model.required.contains(&key);
+    let text = |value: &Value| value.is_string() || (optional && value.is_null());
+    match key {
+        "type" => value.is_string(),
+        "state" => match model.state {
+            Some(state) => value == state,
+            None => value.is_null() || value == "streaming" || value == "done",
+        },
+        "providerMetadata" | "callProviderMetadata" => {
+            value.is_null()
+                || value
+                    .as_object()
+                    .is_some_and(|providers| providers.values().all(Value::is_object))
+        }
+        "providerExecuted" | "preliminary" => value.is_null() || msgflow_wire::lax::boolean(value).is_some(),
+        // `ToolApprovalRequested` (`id`) or `ToolApprovalResponded` (`id`, a strict `approved`,
+        // `reason`), neither taking other keys.
+        "approval" => {
+            value.is_null()
+                || value.as_object().is_some_and(|approval| {
+                    approval.get("id").is_some_and(Value::is_string)
+                        && approval
+                            .keys()
+                            .all(|key| matches!(key.as_str(), "id" | "approved" | "reason"))
+                        && match approval.get("approved") {
+                            None => !approval.contains_key("reason"),
+                            Some(approved) => {
+                                approved.is_boolean()
+                                    && approval
+                                        .get("reason")
+                                        .is_none_or(|reason| reason.is_string() || reason.is_null())
+                            }
+                        }
+                })
+        }
+        "input" | "output" | "rawInput" | "data" => true,
+        _ => text(value),
     }
 }
 
