@@ -201,3 +201,22 @@ fn vercel_enqueued_messages_keep_their_own_id_and_metadata_not_the_assistant_mes
     );
     assert_eq!(history[2]["timestamp"], "2025-01-02T03:04:05Z");
 }
+
+#[test]
+fn a_javascript_byte_array_in_tool_output_is_its_bytes() {
+    for name in [
+        "binary_tool_output_as_a_uint8array",
+        "binary_tool_output_as_a_node_buffer",
+    ] {
+        let (read, _) = read(&case(Format::VercelUi, name));
+        let history: Value = serde_json::from_str(&msgflow_wire::to_string(&read.unwrap()).unwrap()).unwrap();
+        let content = &history[2]["parts"][0]["content"];
+        assert_eq!(content["kind"], "binary", "{name}: {content}");
+        // "hi", as pydantic-ai writes bytes: URL-safe base64.
+        assert_eq!(content["data"], "aGk=", "{name}: {content}");
+    }
+    // Not a canonical byte sequence: the mapping stays as the client sent it.
+    let (read, _) = read(&case(Format::VercelUi, "uint8array_with_a_missing_index"));
+    let history: Value = serde_json::from_str(&msgflow_wire::to_string(&read.unwrap()).unwrap()).unwrap();
+    assert_eq!(history[2]["parts"][0]["content"]["data"], json!({"0": 104, "2": 105}));
+}

@@ -20,8 +20,8 @@ pub(super) fn wire<'v>(object: &'v Map<String, Value>, camel: &str, snake: &str)
         .filter(|value| !value.is_null())
 }
 
-/// What [`rehydrate`] makes of a tool message's content, or why msgflow cannot read it.
-pub(super) type Rehydrated = Result<(Value, Vec<String>), &'static str>;
+/// What [`rehydrate`] makes of a tool message's content: the value, and the digests of its files.
+pub(super) type Rehydrated = (Value, Vec<String>);
 
 /// [`rehydrate`] of each tool message's string content of 4 KiB or more, by message index, on the
 /// thread pool (the loader reads the others as it meets them).
@@ -50,21 +50,20 @@ pub(super) fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydra
 
 /// `rehydrate_tool_return_content`: JSON objects and arrays come back as values, their file items
 /// as files (with the digests that record them, `loaded_tool_output`), anything else as the text it is.
-/// The error names what msgflow does not read.
 pub(super) fn rehydrate(text: &str) -> Rehydrated {
     // Only an object or an array is read as one: any other text is kept as it is, whatever it parses as.
     let opens_a_container = text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with(['{', '[']);
     if !opens_a_container {
-        return Ok((Value::String(text.to_owned()), Vec::new()));
+        return (Value::String(text.to_owned()), Vec::new());
     }
     match serde_json::from_str::<Value>(text) {
         Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
             if !crate::vercel_ui::holds_content_item(&parsed) {
-                return Ok((parsed, Vec::new()));
+                return (parsed, Vec::new());
             }
             crate::ui_payloads::loaded_tool_output(&parsed, false)
         }
-        _ => Ok((Value::String(text.to_owned()), Vec::new())),
+        _ => (Value::String(text.to_owned()), Vec::new()),
     }
 }
 
@@ -79,8 +78,7 @@ pub(super) enum MediaItem {
 /// A tool message's content parts as the tool's content (`tool_return_content_ta`), with the
 /// digests of its files, as [`rehydrate`] gives a text's.
 pub(super) fn returned_content(content: Value) -> (Value, Vec<String>) {
-    // Without the lax client shapes, the walk refuses nothing: what it does not know stays as it is.
-    crate::ui_payloads::loaded_tool_output(&content, false).unwrap_or((content, Vec::new()))
+    crate::ui_payloads::loaded_tool_output(&content, false)
 }
 
 /// `multimodal_input_to_content`: a typed media part as a URL item, binary content or

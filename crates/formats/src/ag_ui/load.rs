@@ -481,14 +481,8 @@ impl Loader<'_> {
                 format!("tool call `{call_id}` is not in the history before this tool message"),
             ));
         };
-        let unreadable = |what: &str| {
-            shape(
-                &format!("{path}.content"),
-                format!("msgflow does not read {what} from ag-ui yet"),
-            )
-        };
         let (content, file_digests) = match object.get("content") {
-            Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)).map_err(unreadable)?,
+            Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)),
             Some(Value::Array(items)) => {
                 // 1.0 tool content parts: a lone text is the string form; anything else is the
                 // tool's content as it stands, its files recorded as pydantic-ai records them.
@@ -499,7 +493,7 @@ impl Loader<'_> {
                     .collect();
                 match items.as_slice() {
                     [] => (Value::Null, Vec::new()),
-                    [Value::String(text)] => rehydrate(text).map_err(unreadable)?,
+                    [Value::String(text)] => rehydrate(text),
                     [_] => returned_content(items.pop().expect("one item")),
                     _ => returned_content(Value::Array(items)),
                 }

@@ -4,6 +4,7 @@
 //! tool-return content whose files are rebuilt on load, both ways ([`dumped_tool_content`],
 //! [`loaded_tool_output`]).
 
+use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use super::{field, part_kind};
@@ -323,22 +324,44 @@ pub(crate) fn error_text_with_files(part: &Value) -> String {
     }
 }
 
+/// `_js_binary_to_bytes`: the bytes of a Node `Buffer` (`{"type": "Buffer", "data": [N, ...]}`) or
+/// of a `Uint8Array` as `JSON.stringify` writes it (`{"0": N, "1": N, ...}`, every key from `"0"`
+/// on), each `N` an integer from 0 to 255 (`true` and `false` are Python's 1 and 0); `None` for
+/// anything else, which pydantic-ai passes on as it is.
+fn js_binary_bytes(data: &Value) -> Option<Vec<u8>> {
+    let byte = |value: &Value| match value {
+        Value::Bool(flag) => Some(u8::from(*flag)),
+        Value::Number(number) => number.as_u64().and_then(|number| u8::try_from(number).ok()),
+        _ => None,
+    };
+    let mapping = data.as_object()?;
+    if mapping.get("type").is_some_and(|kind| kind == "Buffer") {
+        if let Some(Value::Array(values)) = mapping.get("data") {
+            if let Some(bytes) = values.iter().map(byte).collect::<Option<Vec<u8>>>() {
+                return Some(bytes);
+            }
+        }
+    }
+    if mapping.is_empty() {
+        return None;
+    }
+    (0..mapping.len())
+        .map(|index| mapping.get(&index.to_string()).and_then(byte))
+        .collect()
+}
+
 /// `_validate_tool_output` (vercel-ui, `client_shapes`) / `rehydrate_tool_return_content` (ag-ui):
 /// tool output from a client as `tool_return_content_ta` validates it, left to right: every mapping
 /// that is a file item (`MultiModalContent`, a URL item only with a `media_type` that is a non-empty
 /// string or null) becomes that file, as it dumps; any other mapping or list is searched further.
-/// With `client_shapes`, a URL item's missing media type is inferred first
-/// (`_normalize_client_file_shapes`). Returns the content and its `content_file_digests` (the
-/// digests of its URL and uploaded-file items), or what msgflow does not read yet.
-pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<(Value, Vec<String>), &'static str> {
-    fn walk(value: &Value, client_shapes: bool, digests: &mut Vec<String>) -> Result<Value, &'static str> {
+/// With `client_shapes`, a URL item's missing media type is inferred first and a binary item's
+/// JavaScript byte array read as its bytes (`_normalize_client_file_shapes`). Returns the content
+/// and its `content_file_digests` (the digests of its URL and uploaded-file items).
+pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> (Value, Vec<String>) {
+    fn walk(value: &Value, client_shapes: bool, digests: &mut Vec<String>) -> Value {
         use crate::otel::tool_content::{binary, uploaded_file, url_item};
         match value {
-            Value::Array(items) => items
-                .iter()
-                .map(|item| walk(item, client_shapes, digests))
-                .collect::<Result<_, _>>()
-                .map(Value::Array),
+            Value::Array(items) => Value::Array(items.iter().map(|item| walk(item, client_shapes, digests)).collect()),
             Value::Object(object) => {
                 let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
                 let mut object = std::borrow::Cow::Borrowed(object);
@@ -346,8 +369,13 @@ pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<
                     "binary" => {
                         if client_shapes && object.contains_key("media_type") {
                             match object.get("data") {
-                                Some(Value::Object(_)) => {
-                                    return Err("binary tool output whose data is a JavaScript byte array")
+                                // A JavaScript byte array is its bytes; any other object stays as it
+                                // is (and no file then).
+                                Some(data @ Value::Object(_)) => {
+                                    if let Some(bytes) = js_binary_bytes(data) {
+                                        let data = base64::engine::general_purpose::URL_SAFE.encode(bytes);
+                                        object.to_mut().insert("data".into(), data.into());
+                                    }
                                 }
                                 // `normalized['data'] = _js_binary_to_bytes(normalized.get('data'))`
                                 // writes the key it did not find, as null.
@@ -393,21 +421,22 @@ pub(crate) fn loaded_tool_output(output: &Value, client_shapes: bool) -> Result<
                         if kind != "binary" {
                             digests.push(msgflow_media::file_item_digest(&file));
                         }
-                        Ok(file)
+                        file
                     }
-                    None => object
-                        .iter()
-                        .map(|(key, item)| Ok((key.clone(), walk(item, client_shapes, digests)?)))
-                        .collect::<Result<Map<_, _>, _>>()
-                        .map(Value::Object),
+                    None => Value::Object(
+                        object
+                            .iter()
+                            .map(|(key, item)| (key.clone(), walk(item, client_shapes, digests)))
+                            .collect(),
+                    ),
                 }
             }
-            other => Ok(other.clone()),
+            other => other.clone(),
         }
     }
     let mut digests = Vec::new();
-    let content = walk(output, client_shapes, &mut digests)?;
+    let content = walk(output, client_shapes, &mut digests);
     digests.sort_unstable();
     digests.dedup();
-    Ok((content, digests))
+    (content, digests)
 }

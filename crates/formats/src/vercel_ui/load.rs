@@ -598,7 +598,7 @@ impl Loader<'_> {
         // for one saved before records existed and may rebuild its file-shaped mappings as files.
         let output = part.get_mut("output").map_or(Value::Null, Value::take);
         let (output, file_digests) = if state == "output-available" {
-            validated_tool_output(output, &format!("{path}.output"))?
+            validated_tool_output(output)
         } else {
             (output, Vec::new())
         };
@@ -686,10 +686,7 @@ impl Loader<'_> {
                 let structured = get(&metadata, "content");
                 // `_validate_tool_output` of a retry's list content: its files rebuilt.
                 let (content, structured_digests) = if retried && structured.is_array() {
-                    validated_tool_output(
-                        structured.clone(),
-                        &format!("{path}.callProviderMetadata.pydantic_ai.content"),
-                    )?
+                    validated_tool_output(structured.clone())
                 } else {
                     (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
                 };

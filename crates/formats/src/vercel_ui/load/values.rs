@@ -10,14 +10,13 @@ use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{loaded_tool_output, structured_content_from_payload, PROVIDER_METADATA_KEY};
 
-/// `_validate_tool_output`: tool output at `path` with its file items rebuilt, and the digests that
-/// record them (`loaded_tool_output`); output holding no file or text item as it is.
-pub(super) fn validated_tool_output(output: Value, path: &str) -> Result<(Value, Vec<String>), ShapeError> {
+/// `_validate_tool_output`: tool output with its file items rebuilt, and the digests that record
+/// them (`loaded_tool_output`); output holding no file or text item as it is.
+pub(super) fn validated_tool_output(output: Value) -> (Value, Vec<String>) {
     if !crate::vercel_ui::holds_content_item(&output) {
-        return Ok((output, Vec::new()));
+        return (output, Vec::new());
     }
     loaded_tool_output(&output, true)
-        .map_err(|what| shape(path, format!("msgflow does not convert {what} from vercel-ui yet")))
 }
 
 /// `structured_content_from_payload(_parse_json(claim), text)`: the `StructuredContent` a user
