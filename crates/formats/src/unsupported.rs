@@ -39,6 +39,18 @@ impl<T: Target> Unsupported<T> {
         }
     }
 
+    /// A refusal pydantic-ai shares: it loads `what` but raises writing it (`why`).
+    pub(crate) fn not_written(path: impl Into<String>, what: &str, why: &str) -> Self {
+        Unsupported {
+            path: path.into(),
+            message: format!(
+                "pydantic-ai 2.68.0 raises writing {what} to {} ({why}), so msgflow does not convert it",
+                T::NAME
+            ),
+            target: PhantomData,
+        }
+    }
+
     /// A part of a kind pydantic-ai 2.68.0 does not have (or not in that message): the writers
     /// write every kind it has, so any other is one it does not load.
     pub(crate) fn part(path: String, kind: &str) -> Self {

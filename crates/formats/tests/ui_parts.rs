@@ -81,6 +81,7 @@ fn every_case_is_there() {
         "structured_content_in_a_prompt",
         "retried_tool_return_with_retry",
         "uploaded_file_in_a_prompt",
+        "uploaded_file_without_a_media_type",
         "tool_return_with_metadata",
         "typed_tool_search_parts",
         "typed_capability_load_parts",

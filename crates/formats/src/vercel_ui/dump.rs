@@ -272,11 +272,21 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
         }
         // The file id as the URL, the file's fields in the metadata (`_convert_user_prompt_part`).
         "uploaded-file" => {
-            let Some(media_type) = field(item, "media_type").as_str() else {
-                return Err(Unsupported::at(
-                    path.to_owned(),
-                    "an uploaded file without a `media_type` (pydantic-ai guesses one from the file id)",
-                ));
+            // `UploadedFile.media_type`: the one given, else guessed from the file id.
+            let media_type = match field(item, "media_type") {
+                Value::String(media_type) => media_type.clone(),
+                Value::Null => {
+                    let file_id = field(item, "file_id").as_str().unwrap_or_default();
+                    msgflow_media::uploaded_file_item_media_type(None, file_id).map_err(|err| {
+                        Unsupported::not_written(path.to_owned(), "an uploaded file", &err.to_string())
+                    })?
+                }
+                _ => {
+                    return Err(Unsupported::at(
+                        path.to_owned(),
+                        "an uploaded file whose `media_type` is not text",
+                    ))
+                }
             };
             let mut object = Map::new();
             object.insert("type".into(), "file".into());
