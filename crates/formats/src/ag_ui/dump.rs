@@ -259,10 +259,12 @@ fn user_item(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
             let data = base64::engine::general_purpose::STANDARD.encode(bytes);
             json!({"type": part_type, "source": {"type": "data", "value": data, "mimeType": media_type}})
         }
+        // Every kind of `UserContent` is written above.
         other => {
-            return Err(Unsupported::at(
+            return Err(Unsupported::not_loaded(
                 path.to_owned(),
-                format!("a `{other}` item of a user prompt"),
+                &format!("a `{other}` item of a user prompt"),
+                "an unknown `kind`",
             ))
         }
     };

@@ -285,7 +285,14 @@ fn user_prompt(content: &Value, path: &str, version: u8) -> Result<Vec<Value>, U
             "uploaded-file" => otel.push(uploaded_file(item, &item_path)?),
             // `CachePoint` is a marker, not content.
             "cache-point" => {}
-            other => return Err(Unsupported::at(item_path, format!("a `{other}` user content item"))),
+            // Every kind of `UserContent` is written above.
+            other => {
+                return Err(Unsupported::not_loaded(
+                    item_path,
+                    &format!("a `{other}` item of a user prompt"),
+                    "an unknown `kind`",
+                ))
+            }
         }
     }
     Ok(otel)

@@ -305,10 +305,12 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
             Value::Object(object)
         }
         "cache-point" => return Ok(None),
+        // Every kind of `UserContent` is written above.
         other => {
-            return Err(Unsupported::at(
+            return Err(Unsupported::not_loaded(
                 path.to_owned(),
-                format!("a `{other}` item of a user prompt"),
+                &format!("a `{other}` item of a user prompt"),
+                "an unknown `kind`",
             ))
         }
     };
