@@ -132,6 +132,33 @@ pub(crate) fn retry_feedback<T: Target>(part: &Value, path: &str) -> Result<(Str
     Ok((text, harness, payload))
 }
 
+/// `get_mcp_app_tool_result` then `mcp_app_ui_payload` (`pydantic_ai._mcp_apps`,
+/// `pydantic_ai.ui._utils`): the payload both UI adapters send a front end for the MCP Apps record
+/// `MCPToolset` attaches to a tool return's `metadata` (`mcp_app`), or `None` when there is none
+/// that validates as `MCPAppToolResult` (a `resource_uri`, `tool_input` and `result` objects, a
+/// `toolset_id` text or null; other keys ignored).
+pub(crate) fn mcp_app_payload(metadata: &Value) -> Option<Value> {
+    let app = metadata.get("mcp_app")?.as_object()?;
+    let resource_uri = app.get("resource_uri")?.as_str()?;
+    let tool_input = app.get("tool_input").filter(|input| input.is_object())?;
+    let result = app.get("result").filter(|result| result.is_object())?;
+    let toolset_id = match app.get("toolset_id")? {
+        Value::Null => None,
+        Value::String(id) => Some(id),
+        _ => return None,
+    };
+    let mut payload = Map::new();
+    payload.insert("resourceUri".into(), resource_uri.into());
+    payload.insert("toolInput".into(), msgflow_providers::python_value(tool_input.clone()));
+    payload.insert("result".into(), msgflow_providers::python_value(result.clone()));
+    // The MCP Apps middleware names the server by both; the toolset id fills both.
+    if let Some(id) = toolset_id {
+        payload.insert("serverId".into(), id.clone().into());
+        payload.insert("serverHash".into(), id.clone().into());
+    }
+    Some(Value::Object(payload))
+}
+
 /// `tool_retry_payload` (`pydantic_ai.ui._adapter`): a retried return's `retry` as `RetryInfo`
 /// dumps it, its declared fields in their order without the `None` ones (other keys a history
 /// carries are not `RetryInfo`'s).

@@ -206,11 +206,10 @@ fn bad_input_is_an_error_with_its_place() {
     let err = convert(cases[2].0, Format::AgUi, Format::PydanticAi).unwrap_err();
     assert_eq!(err.position, Some((3, 17)), "{err}");
     // A part msgflow does not convert yet is refused with its path in the history.
-    let history = r#"[{"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "tool_call_id": "c",
-        "content": "done", "metadata": {"mcp_app": {"resource_uri": "ui://app"}}}]}]"#;
+    let history = r#"[{"kind": "request", "parts": [{"part_kind": "retry-prompt", "content": "try again"}]}]"#;
     let err = convert(history, Format::PydanticAi, Format::AgUi).unwrap_err();
-    assert_eq!(err.path, "$[0].parts[0].metadata.mcp_app");
-    assert!(err.message.contains("MCP Apps record"), "{err}");
+    assert_eq!(err.path, "$[0].parts[0].timestamp");
+    assert!(err.message.contains("without a timestamp"), "{err}");
 }
 
 #[test]

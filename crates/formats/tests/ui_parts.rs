@@ -83,6 +83,7 @@ fn every_case_is_there() {
         "uploaded_file_in_a_prompt",
         "uploaded_file_without_a_media_type",
         "tool_return_with_metadata",
+        "tool_return_with_an_mcp_app",
         "typed_tool_search_parts",
         "typed_capability_load_parts",
         "typed_builtin_tool_search_parts",

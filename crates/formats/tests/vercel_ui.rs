@@ -215,12 +215,11 @@ fn bad_input_is_an_error_with_its_place() {
     let err = convert(r#"[{"id": "a", "role": "assistant", "parts": [{"type": "file", "mediaType": "image/png", "url": "https://x/a.png"}]}]"#, Format::VercelUi, Format::PydanticAi).unwrap_err();
     assert_eq!(err.position, Some((1, 95)), "{err}");
     // A part msgflow does not convert yet is refused with its path in the history.
-    let history = r#"[{"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "tool_call_id": "c",
-        "content": "done", "metadata": {"mcp_app": {"resource_uri": "ui://app"}}}]},
-        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "f", "tool_call_id": "c"}]}]"#;
+    let history = r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"},
+        {"part_kind": "retry-prompt", "content": "try again"}]}]"#;
     let err = convert(history, Format::PydanticAi, Format::VercelUi).unwrap_err();
-    assert_eq!(err.path, "$[1].parts[0]");
-    assert!(err.message.contains("MCP Apps record"), "{err}");
+    assert_eq!(err.path, "$[0].parts[1].timestamp");
+    assert!(err.message.contains("without a timestamp"), "{err}");
 }
 
 #[test]

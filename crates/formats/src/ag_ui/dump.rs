@@ -10,6 +10,8 @@ use super::{Unsupported, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE}
 
 /// pydantic-ai's activity types for the parts it carries through the client (`pydantic_ai.ui.ag_ui._utils`).
 pub(super) const COMPACTION_ACTIVITY_TYPE: &str = "pydantic_ai_compaction";
+/// The activity an MCP App's payload rides in (`MCP_APPS_UI_TYPE`, the AG-UI MCP Apps middleware's).
+const MCP_APPS_ACTIVITY_TYPE: &str = "mcp-apps";
 pub(super) const TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_tool_availability_delta";
 pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capability_load_delta";
 pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
@@ -126,13 +128,11 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
             }
             "tool-return" => {
                 flush_user(&mut user, &mut structured, &mut result, ids);
-                if field(field(part, "metadata"), "mcp_app").is_object() {
-                    return Err(Unsupported::at(
-                        format!("{part_path}.metadata.mcp_app"),
-                        "an MCP Apps record of a tool return",
-                    ));
-                }
                 result.push(tool_message(part, field(part, "tool_call_id").clone(), ids));
+                // The MCP App the tool names, for the front end to render, after its result.
+                if let Some(payload) = crate::ui_payloads::mcp_app_payload(field(part, "metadata")) {
+                    result.push(activity(ids, MCP_APPS_ACTIVITY_TYPE, payload));
+                }
             }
             // Operator instruction state stays in server-side history; speech is not rendered.
             "instruction-delta" | "instruction-baseline" | "speech" => {}

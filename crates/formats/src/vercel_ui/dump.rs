@@ -21,6 +21,8 @@ pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
 pub(super) const DEFAULT_DENIAL: &str = "The tool call was denied.";
 /// `COMPACTION_DATA_TYPE`: the data part a compaction part rides in.
 pub(super) const COMPACTION_DATA_TYPE: &str = "data-compaction";
+/// `MCP_APPS_DATA_TYPE`: the data part an MCP App's payload rides in.
+const MCP_APPS_DATA_TYPE: &str = "data-mcp-apps";
 
 /// `dump_messages(messages, sdk_version=...)`: one `UIMessage` per run of same-role request parts
 /// and one per response. `history` is the history's JSON array.
@@ -430,7 +432,18 @@ fn response_parts(
                 );
                 ui_parts.push(Value::Object(object));
             }
-            "tool-call" => ui_parts.push(tool_call(message, part, tool_results, sdk_version, &part_path)?),
+            "tool-call" => {
+                ui_parts.push(tool_call(message, part, tool_results, sdk_version));
+                // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk
+                // objects a live run attaches, so only an MCP Apps record writes a part.
+                let call_id = field(part, "tool_call_id").as_str().unwrap_or("");
+                if let Some(payload) = tool_results
+                    .get(call_id)
+                    .and_then(|result| crate::ui_payloads::mcp_app_payload(field(result, "metadata")))
+                {
+                    ui_parts.push(json!({"type": MCP_APPS_DATA_TYPE, "id": call_id, "data": payload}));
+                }
+            }
             "builtin-tool-call" => {
                 let id = field(part, "tool_call_id").as_str().unwrap_or("");
                 ui_parts.push(builtin_call(message, part, local_returns.get(id).copied(), sdk_version));
@@ -583,13 +596,7 @@ fn return_error_text(returned: &Value) -> String {
 }
 
 /// `_dump_tool_call_part`: a function tool call with its return, if the history holds one.
-fn tool_call(
-    message: &Value,
-    call: &Value,
-    tool_results: &HashMap<&str, &Value>,
-    sdk_version: u8,
-    path: &str,
-) -> Result<Value, Unsupported> {
+fn tool_call(message: &Value, call: &Value, tool_results: &HashMap<&str, &Value>, sdk_version: u8) -> Value {
     let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
     let result = tool_results
         .get(field(call, "tool_call_id").as_str().unwrap_or(""))
@@ -604,16 +611,6 @@ fn tool_call(
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
     // `client_error_text`: the content's text without its files.
     let error_text = result.map(return_error_text);
-    if let Some(result) = result {
-        // `_extract_metadata_ui_parts`: a history's metadata is JSON, never the chunk objects a live
-        // run attaches, so only an MCP Apps record would write a part (`data-mcp-apps`).
-        if !field(field(result, "metadata"), "mcp_app").is_null() {
-            return Err(Unsupported::at(
-                path.to_owned(),
-                "a tool return with an MCP Apps record in its `metadata`",
-            ));
-        }
-    }
     let carried_outcome = match outcome {
         Some(outcome @ ("interrupted" | "retried")) => Value::from(outcome),
         _ => Value::Null,
@@ -672,7 +669,7 @@ fn tool_call(
             }
         }
     }
-    Ok(Value::Object(reorder_tool_part(object)))
+    Value::Object(reorder_tool_part(object))
 }
 
 /// The tool part's keys in the order the model pydantic dumps it as declares them (the model of its
