@@ -212,6 +212,13 @@ impl ExportError {
         }
     }
 
+    /// A part or user content item of a kind pydantic-ai 2.68.0 does not have: it does not load
+    /// the history, so it sends nothing.
+    pub(crate) fn unknown_kind(at: PartLocation, path: &str, what: String) -> Self {
+        let reason = "pydantic-ai 2.68.0 does not load a history holding it (an unknown kind)".to_owned();
+        ExportError::refused(at, path, what, reason)
+    }
+
     pub(crate) fn refused(at: PartLocation, path: &str, what: String, reason: String) -> Self {
         ExportError::Refused {
             provider: "",

@@ -400,3 +400,30 @@ fn structured_content_without_its_text_is_sent_as_pydantic_ai_renders_it() {
     assert_eq!(err.path(), Some("$[0].parts[0].content[0].tag"));
     assert!(err.to_string().contains("a built-in framing tag"), "{err}");
 }
+
+#[test]
+fn a_part_or_item_of_a_kind_pydantic_ai_does_not_have_is_refused_as_pydantic_ai_refuses_it() {
+    let cases = [
+        (
+            r#"[{"kind": "request", "parts": [{"part_kind": "hologram", "content": "x"}]}]"#,
+            "$[0].parts[0]",
+        ),
+        (
+            r#"[{"kind": "response", "parts": [{"part_kind": "hologram", "content": "x"}]}]"#,
+            "$[0].parts[0]",
+        ),
+        (
+            r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": ["hi", {"kind": "sticker"}]}]}]"#,
+            "$[0].parts[0].content[1]",
+        ),
+    ];
+    for (text, path) in cases {
+        let history = msgflow_wire::from_str(text).unwrap();
+        for provider in [Provider::Anthropic, Provider::OpenAiChat, Provider::OpenAiResponses] {
+            let err = export(&history, provider).unwrap_err();
+            assert!(matches!(err, ExportError::Refused { .. }), "{err}");
+            assert_eq!(err.path(), Some(path), "{err}");
+            assert!(err.to_string().contains("does not load"), "{err}");
+        }
+    }
+}

@@ -119,11 +119,12 @@ pub(super) fn request_item(
                                 contents.push(UserItem::File(file));
                             }
                             None => {
-                                return Err(ExportError::unsupported(
-                                    at,
-                                    &item_path,
-                                    &format!("a `{}` user content item", other.tag().unwrap_or_default()),
-                                ))
+                                let what = format!("a `{}` user content item", other.tag().unwrap_or_default());
+                                return Err(if matches!(other, UserContent::Unknown(_)) {
+                                    ExportError::unknown_kind(at, &item_path, what)
+                                } else {
+                                    ExportError::unsupported(at, &item_path, &what)
+                                });
                             }
                         },
                     }
@@ -328,6 +329,11 @@ pub(super) fn request_item(
                 sourced(Source::User, found),
             ))
         }
+        ModelRequestPart::Unknown(_) => Err(ExportError::unknown_kind(
+            at,
+            path,
+            format!("a `{}` part", part.tag().unwrap_or_default()),
+        )),
         other => Err(ExportError::unsupported(
             at,
             path,

@@ -184,6 +184,11 @@ pub(super) fn response_item(
                 .filter(|text| !text.is_empty())
                 .map(ResponseItem::Text))
         }
+        ModelResponsePart::Unknown(_) => Err(ExportError::unknown_kind(
+            at,
+            path,
+            format!("a `{}` part", part.tag().unwrap_or_default()),
+        )),
         other => Err(ExportError::unsupported(
             at,
             path,
