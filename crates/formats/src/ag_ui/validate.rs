@@ -127,6 +127,7 @@ mod tests {
 
     use super::validates;
 
+    /// The verdicts are `TypeAdapter(ag_ui.core.Message).validate_python`'s (ag-ui-protocol 1.0.0).
     #[test]
     fn each_role_validates_with_its_fields_and_not_with_a_field_of_another_type() {
         let valid = [
@@ -137,6 +138,7 @@ mod tests {
             json!({"id": "t", "role": "tool", "tool_call_id": "c", "content": "42", "error": "boom"}),
             json!({"id": "x", "role": "activity", "activityType": "custom", "content": {}}),
             json!({"id": "r", "role": "reasoning", "content": "think"}),
+            json!({"id": "a", "role": "assistant", "content": null, "name": null}),
         ];
         for message in valid {
             assert!(validates(&message), "{message}");
@@ -151,6 +153,7 @@ mod tests {
             json!({"id": "t", "role": "tool", "toolCallId": "c", "content": "42", "error": 0}),
             json!({"id": "x", "role": "activity", "content": {}}),
             json!({"id": "r", "role": "reasoning", "content": "think", "metadata": []}),
+            json!({"id": "u", "role": "user", "content": [{"type": "document", "source": {"type": "file", "value": "f", "provider": 5}}]}),
         ];
         for message in invalid {
             assert!(!validates(&message), "{message}");

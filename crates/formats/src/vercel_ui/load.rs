@@ -90,8 +90,9 @@ impl Loader<'_> {
         Ok(self.builder.into_messages())
     }
 
-    /// A key no model has at `path`: left out and reported, or, in enqueued messages, what fails
-    /// them (pydantic's UI models forbid unknown keys).
+    /// A key `UIMessage` does not have at `path`: left out and reported, or, in enqueued messages,
+    /// what fails them (pydantic's UI models forbid unknown keys; a part's are checked whole, by
+    /// [`part_defaults::validates`](super::part_defaults::validates)).
     fn unknown_key(&mut self, path: String, what: String) -> Result<(), ShapeError> {
         if self.enqueued {
             return Err(shape(
@@ -166,12 +167,7 @@ impl Loader<'_> {
                 // Keys no model of its type has (pydantic-ai's, which the AI SDK's parts share), and
                 // those `load_messages` reads nothing from.
                 let known = super::part_defaults::models_of(part_type).any(|model| model.keys.contains(&key.as_str()));
-                if !known {
-                    self.unknown_key(
-                        format!("{part_path}.{key}"),
-                        format!("`{key}` of a `{part_type}` UI part"),
-                    )?;
-                } else if read_whole && UNREAD_KEYS.contains(&key.as_str()) {
+                if !known || (read_whole && UNREAD_KEYS.contains(&key.as_str())) {
                     self.loss(
                         LossKind::Dropped,
                         format!("{part_path}.{key}"),

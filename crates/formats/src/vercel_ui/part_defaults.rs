@@ -186,4 +186,101 @@ mod tests {
         let mut whole = json!({"type": "tool-f", "toolCallId": "c", "state": "input-available"});
         assert_eq!(fill_in(&mut whole), None);
     }
+
+    /// Each part with whether pydantic-ai 2.68.0's `UIMessage` takes it (its verdict, printed by
+    /// `TypeAdapter(UIMessage).validate_python`): literals, nulls where a field is not nullable, lax
+    /// and strict booleans, the two approval shapes.
+    #[test]
+    fn a_part_validates_where_pydantic_ai_s_models_take_it() {
+        let cases = [
+            (json!({"type": "text", "text": "hi"}), true),
+            (json!({"type": "text", "text": "hi", "state": "done"}), true),
+            (
+                json!({"type": "text", "text": "hi", "state": "output-available"}),
+                false,
+            ),
+            (json!({"type": "text", "text": null}), false),
+            (json!({"type": "text", "text": 5}), false),
+            (
+                json!({"type": "text", "text": "hi", "providerMetadata": {"p": {"a": 1}}}),
+                true,
+            ),
+            (
+                json!({"type": "text", "text": "hi", "providerMetadata": {"p": 1}}),
+                false,
+            ),
+            (json!({"type": "text", "text": "hi", "providerMetadata": null}), true),
+            (json!({"type": "reasoning", "text": "t", "id": null}), true),
+            (json!({"type": "reasoning", "text": "t", "id": 7}), false),
+            (
+                json!({"type": "file", "mediaType": "image/png", "url": "u", "filename": null}),
+                true,
+            ),
+            (json!({"type": "file", "mediaType": null, "url": "u"}), false),
+            (
+                json!({"type": "source-url", "sourceId": "s", "url": "u", "title": null}),
+                true,
+            ),
+            (
+                json!({"type": "source-document", "sourceId": "s", "mediaType": "m", "title": null}),
+                false,
+            ),
+            (json!({"type": "step-start"}), true),
+            (json!({"type": "data-x", "data": null}), true),
+            (json!({"type": "data-x", "data": 1, "id": 3}), false),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "output-available", "input": {}, "output": 1, "providerExecuted": "yes"}),
+                true,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "output-available", "input": {}, "output": 1, "providerExecuted": "maybe"}),
+                false,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "output-available", "input": {}, "output": 1, "preliminary": 1}),
+                true,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "output-error", "input": {}, "errorText": null}),
+                false,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "approval-responded", "input": {}, "approval": {"id": "a", "approved": 1}}),
+                false,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "approval-responded", "input": {}, "approval": {"id": "a", "approved": true, "reason": null}}),
+                true,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "approval-requested", "input": {}, "approval": {"id": "a", "reason": "r"}}),
+                false,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "approval-requested", "input": {}, "approval": {"id": "a"}}),
+                true,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "input-available", "input": {}, "title": 5}),
+                false,
+            ),
+            (
+                json!({"type": "tool-t", "toolCallId": "c", "state": "bogus", "input": {}}),
+                false,
+            ),
+            (
+                json!({"type": "dynamic-tool", "toolName": "f", "toolCallId": "c", "state": "output-available", "input": {}, "output": null}),
+                true,
+            ),
+            (
+                json!({"type": "dynamic-tool", "toolName": null, "toolCallId": "c", "state": "output-available", "input": {}, "output": 1}),
+                false,
+            ),
+        ];
+        for (part, expected) in cases {
+            let mut part = part;
+            fill_in(&mut part);
+            assert_eq!(validates(part.as_object().unwrap()), expected, "{part}");
+        }
+    }
 }
