@@ -33,12 +33,14 @@
 pub mod ag_ui;
 pub mod anthropic;
 mod document;
+mod loaded;
 mod loss;
 mod messages_builder;
 mod object;
 pub mod openai_chat;
 pub mod otel;
 mod round_trip;
+mod typed_parts;
 mod ui_format;
 mod ui_payloads;
 mod unsupported;

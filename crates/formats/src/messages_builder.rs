@@ -1,18 +1,246 @@
-//! The history a UI adapter's `load_messages` builds, on JSON: pydantic-ai's `MessagesBuilder`
+//! The history a UI adapter's `load_messages` builds: pydantic-ai's `MessagesBuilder`
 //! (`pydantic_ai.ui._messages_builder`) and the helpers both UI formats' loaders share.
+//!
+//! Parts come as the JSON pydantic-ai reads them from, or typed ([`Part`]) for the shapes most
+//! parts have: a message of typed parts alone becomes a typed message, which the history takes
+//! as it is; any other is written as JSON and read as pydantic-ai reads it
+//! ([`crate::loaded::history_of`]).
 
 use base64::Engine as _;
+use msgflow_wire::{
+    Field, ModelMessage, ModelRequestPart, ModelResponsePart, RawJson, Timestamp, ToolCallPart, ToolReturnPart,
+};
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 
+use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
 use crate::openai_chat::ShapeError;
+use crate::typed_parts;
 
 /// The reserved namespace of `ModelMessage.metadata` the adapters keep the UI message id in.
 pub(crate) const INTERNAL_KEY: &str = "__pydantic_ai__";
 
-/// The history being built: `MessagesBuilder`, on JSON.
+/// A part a loader hands the builder: the JSON pydantic-ai reads it from, or (for the shapes most
+/// parts have, see [`crate::typed_parts`]) the typed part that JSON reads as, which the history
+/// then takes without writing and reading its JSON.
+pub(crate) enum Part {
+    Json(Value),
+    Request(ModelRequestPart),
+    Response(ModelResponsePart),
+    /// A tool return typed but for its content, set from this value ([`typed_parts::with_content`])
+    /// when the history is put together: writing a long result's text is most of its part's cost,
+    /// and [`Builder::into_messages`] does it on the thread pool, not in the loader's one thread.
+    ToolReturn(ToolReturnPart, Value),
+    /// A tool call typed but for its arguments, set from this value the same way.
+    ToolCall(ToolCallPart, Value),
+}
+
+impl From<Value> for Part {
+    fn from(value: Value) -> Self {
+        Part::Json(value)
+    }
+}
+
+impl From<ModelRequestPart> for Part {
+    fn from(part: ModelRequestPart) -> Self {
+        Part::Request(part)
+    }
+}
+
+impl From<ModelResponsePart> for Part {
+    fn from(part: ModelResponsePart) -> Self {
+        Part::Response(part)
+    }
+}
+
+impl Part {
+    /// The typed part, its payload set, or its JSON.
+    fn settled(self) -> Part {
+        match self {
+            Part::ToolReturn(part, content) => {
+                Part::Request(ModelRequestPart::ToolReturn(typed_parts::with_content(part, &content)))
+            }
+            Part::ToolCall(mut part, args) => {
+                part.args = Field::Present(typed_parts::payload(&args));
+                Part::Response(ModelResponsePart::ToolCall(part))
+            }
+            part => part,
+        }
+    }
+
+    fn is_request(&self) -> Option<bool> {
+        match self {
+            Part::Json(_) => None,
+            Part::Request(_) | Part::ToolReturn(..) => Some(true),
+            Part::Response(_) | Part::ToolCall(..) => Some(false),
+        }
+    }
+
+    /// Whether the typed part is the one its JSON reads as: a payload not yet set must nest within
+    /// the parser's depth limit where it stands (inside the history's array, the message, its
+    /// parts and the part), or its JSON does not read at all.
+    fn reads_as_typed(&self) -> bool {
+        match self {
+            Part::Json(_) => false,
+            Part::Request(_) | Part::Response(_) => true,
+            Part::ToolReturn(_, payload) | Part::ToolCall(_, payload) => {
+                crate::round_trip::within_parse_depth(payload, 4)
+            }
+        }
+    }
+
+    /// The part's JSON. A payload not set yet goes into the JSON as it is, not through the typed
+    /// part's text: it may nest too deep to be read back (then the history's read gives the error).
+    fn into_json(self) -> Value {
+        fn json<P: serde::Serialize>(part: &P) -> Value {
+            serde_json::to_value(part).expect("a part a loader built always has JSON")
+        }
+        match self {
+            Part::Json(value) => value,
+            Part::Request(part) => json(&part),
+            Part::Response(part) => json(&part),
+            Part::ToolReturn(part, content) => {
+                let needs_digests = msgflow_media::content_needs_file_digests(&content);
+                let mut value = json(&ModelRequestPart::ToolReturn(part));
+                value["content"] = content;
+                if needs_digests {
+                    value["content_file_digests"] = Value::Array(Vec::new());
+                }
+                value
+            }
+            Part::ToolCall(part, args) => {
+                let mut value = json(&ModelResponsePart::ToolCall(part));
+                value["args"] = args;
+                value
+            }
+        }
+    }
+}
+
+/// A message of the history being built.
+enum Message {
+    /// A message the builder opened for a part: its parts, and the keys set on it since (after
+    /// `parts` and `kind`, in the order they were set).
+    Opened {
+        request: bool,
+        parts: Vec<Part>,
+        fields: Map<String, Value>,
+    },
+    /// A message given whole, as JSON (a lossless record, an enqueued message).
+    Whole(Map<String, Value>),
+}
+
+impl Message {
+    fn is_kind(&self, kind: &str) -> bool {
+        match self {
+            Message::Opened { request, .. } => kind == if *request { "request" } else { "response" },
+            // A record may hold anything.
+            Message::Whole(message) => message.get("kind").is_some_and(|value| value == kind),
+        }
+    }
+
+    fn part_count(&self) -> usize {
+        match self {
+            Message::Opened { parts, .. } => parts.len(),
+            Message::Whole(message) => message.get("parts").and_then(Value::as_array).map_or(0, Vec::len),
+        }
+    }
+
+    /// The message's keys other than its parts and kind (all of them for a message given whole).
+    fn fields_mut(&mut self) -> &mut Map<String, Value> {
+        match self {
+            Message::Opened { fields, .. } => fields,
+            Message::Whole(message) => message,
+        }
+    }
+
+    fn into_loaded(self) -> LoadedMessage {
+        match self {
+            Message::Opened { request, parts, fields } => match typed_message(request, parts, fields) {
+                Ok(message) => LoadedMessage::Typed(message),
+                Err((parts, fields)) => {
+                    let mut message = Map::with_capacity(2 + fields.len());
+                    message.insert(
+                        "parts".into(),
+                        Value::Array(parts.into_iter().map(Part::into_json).collect()),
+                    );
+                    message.insert("kind".into(), if request { "request" } else { "response" }.into());
+                    message.extend(fields);
+                    LoadedMessage::Json(Value::Object(message))
+                }
+            },
+            Message::Whole(message) => LoadedMessage::Json(Value::Object(message)),
+        }
+    }
+}
+
+/// The typed message an opened message's JSON reads as, when its parts are all typed and its
+/// other keys are the metadata and timestamp the loaders set (the metadata nested within
+/// the parser's depth limit, the timestamp a datetime text); else its parts and keys back.
+#[allow(clippy::type_complexity)]
+fn typed_message(
+    request: bool,
+    parts: Vec<Part>,
+    fields: Map<String, Value>,
+) -> Result<ModelMessage, (Vec<Part>, Map<String, Value>)> {
+    let typed_fields = fields.iter().all(|(key, value)| match (key.as_str(), value) {
+        // Within the history's array and the message's object.
+        ("metadata", Value::Object(_)) => crate::round_trip::within_parse_depth(value, 2),
+        ("timestamp", Value::String(text)) => Timestamp::parse(text).is_ok(),
+        _ => false,
+    });
+    let all_typed = parts
+        .iter()
+        .all(|part| part.is_request() == Some(request) && part.reads_as_typed());
+    if !typed_fields || !all_typed {
+        return Err((parts, fields));
+    }
+    let mut metadata = Field::Absent;
+    let mut timestamp = Field::Absent;
+    for (key, value) in &fields {
+        match (key.as_str(), value) {
+            ("metadata", value) => {
+                metadata = Field::Present(RawJson::from_value(value).expect("a JSON value always serialises"))
+            }
+            ("timestamp", Value::String(text)) => {
+                timestamp = Field::Present(Timestamp::parse(text).expect("checked above"))
+            }
+            _ => unreachable!("checked above"),
+        }
+    }
+    Ok(if request {
+        let mut message = crate::typed_parts::request(
+            parts
+                .into_iter()
+                .map(|part| match part.settled() {
+                    Part::Request(part) => part,
+                    _ => unreachable!("checked above"),
+                })
+                .collect(),
+        );
+        message.metadata = metadata;
+        message.timestamp = timestamp;
+        ModelMessage::Request(Box::new(message))
+    } else {
+        let mut message = crate::typed_parts::response(
+            parts
+                .into_iter()
+                .map(|part| match part.settled() {
+                    Part::Response(part) => part,
+                    _ => unreachable!("checked above"),
+                })
+                .collect(),
+        );
+        message.metadata = metadata;
+        message.timestamp = timestamp;
+        ModelMessage::Response(Box::new(message))
+    })
+}
+
+/// The history being built: `MessagesBuilder`.
 pub(crate) struct Builder {
-    messages: Vec<Map<String, Value>>,
+    messages: Vec<Message>,
     /// The indices of the messages [`Builder::append_whole`] added, ascending: `add` never extends
     /// the last of them (`_sealed_tail`), and none is a UI message's metadata target (they carry
     /// their own, `_metadata_target`).
@@ -26,7 +254,7 @@ impl Builder {
         let messages = history
             .into_iter()
             .filter_map(|message| match message {
-                Value::Object(object) => Some(object),
+                Value::Object(object) => Some(Message::Whole(object)),
                 _ => None,
             })
             .collect();
@@ -36,9 +264,41 @@ impl Builder {
         }
     }
 
-    /// The last message built.
-    pub(crate) fn last(&self) -> Option<&Map<String, Value>> {
-        self.messages.last()
+    /// Whether the history ends on a response that is one empty text part (a text part of any
+    /// other field set, or with any other key, is not one).
+    pub(crate) fn ends_on_empty_text_response(&self) -> bool {
+        fn empty_text_json(part: &Value) -> bool {
+            part["part_kind"] == "text"
+                && part["content"] == ""
+                && part.as_object().is_some_and(|part| {
+                    part.iter()
+                        .all(|(key, value)| matches!(key.as_str(), "content" | "part_kind") || value.is_null())
+                })
+        }
+        let Some(last) = self.messages.last() else {
+            return false;
+        };
+        if !last.is_kind("response") {
+            return false;
+        }
+        match last {
+            Message::Opened { parts, .. } => match parts.as_slice() {
+                [Part::Json(part)] => empty_text_json(part),
+                [Part::Response(ModelResponsePart::Text(text))] => {
+                    text.content.is_empty()
+                        && text.id.get().is_none()
+                        && text.provider_name.get().is_none()
+                        && text.provider_details.get().is_none()
+                        && text.citations.get().is_none()
+                        && text.extra.is_empty()
+                }
+                _ => false,
+            },
+            Message::Whole(message) => match message.get("parts").and_then(Value::as_array).map(Vec::as_slice) {
+                Some([only]) => empty_text_json(only),
+                _ => false,
+            },
+        }
     }
 
     /// Removes the last message (a response another replaces).
@@ -49,69 +309,73 @@ impl Builder {
         }
     }
 
-    /// The messages built.
-    pub(crate) fn into_messages(self) -> Vec<Value> {
-        self.messages.into_iter().map(Value::Object).collect()
+    /// The messages built, put together on the thread pool (see [`Part::ToolReturn`]).
+    pub(crate) fn into_messages(self) -> Vec<LoadedMessage> {
+        self.messages.into_par_iter().map(Message::into_loaded).collect()
     }
 
-    /// `MessagesBuilder._append_whole`: complete messages (JSON objects), after which a part opens
-    /// a new message rather than extend the last of them.
-    pub(crate) fn append_whole(&mut self, messages: Vec<Value>) {
+    /// `MessagesBuilder._append_whole`: complete messages, after which a part opens a new message
+    /// rather than extend the last of them.
+    pub(crate) fn append_whole(&mut self, messages: Vec<LoadedMessage>) {
         for message in messages {
-            if let Value::Object(object) = message {
+            if let Value::Object(object) = message.into_json() {
                 self.whole.push(self.messages.len());
-                self.messages.push(object);
+                self.messages.push(Message::Whole(object));
             }
         }
     }
 
     /// `MessagesBuilder.add`: a part extends the last message of its side, or opens one.
-    pub(crate) fn add(&mut self, part: Value, to_request: bool) {
+    pub(crate) fn add(&mut self, part: impl Into<Part>, to_request: bool) {
+        let part = part.into();
         let kind = if to_request { "request" } else { "response" };
         let open = match self.whole.last() {
             Some(&sealed) if sealed + 1 == self.messages.len() => None,
             _ => self.messages.last_mut(),
         };
         match open {
-            Some(last) if is_kind(last, kind) => {
-                if let Some(Value::Array(parts)) = last.get_mut("parts") {
-                    parts.push(part);
+            Some(last) if last.is_kind(kind) => match last {
+                Message::Opened { parts, .. } => parts.push(part),
+                Message::Whole(message) => {
+                    if let Some(Value::Array(parts)) = message.get_mut("parts") {
+                        parts.push(part.into_json());
+                    }
                 }
-            }
-            _ => {
-                let mut message = Map::new();
-                message.insert("parts".into(), Value::Array(vec![part]));
-                message.insert("kind".into(), kind.into());
-                self.messages.push(message);
-            }
+            },
+            _ => self.messages.push(Message::Opened {
+                request: to_request,
+                parts: vec![part],
+                fields: Map::new(),
+            }),
         }
     }
 
     pub(crate) fn checkpoint(&self) -> (usize, usize) {
-        let last_len = self.messages.last().map_or(0, part_count);
+        let last_len = self.messages.last().map_or(0, Message::part_count);
         (self.messages.len(), last_len)
     }
 
-    /// `_metadata_target`: the first message of `kind` changed since the checkpoint.
+    /// `_metadata_target`: the first message of `kind` changed since the checkpoint, as the keys
+    /// set on it (its parts and kind are the builder's).
     pub(crate) fn target(&mut self, checkpoint: (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
         let index = self.target_index(checkpoint, kind)?;
-        Some(&mut self.messages[index])
+        Some(self.message_mut(index))
     }
 
     /// The index of [`Builder::target`]'s message, for a caller that looks for more than one kind.
     pub(crate) fn target_index(&self, (count, last_len): (usize, usize), kind: &str) -> Option<usize> {
-        let start = if count > 0 && part_count(&self.messages[count - 1]) > last_len {
+        let start = if count > 0 && self.messages[count - 1].part_count() > last_len {
             count - 1
         } else {
             count
         };
         (start..self.messages.len())
-            .find(|&index| is_kind(&self.messages[index], kind) && self.whole.binary_search(&index).is_err())
+            .find(|&index| self.messages[index].is_kind(kind) && self.whole.binary_search(&index).is_err())
     }
 
-    /// The message at `index` (from [`Builder::target_index`]).
+    /// The keys set on the message at `index` (from [`Builder::target_index`]).
     pub(crate) fn message_mut(&mut self, index: usize) -> &mut Map<String, Value> {
-        &mut self.messages[index]
+        self.messages[index].fields_mut()
     }
 
     /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
@@ -119,7 +383,7 @@ impl Builder {
         let (Value::String(_), Value::String(_)) = (provider_name, canonical_system) else {
             return;
         };
-        let Some(response) = self.messages.last_mut() else {
+        let Some(response) = self.messages.last_mut().map(Message::fields_mut) else {
             return;
         };
         match response.get("provider_name") {
@@ -133,16 +397,6 @@ impl Builder {
             Some(_) => {}
         }
     }
-}
-
-/// Whether a message built (or recorded: a lossless record may hold anything) is of `kind`.
-fn is_kind(message: &Map<String, Value>, kind: &str) -> bool {
-    message.get("kind").is_some_and(|value| value == kind)
-}
-
-/// How many parts a message built (or recorded) has.
-fn part_count(message: &Map<String, Value>) -> usize {
-    message.get("parts").and_then(Value::as_array).map_or(0, Vec::len)
 }
 
 /// `BinaryContent.from_data_uri`: `data:<media type>;base64,<data>`, else `None` (where pydantic-ai raises).

@@ -21,9 +21,48 @@ macro_rules! object {
 }
 pub(crate) use object;
 
+/// `map.get(key)`, found by comparing the keys in order when the map is small: serde_json's maps
+/// hash the key of every lookup (SipHash), which costs more than comparing a few short keys, and
+/// the loaders look up several keys of every message and part they read.
+pub(crate) fn field<'m>(
+    map: &'m serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'m serde_json::Value> {
+    const SCANNED: usize = 8;
+    if map.len() <= SCANNED {
+        map.iter().find_map(|(name, value)| (name == key).then_some(value))
+    } else {
+        map.get(key)
+    }
+}
+
+/// [`field`] of a value that is an object (`value.get(key)`).
+pub(crate) fn field_of<'v>(value: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
+    field(value.as_object()?, key)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
+
+    use super::{field, field_of};
+
+    #[test]
+    fn a_field_is_what_get_finds() {
+        let small = json!({"id": "m1", "role": "tool", "content": "x", "toolCallId": "c1"});
+        let large: Value = (0..20)
+            .map(|index| (format!("k{index}"), json!(index)))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        for value in [&small, &large, &json!({}), &json!("not an object")] {
+            for key in ["id", "role", "toolCallId", "k3", "k19", "missing", ""] {
+                assert_eq!(field_of(value, key), value.get(key), "{key} of {value}");
+                if let Some(map) = value.as_object() {
+                    assert_eq!(field(map, key), map.get(key), "{key} of {value}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_object_is_what_json_builds_from_the_same_values() {

@@ -14,6 +14,7 @@ use msgflow_wire::ModelMessage;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use crate::loaded::{history_of, LoadedMessage};
 use crate::loss::{self, LossKind, Report};
 use crate::ConvertError;
 
@@ -90,84 +91,6 @@ pub(crate) fn within_parse_depth(value: &Value, enclosing: usize) -> bool {
     }
 }
 
-/// The typed history of a history's JSON messages (what a loader built), or pydantic-ai's
-/// reason to refuse it: what reading the whole array's text gives, read a few messages at a
-/// time on the thread pool.
-///
-/// Each group of messages is read as an array of its own, so that each message nests exactly as
-/// deep as in the whole history's text (the parser's depth limit counts from the root) and is
-/// read as it is there (the parser keeps no state from one item of an array to the next); each
-/// value is written and freed on the thread that reads it. Groups (of [`MESSAGES_PER_READ`]),
-/// not single messages, because a parse has a cost of its own (the input it keeps, its result)
-/// that a message of a few hundred bytes pays as much as its reading. Where a group does not
-/// read, the whole text is read, for the error it gives.
-pub(crate) fn history_of(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
-    read_in_groups(messages, MESSAGES_PER_READ)
-}
-
-/// How many messages [`history_of`] reads at once.
-const MESSAGES_PER_READ: usize = 32;
-
-/// [`history_of`], reading `per_read` messages at once.
-fn read_in_groups(messages: Vec<Value>, per_read: usize) -> Result<Vec<ModelMessage>, String> {
-    let read: Vec<(msgflow_wire::Input, Option<Vec<ModelMessage>>)> = messages
-        .into_par_iter()
-        .chunks(per_read)
-        .map(|group| {
-            let text = group_text(&group);
-            let count = group.len();
-            drop(group);
-            let input = msgflow_wire::Input::from_vec(text).expect("serde_json writes UTF-8");
-            let messages = input.parse().ok().filter(|messages| messages.len() == count);
-            (input, messages)
-        })
-        .collect();
-    if read.iter().all(|(_, messages)| messages.is_some()) {
-        let mut history = Vec::with_capacity(
-            read.iter()
-                .map(|(_, messages)| messages.as_ref().map_or(0, Vec::len))
-                .sum(),
-        );
-        for (_, messages) in read {
-            history.extend(messages.expect("every group read"));
-        }
-        return Ok(history);
-    }
-    let mut text = Vec::with_capacity(read.iter().map(|(input, _)| input.len()).sum::<usize>() + 2);
-    text.push(b'[');
-    for (index, (input, _)) in read.iter().enumerate() {
-        if index > 0 {
-            text.push(b',');
-        }
-        let bytes = input.as_bytes();
-        text.extend_from_slice(&bytes[1..bytes.len() - 1]);
-    }
-    text.push(b']');
-    drop(read);
-    msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
-}
-
-/// The JSON of a group of messages as an array (`[...]`), written into a buffer each thread
-/// keeps, so that only the copy the group keeps is allocated, at its size: written into a
-/// fresh buffer, the text is reallocated as it grows, several times per group. A group that
-/// grew the buffer past `KEPT_BUFFER_BYTES` takes the buffer itself, as it took a fresh one
-/// before, so that no thread holds a long group's size once the conversion is over.
-fn group_text(messages: &[Value]) -> Vec<u8> {
-    const KEPT_BUFFER_BYTES: usize = 1 << 20;
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BUFFER.with_borrow_mut(|buffer| {
-        buffer.clear();
-        serde_json::to_writer(&mut *buffer, messages).expect("a JSON value always serialises");
-        if buffer.capacity() > KEPT_BUFFER_BYTES {
-            std::mem::take(buffer)
-        } else {
-            buffer.as_slice().to_vec()
-        }
-    })
-}
-
 /// Why [`diff_loaded`] has no report.
 pub(crate) enum ReadBackError {
     /// The loader's messages make no history ([`history_of`]'s error).
@@ -183,7 +106,7 @@ pub(crate) enum ReadBackError {
 pub(crate) fn diff_loaded(
     history: &[ModelMessage],
     original: Value,
-    loaded: Vec<Value>,
+    loaded: Vec<LoadedMessage>,
     document: usize,
     report: &mut Report,
 ) -> Result<(), ReadBackError> {
@@ -442,6 +365,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::loaded::{read_in_groups, MESSAGES_PER_READ};
     use crate::{ConvertOptions, Format};
 
     /// The whole-history diff the message-by-message one must equal.
@@ -587,7 +511,7 @@ mod tests {
     }
 
     /// What [`diff_loaded`] gives, comparable.
-    fn loaded_diff(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+    fn loaded_diff(history: &[ModelMessage], loaded: Vec<LoadedMessage>) -> Result<Report, String> {
         let mut report = Report::default();
         match diff_loaded(history, history_value(history, 0).unwrap(), loaded, 0, &mut report) {
             Ok(()) => Ok(report),
@@ -597,14 +521,15 @@ mod tests {
     }
 
     /// What [`history_of`] stands for: the text of the whole array, read at once.
-    fn history_of_whole_text(messages: Vec<Value>) -> Result<Vec<ModelMessage>, String> {
+    fn history_of_whole_text(messages: Vec<LoadedMessage>) -> Result<Vec<ModelMessage>, String> {
+        let messages: Vec<Value> = messages.into_iter().map(LoadedMessage::into_json).collect();
         let text = serde_json::to_vec(&messages).expect("a JSON value always serialises");
         msgflow_wire::from_vec(text).map_err(|err| err.message().to_owned())
     }
 
     /// What [`diff_loaded`] stands for: the loaded messages as one typed history, then
     /// [`diff_back`].
-    fn loaded_diff_in_one_thread(history: &[ModelMessage], loaded: Vec<Value>) -> Result<Report, String> {
+    fn loaded_diff_in_one_thread(history: &[ModelMessage], loaded: Vec<LoadedMessage>) -> Result<Report, String> {
         let back = history_of_whole_text(loaded).map_err(|message| format!("unloadable: {message}"))?;
         let mut report = Report::default();
         diff_back(history, &history_value(history, 0).unwrap(), &back, 0, &mut report)
@@ -649,12 +574,34 @@ mod tests {
                 }
                 let mut too_deep = own_messages.clone();
                 too_deep.insert(case % (too_deep.len() + 1), deep.clone());
+                let json = |messages: Vec<Value>| messages.into_iter().map(LoadedMessage::Json).collect::<Vec<_>>();
+                // Messages typed as a loader builds them: the typed message their JSON reads as.
+                let typed_where = |messages: Vec<Value>, typed: &dyn Fn(usize) -> bool| {
+                    messages
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, value)| {
+                            let read = msgflow_wire::from_str(&format!("[{value}]"))
+                                .ok()
+                                .and_then(|mut messages: Vec<ModelMessage>| messages.pop());
+                            match read {
+                                Some(message) if typed(index) => LoadedMessage::Typed(message),
+                                _ => LoadedMessage::Json(value),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let every_other = |index: usize| index % 2 == case % 2;
                 for (label, loaded) in [
-                    ("other", other_messages),
-                    ("own", own_messages),
-                    ("own, changed", own_changed),
-                    ("not a message", not_a_message),
-                    ("too deep", too_deep),
+                    ("other", json(other_messages.clone())),
+                    ("other, partly typed", typed_where(other_messages, &every_other)),
+                    ("own", json(own_messages.clone())),
+                    ("own, typed", typed_where(own_messages, &|_| true)),
+                    ("own, changed", json(own_changed)),
+                    ("not a message", json(not_a_message.clone())),
+                    ("not a message, partly typed", typed_where(not_a_message, &every_other)),
+                    ("too deep", json(too_deep.clone())),
+                    ("too deep, partly typed", typed_where(too_deep, &every_other)),
                 ] {
                     let whole = history_of_whole_text(loaded.clone());
                     for per_read in [1, 2, 3, MESSAGES_PER_READ] {

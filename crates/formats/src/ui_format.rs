@@ -8,6 +8,7 @@
 use msgflow_wire::ModelMessage;
 use serde_json::Value;
 
+use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
 use crate::openai_chat::ShapeError;
 use crate::round_trip::ReadBackError;
@@ -49,7 +50,7 @@ pub(crate) trait UiFormat: Target + Sized {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
-    ) -> Result<Vec<Value>, ShapeError>;
+    ) -> Result<Vec<LoadedMessage>, ShapeError>;
 }
 
 /// The messages of `history` in the format `F`: pydantic-ai's `dump_messages`, or the lossless
@@ -132,7 +133,7 @@ pub(crate) fn from_value<F: UiFormat>(
     // What the loader left of the input is freed before the history is read, unless records were
     // read from it: a history they make that does not load is their error, at their place.
     let with_records = (recorded > 0).then_some(value);
-    crate::round_trip::history_of(history).map_err(|message| {
+    crate::loaded::history_of(history).map_err(|message| {
         with_records
             .and_then(|mut value| {
                 let (messages, _) = crate::messages_builder::ui_messages(
@@ -156,7 +157,7 @@ fn unreadable_record<F: UiFormat>(messages: &[Value], path: &str) -> Option<Shap
     messages.iter().enumerate().find_map(|(index, message)| {
         let (record_path, held) = F::record_at(message)?;
         held.iter().enumerate().find_map(|(position, recorded)| {
-            let message = crate::round_trip::history_of(vec![recorded.clone()]).err()?;
+            let message = crate::loaded::history_of(vec![LoadedMessage::Json(recorded.clone())]).err()?;
             Some(ShapeError {
                 path: format!("{path}[{index}]{record_path}[{position}]"),
                 message: format!("msgflow's record holds no pydantic-ai message: {message}"),
@@ -173,7 +174,7 @@ fn load<F: UiFormat>(
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
-) -> Result<(Vec<Value>, String, usize), ShapeError> {
+) -> Result<(Vec<LoadedMessage>, String, usize), ShapeError> {
     let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
     let (recorded, rest) = if options.lossless {
         F::recorded_prefix(messages)

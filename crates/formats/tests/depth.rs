@@ -207,3 +207,55 @@ fn a_long_input_read_in_pieces_converts_as_read_whole() {
     // histories one after the other make no history there: that case compares the errors.
     assert!(converted >= 3, "only {converted} of the long inputs converted");
 }
+
+/// A tool result nested about as deep as the parser reads: an AG-UI tool message's text (a JSON
+/// document of its own, read with its own limit) and a Vercel tool part's output. The loaders take
+/// a shallow result into the typed history as it is and send one nested past the depth the text
+/// parser reads at its place in the history (inside the history's array, the message, its parts
+/// and the part) through the history's JSON: either way it loads as the history of the same
+/// depth reads, whole.
+#[test]
+fn a_tool_result_loads_as_deep_as_its_history_reads() {
+    let (mut loaded, mut refused) = (0, 0);
+    for levels in 118..=127 {
+        let nested = format!("{}\"x\"{}", "[".repeat(levels), "]".repeat(levels));
+        let history = format!(
+            r#"[{{"parts":[{{"tool_name":"f","args":"{{}}","tool_call_id":"c1","part_kind":"tool-call"}}],"kind":"response"}},
+                {{"parts":[{{"tool_name":"f","content":{nested},"tool_call_id":"c1","part_kind":"tool-return"}}],"kind":"request"}}]"#
+        );
+        let history_reads = msgflow_wire::from_str(&history).is_ok();
+        let ag_ui = serde_json::json!([
+            {"id": "a", "role": "assistant",
+             "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"id": "t", "role": "tool", "toolCallId": "c1", "content": nested},
+        ])
+        .to_string();
+        let vercel = format!(
+            r#"[{{"id":"a","role":"assistant","parts":[{{"type":"tool-f","toolCallId":"c1","state":"output-available","input":{{}},"output":{nested}}}]}}]"#
+        );
+        let vercel_reads = serde_json::from_str::<serde_json::Value>(&vercel).is_ok();
+        for (format, input) in [(Format::AgUi, ag_ui), (Format::VercelUi, vercel)] {
+            if format == Format::VercelUi && !vercel_reads {
+                continue;
+            }
+            let converted = msgflow_formats::convert(&input, format, Format::PydanticAi);
+            if history_reads {
+                let converted = converted.unwrap_or_else(|err| panic!("{format} {levels} levels: {err}"));
+                let msgflow_formats::Output::Histories(histories) = converted.output else {
+                    unreachable!()
+                };
+                let text = msgflow_wire::to_string(&histories[0]).unwrap();
+                assert!(text.contains(&nested), "{format} {levels} levels: {text}");
+                loaded += 1;
+            } else {
+                let err = converted.expect_err("the history does not read");
+                assert!(
+                    err.message.contains("recursion limit"),
+                    "{format} {levels} levels: {err}"
+                );
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((loaded, refused), (16, 0), "loaded, refused");
+}

@@ -8,15 +8,14 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::messages_builder::{binary_json, from_data_uri};
-use crate::object::object;
+use crate::object::{field, object};
 use crate::openai_chat::{shape, ShapeError};
 
 /// A field by its wire name (camelCase) or its Python name: the SDK's models accept both
 /// (`populate_by_name`), and real files use both (`toolCalls` and `tool_calls`).
 pub(super) fn wire<'v>(object: &'v Map<String, Value>, camel: &str, snake: &str) -> Option<&'v Value> {
-    object
-        .get(camel)
-        .or_else(|| object.get(snake))
+    field(object, camel)
+        .or_else(|| field(object, snake))
         .filter(|value| !value.is_null())
 }
 
@@ -37,10 +36,10 @@ pub(super) fn rehydrated_tool_contents(messages: &[Value]) -> Vec<Option<Rehydra
         .with_min_len(64)
         .map(|message| {
             let object = message.as_object()?;
-            if object.get("role")?.as_str()? != "tool" {
+            if field(object, "role")?.as_str()? != "tool" {
                 return None;
             }
-            match object.get("content")? {
+            match field(object, "content")? {
                 Value::String(text) if text.len() >= READ_AHEAD_BYTES => Some(rehydrate(text)),
                 _ => None,
             }

@@ -1,19 +1,21 @@
 //! AG-UI messages to a history, as pydantic-ai 2.68.0's `AGUIAdapter.load_messages`
-//! (`pydantic_ai.ui.ag_ui._adapter`) reads them, building the history's JSON.
+//! (`pydantic_ai.ui.ag_ui._adapter`) reads them, building the history with `messages_builder` (typed parts for the common shapes, JSON for the rest).
 
 use std::collections::HashMap;
 
-use msgflow_wire::UploadedFileProviderName;
+use msgflow_wire::{Field, RawJson, ToolReturnOutcome, UploadedFileProviderName};
 use serde_json::{json, Map, Value};
 
 use super::content::{
     legacy_binary_item, media_item, rehydrate, rehydrated_tool_contents, returned_content, wire, MediaItem, Rehydrated,
 };
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
+use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{set_ui_message_id, Builder};
-use crate::object::object;
+use crate::messages_builder::{set_ui_message_id, Builder, Part};
+use crate::object::{field, object};
 use crate::openai_chat::ShapeError;
+use crate::typed_parts;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
     model_settings_delta_from_payload, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
@@ -101,7 +103,7 @@ pub(super) fn load(
     document: usize,
     report: &mut Report,
     history: Vec<Value>,
-) -> Result<Vec<Value>, ShapeError> {
+) -> Result<Vec<LoadedMessage>, ShapeError> {
     let mut tool_names = HashMap::new();
     let mut tool_kinds = HashMap::new();
     for message in &history {
@@ -130,7 +132,7 @@ pub(super) fn load(
 
 impl Loader<'_> {
     /// Reads `messages` (index `first` on of the array at `path`) into the history.
-    fn read(mut self, messages: &[Value], path: &str, first: usize) -> Result<Vec<Value>, ShapeError> {
+    fn read(mut self, messages: &[Value], path: &str, first: usize) -> Result<Vec<LoadedMessage>, ShapeError> {
         let mut rehydrated = rehydrated_tool_contents(messages);
         for (index, message) in messages.iter().enumerate() {
             let path = format!("{path}[{}]", first + index);
@@ -164,7 +166,7 @@ impl Loader<'_> {
             "reasoning",
             "activity",
         ];
-        let role = match object.get("role") {
+        let role = match field(object, "role") {
             Some(Value::String(role)) if ROLES.contains(&role.as_str()) => role.as_str(),
             Some(_) => {
                 return Err(shape(
@@ -176,7 +178,7 @@ impl Loader<'_> {
         };
         // pydantic-ai requires an `id`; the .NET and Microsoft Agent Framework clients leave it
         // out of some messages, and such a message is read all the same.
-        let id = match object.get("id") {
+        let id = match field(object, "id") {
             Some(Value::String(id)) => Some(id.clone()),
             None | Some(Value::Null) => None,
             Some(_) => return Err(shape(&format!("{path}.id"), "expected the message `id` as a string")),
@@ -205,9 +207,7 @@ impl Loader<'_> {
                 // Only a message carrying the marker pydantic-ai dumped it with is harness feedback.
                 match retry_feedback_claim(object) {
                     Some(feedback) => self.builder.add(feedback, true),
-                    None => self
-                        .builder
-                        .add(object! {"content": content, "part_kind": "system-prompt"}, true),
+                    None => self.builder.add(typed_parts::system_prompt(content.to_owned()), true),
                 }
             }
             "assistant" => popped = self.assistant(object, path)?,
@@ -282,15 +282,14 @@ impl Loader<'_> {
                 Some(payload) => structured_content_from_payload(payload, text),
             }
         };
-        match object.get("content") {
-            Some(Value::String(text)) => {
-                let content = match structured_item(0, text) {
-                    item @ Value::Object(_) => Value::Array(vec![item]),
-                    text => text,
-                };
-                self.builder
-                    .add(object! {"content": content, "part_kind": "user-prompt"}, true);
-            }
+        match field(object, "content") {
+            Some(Value::String(text)) => match structured_item(0, text) {
+                Value::String(text) => self.builder.add(typed_parts::user_prompt(text), true),
+                item => self.builder.add(
+                    object! {"content": Value::Array(vec![item]), "part_kind": "user-prompt"},
+                    true,
+                ),
+            },
             Some(Value::Array(items)) => {
                 // A structured payload is claimed by its text's position in the message's content,
                 // counting the items that load as nothing.
@@ -302,13 +301,16 @@ impl Loader<'_> {
                         item => item,
                     })
                     .collect();
-                if !content.is_empty() {
-                    let content = match content.as_slice() {
-                        [Value::String(text)] => Value::String(text.clone()),
-                        _ => Value::Array(content),
-                    };
-                    self.builder
-                        .add(object! {"content": content, "part_kind": "user-prompt"}, true);
+                match <[Value; 1]>::try_from(content) {
+                    Ok([Value::String(text)]) => self.builder.add(typed_parts::user_prompt(text), true),
+                    Ok([item]) => self.builder.add(
+                        object! {"content": Value::Array(vec![item]), "part_kind": "user-prompt"},
+                        true,
+                    ),
+                    Err(content) if content.is_empty() => {}
+                    Err(content) => self
+                        .builder
+                        .add(object! {"content": content, "part_kind": "user-prompt"}, true),
                 }
             }
             _ => {
@@ -369,7 +371,7 @@ impl Loader<'_> {
 
     /// Returns whether the message replaced an empty answer before it.
     fn assistant(&mut self, object: &Map<String, Value>, path: &str) -> Result<bool, ShapeError> {
-        let content = match object.get("content") {
+        let content = match field(object, "content") {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) => Some(text.as_str()),
             Some(_) => {
@@ -392,15 +394,13 @@ impl Loader<'_> {
         let has_content = content.is_some_and(|text| !text.is_empty());
         // An empty answer only marks a response boundary: what follows in the same response replaces it.
         let mut popped = false;
-        if (has_content || !calls.is_empty()) && self.last_is_empty_answer() {
+        if (has_content || !calls.is_empty()) && self.builder.ends_on_empty_text_response() {
             self.builder.pop();
             popped = true;
         }
         if has_content || (content == Some("") && calls.is_empty()) {
-            self.builder.add(
-                object! {"content": content.unwrap_or_default(), "part_kind": "text"},
-                false,
-            );
+            self.builder
+                .add(typed_parts::text(content.unwrap_or_default().to_owned()), false);
         }
         // Only an error needs a call's path.
         let call_path = |index: usize| format!("{path}.toolCalls[{index}]");
@@ -408,16 +408,16 @@ impl Loader<'_> {
             let Some(call) = call.as_object() else {
                 return Err(shape(&call_path(index), "expected a tool call object"));
             };
-            let Some(Value::String(call_id)) = call.get("id") else {
+            let Some(Value::String(call_id)) = field(call, "id") else {
                 return Err(shape(
                     &format!("{}.id", call_path(index)),
                     "expected the tool call's `id` as a string",
                 ));
             };
-            let function = call.get("function").and_then(Value::as_object);
+            let function = field(call, "function").and_then(Value::as_object);
             let (Some(Value::String(name)), Some(Value::String(arguments))) = (
-                function.and_then(|function| function.get("name")),
-                function.and_then(|function| function.get("arguments")),
+                function.and_then(|function| field(function, "name")),
+                function.and_then(|function| field(function, "arguments")),
             ) else {
                 return Err(shape(
                     &format!("{}.function", call_path(index)),
@@ -438,6 +438,12 @@ impl Loader<'_> {
                     "tool_name": name.as_str(), "args": arguments.as_str(), "tool_call_id": original,
                     "provider_name": provider, "tool_kind": tool_kind, "part_kind": "builtin-tool-call",
                 },
+                None if tool_kind.is_null() => {
+                    let call = typed_parts::tool_call(name.clone(), RawJson::null(), call_id.clone());
+                    self.builder
+                        .add(Part::ToolCall(call, Value::String(arguments.clone())), false);
+                    continue;
+                }
                 None => {
                     object! {"tool_name": name.as_str(), "args": arguments.as_str(), "tool_call_id": call_id.as_str(),
                     "tool_kind": tool_kind, "part_kind": "tool-call"}
@@ -446,21 +452,6 @@ impl Loader<'_> {
             self.builder.add(part, false);
         }
         Ok(popped)
-    }
-
-    /// Whether the history ends on a response that is one empty `TextPart`.
-    fn last_is_empty_answer(&self) -> bool {
-        let Some(last) = self.builder.last() else {
-            return false;
-        };
-        let parts = last
-            .get("parts")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        last.get("kind").and_then(Value::as_str) == Some("response")
-            && matches!(parts, [only] if only["part_kind"] == "text" && only["content"] == ""
-                && only.as_object().is_some_and(|part| part.iter().all(|(key, value)|
-                    matches!(key.as_str(), "content" | "part_kind") || value.is_null())))
     }
 
     fn tool(
@@ -481,7 +472,7 @@ impl Loader<'_> {
                 format!("tool call `{call_id}` is not in the history before this tool message"),
             ));
         };
-        let (content, file_digests) = match object.get("content") {
+        let (content, file_digests) = match field(object, "content") {
             Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)),
             Some(Value::Array(items)) => {
                 // 1.0 tool content parts: a lone text is the string form; anything else is the
@@ -556,6 +547,13 @@ impl Loader<'_> {
                     ("retried", Some(claim)) => parse_tool_retry(claim),
                     _ => Value::Null,
                 };
+                if tool_kind.is_null() && retry.is_null() && file_digests.is_empty() {
+                    let mut returned =
+                        typed_parts::tool_return(name, call_id.clone(), ToolReturnOutcome::from_wire(outcome));
+                    returned.retry = Field::Null;
+                    self.builder.add(Part::ToolReturn(returned, content), true);
+                    return Ok(());
+                }
                 self.builder.add(
                     with_digests(
                         object! {"tool_name": name.as_str(), "content": content, "tool_call_id": call_id.as_str(),

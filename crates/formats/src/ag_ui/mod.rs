@@ -79,7 +79,7 @@ impl crate::ui_format::UiFormat for AgUi {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
-    ) -> Result<Vec<Value>, ShapeError> {
+    ) -> Result<Vec<crate::loaded::LoadedMessage>, ShapeError> {
         load::load(messages, path, first, document, report, recorded)
     }
 }

@@ -32,6 +32,7 @@ pub(crate) mod tool_content;
 use msgflow_wire::ModelMessage;
 use serde_json::{Map, Value};
 
+use crate::loaded::LoadedMessage;
 use crate::loss::{self, Report};
 use crate::openai_chat::ShapeError;
 use crate::round_trip::ReadBackError;
@@ -114,6 +115,7 @@ pub fn to_value(
         ),
     };
     let loaded = load::span_document(&value, "$", document, &mut Report::default()).map_err(unreadable)?;
+    let loaded = loaded.into_iter().map(LoadedMessage::Json).collect();
     match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
         Ok(()) => {
             crate::round_trip::report_too_deep(&value, "OTel span attributes", document, report);
@@ -181,7 +183,8 @@ fn key_path(path: &str, key: &str) -> String {
 }
 
 fn parse(history: Vec<Value>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {
-    crate::round_trip::history_of(history).map_err(|message| (document, unloadable(&message)))
+    crate::loaded::history_of(history.into_iter().map(LoadedMessage::Json).collect())
+        .map_err(|message| (document, unloadable(&message)))
 }
 
 /// The error for OTel messages whose loaded history pydantic-ai would refuse.

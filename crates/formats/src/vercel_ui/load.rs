@@ -1,24 +1,27 @@
 //! Vercel AI `UIMessage`s to a history, as pydantic-ai 2.68.0's `VercelAIAdapter.load_messages`
-//! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history's JSON.
+//! (`pydantic_ai.ui.vercel_ai._adapter`) reads them, building the history with `messages_builder` (typed parts for the common shapes, JSON for the rest).
 
+use msgflow_wire::{Field, ModelResponsePart};
 use serde_json::{Map, Value};
 
 use super::citations::load_citations;
-use super::dump::{DEFAULT_DENIAL, USER_PROMPT_START_KEY};
+use super::dump::USER_PROMPT_START_KEY;
 use super::PROVIDER_METADATA_KEY;
+use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder};
-use crate::object::object;
+use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder, Part};
+use crate::object::{field, field_of, object};
 use crate::openai_chat::ShapeError;
+use crate::typed_parts;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, narrowed, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
-    tool_availability_delta_from_payload,
+    model_settings_delta_from_payload, retry_feedback_from_payload, tool_availability_delta_from_payload,
 };
 
+mod tool;
 mod values;
 
-use values::{apply_message_metadata, structured_content, user_file, validated_tool_output};
+use values::{apply_message_metadata, structured_content, user_file};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -55,7 +58,7 @@ pub(super) fn load(
     document: usize,
     report: &mut Report,
     history: Vec<Value>,
-) -> Result<Vec<Value>, ShapeError> {
+) -> Result<Vec<LoadedMessage>, ShapeError> {
     Loader {
         document,
         report,
@@ -67,23 +70,22 @@ pub(super) fn load(
 
 fn ours(metadata: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    metadata
-        .get(PROVIDER_METADATA_KEY)
+    field_of(metadata, PROVIDER_METADATA_KEY)
         .and_then(Value::as_object)
         .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
 }
 
 fn get<'v>(map: &'v Map<String, Value>, key: &str) -> &'v Value {
-    map.get(key).unwrap_or(&Value::Null)
+    field(map, key).unwrap_or(&Value::Null)
 }
 
 fn get_value<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
+    field_of(value, key).unwrap_or(&Value::Null)
 }
 
 impl Loader<'_> {
     /// Reads `messages` (index `first` on of the array at `path`) into the history.
-    fn read(mut self, messages: &mut [Value], path: &str, first: usize) -> Result<Vec<Value>, ShapeError> {
+    fn read(mut self, messages: &mut [Value], path: &str, first: usize) -> Result<Vec<LoadedMessage>, ShapeError> {
         for (index, message) in messages.iter_mut().enumerate() {
             self.message(message, &format!("{path}[{}]", first + index))?;
         }
@@ -112,7 +114,7 @@ impl Loader<'_> {
         let Some(object) = message.as_object_mut() else {
             return Err(shape(path, "expected a UIMessage object with `id`, `role` and `parts`"));
         };
-        let role = match object.get("role").and_then(Value::as_str) {
+        let role = match field(object, "role").and_then(Value::as_str) {
             Some("system") => "system",
             Some("user") => "user",
             Some("assistant") => "assistant",
@@ -126,7 +128,7 @@ impl Loader<'_> {
         };
         // pydantic-ai requires an `id`; the AI SDK's own `convertToModelMessages` does not, and
         // real logs leave it out, so a message without one is read all the same.
-        let id = match object.get("id") {
+        let id = match field(object, "id") {
             Some(Value::String(id)) => Some(id.clone()),
             None | Some(Value::Null) if self.enqueued => {
                 return Err(shape(path, "expected the UIMessage `id` as a string"));
@@ -152,7 +154,7 @@ impl Loader<'_> {
             if let Some(filled_in) = super::part_defaults::fill_in(part) {
                 self.loss(LossKind::Invented, &part_path, filled_in);
             }
-            let Some(part_type) = part.get("type").and_then(Value::as_str) else {
+            let Some(part_type) = field_of(part, "type").and_then(Value::as_str) else {
                 return Err(shape(&part_path, "expected a UI part object with a string `type`"));
             };
             if self.enqueued && !part.as_object().is_some_and(super::part_defaults::validates) {
@@ -184,7 +186,7 @@ impl Loader<'_> {
         }
         let has_parts = !ui_parts.is_empty();
         let target_kind = if role == "assistant" { "response" } else { "request" };
-        let metadata = object.get("metadata").unwrap_or(&Value::Null);
+        let metadata = field(object, "metadata").unwrap_or(&Value::Null);
         let had_timestamp = ours(metadata).get("timestamp").is_some();
         match self.builder.target(checkpoint, target_kind) {
             Some(target) => {
@@ -215,20 +217,18 @@ impl Loader<'_> {
     fn system(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
         for (index, part) in ui_parts.iter().enumerate() {
             let part_path = format!("{path}[{index}]");
-            if part["type"] != "text" {
+            if get_value(part, "type") != "text" {
                 return Err(shape(&part_path, "a system message holds text parts only"));
             }
             let text = text_of(part, &part_path)?;
             // Only a part carrying the marker pydantic-ai dumped it with is harness feedback.
             let claim = get(
-                ours(part.get("providerMetadata").unwrap_or(&Value::Null)),
+                ours(field_of(part, "providerMetadata").unwrap_or(&Value::Null)),
                 "retry_feedback",
             );
             match retry_feedback_from_payload(claim) {
                 Some(feedback) => self.builder.add(feedback, true),
-                None => self
-                    .builder
-                    .add(object! {"content": text, "part_kind": "system-prompt"}, true),
+                None => self.builder.add(typed_parts::system_prompt(text.to_owned()), true),
             }
         }
         Ok(())
@@ -238,8 +238,8 @@ impl Loader<'_> {
         let mut content: Vec<Value> = Vec::new();
         for (index, part) in ui_parts.iter().enumerate() {
             let part_path = format!("{path}[{index}]");
-            let part_type = part["type"].as_str().unwrap_or("");
-            let metadata = ours(part.get("providerMetadata").unwrap_or(&Value::Null));
+            let part_type = get_value(part, "type").as_str().unwrap_or("");
+            let metadata = ours(field_of(part, "providerMetadata").unwrap_or(&Value::Null));
             if matches!(part_type, "text" | "file")
                 && !content.is_empty()
                 && truthy(get(metadata, USER_PROMPT_START_KEY))
@@ -310,13 +310,17 @@ impl Loader<'_> {
         if content.is_empty() {
             return;
         }
-        let items = std::mem::take(content);
-        let content = match items.as_slice() {
-            [Value::String(text)] => Value::String(text.clone()),
-            _ => Value::Array(items),
-        };
-        self.builder
-            .add(object! {"content": content, "part_kind": "user-prompt"}, true);
+        match <[Value; 1]>::try_from(std::mem::take(content)) {
+            Ok([Value::String(text)]) => self.builder.add(typed_parts::user_prompt(text), true),
+            Ok(items) => self.builder.add(
+                object! {"content": Value::Array(items.into()), "part_kind": "user-prompt"},
+                true,
+            ),
+            Err(items) => self.builder.add(
+                object! {"content": Value::Array(items), "part_kind": "user-prompt"},
+                true,
+            ),
+        }
     }
 
     /// Another `data-*` part: custom data, not for the model (enqueued messages are read from
@@ -332,7 +336,7 @@ impl Loader<'_> {
 
     /// The messages of an enqueued-messages part (`load_messages` of `_enqueued_ui_messages`): a
     /// history of their own, or none where pydantic-ai loads none (reported dropped).
-    fn enqueued_messages(&mut self, part: &mut Value, path: &str) -> Vec<Value> {
+    fn enqueued_messages(&mut self, part: &mut Value, path: &str) -> Vec<LoadedMessage> {
         if self.enqueued {
             self.loss(
                 LossKind::Dropped,
@@ -373,13 +377,13 @@ impl Loader<'_> {
     }
 
     fn assistant(&mut self, ui_parts: &mut [Value], path: &str) -> Result<(), ShapeError> {
-        let mut pending: Vec<Value> = Vec::new();
+        let mut pending: Vec<Part> = Vec::new();
         // Messages enqueued into the step, delivered after its held-back returns.
-        let mut pending_enqueued: Vec<Value> = Vec::new();
-        let has_steps = ui_parts.iter().any(|part| part["type"] == "step-start");
+        let mut pending_enqueued: Vec<LoadedMessage> = Vec::new();
+        let has_steps = ui_parts.iter().any(|part| get_value(part, "type") == "step-start");
         for (index, part) in ui_parts.iter_mut().enumerate() {
             let part_path = format!("{path}[{index}]");
-            let part_type = part["type"].as_str().unwrap_or("").to_owned();
+            let part_type = get_value(part, "type").as_str().unwrap_or("").to_owned();
             let part_type = part_type.as_str();
             if !pending.is_empty()
                 && (part_type == "step-start" || (!has_steps && matches!(part_type, "text" | "reasoning" | "file")))
@@ -389,7 +393,7 @@ impl Loader<'_> {
                 }
                 self.builder.append_whole(std::mem::take(&mut pending_enqueued));
             }
-            let metadata = ours(part.get("providerMetadata").unwrap_or(&Value::Null)).clone();
+            let metadata = ours(field_of(part, "providerMetadata").unwrap_or(&Value::Null)).clone();
             match part_type {
                 "text" => {
                     let text = text_of(part, &part_path)?;
@@ -402,20 +406,35 @@ impl Loader<'_> {
                             "citations pydantic-ai does not load (`load_citations`)",
                         );
                     }
-                    self.builder.add(
-                        object! {"content": text, "id": get(&metadata, "id").clone(),
-                        "provider_name": get(&metadata, "provider_name").clone(),
-                        "provider_details": if details.is_object() { details.clone() } else { Value::Null },
-                        "citations": citations,
-                        "part_kind": "text"},
-                        false,
-                    );
+                    let details = if details.is_object() {
+                        details.clone()
+                    } else {
+                        Value::Null
+                    };
+                    let id = get(&metadata, "id");
+                    let provider_name = get(&metadata, "provider_name");
+                    if id.is_null() && provider_name.is_null() && details.is_null() && citations.is_null() {
+                        let ModelResponsePart::Text(mut part) = typed_parts::text(text.to_owned()) else {
+                            unreachable!("a text part")
+                        };
+                        part.id = Field::Null;
+                        part.provider_name = Field::Null;
+                        part.provider_details = Field::Null;
+                        part.citations = Field::Null;
+                        self.builder.add(ModelResponsePart::Text(part), false);
+                    } else {
+                        self.builder.add(
+                            object! {"content": text, "id": id.clone(), "provider_name": provider_name.clone(),
+                            "provider_details": details, "citations": citations, "part_kind": "text"},
+                            false,
+                        );
+                    }
                     self.builder
                         .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
                 }
                 "reasoning" => {
                     let text = text_of(part, &part_path)?;
-                    let signature = if part["state"] == "streaming" {
+                    let signature = if get_value(part, "state") == "streaming" {
                         Value::Null
                     } else {
                         get(&metadata, "signature").clone()
@@ -478,12 +497,12 @@ impl Loader<'_> {
                         // A settings change is streamed at the start of the request recording it:
                         // at its end, after the messages enqueued into the step if there are any.
                         Some(delta) if part_type == "data-model-settings-delta" && !pending_enqueued.is_empty() => {
-                            pending_enqueued.push(object! {"parts": vec![delta], "kind": "request"});
+                            pending_enqueued.push(object! {"parts": vec![delta], "kind": "request"}.into());
                         }
                         // Streamed after the tool return that caused it (a settings change at the
                         // start of the request recording it): it waits with the step's returns.
                         Some(delta) if part_type != "data-model-settings-delta" || !pending.is_empty() => {
-                            pending.push(delta);
+                            pending.push(delta.into());
                         }
                         Some(delta) => self.builder.add(delta, true),
                         None => self.loss(
@@ -515,213 +534,6 @@ impl Loader<'_> {
         self.builder.append_whole(pending_enqueued);
         Ok(())
     }
-
-    /// A tool part: its call, and its return once it has one. The part's input and output are
-    /// moved into the history.
-    fn tool(
-        &mut self,
-        part: &mut Value,
-        part_type: &str,
-        path: &str,
-        pending: &mut Vec<Value>,
-    ) -> Result<(), ShapeError> {
-        let tool_name = if part_type == "dynamic-tool" {
-            match part.get("toolName") {
-                Some(Value::String(name)) => name.clone(),
-                _ => {
-                    return Err(shape(
-                        &format!("{path}.toolName"),
-                        "expected the dynamic tool's name as a string",
-                    ))
-                }
-            }
-        } else {
-            part_type["tool-".len()..].to_owned()
-        };
-        let Some(tool_call_id) = part.get("toolCallId").and_then(Value::as_str).map(str::to_owned) else {
-            return Err(shape(
-                &format!("{path}.toolCallId"),
-                "expected the tool call id as a string",
-            ));
-        };
-        let tool_call_id = tool_call_id.as_str();
-        let claimed_state = part.get("state").and_then(Value::as_str).unwrap_or("");
-        let Some(state) = super::part_defaults::model_of_state(part_type, claimed_state).and_then(|model| model.state)
-        else {
-            let states: Vec<&str> = super::part_defaults::models_of(part_type)
-                .filter_map(|model| model.state)
-                .collect();
-            return Err(shape(
-                &format!("{path}.state"),
-                format!("expected a tool part state, one of {}", states.join(", ")),
-            ));
-        };
-        let args = match part.get_mut("input").map_or(Value::Null, Value::take) {
-            Value::String(text) => match serde_json::from_str::<Value>(&text) {
-                Ok(parsed @ Value::Object(_)) => parsed,
-                _ => Value::String(text),
-            },
-            value @ (Value::Object(_) | Value::Null) => value,
-            _ => {
-                return Err(shape(
-                    &format!("{path}.input"),
-                    "expected the tool input as an object or a JSON string",
-                ))
-            }
-        };
-        let metadata = ours(part.get("callProviderMetadata").unwrap_or(&Value::Null)).clone();
-        let provider_name = get(&metadata, "provider_name").clone();
-        let provider_details = get(&metadata, "provider_details").clone();
-        let tool_kind = parse_tool_kind(get(&metadata, "tool_kind"));
-        if get(&metadata, "tool_kind").is_string() && tool_kind.is_null() {
-            self.loss(
-                LossKind::Dropped,
-                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
-                "a `tool_kind` pydantic-ai does not define (`parse_tool_kind`)",
-            );
-        }
-        if state == "approval-responded" {
-            self.loss(
-                LossKind::Dropped,
-                format!("{path}.approval"),
-                "a tool approval decision not carried out yet (pydantic-ai takes it as a deferred tool result)",
-            );
-        }
-        let has_output = matches!(state, "output-available" | "output-error" | "output-denied");
-        // `_validate_tool_output`: file items of the output become files, recorded in the return's
-        // `content_file_digests` so that they load as files again. Content that is no scalar carries
-        // the record even when empty, as pydantic-ai dumps it: without one, pydantic-ai takes the return
-        // for one saved before records existed and may rebuild its file-shaped mappings as files.
-        let output = part.get_mut("output").map_or(Value::Null, Value::take);
-        let (output, file_digests) = if state == "output-available" {
-            validated_tool_output(output)
-        } else {
-            (output, Vec::new())
-        };
-        let with_digests = |mut returned: Value| {
-            if msgflow_media::content_needs_file_digests(&returned["content"]) {
-                returned["content_file_digests"] = file_digests.clone().into();
-            }
-            returned
-        };
-        if part.get("providerExecuted") == Some(&Value::Bool(true)) {
-            let empty = Map::new();
-            let (call_meta, return_meta) = if has_output {
-                (
-                    metadata.get("call_meta").and_then(Value::as_object).unwrap_or(&empty),
-                    metadata.get("return_meta").and_then(Value::as_object).unwrap_or(&empty),
-                )
-            } else {
-                (&empty, &empty)
-            };
-            let or = |first: &Value, second: &Value| if truthy(first) { first.clone() } else { second.clone() };
-            let call_provider_name = or(get(call_meta, "provider_name"), &provider_name);
-            let call_kind = match parse_tool_kind(get(call_meta, "tool_kind")) {
-                Value::Null => tool_kind.clone(),
-                claimed => claimed,
-            };
-            let call = self.narrow(
-                object! {"tool_name": tool_name.as_str(), "args": args, "tool_call_id": tool_call_id,
-                "tool_kind": call_kind,
-                "id": or(get(call_meta, "id"), get(&metadata, "id")),
-                "provider_name": call_provider_name.clone(),
-                "provider_details": or(get(call_meta, "provider_details"), &provider_details),
-                "part_kind": "builtin-tool-call"},
-                "args",
-                path,
-            );
-            self.builder.add(call, false);
-            let canonical = or(get(call_meta, "canonical_system"), get(&metadata, "canonical_system"));
-            self.builder.restore_canonical_system(&call_provider_name, &canonical);
-            if has_output {
-                let (content, outcome) = match state {
-                    "output-error" => (part.get("errorText").cloned().unwrap_or(Value::Null), "failed"),
-                    "output-denied" => (Value::String(denial_reason(part)), "denied"),
-                    _ => (output, "success"),
-                };
-                let return_kind = match parse_tool_kind(get(return_meta, "tool_kind")) {
-                    Value::Null => tool_kind,
-                    claimed => claimed,
-                };
-                let returned = self.narrow(
-                    with_digests(
-                        object! {"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
-                        "provider_name": or(get(return_meta, "provider_name"), &provider_name),
-                        "provider_details": or(get(return_meta, "provider_details"), &provider_details),
-                        "outcome": outcome, "tool_kind": return_kind,
-                        "part_kind": "builtin-tool-return"},
-                    ),
-                    "content",
-                    path,
-                );
-                self.builder.add(returned, false);
-            }
-            return Ok(());
-        }
-        let call = self.narrow(
-            object! {"tool_name": tool_name.as_str(), "args": args, "tool_call_id": tool_call_id,
-            "tool_kind": tool_kind.clone(), "id": get(&metadata, "id").clone(),
-            "provider_name": provider_name, "provider_details": provider_details,
-            "part_kind": "tool-call"},
-            "args",
-            path,
-        );
-        self.builder.add(call, false);
-        self.builder
-            .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
-        let returned = match state {
-            "output-available" => {
-                let interrupted = get(&metadata, "outcome") == "interrupted";
-                with_digests(object! {"tool_name": tool_name, "content": output,
-                "tool_call_id": tool_call_id,
-                "outcome": if interrupted { "interrupted" } else { "success" },
-                "tool_kind": tool_kind, "part_kind": "tool-return"})
-            }
-            "output-error" => {
-                let retried = get(&metadata, "outcome") == "retried";
-                let structured = get(&metadata, "content");
-                // `_validate_tool_output` of a retry's list content: its files rebuilt.
-                let (content, structured_digests) = if retried && structured.is_array() {
-                    validated_tool_output(structured.clone())
-                } else {
-                    (part.get("errorText").cloned().unwrap_or(Value::Null), Vec::new())
-                };
-                let retry = if retried {
-                    parse_tool_retry(get(&metadata, "retry"))
-                } else {
-                    Value::Null
-                };
-                let mut returned = object! {"tool_name": tool_name, "content": content, "tool_call_id": tool_call_id,
-                "outcome": if retried { "retried" } else { "failed" }, "retry": retry,
-                "tool_kind": tool_kind, "part_kind": "tool-return"};
-                if !structured_digests.is_empty() {
-                    returned["content_file_digests"] = structured_digests.into();
-                }
-                returned
-            }
-            "output-denied" => object! {"tool_name": tool_name, "content": denial_reason(part),
-            "tool_call_id": tool_call_id, "outcome": "denied",
-            "tool_kind": tool_kind, "part_kind": "tool-return"},
-            _ => return Ok(()),
-        };
-        let returned = self.narrow(returned, "content", path);
-        pending.push(returned);
-        Ok(())
-    }
-
-    /// `narrow_message_parts`: one of pydantic-ai's own kinds that the part's data (`field`) does
-    /// not substantiate is stripped (`ToolCallPart.narrow_type`), and reported dropped.
-    fn narrow(&mut self, mut part: Value, field: &str, path: &str) -> Value {
-        if !part["tool_kind"].is_null() && narrowed(&part, field).0.is_null() {
-            self.loss(
-                LossKind::Dropped,
-                format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
-                "a `tool_kind` the tool part's data does not fit (`narrow_type`)",
-            );
-            part["tool_kind"] = Value::Null;
-        }
-        part
-    }
 }
 
 /// The delta part a `data-*-delta` UI part loads as (`*_from_payload`), or `None` when pydantic-ai
@@ -747,18 +559,7 @@ fn truthy(value: &Value) -> bool {
 }
 
 fn text_of<'v>(part: &'v Value, path: &str) -> Result<&'v str, ShapeError> {
-    part.get("text")
+    field_of(part, "text")
         .and_then(Value::as_str)
         .ok_or_else(|| shape(&format!("{path}.text"), "expected the part's `text` as a string"))
-}
-
-/// `_denial_reason`: the reason of a responded approval, else `ToolDenied().message`.
-fn denial_reason(part: &Value) -> String {
-    let approval = part.get("approval").unwrap_or(&Value::Null);
-    match approval.get("reason").and_then(Value::as_str) {
-        Some(reason) if approval.get("approved").is_some_and(Value::is_boolean) && !reason.is_empty() => {
-            reason.to_owned()
-        }
-        _ => DEFAULT_DENIAL.to_owned(),
-    }
 }

@@ -100,7 +100,7 @@ impl crate::ui_format::UiFormat for VercelUi {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
-    ) -> Result<Vec<Value>, ShapeError> {
+    ) -> Result<Vec<crate::loaded::LoadedMessage>, ShapeError> {
         load::load(messages, path, first, document, report, recorded)
     }
 }
