@@ -44,7 +44,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         ..ConvertOptions::default()
     };
     for (name, mut value) in sources {
-        crate::conformance_ui_formats::stamp_responses(&mut value);
+        crate::conformance_ui_formats::stamp_load_times(&mut value);
         let original = msgflow_wire::from_str(&value.to_string())?;
         let written = match ag_ui::to_value(&original, 0, &default, &mut Report::default()) {
             Ok(written) => written,

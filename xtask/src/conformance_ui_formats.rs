@@ -48,7 +48,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let mut failures: Vec<String> = Vec::new();
     let mut lossless_identity = 0usize;
     for (name, mut value) in sources {
-        stamp_responses(&mut value);
+        stamp_load_times(&mut value);
         let original = msgflow_wire::from_str(&value.to_string())?;
         let mut case = Map::new();
         case.insert("name".into(), name.clone().into());
@@ -269,12 +269,27 @@ pub(crate) fn has_made_up_ids(history: &[msgflow_wire::ModelMessage]) -> bool {
     !msgflow_providers::InventedIds::of(history).is_empty()
 }
 
-/// Gives every response without a timestamp the fixed one.
-pub(crate) fn stamp_responses(history: &mut Value) {
+/// Gives every response without a timestamp the fixed one, and so every retry feedback part (and
+/// legacy retry prompt, which loads as one) without the key: pydantic-ai stamps both with the load
+/// time and writes the stamp for the front end, msgflow with the time of the conversion.
+pub(crate) fn stamp_load_times(history: &mut Value) {
     for message in history.as_array_mut().into_iter().flatten() {
-        if let Some(object) = message.as_object_mut() {
-            if object.get("kind") == Some(&json!("response")) && object.get("timestamp").is_none_or(Value::is_null) {
-                object.insert("timestamp".into(), FIXED_TIMESTAMP.into());
+        let Some(object) = message.as_object_mut() else {
+            continue;
+        };
+        if object.get("kind") == Some(&json!("response")) && object.get("timestamp").is_none_or(Value::is_null) {
+            object.insert("timestamp".into(), FIXED_TIMESTAMP.into());
+        }
+        if object.get("kind") == Some(&json!("request")) {
+            let parts = object.get_mut("parts").and_then(Value::as_array_mut);
+            for part in parts.into_iter().flatten().filter_map(Value::as_object_mut) {
+                let feedback = matches!(
+                    part.get("part_kind").and_then(Value::as_str),
+                    Some("retry-feedback" | "retry-prompt")
+                );
+                if feedback && !part.contains_key("timestamp") {
+                    part.insert("timestamp".into(), FIXED_TIMESTAMP.into());
+                }
             }
         }
     }

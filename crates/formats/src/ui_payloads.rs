@@ -115,13 +115,12 @@ pub(crate) fn retry_feedback<T: Target>(part: &Value, path: &str) -> Result<(Str
         ),
         other => other.clone(),
     };
-    let Some(timestamp) = timestamp_parts(field(part, "timestamp"), path)? else {
-        return Err(Unsupported::at(
-            format!("{path}.timestamp"),
-            "retry feedback without a timestamp (pydantic-ai stamps it with the load time)",
-        ));
+    // Without one, pydantic-ai stamps the feedback with the time it loads the history; msgflow
+    // with the time of the conversion (which the read-back reports as invented).
+    let timestamp = match timestamp_parts(field(part, "timestamp"), path)? {
+        Some(parts) => msgflow_wire::Timestamp::from_parts(parts),
+        None => msgflow_wire::Timestamp::now(),
     };
-    let timestamp = msgflow_wire::Timestamp::from_parts(timestamp);
     let retry = field(part, "retry");
     let payload = json!({
         "content": content,

@@ -205,11 +205,12 @@ fn bad_input_is_an_error_with_its_place() {
     }
     let err = convert(cases[2].0, Format::AgUi, Format::PydanticAi).unwrap_err();
     assert_eq!(err.position, Some((3, 17)), "{err}");
-    // A part msgflow does not convert yet is refused with its path in the history.
-    let history = r#"[{"kind": "request", "parts": [{"part_kind": "retry-prompt", "content": "try again"}]}]"#;
+    // A history pydantic-ai does not load is refused with the path of what it refuses.
+    let history =
+        r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": [{"kind": "hologram"}]}]}]"#;
     let err = convert(history, Format::PydanticAi, Format::AgUi).unwrap_err();
-    assert_eq!(err.path, "$[0].parts[0].timestamp");
-    assert!(err.message.contains("without a timestamp"), "{err}");
+    assert_eq!(err.path, "$[0].parts[0].content[0]");
+    assert!(err.message.contains("does not load a `hologram` item"), "{err}");
 }
 
 #[test]

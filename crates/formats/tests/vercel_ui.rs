@@ -214,12 +214,12 @@ fn bad_input_is_an_error_with_its_place() {
     }
     let err = convert(r#"[{"id": "a", "role": "assistant", "parts": [{"type": "file", "mediaType": "image/png", "url": "https://x/a.png"}]}]"#, Format::VercelUi, Format::PydanticAi).unwrap_err();
     assert_eq!(err.position, Some((1, 95)), "{err}");
-    // A part msgflow does not convert yet is refused with its path in the history.
+    // A history pydantic-ai does not load is refused with the path of what it refuses.
     let history = r#"[{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"},
-        {"part_kind": "retry-prompt", "content": "try again"}]}]"#;
+        {"part_kind": "user-prompt", "content": [{"kind": "hologram"}]}]}]"#;
     let err = convert(history, Format::PydanticAi, Format::VercelUi).unwrap_err();
-    assert_eq!(err.path, "$[0].parts[1].timestamp");
-    assert!(err.message.contains("without a timestamp"), "{err}");
+    assert_eq!(err.path, "$[0].parts[1].content[0]");
+    assert!(err.message.contains("does not load a `hologram` item"), "{err}");
 }
 
 #[test]

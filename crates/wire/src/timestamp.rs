@@ -79,6 +79,24 @@ impl Timestamp {
         }
     }
 
+    /// The current time as pydantic-ai writes the timestamps it fills in on load
+    /// (`datetime.now(tz=timezone.utc)`: `2025-01-02T03:04:05.678901Z`).
+    ///
+    /// ```
+    /// let now = msgflow_wire::Timestamp::now();
+    /// assert!(now.as_written().ends_with('Z'));
+    /// ```
+    pub fn now() -> Self {
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let seconds = i64::try_from(since.as_secs()).unwrap_or(0);
+        let parts = TimestampParts::from_unix(seconds, since.subsec_micros())
+            .or_else(|| TimestampParts::from_unix(0, 0))
+            .expect("1970 is within Python's years");
+        Self::from_parts(parts)
+    }
+
     /// Formats calendar fields the way pydantic-ai writes them (`Z` for UTC, six fractional
     /// digits only when the microsecond is not zero).
     pub fn from_parts(parts: TimestampParts) -> Self {
@@ -467,6 +485,14 @@ fn parse_datetime(text: &str) -> Option<TimestampParts> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn now_is_a_utc_timestamp_as_pydantic_ai_writes_one() {
+        let now = Timestamp::now();
+        assert!(now.as_written().ends_with('Z'), "{}", now.as_written());
+        assert!(now.parts().is_some_and(|parts| parts.year >= 2026));
+        assert_eq!(Timestamp::parse(now.as_written()), Ok(now));
+    }
 
     /// Unix times as pydantic 2.14 reads them (`TypeAdapter(datetime).validate_python(v).isoformat()`).
     #[test]

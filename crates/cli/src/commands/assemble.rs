@@ -2,11 +2,10 @@
 //! object per line) back to the history it recorded (msgflow-stream).
 
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use msgflow_stream::{assemble, read_log, AssembleOptions, AssemblyReport};
-use msgflow_wire::{ModelMessage, Timestamp, TimestampParts};
+use msgflow_wire::{ModelMessage, Timestamp};
 
 use crate::args::{InputArgs, OutputArgs, StrictArgs};
 use crate::files;
@@ -68,7 +67,7 @@ pub fn run(args: &AssembleArgs) -> Status {
             Ok(timestamp) => timestamp,
             Err(err) => return crate::outcome::usage_error(&format!("--timestamp {text:?}: {err}"), None),
         },
-        None => now(),
+        None => Timestamp::now(),
     };
     let options = AssembleOptions {
         timestamp: Some(timestamp),
@@ -257,26 +256,4 @@ fn describe(label: &str, report: &AssemblyReport, offset: usize) -> String {
         ));
     }
     text
-}
-
-/// The current time as pydantic-ai writes a timestamp (`2025-01-02T03:04:05.678901Z`).
-pub fn now() -> Timestamp {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let seconds = i64::try_from(since.as_secs()).unwrap_or(0);
-    let parts = TimestampParts::from_unix(seconds, since.subsec_micros())
-        .or_else(|| TimestampParts::from_unix(0, 0))
-        .expect("1970 is within Python's years");
-    Timestamp::from_parts(parts)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::now;
-
-    #[test]
-    fn now_is_a_utc_timestamp_as_pydantic_ai_writes_one() {
-        let now = now();
-        assert!(now.as_written().ends_with('Z'), "{}", now.as_written());
-        assert!(now.parts().is_some_and(|parts| parts.year >= 2026));
-    }
 }
