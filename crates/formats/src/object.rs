@@ -41,11 +41,17 @@ pub(crate) fn field_of<'v>(value: &'v serde_json::Value, key: &str) -> Option<&'
     field(value.as_object()?, key)
 }
 
+/// [`field_of`], `null` where the value has no such key (or is no object), as the mappings read a
+/// history's JSON: pydantic-ai's default for most fields is `None`.
+pub(crate) fn value_field<'v>(value: &'v serde_json::Value, key: &str) -> &'v serde_json::Value {
+    field_of(value, key).unwrap_or(&serde_json::Value::Null)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
 
-    use super::{field, field_of};
+    use super::{field, field_of, value_field};
 
     #[test]
     fn a_field_is_what_get_finds() {
@@ -57,6 +63,7 @@ mod tests {
         for value in [&small, &large, &json!({}), &json!("not an object")] {
             for key in ["id", "role", "toolCallId", "k3", "k19", "missing", ""] {
                 assert_eq!(field_of(value, key), value.get(key), "{key} of {value}");
+                assert_eq!(value_field(value, key), value.get(key).unwrap_or(&Value::Null));
                 if let Some(map) = value.as_object() {
                     assert_eq!(field(map, key), map.get(key), "{key} of {value}");
                 }

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::object::value_field as field;
 use crate::unsupported::{Target, Unsupported};
 
 mod loaded;
@@ -15,10 +16,6 @@ pub(crate) use loaded::{as_loaded, dumped_tool_content, error_text_with_files, l
 /// The key of pydantic-ai's own values in Vercel AI `providerMetadata` and `UIMessage.metadata`
 /// (`PROVIDER_METADATA_KEY`).
 pub(crate) const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
-
-fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
-}
 
 pub(crate) fn part_kind(part: &Value) -> &str {
     part.get("part_kind").and_then(Value::as_str).unwrap_or("")

@@ -16,6 +16,7 @@ pub(super) const TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_tool
 pub(super) const CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_capability_load_delta";
 pub(super) const MODEL_SETTINGS_DELTA_ACTIVITY_TYPE: &str = "pydantic_ai_model_settings_delta";
 use crate::messages_builder::INTERNAL_KEY;
+use crate::object::value_field as field;
 use crate::ui_payloads::{
     as_loaded, canonical_system, compaction_payload, delta_payload, dumped_tool_content, narrowed, part_kind,
     retry_feedback, tool_retry_payload,
@@ -24,10 +25,6 @@ use crate::vercel_ui::dump::{args_as_dict, client_error_text, kind, parts};
 
 /// The outcomes pydantic-ai writes an `error` for (`ERROR_OUTCOMES` and `'denied'`).
 const ERROR_WRITING_OUTCOMES: [&str; 3] = ["failed", "retried", "denied"];
-
-fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
-}
 
 /// Makes the ids of the AG-UI messages: pydantic-ai makes a random UUID4 for each
 /// (`_new_message_id`); msgflow makes a UUID5 of the message's place, so a history always converts

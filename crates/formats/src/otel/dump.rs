@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::Unsupported;
-use crate::object::object;
+use crate::object::{object, value_field as field};
 
 /// `NativeToolCallPart.tool_name` of an MCP server, and what a trace's input shows instead
 /// (`_response_otel_message` with the ids of `mcp_telemetry_history_ids`).
@@ -128,10 +128,6 @@ fn parts(message: &Value) -> &[Value] {
 
 fn part_kind(part: &Value) -> &str {
     part.get("part_kind").and_then(Value::as_str).unwrap_or("")
-}
-
-fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
 }
 
 fn text(content: &Value) -> Value {

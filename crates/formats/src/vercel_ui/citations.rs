@@ -3,11 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::object::value_field as field;
 use crate::ui_payloads::{canonical_system, provider_metadata};
-
-fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
-}
 
 /// Python's `len` of a string: code points.
 fn python_len(text: &Value) -> i64 {

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::citations::text_metadata;
 use super::part_defaults;
 use super::{Unsupported, INTERNAL_KEY, PROVIDER_METADATA_KEY};
+use crate::object::value_field as field;
 use crate::ui_payloads::{
     as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
     error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts, tool_retry_payload,
@@ -106,10 +107,6 @@ pub(super) fn is_tool_returns_only(message: &Value) -> bool {
         "retry-prompt" => !field(part, "tool_name").is_null(),
         _ => false,
     })
-}
-
-fn field<'v>(value: &'v Value, key: &str) -> &'v Value {
-    value.get(key).unwrap_or(&Value::Null)
 }
 
 fn insert_metadata(object: &mut Map<String, Value>, key: &str, metadata: Option<Value>) {
