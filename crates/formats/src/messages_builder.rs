@@ -8,7 +8,8 @@
 
 use base64::Engine as _;
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequestPart, ModelResponsePart, RawJson, Timestamp, ToolCallPart, ToolReturnPart,
+    Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, Timestamp,
+    ToolCallPart, ToolReturnPart,
 };
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -66,6 +67,22 @@ impl Part {
                 Part::Response(ModelResponsePart::ToolCall(part))
             }
             part => part,
+        }
+    }
+
+    /// The typed request part of a settled part.
+    fn into_request(self) -> Option<ModelRequestPart> {
+        match self {
+            Part::Request(part) => Some(part),
+            _ => None,
+        }
+    }
+
+    /// The typed response part of a settled part.
+    fn into_response(self) -> Option<ModelResponsePart> {
+        match self {
+            Part::Response(part) => Some(part),
+            _ => None,
         }
     }
 
@@ -184,57 +201,44 @@ fn typed_message(
     parts: Vec<Part>,
     fields: Map<String, Value>,
 ) -> Result<ModelMessage, (Vec<Part>, Map<String, Value>)> {
-    let typed_fields = fields.iter().all(|(key, value)| match (key.as_str(), value) {
-        // Within the history's array and the message's object.
-        ("metadata", Value::Object(_)) => crate::round_trip::within_parse_depth(value, 2),
-        ("timestamp", Value::String(text)) => Timestamp::parse(text).is_ok(),
-        _ => false,
-    });
-    let all_typed = parts
+    let mut typed = parts
         .iter()
         .all(|part| part.is_request() == Some(request) && part.reads_as_typed());
-    if !typed_fields || !all_typed {
-        return Err((parts, fields));
-    }
-    let mut metadata = Field::Absent;
-    let mut timestamp = Field::Absent;
+    let (mut metadata, mut timestamp) = (Field::Absent, Field::Absent);
     for (key, value) in &fields {
+        if !typed {
+            break;
+        }
         match (key.as_str(), value) {
-            ("metadata", value) => {
-                metadata = Field::Present(RawJson::from_value(value).expect("a JSON value always serialises"))
+            // Within the history's array and the message's object.
+            ("metadata", Value::Object(_)) if crate::round_trip::within_parse_depth(value, 2) => {
+                metadata = Field::Present(RawJson::from_value(value).expect("a JSON value always serialises"));
             }
-            ("timestamp", Value::String(text)) => {
-                timestamp = Field::Present(Timestamp::parse(text).expect("checked above"))
-            }
-            _ => unreachable!("checked above"),
+            ("timestamp", Value::String(text)) => match Timestamp::parse(text) {
+                Ok(parsed) => timestamp = Field::Present(parsed),
+                Err(_) => typed = false,
+            },
+            _ => typed = false,
         }
     }
+    if !typed {
+        return Err((parts, fields));
+    }
+    let settled = parts.into_iter().map(Part::settled);
     Ok(if request {
-        let mut message = crate::typed_parts::request(
-            parts
-                .into_iter()
-                .map(|part| match part.settled() {
-                    Part::Request(part) => part,
-                    _ => unreachable!("checked above"),
-                })
-                .collect(),
-        );
-        message.metadata = metadata;
-        message.timestamp = timestamp;
-        ModelMessage::Request(Box::new(message))
+        let parts = settled.filter_map(Part::into_request).collect();
+        ModelMessage::Request(Box::new(ModelRequest {
+            metadata,
+            timestamp,
+            ..typed_parts::request(parts)
+        }))
     } else {
-        let mut message = crate::typed_parts::response(
-            parts
-                .into_iter()
-                .map(|part| match part.settled() {
-                    Part::Response(part) => part,
-                    _ => unreachable!("checked above"),
-                })
-                .collect(),
-        );
-        message.metadata = metadata;
-        message.timestamp = timestamp;
-        ModelMessage::Response(Box::new(message))
+        let parts = settled.filter_map(Part::into_response).collect();
+        ModelMessage::Response(Box::new(ModelResponse {
+            metadata,
+            timestamp,
+            ..typed_parts::response(parts)
+        }))
     })
 }
 
