@@ -143,6 +143,10 @@ enum Message {
         request: bool,
         parts: Vec<Part>,
         fields: Map<String, Value>,
+        /// The UI message id `set_ui_message_id` keeps in the metadata, while the message has no
+        /// other metadata: written into `fields` the moment anything reads them, and otherwise
+        /// straight into the typed message's metadata, without building its JSON first.
+        ui_message_id: Option<String>,
     },
     /// A message given whole, as JSON (a lossless record, an enqueued message).
     Whole(Map<String, Value>),
@@ -167,16 +171,32 @@ impl Message {
     /// The message's keys other than its parts and kind (all of them for a message given whole).
     fn fields_mut(&mut self) -> &mut Map<String, Value> {
         match self {
-            Message::Opened { fields, .. } => fields,
+            Message::Opened {
+                fields, ui_message_id, ..
+            } => {
+                if let Some(id) = ui_message_id.take() {
+                    set_ui_message_id(fields, id);
+                }
+                fields
+            }
             Message::Whole(message) => message,
         }
     }
 
     fn into_loaded(self) -> LoadedMessage {
         match self {
-            Message::Opened { request, parts, fields } => match typed_message(request, parts, fields) {
+            Message::Opened {
+                request,
+                parts,
+                mut fields,
+                ui_message_id,
+            } => match typed_message(request, parts, fields, ui_message_id) {
                 Ok(message) => LoadedMessage::Typed(message),
-                Err((parts, fields)) => {
+                Err((parts, fields_left, ui_message_id)) => {
+                    fields = fields_left;
+                    if let Some(id) = ui_message_id {
+                        set_ui_message_id(&mut fields, id);
+                    }
                     let mut message = Map::with_capacity(2 + fields.len());
                     message.insert(
                         "parts".into(),
@@ -194,13 +214,14 @@ impl Message {
 
 /// The typed message an opened message's JSON reads as, when its parts are all typed and its
 /// other keys are the metadata and timestamp the loaders set (the metadata nested within
-/// the parser's depth limit, the timestamp a datetime text); else its parts and keys back.
+/// the parser's depth limit, the timestamp a datetime text); else what it was given back.
 #[allow(clippy::type_complexity)]
 fn typed_message(
     request: bool,
     parts: Vec<Part>,
     fields: Map<String, Value>,
-) -> Result<ModelMessage, (Vec<Part>, Map<String, Value>)> {
+    ui_message_id: Option<String>,
+) -> Result<ModelMessage, (Vec<Part>, Map<String, Value>, Option<String>)> {
     let mut typed = parts
         .iter()
         .all(|part| part.is_request() == Some(request) && part.reads_as_typed());
@@ -222,7 +243,23 @@ fn typed_message(
         }
     }
     if !typed {
-        return Err((parts, fields));
+        return Err((parts, fields, ui_message_id));
+    }
+    if let Some(id) = &ui_message_id {
+        // What `set_ui_message_id` writes into a message without metadata, as its JSON text.
+        #[derive(serde::Serialize)]
+        struct Namespace<'a> {
+            ui_message_id: &'a str,
+        }
+        #[derive(serde::Serialize)]
+        struct IdMetadata<'a> {
+            #[serde(rename = "__pydantic_ai__")]
+            namespace: Namespace<'a>,
+        }
+        let written = IdMetadata {
+            namespace: Namespace { ui_message_id: id },
+        };
+        metadata = Field::Present(RawJson::from_value(&written).expect("a string always serialises"));
     }
     let settled = parts.into_iter().map(Part::settled);
     Ok(if request {
@@ -350,6 +387,7 @@ impl Builder {
                 request: to_request,
                 parts: vec![part],
                 fields: Map::new(),
+                ui_message_id: None,
             }),
         }
     }
@@ -359,14 +397,7 @@ impl Builder {
         (self.messages.len(), last_len)
     }
 
-    /// `_metadata_target`: the first message of `kind` changed since the checkpoint, as the keys
-    /// set on it (its parts and kind are the builder's).
-    pub(crate) fn target(&mut self, checkpoint: (usize, usize), kind: &str) -> Option<&mut Map<String, Value>> {
-        let index = self.target_index(checkpoint, kind)?;
-        Some(self.message_mut(index))
-    }
-
-    /// The index of [`Builder::target`]'s message, for a caller that looks for more than one kind.
+    /// `_metadata_target`: the index of the first message of `kind` changed since the checkpoint.
     pub(crate) fn target_index(&self, (count, last_len): (usize, usize), kind: &str) -> Option<usize> {
         let start = if count > 0 && self.messages[count - 1].part_count() > last_len {
             count - 1
@@ -377,9 +408,20 @@ impl Builder {
             .find(|&index| self.messages[index].is_kind(kind) && self.whole.binary_search(&index).is_err())
     }
 
-    /// The keys set on the message at `index` (from [`Builder::target_index`]).
+    /// The keys set on the message at `index` (from [`Builder::target_index`]; its parts and kind
+    /// are the builder's).
     pub(crate) fn message_mut(&mut self, index: usize) -> &mut Map<String, Value> {
         self.messages[index].fields_mut()
+    }
+
+    /// `set_ui_message_id` on the message at `index` (from [`Builder::target_index`]).
+    pub(crate) fn set_ui_message_id(&mut self, index: usize, id: String) {
+        match &mut self.messages[index] {
+            Message::Opened {
+                fields, ui_message_id, ..
+            } if !fields.contains_key("metadata") => *ui_message_id = Some(id),
+            message => set_ui_message_id(message.fields_mut(), id),
+        }
     }
 
     /// `restore_canonical_system`: the `canonical_system` a part carried, onto its response.
@@ -423,7 +465,7 @@ pub(crate) fn binary_json(media_type: &str, bytes: &[u8], vendor_metadata: &Valu
 }
 
 /// `set_ui_message_id`: the `UIMessage.id`, kept in the reserved `__pydantic_ai__` namespace.
-pub(crate) fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
+fn set_ui_message_id(target: &mut Map<String, Value>, id: String) {
     let mut entry = Map::with_capacity(1);
     entry.insert("ui_message_id".into(), Value::String(id));
     let metadata = match target.get_mut("metadata") {

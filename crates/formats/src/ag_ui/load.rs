@@ -12,7 +12,7 @@ use super::content::{
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{set_ui_message_id, Builder, Part};
+use crate::messages_builder::{Builder, Part};
 use crate::object::{field, object};
 use crate::openai_chat::ShapeError;
 use crate::typed_parts;
@@ -230,7 +230,7 @@ impl Loader<'_> {
         };
         match (target, id) {
             (Some(target), Some(id)) => {
-                set_ui_message_id(self.builder.message_mut(target), id);
+                self.builder.set_ui_message_id(target, id);
                 self.loss(
                     LossKind::Invented,
                     path,

@@ -9,7 +9,7 @@ use super::dump::USER_PROMPT_START_KEY;
 use super::PROVIDER_METADATA_KEY;
 use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{binary_json, from_data_uri, set_ui_message_id, Builder, Part};
+use crate::messages_builder::{binary_json, from_data_uri, Builder, Part};
 use crate::object::{field, field_of, object};
 use crate::openai_chat::ShapeError;
 use crate::typed_parts;
@@ -188,13 +188,15 @@ impl Loader<'_> {
         let target_kind = if role == "assistant" { "response" } else { "request" };
         let metadata = field(object, "metadata").unwrap_or(&Value::Null);
         let had_timestamp = ours(metadata).get("timestamp").is_some();
-        match self.builder.target(checkpoint, target_kind) {
+        match self.builder.target_index(checkpoint, target_kind) {
             Some(target) => {
-                apply_message_metadata(target, metadata);
+                let fields = self.builder.message_mut(target);
+                apply_message_metadata(fields, metadata);
+                let stamped = fields.contains_key("timestamp");
                 if let Some(id) = id {
-                    set_ui_message_id(target, id);
+                    self.builder.set_ui_message_id(target, id);
                 }
-                if !had_timestamp || !target.contains_key("timestamp") {
+                if !had_timestamp || !stamped {
                     self.loss(
                         LossKind::Invented,
                         path,
