@@ -77,13 +77,7 @@ pub(crate) fn read_in_groups(messages: Vec<LoadedMessage>, per_read: usize) -> R
         .into_iter()
         .map(|group| match (group.text, group.messages) {
             (Some(text), _) => text.as_bytes().to_vec(),
-            (None, Some(messages)) => {
-                let values: Vec<Value> = messages
-                    .iter()
-                    .map(|message| LoadedMessage::Typed(message.clone()).into_json())
-                    .collect();
-                group_text(&values)
-            }
+            (None, Some(messages)) => group_text(&messages),
             (None, None) => unreachable!("a group that did not read kept its text"),
         })
         .collect();
