@@ -157,23 +157,42 @@ pub(crate) fn invented_message(index: usize, extra: Option<&Value>, document: us
 }
 
 fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {
-    if same_value(original, back) {
-        return;
+    if !same_value(original, back) {
+        diff_differing(original, back, path, owner, document, report);
     }
+}
+
+/// [`diff_at`] of two values known not to be the [`same_value`].
+fn diff_differing(
+    original: &Value,
+    back: &Value,
+    path: &mut String,
+    owner: &str,
+    document: usize,
+    report: &mut Report,
+) {
     match (original, back) {
         (Value::Object(left), Value::Object(right)) => {
-            let owner_kind = kind_of(original).unwrap_or(owner).to_owned();
-            if kind_of(original) != kind_of(back) {
+            let original_kind = kind_of(original);
+            let back_kind = kind_of(back);
+            let owner_kind = original_kind.unwrap_or(owner);
+            if original_kind != back_kind {
                 report.push(
                     LossKind::Changed,
                     document,
                     path.clone(),
-                    format!("a `{}` became a `{}`", owner_kind, kind_of(back).unwrap_or("?")),
+                    format!("a `{}` became a `{}`", owner_kind, back_kind.unwrap_or("?")),
                 );
                 return;
             }
+            // The keys of `right` that `left` holds too: when that is all of them, `right` has no
+            // key of its own to report.
+            let mut shared = 0;
+            let mut right_in_order = right.iter();
             for (key, left_value) in left {
-                let right_value = right.get(key).unwrap_or(&Value::Null);
+                let found = same_place_field(right, right_in_order.next(), key);
+                shared += usize::from(found.is_some());
+                let right_value = found.unwrap_or(&Value::Null);
                 if same_value(left_value, right_value) {
                     continue;
                 }
@@ -203,7 +222,7 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
                 } else if left_value.is_object() && right_value.is_object()
                     || left_value.is_array() && right_value.is_array()
                 {
-                    diff_at(
+                    diff_differing(
                         left_value,
                         right_value,
                         path,
@@ -221,8 +240,11 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
                 }
                 path.truncate(length);
             }
+            if shared == right.len() {
+                return;
+            }
             for (key, right_value) in right {
-                if !left.contains_key(key) && !is_default(right_value) {
+                if crate::object::field(left, key).is_none() && !is_default(right_value) {
                     let length = path.len();
                     push_key(path, key);
                     report.push(
@@ -237,10 +259,12 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
         }
         (Value::Array(left), Value::Array(right)) => {
             for (index, (left_value, right_value)) in left.iter().zip(right).enumerate() {
-                let length = path.len();
-                path.push_str(&format!("[{index}]"));
-                diff_at(left_value, right_value, path, owner, document, report);
-                path.truncate(length);
+                if !same_value(left_value, right_value) {
+                    let length = path.len();
+                    push_index(path, index);
+                    diff_differing(left_value, right_value, path, owner, document, report);
+                    path.truncate(length);
+                }
             }
             for (index, missing) in left.iter().enumerate().skip(right.len()) {
                 let what = kind_of(missing).unwrap_or(owner);
@@ -270,27 +294,39 @@ fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, docum
     }
 }
 
+/// `map.get(key)`, where `at_same_place` is the entry of `map` at the place `key` has in the
+/// other object: both sides of a diff are usually written in the same key order, so the key is
+/// compared there first instead of looked up (serde_json's maps hash every lookup).
+fn same_place_field<'m>(
+    map: &'m serde_json::Map<String, Value>,
+    at_same_place: Option<(&'m String, &'m Value)>,
+    key: &str,
+) -> Option<&'m Value> {
+    match at_same_place {
+        Some((name, value)) if name == key => Some(value),
+        _ => crate::object::field(map, key),
+    }
+}
+
 /// Equal, or numbers Python reads as the same (`1e5` and `100000.0`, `-0` and `0`): a number
 /// written as pydantic-ai writes the one it read is no change (msgflow keeps a history's numbers
-/// as written, pydantic-ai re-dumps them).
+/// as written, pydantic-ai re-dumps them). Objects are equal whatever the order of their keys.
 fn same_value(original: &Value, back: &Value) -> bool {
-    if original == back {
-        return true;
-    }
     match (original, back) {
         (Value::Number(_), Value::Number(_)) => {
-            msgflow_providers::python_json(original) == msgflow_providers::python_json(back)
+            original == back || msgflow_providers::python_json(original) == msgflow_providers::python_json(back)
         }
         (Value::Array(left), Value::Array(right)) => {
             left.len() == right.len() && left.iter().zip(right).all(|(left, right)| same_value(left, right))
         }
         (Value::Object(left), Value::Object(right)) => {
+            let mut right_in_order = right.iter();
             left.len() == right.len()
-                && left
-                    .iter()
-                    .all(|(key, left)| right.get(key).is_some_and(|right| same_value(left, right)))
+                && left.iter().all(|(key, left)| {
+                    same_place_field(right, right_in_order.next(), key).is_some_and(|right| same_value(left, right))
+                })
         }
-        _ => false,
+        _ => original == back,
     }
 }
 
@@ -310,9 +346,8 @@ fn is_default(value: &Value) -> bool {
 /// The kind a history object declares: its `part_kind` or `kind` (`user-prompt`, `request`, `image-url`).
 fn kind_of(value: &Value) -> Option<&str> {
     let object = value.as_object()?;
-    object
-        .get("part_kind")
-        .or_else(|| object.get("kind"))
+    crate::object::field(object, "part_kind")
+        .or_else(|| crate::object::field(object, "kind"))
         .and_then(Value::as_str)
 }
 
@@ -323,6 +358,12 @@ fn is_json_text_of(text: &Value, value: &Value) -> bool {
         }
         _ => false,
     }
+}
+
+/// Appends `[index]` to a JSON path.
+fn push_index(path: &mut String, index: usize) {
+    use std::fmt::Write as _;
+    write!(path, "[{index}]").expect("writing to a String cannot fail");
 }
 
 /// Appends `.key` (or `["key"]` for a key that is not a plain name) to a JSON path.
@@ -367,6 +408,26 @@ mod tests {
             ]
         );
         assert_eq!(report.losses[1].what, "`id` of a `tool-call`");
+    }
+
+    #[test]
+    fn key_order_and_number_spelling_are_no_difference() {
+        let original = json!([{"kind": "request", "parts": [], "usage": {"a": 1e5, "b": [2.5e0, -0]}, "x": null}]);
+        let back = json!([{"usage": {"b": [2.5, 0], "a": 100000.0}, "parts": [], "kind": "request", "z": 0}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        assert!(report.is_lossless(), "{:?}", report.losses);
+        let back = json!([{"usage": {"b": [2.5, 0], "a": 100001}, "parts": [], "kind": "request", "z": 1}]);
+        diff(&original, &back, 0, &mut report);
+        let found: Vec<_> = report
+            .losses
+            .iter()
+            .map(|loss| (loss.kind, loss.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(LossKind::Changed, "$[0].usage.a"), (LossKind::Invented, "$[0].z")]
+        );
     }
 
     #[test]

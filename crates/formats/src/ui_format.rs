@@ -23,9 +23,6 @@ pub(crate) trait UiFormat: Target + Sized {
     const EXPECTED: &'static str;
     /// What the other fields of a body `{"messages": [...], ...}` are called (`request field`).
     const BODY_FIELD: &'static str;
-    /// Whether [`UiFormat::load`] moves values out of the messages it reads (then the read-back
-    /// of a "to" conversion gives it a copy of the output; otherwise the output itself).
-    const LOAD_TAKES_VALUES: bool;
 
     /// pydantic-ai's `dump_messages` of the history's JSON messages.
     fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported<Self>>;
@@ -42,7 +39,8 @@ pub(crate) trait UiFormat: Target + Sized {
 
     /// `load_messages` of `messages` (index `first` on of the array at `path`), going on from the
     /// `recorded` history: the history's JSON messages. The loader may move the values the history
-    /// keeps out of `messages` rather than copy them.
+    /// keeps out of `messages` rather than copy them, unless `keep_input` (the read-back of a "to"
+    /// conversion, whose messages are its output).
     fn load(
         messages: &mut [Value],
         path: &str,
@@ -50,6 +48,7 @@ pub(crate) trait UiFormat: Target + Sized {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
+        keep_input: bool,
     ) -> Result<Vec<LoadedMessage>, ShapeError>;
 }
 
@@ -81,20 +80,9 @@ pub(crate) fn to_value<F: UiFormat>(
         message: err.message,
     })?;
     let mut value = Value::Array(written);
-    // The read-back's failure is reported, the diff's is returned. A loader that takes what it
-    // keeps takes it from a copy: the messages themselves are the output.
-    let mut copy = if F::LOAD_TAKES_VALUES {
-        Some(value.clone())
-    } else {
-        None
-    };
-    let read = load::<F>(
-        copy.as_mut().unwrap_or(&mut value),
-        document,
-        options,
-        &mut Report::default(),
-    );
-    drop(copy);
+    // The read-back's failure is reported, the diff's is returned. The messages are the output:
+    // the loader leaves them as they are.
+    let read = load::<F>(&mut value, document, options, &mut Report::default(), true);
     let read_back = match read {
         Ok((loaded, path, _)) => match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
             Ok(()) => Ok(()),
@@ -129,7 +117,7 @@ pub(crate) fn from_value<F: UiFormat>(
     options: &ConvertOptions,
     report: &mut Report,
 ) -> Result<Vec<ModelMessage>, ShapeError> {
-    let (history, path, recorded) = load::<F>(&mut value, document, options, report)?;
+    let (history, path, recorded) = load::<F>(&mut value, document, options, report, false)?;
     // What the loader left of the input is freed before the history is read, unless records were
     // read from it: a history they make that does not load is their error, at their place.
     let with_records = (recorded > 0).then_some(value);
@@ -168,12 +156,13 @@ fn unreadable_record<F: UiFormat>(messages: &[Value], path: &str) -> Option<Shap
 
 /// The history's JSON messages `F`'s loader makes of `value` (see [`from_value`]), the path of
 /// the messages in `value`, and how many of them (the leading ones) the history was restored from
-/// their records.
+/// their records. With `keep_input`, `value` is left as it is.
 fn load<F: UiFormat>(
     value: &mut Value,
     document: usize,
     options: &ConvertOptions,
     report: &mut Report,
+    keep_input: bool,
 ) -> Result<(Vec<LoadedMessage>, String, usize), ShapeError> {
     let (messages, path) = crate::messages_builder::ui_messages(value, document, report, F::EXPECTED, F::BODY_FIELD)?;
     let (recorded, rest) = if options.lossless {
@@ -187,7 +176,15 @@ fn load<F: UiFormat>(
         return Err(unreadable_record::<F>(&messages[..rest], &path)
             .unwrap_or_else(|| unloadable::<F>(path, "a record holds a value that is no message")));
     }
-    let history = F::load(&mut messages[rest..], &path, rest, document, report, recorded)?;
+    let history = F::load(
+        &mut messages[rest..],
+        &path,
+        rest,
+        document,
+        report,
+        recorded,
+        keep_input,
+    )?;
     Ok((history, path, rest))
 }
 

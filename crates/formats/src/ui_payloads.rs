@@ -18,7 +18,7 @@ pub(crate) use loaded::{as_loaded, dumped_tool_content, error_text_with_files, l
 pub(crate) const PROVIDER_METADATA_KEY: &str = "pydantic_ai";
 
 pub(crate) fn part_kind(part: &Value) -> &str {
-    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
+    crate::object::value_field(part, "part_kind").as_str().unwrap_or("")
 }
 
 /// `dump_provider_metadata`: the keyword values that are not `None`, under `pydantic_ai`, or

@@ -340,3 +340,37 @@ fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
         .iter()
         .any(|loss| loss.kind == LossKind::Dropped && loss.path == "$[2].parts[0].retry.x_reason"));
 }
+
+/// The read-back that finds a "to" conversion's losses reads the output itself: it must leave
+/// every value there, tool inputs and outputs included (the loader moves them out of the messages
+/// it reads for a "from" conversion).
+#[test]
+fn the_read_back_leaves_tool_inputs_and_outputs_in_the_output() {
+    let history = r#"[
+      {"kind": "response", "parts": [
+        {"part_kind": "tool-call", "tool_name": "f", "args": {"path": "a.py", "deep": {"n": [1, 2]}}, "tool_call_id": "c1"}],
+       "timestamp": "2025-01-02T03:04:06Z"},
+      {"kind": "request", "parts": [
+        {"part_kind": "tool-return", "tool_name": "f", "content": {"lines": ["x", "y"]}, "tool_call_id": "c1", "timestamp": "2025-01-02T03:04:07Z"}]}
+    ]"#;
+    for lossless in [false, true] {
+        let options = ConvertOptions {
+            lossless,
+            ..ConvertOptions::default()
+        };
+        let converted = convert_with(history, Format::PydanticAi, Format::VercelUi, &options).unwrap();
+        let output = &documents(converted.output)[0];
+        let tool_part = output[0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|part| part["type"] == "tool-f")
+            .unwrap_or_else(|| panic!("no tool part in {output}"));
+        assert_eq!(
+            tool_part["input"],
+            json!({"path": "a.py", "deep": {"n": [1, 2]}}),
+            "lossless {lossless}"
+        );
+        assert_eq!(tool_part["output"], json!({"lines": ["x", "y"]}), "lossless {lossless}");
+    }
+}

@@ -52,7 +52,6 @@ impl crate::ui_format::UiFormat for AgUi {
     const EXPECTED: &'static str =
         "expected AG-UI messages: an array of messages or a RunAgentInput {\"messages\": [...]}";
     const BODY_FIELD: &'static str = "run input field";
-    const LOAD_TAKES_VALUES: bool = false;
 
     fn dump(history: &[Value], _options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
         let groups = dump::dump(history, &mut dump::Ids::new())?;
@@ -79,7 +78,9 @@ impl crate::ui_format::UiFormat for AgUi {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
+        _keep_input: bool,
     ) -> Result<Vec<crate::loaded::LoadedMessage>, ShapeError> {
+        // The AG-UI loader copies what the history keeps: it leaves its input as it is.
         load::load(messages, path, first, document, report, recorded)
     }
 }

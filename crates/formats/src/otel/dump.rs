@@ -116,18 +116,15 @@ fn non_empty(text: &str) -> Option<String> {
 }
 
 pub(super) fn kind(message: &Value) -> &str {
-    message.get("kind").and_then(Value::as_str).unwrap_or("request")
+    field(message, "kind").as_str().unwrap_or("request")
 }
 
 fn parts(message: &Value) -> &[Value] {
-    message
-        .get("parts")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    field(message, "parts").as_array().map_or(&[], Vec::as_slice)
 }
 
 fn part_kind(part: &Value) -> &str {
-    part.get("part_kind").and_then(Value::as_str).unwrap_or("")
+    field(part, "part_kind").as_str().unwrap_or("")
 }
 
 fn text(content: &Value) -> Value {

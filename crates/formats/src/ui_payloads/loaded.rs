@@ -28,13 +28,7 @@ const TOOL_PARTS_WITH_IDS: [&str; 4] = ["tool-call", "builtin-tool-call", "tool-
 pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow<'_, [Value]>, Unsupported<T>> {
     let mut needs_change = false;
     for (message_index, message) in history.iter().enumerate() {
-        for (part_index, part) in message
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        for (part_index, part) in field(message, "parts").as_array().into_iter().flatten().enumerate() {
             let kind = part_kind(part);
             if kind == "retry-prompt" || (kind == "user-prompt" && holds_unrendered_structured_content(part)) {
                 needs_change = true;

@@ -40,7 +40,7 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
         }
         for part in parts(message) {
             if part_kind(part) == "tool-return" {
-                if let Some(id) = part.get("tool_call_id").and_then(Value::as_str) {
+                if let Some(id) = crate::object::field_of(part, "tool_call_id").and_then(Value::as_str) {
                     tool_results.insert(id, part);
                 }
             }
@@ -89,14 +89,11 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
 }
 
 pub(crate) fn kind(message: &Value) -> &str {
-    message.get("kind").and_then(Value::as_str).unwrap_or("request")
+    field(message, "kind").as_str().unwrap_or("request")
 }
 
 pub(crate) fn parts(message: &Value) -> &[Value] {
-    message
-        .get("parts")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    field(message, "parts").as_array().map_or(&[], Vec::as_slice)
 }
 
 /// Whether a request holds only what shows as nothing of its own (tool returns and their retries,
@@ -362,7 +359,7 @@ fn response_parts(
     let local_returns: HashMap<&str, &Value> = all
         .iter()
         .filter(|part| part_kind(part) == "builtin-tool-return")
-        .filter_map(|part| Some((part.get("tool_call_id")?.as_str()?, part)))
+        .filter_map(|part| Some((field(part, "tool_call_id").as_str()?, part)))
         .collect();
     let mut ui_parts: Vec<Value> = Vec::new();
     // The text parts merged into each UI text part, by its index.

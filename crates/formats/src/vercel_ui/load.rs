@@ -45,12 +45,15 @@ struct Loader<'r> {
     /// (what does not validate fails them all, where msgflow reads the outer messages more
     /// laxly), and another such part within them loads as nothing (`_enqueued_ui_messages`).
     enqueued: bool,
+    /// Whether the messages are left as they are (the read-back of a conversion's own output):
+    /// the tool inputs and outputs the history keeps are then copied out of them, not moved.
+    keep_input: bool,
 }
 
 /// `load_messages(messages)`: the history's JSON messages.
 /// `messages` begin at index `first` of the array at `path`; `history` is what the messages before
 /// them hold (the lossless records), which the builder goes on from. Tool inputs and outputs, the
-/// largest values, are moved out of `messages` into the history.
+/// largest values, are moved out of `messages` into the history, or copied with `keep_input`.
 pub(super) fn load(
     messages: &mut [Value],
     path: &str,
@@ -58,12 +61,14 @@ pub(super) fn load(
     document: usize,
     report: &mut Report,
     history: Vec<Value>,
+    keep_input: bool,
 ) -> Result<Vec<LoadedMessage>, ShapeError> {
     Loader {
         document,
         report,
         builder: Builder::new(history),
         enqueued: false,
+        keep_input,
     }
     .read(messages, path, first)
 }
@@ -104,6 +109,16 @@ impl Loader<'_> {
         }
         self.loss(LossKind::Dropped, path, what);
         Ok(())
+    }
+
+    /// The value of `key` in `part` for the history: moved out of the part, or copied where the
+    /// input is kept; `null` where there is none.
+    fn take(&self, part: &mut Value, key: &str) -> Value {
+        match part.get_mut(key) {
+            Some(value) if self.keep_input => value.clone(),
+            Some(value) => value.take(),
+            None => Value::Null,
+        }
     }
 
     fn loss(&mut self, kind: LossKind, path: impl Into<String>, what: impl Into<String>) {
@@ -361,6 +376,7 @@ impl Loader<'_> {
             report: &mut report,
             builder: Builder::new(Vec::new()),
             enqueued: true,
+            keep_input: self.keep_input,
         };
         match loader.read(messages, &format!("{path}.data.messages"), 0) {
             Ok(loaded) => {

@@ -68,7 +68,6 @@ impl crate::ui_format::UiFormat for VercelUi {
     const MESSAGES: &'static str = "UI messages";
     const EXPECTED: &'static str = "expected Vercel AI UI messages: an array of UIMessages or {\"messages\": [...]}";
     const BODY_FIELD: &'static str = "request field";
-    const LOAD_TAKES_VALUES: bool = true;
 
     fn dump(history: &[Value], options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
         let dumped = dump::dump(history, options.vercel_sdk_version)?;
@@ -100,8 +99,9 @@ impl crate::ui_format::UiFormat for VercelUi {
         document: usize,
         report: &mut Report,
         recorded: Vec<Value>,
+        keep_input: bool,
     ) -> Result<Vec<crate::loaded::LoadedMessage>, ShapeError> {
-        load::load(messages, path, first, document, report, recorded)
+        load::load(messages, path, first, document, report, recorded, keep_input)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::vercel_ui::dump::DEFAULT_DENIAL;
 
 impl Loader<'_> {
     /// A tool part: its call, and its return once it has one. The part's input and output are
-    /// moved into the history.
+    /// moved into the history (copied where the input is kept).
     pub(super) fn tool(
         &mut self,
         part: &mut Value,
@@ -56,7 +56,7 @@ impl Loader<'_> {
                 format!("expected a tool part state, one of {}", states.join(", ")),
             ));
         };
-        let args = match part.get_mut("input").map_or(Value::Null, Value::take) {
+        let args = match self.take(part, "input") {
             Value::String(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(parsed @ Value::Object(_)) => parsed,
                 _ => Value::String(text),
@@ -92,7 +92,7 @@ impl Loader<'_> {
         // `content_file_digests` so that they load as files again. Content that is no scalar carries
         // the record even when empty, as pydantic-ai dumps it: without one, pydantic-ai takes the return
         // for one saved before records existed and may rebuild its file-shaped mappings as files.
-        let output = part.get_mut("output").map_or(Value::Null, Value::take);
+        let output = self.take(part, "output");
         let (output, file_digests) = if state == "output-available" {
             validated_tool_output(output)
         } else {
