@@ -2,8 +2,12 @@
 //! (`pydantic_ai.ui.ag_ui._adapter`) with the ag-ui-protocol release the oracle pins (1.0): typed
 //! media parts, `reasoning` messages and the `encryptedValue` carrier.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use base64::Engine as _;
 use msgflow_media::UrlKind;
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::{Unsupported, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
@@ -49,13 +53,14 @@ impl Ids {
 pub(super) fn dump(history: &[Value], ids: &mut Ids) -> Result<Vec<Vec<Value>>, Unsupported> {
     // Legacy retry prompts translated and missing tool call ids made up, as pydantic-ai loads them.
     let history = as_loaded(history)?;
+    let mut contents = tool_contents(&history);
     let mut groups = Vec::with_capacity(history.len());
     for (index, message) in history.iter().enumerate() {
         let path = format!("$[{index}]");
         let mut dumped = if kind(message) == "response" {
             response(message, &path, ids)?
         } else {
-            request(message, &path, ids)?
+            request(message, &path, ids, |part_index| contents.remove(&(index, part_index)))?
         };
         // `get_ui_message_id`: the id `load_messages` kept goes back on the last AG-UI message.
         let kept = field(field(message, "metadata"), INTERNAL_KEY)
@@ -69,8 +74,33 @@ pub(super) fn dump(history: &[Value], ids: &mut Ids) -> Result<Vec<Vec<Value>>, 
     Ok(groups)
 }
 
-/// `_dump_request_parts`.
-fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Unsupported> {
+/// What the tool message of each tool return in the history's requests writes of its content, by
+/// the indices of its message and its part, found on rayon's pool ahead of the messages: writing a
+/// long result's JSON text is most of the dump of a history of large tool results, and each is
+/// written on its own.
+fn tool_contents(history: &[Value]) -> HashMap<(usize, usize), ToolContent> {
+    history
+        .par_iter()
+        .enumerate()
+        .filter(|(_, message)| kind(message) == "request")
+        .flat_map_iter(|(message_index, message)| {
+            parts(message)
+                .iter()
+                .enumerate()
+                .filter(|(_, part)| part_kind(part) == "tool-return")
+                .map(move |(part_index, part)| ((message_index, part_index), ToolContent::of(part)))
+        })
+        .collect()
+}
+
+/// `_dump_request_parts`. `content_of(index)` gives what the tool message of the tool return at
+/// part `index` writes of its content, where that was found ahead ([`tool_contents`]).
+fn request(
+    message: &Value,
+    path: &str,
+    ids: &mut Ids,
+    mut content_of: impl FnMut(usize) -> Option<ToolContent>,
+) -> Result<Vec<Value>, Unsupported> {
     let mut result = Vec::new();
     let mut system: Vec<String> = Vec::new();
     let mut user: Vec<Value> = Vec::new();
@@ -125,7 +155,8 @@ fn request(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Uns
             }
             "tool-return" => {
                 flush_user(&mut user, &mut structured, &mut result, ids);
-                result.push(tool_message(part, field(part, "tool_call_id").clone(), ids));
+                let content = content_of(index);
+                result.push(tool_message(part, field(part, "tool_call_id").clone(), ids, content));
                 // The MCP App the tool names, for the front end to render, after its result.
                 if let Some(payload) = crate::ui_payloads::mcp_app_payload(field(part, "metadata")) {
                     result.push(activity(ids, MCP_APPS_ACTIVITY_TYPE, payload));
@@ -281,31 +312,55 @@ fn tool_return_content(content: &Value) -> String {
     }
 }
 
+/// What a tool message writes of its tool return's content: the `content` text, the `error`
+/// (for the outcomes pydantic-ai writes one for) and the `tool_kind` that routes the return.
+struct ToolContent {
+    text: String,
+    error: Option<String>,
+    tool_kind: Value,
+}
+
+impl ToolContent {
+    /// The content of a tool return as pydantic-ai loads it: a successful return that a
+    /// `tool_kind` routes to a typed part holds its content as the TypedDict validated it
+    /// (`_narrow_return`: declared keys first, in declaration order), and files are rebuilt, for
+    /// the content and the `error` alike.
+    fn of(part: &Value) -> Self {
+        let outcome = field(part, "outcome").as_str().unwrap_or("success");
+        let (tool_kind, typed_content) = narrowed(part, "content");
+        let holds_files = crate::vercel_ui::holds_content_item(field(part, "content"));
+        let dumped = match typed_content {
+            Some(typed) => Cow::Owned(typed),
+            None if holds_files => Cow::Owned(dumped_tool_content(part)),
+            None => Cow::Borrowed(field(part, "content")),
+        };
+        let error = ERROR_WRITING_OUTCOMES.contains(&outcome).then(|| {
+            if holds_files {
+                crate::ui_payloads::error_text_with_files(part)
+            } else {
+                client_error_text(&dumped)
+            }
+        });
+        ToolContent {
+            text: tool_return_content(&dumped),
+            error,
+            tool_kind,
+        }
+    }
+}
+
 /// A `ToolMessage` for a (native) tool return answering `call_id`, with the `error` and the
-/// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`).
-fn tool_message(part: &Value, call_id: Value, ids: &mut Ids) -> Value {
+/// `encryptedValue` claims pydantic-ai writes (`tool_kind_encrypted_value`). `written` is what it
+/// writes of the return's content, where that was found ahead ([`tool_contents`]).
+fn tool_message(part: &Value, call_id: Value, ids: &mut Ids, written: Option<ToolContent>) -> Value {
     let outcome = field(part, "outcome").as_str().unwrap_or("success");
-    // A successful return that a `tool_kind` routes to a typed part holds its content as the
-    // TypedDict validated it (`_narrow_return`): declared keys first, in declaration order.
-    let (tool_kind, typed_content) = narrowed(part, "content");
-    // Files rebuilt as pydantic-ai loads them, for the content and the `error` alike.
-    let dumped = match typed_content {
-        Some(typed) => typed,
-        None if crate::vercel_ui::holds_content_item(field(part, "content")) => dumped_tool_content(part),
-        None => field(part, "content").clone(),
-    };
-    let content = &dumped;
+    let ToolContent { text, error, tool_kind } = written.unwrap_or_else(|| ToolContent::of(part));
     let mut message = Map::new();
     message.insert("id".into(), ids.fresh().into());
     message.insert("role".into(), "tool".into());
-    message.insert("content".into(), tool_return_content(content).into());
+    message.insert("content".into(), text.into());
     message.insert("toolCallId".into(), call_id);
-    if ERROR_WRITING_OUTCOMES.contains(&outcome) {
-        let error = if crate::vercel_ui::holds_content_item(field(part, "content")) {
-            crate::ui_payloads::error_text_with_files(part)
-        } else {
-            client_error_text(content)
-        };
+    if let Some(error) = error {
         message.insert("error".into(), error.into());
     }
     let retry = tool_retry_payload(field(part, "retry"));
@@ -416,7 +471,7 @@ fn response(message: &Value, path: &str, ids: &mut Ids) -> Result<Vec<Value>, Un
                 let prefixed = Value::String(format!("{BUILTIN_TOOL_CALL_ID_PREFIX}|{provider}|{call_id}"));
                 pending.calls.push(tool_call(part, prefixed.clone()));
                 if let Some(returned) = builtin_returns.get(call_id) {
-                    pending.tool_messages.push(tool_message(returned, prefixed, ids));
+                    pending.tool_messages.push(tool_message(returned, prefixed, ids, None));
                 }
             }
             "compaction" => {

@@ -603,8 +603,9 @@ fn tool_call(message: &Value, call: &Value, tool_results: &HashMap<&str, &Value>
             .unwrap_or_else(|| tool_return_output(result))
     });
     let outcome = result.map(|result| field(result, "outcome").as_str().unwrap_or("success"));
-    // `client_error_text`: the content's text without its files.
-    let error_text = result.map(return_error_text);
+    // `client_error_text`: the content's text without its files (written only for a return that
+    // is no success: it writes the whole content as JSON).
+    let error_text = || result.map(return_error_text);
     let carried_outcome = match outcome {
         Some(outcome @ ("interrupted" | "retried")) => Value::from(outcome),
         _ => Value::Null,
@@ -637,12 +638,12 @@ fn tool_call(message: &Value, call: &Value, tool_results: &HashMap<&str, &Value>
             object.insert(
                 "approval".into(),
                 json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false,
-                       "reason": error_text}),
+                       "reason": error_text()}),
             );
         }
         (Some(_), Some("failed" | "retried")) => {
             object = tool_part(tool_type, call, "output-error", false);
-            object.insert("errorText".into(), error_text.into());
+            object.insert("errorText".into(), error_text().into());
             insert_metadata(&mut object, "callProviderMetadata", metadata);
         }
         (Some(content), _) => {
