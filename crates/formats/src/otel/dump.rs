@@ -293,9 +293,13 @@ fn user_prompt(content: &Value, path: &str, version: u8) -> Result<Vec<Value>, U
 
 /// `_convert_media_url_to_otel_part`.
 fn media_url(item: &Value, kind: &str, path: &str, version: u8) -> Result<Value, Unsupported> {
-    let url = field(item, "url")
-        .as_str()
-        .ok_or_else(|| Unsupported::at(format!("{path}.url"), "a media URL that is not a string"))?;
+    let url = field(item, "url").as_str().ok_or_else(|| {
+        Unsupported::not_loaded(
+            format!("{path}.url"),
+            "a media URL that is not a string",
+            "`url` is a `str`",
+        )
+    })?;
     if version < 4 {
         return Ok(json!({"type": kind, "url": url}));
     }
@@ -321,11 +325,20 @@ fn media_url(item: &Value, kind: &str, path: &str, version: u8) -> Result<Value,
 /// `_convert_binary_to_otel_part` of a `BinaryContent`'s JSON (`data` in base64 as pydantic-ai
 /// reads it: either alphabet, padded or not): standard base64 `content` (`BinaryContent.base64`).
 fn binary(item: &Value, path: &str, version: u8) -> Result<Value, Unsupported> {
-    let media_type = field(item, "media_type")
-        .as_str()
-        .ok_or_else(|| Unsupported::at(format!("{path}.media_type"), "binary content without a media type"))?;
-    let bytes = crate::binary_bytes(field(item, "data"))
-        .ok_or_else(|| Unsupported::at(format!("{path}.data"), "binary data that is not base64"))?;
+    let media_type = field(item, "media_type").as_str().ok_or_else(|| {
+        Unsupported::not_loaded(
+            format!("{path}.media_type"),
+            "binary content without a media type",
+            "`media_type` is a required `str`",
+        )
+    })?;
+    let bytes = crate::binary_bytes(field(item, "data")).ok_or_else(|| {
+        Unsupported::not_loaded(
+            format!("{path}.data"),
+            "binary data that is not base64",
+            "`data` is base64",
+        )
+    })?;
     let content = base64::engine::general_purpose::STANDARD.encode(bytes);
     Ok(blob(media_type, content, version))
 }
