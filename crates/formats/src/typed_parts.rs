@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use msgflow_wire::{
     Extra, Field, FileDigests, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson,
-    SystemPromptPart, TextPart, ToolCallPart, ToolReturnOutcome, ToolReturnPart, UserPromptContent, UserPromptPart,
+    SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnOutcome, ToolReturnPart, UserPromptContent,
+    UserPromptPart,
 };
 
 /// `{"parts": [...], "kind": "request"}`.
@@ -87,6 +88,34 @@ pub(crate) fn text(content: String) -> ModelResponsePart {
         citations: Field::Absent,
         extra: Extra::new(),
     })
+}
+
+/// `{"content": content, "id": id, "signature": signature, "provider_name": provider_name,
+/// "provider_details": null, "part_kind": "thinking"}`, each of `id`, `signature` and
+/// `provider_name` a string or `null` ([`nullable_text`]).
+pub(crate) fn thinking(
+    content: String,
+    id: Field<String>,
+    signature: Field<String>,
+    provider_name: Field<String>,
+) -> ModelResponsePart {
+    ModelResponsePart::Thinking(ThinkingPart {
+        content,
+        id,
+        signature,
+        provider_name,
+        provider_details: Field::Null,
+        extra: Extra::new(),
+    })
+}
+
+/// The typed field a string or `null` reads as; `None` for any other value.
+pub(crate) fn nullable_text(value: &Value) -> Option<Field<String>> {
+    match value {
+        Value::Null => Some(Field::Null),
+        Value::String(text) => Some(Field::Present(text.clone())),
+        _ => None,
+    }
 }
 
 /// `{"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id, "tool_kind": null,
@@ -180,6 +209,23 @@ mod tests {
             in_response(text(String::new())),
             read(json!({"parts": [{"content": "", "part_kind": "text"}], "kind": "response"}))
         );
+        for (id, signature) in [(json!(null), json!("c2ln")), (json!("rs_1"), json!(null))] {
+            let typed = thinking(
+                "a \u{1F600} thought".into(),
+                nullable_text(&id).unwrap(),
+                nullable_text(&signature).unwrap(),
+                nullable_text(&json!("anthropic")).unwrap(),
+            );
+            assert_eq!(
+                in_response(typed),
+                read(
+                    json!({"parts": [{"content": "a \u{1F600} thought", "id": id, "signature": signature,
+                    "provider_name": "anthropic", "provider_details": null, "part_kind": "thinking"}],
+                    "kind": "response"})
+                )
+            );
+        }
+        assert_eq!(nullable_text(&json!({"a": 1})), None);
         let args = r#"{"path":"a.py","n":123456789012345678901234567890}"#;
         assert_eq!(
             in_response(ModelResponsePart::ToolCall(tool_call(

@@ -111,6 +111,15 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// A part's `text` (which [`text_of`] found a string) for the history, as [`Loader::take`]
+    /// gives it.
+    fn take_text(&self, part: &mut Value) -> String {
+        match self.take(part, "text") {
+            Value::String(text) => text,
+            _ => String::new(),
+        }
+    }
+
     /// The value of `key` in `part` for the history: moved out of the part, or copied where the
     /// input is kept; `null` where there is none.
     fn take(&self, part: &mut Value, key: &str) -> Value {
@@ -432,7 +441,7 @@ impl Loader<'_> {
                     let id = get(&metadata, "id");
                     let provider_name = get(&metadata, "provider_name");
                     if id.is_null() && provider_name.is_null() && details.is_null() && citations.is_null() {
-                        let ModelResponsePart::Text(mut part) = typed_parts::text(text.to_owned()) else {
+                        let ModelResponsePart::Text(mut part) = typed_parts::text(self.take_text(part)) else {
                             unreachable!("a text part")
                         };
                         part.id = Field::Null;
@@ -451,19 +460,34 @@ impl Loader<'_> {
                         .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
                 }
                 "reasoning" => {
-                    let text = text_of(part, &part_path)?;
+                    text_of(part, &part_path)?;
                     let signature = if get_value(part, "state") == "streaming" {
                         Value::Null
                     } else {
                         get(&metadata, "signature").clone()
                     };
-                    self.builder.add(
-                        object! {"content": text, "id": get(&metadata, "id").clone(), "signature": signature,
-                        "provider_name": get(&metadata, "provider_name").clone(),
-                        "provider_details": get(&metadata, "provider_details").clone(),
-                        "part_kind": "thinking"},
-                        false,
+                    let text = self.take_text(part);
+                    let (id, provider_name) = (get(&metadata, "id"), get(&metadata, "provider_name"));
+                    let typed = (
+                        typed_parts::nullable_text(id),
+                        typed_parts::nullable_text(&signature),
+                        typed_parts::nullable_text(provider_name),
                     );
+                    match typed {
+                        (Some(id), Some(signature), Some(provider_name))
+                            if get(&metadata, "provider_details").is_null() =>
+                        {
+                            self.builder
+                                .add(typed_parts::thinking(text, id, signature, provider_name), false);
+                        }
+                        _ => self.builder.add(
+                            object! {"content": text, "id": id.clone(), "signature": signature,
+                            "provider_name": provider_name.clone(),
+                            "provider_details": get(&metadata, "provider_details").clone(),
+                            "part_kind": "thinking"},
+                            false,
+                        ),
+                    }
                     self.builder
                         .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
                 }
