@@ -575,12 +575,23 @@ impl Loader<'_> {
             .filter(Value::is_object)
             .unwrap_or_else(|| json!({}));
         let field = |key: &str| metadata.get(key).cloned().unwrap_or(Value::Null);
-        self.builder.add(
-            object! {"content": content, "id": field("id"), "signature": field("signature"),
-            "provider_name": field("provider_name"), "provider_details": field("provider_details"),
-            "part_kind": "thinking"},
-            false,
+        let typed = (
+            typed_parts::nullable_text(&field("id")),
+            typed_parts::nullable_text(&field("signature")),
+            typed_parts::nullable_text(&field("provider_name")),
         );
+        match typed {
+            (Some(id), Some(signature), Some(provider_name)) if field("provider_details").is_null() => {
+                let part = typed_parts::thinking(content.to_owned(), id, signature, provider_name);
+                self.builder.add(part, false);
+            }
+            _ => self.builder.add(
+                object! {"content": content, "id": field("id"), "signature": field("signature"),
+                "provider_name": field("provider_name"), "provider_details": field("provider_details"),
+                "part_kind": "thinking"},
+                false,
+            ),
+        }
         self.builder
             .restore_canonical_system(&field("provider_name"), &field("canonical_system"));
         Ok(())
