@@ -383,6 +383,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn kinds_and_paths(report: &Report) -> Vec<(LossKind, &str)> {
+        report
+            .losses
+            .iter()
+            .map(|loss| (loss.kind, loss.path.as_str()))
+            .collect()
+    }
+
     #[test]
     fn differences_are_reported_at_their_path_by_kind() {
         let original = json!([{"kind": "response", "parts": [
@@ -393,11 +401,7 @@ mod tests {
         ], "provider_name": "openai"}]);
         let mut report = Report::default();
         diff(&original, &back, 0, &mut report);
-        let found: Vec<_> = report
-            .losses
-            .iter()
-            .map(|loss| (loss.kind, loss.path.as_str()))
-            .collect();
+        let found = kinds_and_paths(&report);
         assert_eq!(
             found,
             [
@@ -419,11 +423,7 @@ mod tests {
         assert!(report.is_lossless(), "{:?}", report.losses);
         let back = json!([{"usage": {"b": [2.5, 0], "a": 100001}, "parts": [], "kind": "request", "z": 1}]);
         diff(&original, &back, 0, &mut report);
-        let found: Vec<_> = report
-            .losses
-            .iter()
-            .map(|loss| (loss.kind, loss.path.as_str()))
-            .collect();
+        let found = kinds_and_paths(&report);
         assert_eq!(
             found,
             [(LossKind::Changed, "$[0].usage.a"), (LossKind::Invented, "$[0].z")]

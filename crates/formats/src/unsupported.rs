@@ -51,6 +51,18 @@ impl<T: Target> Unsupported<T> {
         }
     }
 
+    /// The bytes of a binary item's `data`, at `path` (the item's), or pydantic-ai's refusal of
+    /// data that is not base64.
+    pub(crate) fn binary_data(data: &serde_json::Value, path: &str) -> Result<Vec<u8>, Self> {
+        crate::binary_bytes(data).ok_or_else(|| {
+            Unsupported::not_loaded(
+                format!("{path}.data"),
+                "binary data that is not base64",
+                "`data` is base64",
+            )
+        })
+    }
+
     /// A part of a kind pydantic-ai 2.68.0 does not have (or not in that message): the writers
     /// write every kind it has, so any other is one it does not load.
     pub(crate) fn part(path: String, kind: &str) -> Self {

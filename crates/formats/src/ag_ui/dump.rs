@@ -276,13 +276,7 @@ fn user_item(item: &Value, path: &str) -> Result<Option<Value>, Unsupported> {
         }
         "binary" => {
             let media_type = field(item, "media_type").as_str().unwrap_or("");
-            let bytes = crate::binary_bytes(field(item, "data")).ok_or_else(|| {
-                Unsupported::not_loaded(
-                    format!("{path}.data"),
-                    "binary data that is not base64",
-                    "`data` is base64",
-                )
-            })?;
+            let bytes = Unsupported::binary_data(field(item, "data"), path)?;
             let prefix = media_type.split('/').next().unwrap_or_default();
             let part_type = if matches!(prefix, "image" | "audio" | "video") {
                 prefix

@@ -332,13 +332,7 @@ fn binary(item: &Value, path: &str, version: u8) -> Result<Value, Unsupported> {
             "`media_type` is a required `str`",
         )
     })?;
-    let bytes = crate::binary_bytes(field(item, "data")).ok_or_else(|| {
-        Unsupported::not_loaded(
-            format!("{path}.data"),
-            "binary data that is not base64",
-            "`data` is base64",
-        )
-    })?;
+    let bytes = Unsupported::binary_data(field(item, "data"), path)?;
     let content = base64::engine::general_purpose::STANDARD.encode(bytes);
     Ok(blob(media_type, content, version))
 }

@@ -315,13 +315,7 @@ fn user_content_part(item: &Value, path: &str) -> Result<Option<Value>, Unsuppor
 
 /// `BinaryContent.data_uri`: the history keeps the bytes URL-safe base64, the URI standard base64.
 fn data_uri(media_type: &str, data: &Value, path: &str) -> Result<String, Unsupported> {
-    let bytes = crate::binary_bytes(data).ok_or_else(|| {
-        Unsupported::not_loaded(
-            format!("{path}.data"),
-            "binary data that is not base64",
-            "`data` is base64",
-        )
-    })?;
+    let bytes = Unsupported::binary_data(data, path)?;
     Ok(format!(
         "data:{media_type};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)
