@@ -71,6 +71,23 @@ impl Report {
         self.losses.is_empty()
     }
 
+    /// The paths of the losses of one kind, in input order.
+    ///
+    /// ```
+    /// use msgflow_formats::{convert, Format, LossKind};
+    ///
+    /// let chat = r#"[{"role": "user", "name": "ann", "content": "hi"}]"#;
+    /// let converted = convert(chat, Format::OpenAiChat, Format::PydanticAi).unwrap();
+    /// assert_eq!(converted.report.paths(LossKind::Dropped), ["$[0].name"]);
+    /// ```
+    pub fn paths(&self, kind: LossKind) -> Vec<&str> {
+        self.losses
+            .iter()
+            .filter(|loss| loss.kind == kind)
+            .map(|loss| loss.path.as_str())
+            .collect()
+    }
+
     pub(crate) fn push(&mut self, kind: LossKind, document: usize, path: impl Into<String>, what: impl Into<String>) {
         self.losses.push(Loss {
             kind,

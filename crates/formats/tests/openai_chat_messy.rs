@@ -77,12 +77,7 @@ fn names_and_annotations_are_reported_dropped_and_a_refusal_kept_as_pydantic_ai_
     ]));
     assert_eq!(history[1]["provider_details"], json!({"refusal": "I can't."}));
     assert_eq!(history[1]["finish_reason"], "content_filter");
-    let dropped: Vec<&str> = report
-        .losses
-        .iter()
-        .filter(|loss| loss.kind == LossKind::Dropped)
-        .map(|loss| loss.path.as_str())
-        .collect();
+    let dropped = report.paths(LossKind::Dropped);
     assert_eq!(dropped, ["$[0].name", "$[1].annotations"]);
 }
 

@@ -253,13 +253,7 @@ fn parts_a_history_cannot_hold_are_reported_dropped() {
     let span = r#"{"gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": "q"}]},
         {"role": "assistant", "parts": [{"type": "Vendor.Reasoning", "text": "x"}, {"type": "text", "content": "a"}]}]}"#;
     let converted = convert(span, Format::Otel, Format::PydanticAi).unwrap();
-    let dropped: Vec<_> = converted
-        .report
-        .losses
-        .iter()
-        .filter(|loss| loss.kind == LossKind::Dropped)
-        .map(|loss| loss.path.as_str())
-        .collect();
+    let dropped = converted.report.paths(LossKind::Dropped);
     assert_eq!(dropped, [r#"$["gen_ai.input.messages"][1].parts[0]"#]);
 }
 
@@ -336,13 +330,7 @@ fn tool_parts_without_ids_get_msgflows_reported_invented() {
             {"type": "blob", "mime_type": "image/png", "modality": "image", "content": "AA=="}
         ])
     );
-    let invented: Vec<&str> = converted
-        .report
-        .losses
-        .iter()
-        .filter(|loss| loss.kind == LossKind::Invented)
-        .map(|loss| loss.path.as_str())
-        .collect();
+    let invented = converted.report.paths(LossKind::Invented);
     for path in [
         "$[1].parts[0].tool_call_id",
         "$[1].parts[0].tool_name",

@@ -324,13 +324,7 @@ fn a_history_spelled_otherwise_converts_as_pydantic_ai_dumps_what_it_read() {
     .unwrap();
     let written = documents(converted.output).remove(0);
     assert_eq!(written.to_string(), expected.to_string());
-    let changed: Vec<&str> = converted
-        .report
-        .losses
-        .iter()
-        .filter(|loss| loss.kind == LossKind::Changed)
-        .map(|loss| loss.path.as_str())
-        .collect();
+    let changed = converted.report.paths(LossKind::Changed);
     // The Unix time comes back as the datetime text it is, the retried return's content as the
     // error text; the re-spelled arguments are no change.
     assert_eq!(changed, ["$[0].timestamp", "$[2].parts[0].content"]);

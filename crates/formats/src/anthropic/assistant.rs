@@ -67,7 +67,10 @@ impl Reader<'_> {
                     self.extra_keys(block, &block_path, &["type", "id", "name", "input", "caller"]);
                     let (id, name) = (string("id")?, string("name")?);
                     let input = object_input(field("input"), &block_path)?;
-                    let part = server_tool_call(&id, &name, input, field("caller"), &block_path)?;
+                    let part = match tool_search_query_key(&name) {
+                        Some(query_key) => self.tool_search_call(&id, &name, input, query_key, field("caller"), &block_path),
+                        None => server_tool_call(&id, &name, input, field("caller"), &block_path)?,
+                    };
                     self.call_names.insert(id, part["tool_name"].as_str().unwrap_or_default().to_owned());
                     part
                 }
@@ -118,10 +121,8 @@ impl Reader<'_> {
                     })
                 }
                 "tool_search_tool_result" => {
-                    return Err(shape(
-                        &format!("{block_path}.type"),
-                        "tool search blocks are not read yet (msgflow cannot rebuild pydantic-ai's typed tool search parts)",
-                    ))
+                    self.extra_keys(block, &block_path, &["type", "tool_use_id", "content"]);
+                    self.tool_search_result(string("tool_use_id")?, field("content"), &block_path)?
                 }
                 other => {
                     return Err(shape(
@@ -192,6 +193,117 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// `map_server_tool_use_block` of a tool search (`tool_search_tool_regex` / `_bm25`): a
+    /// `NativeToolSearchCallPart` whose arguments are `normalize_tool_search_args`'s
+    /// `{"queries": [...]}` (the pattern or query when it is a string, else none) and whose
+    /// `provider_details` keep the variant as `strategy`. Any other input key is reported: the
+    /// typed arguments have no place for it.
+    fn tool_search_call(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        query_key: &str,
+        caller: &Value,
+        path: &str,
+    ) -> Value {
+        let mut queries = Vec::new();
+        for (key, value) in input.as_object().into_iter().flatten() {
+            match value {
+                Value::String(query) if key == query_key => queries.push(query.clone()),
+                _ => self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.input.{key}"),
+                    format!(
+                        "`{key}` of a `{name}` input (pydantic-ai keeps its `{query_key}` as a string only, as `queries`)"
+                    ),
+                ),
+            }
+        }
+        let strategy = if name == "tool_search_tool_regex" {
+            "regex"
+        } else {
+            "bm25"
+        };
+        let mut details = Map::new();
+        details.insert("strategy".to_owned(), json!(strategy));
+        details.extend(caller_details(caller));
+        json!({
+            "part_kind": "builtin-tool-call", "tool_name": TOOL_SEARCH, "args": {"queries": queries},
+            "tool_call_id": id, "tool_kind": TOOL_SEARCH_KIND, "provider_name": SYSTEM,
+            "provider_details": details,
+        })
+    }
+
+    /// `map_tool_search_tool_result_block`: a `NativeToolSearchReturnPart` whose content is the
+    /// names of the tools referenced (`{"discovered_tools": [{"name": ...}]}`), or, for an error,
+    /// no tools and the error's `error_code` and `error_message` as `provider_details`.
+    fn tool_search_result(&mut self, id: String, content: &Value, path: &str) -> Result<Value, ShapeError> {
+        let content_path = format!("{path}.content");
+        let mut discovered = Vec::new();
+        let mut details = Value::Null;
+        match content.get("type").and_then(Value::as_str) {
+            Some("tool_search_tool_search_result") => {
+                self.extra_keys(content, &content_path, &["type", "tool_references"]);
+                let references = match content.get("tool_references") {
+                    Some(Value::Array(references)) => references.as_slice(),
+                    None | Some(Value::Null) => &[],
+                    Some(_) => {
+                        return Err(shape(
+                            &format!("{content_path}.tool_references"),
+                            "expected the tool references as an array",
+                        ))
+                    }
+                };
+                for (index, reference) in references.iter().enumerate() {
+                    let reference_path = format!("{content_path}.tool_references[{index}]");
+                    let Some(Value::String(name)) = reference.get("tool_name") else {
+                        return Err(shape(
+                            &format!("{reference_path}.tool_name"),
+                            "expected a tool reference's `tool_name` as a string",
+                        ));
+                    };
+                    self.extra_keys(reference, &reference_path, &["type", "tool_name"]);
+                    discovered.push(json!({"name": name}));
+                }
+            }
+            Some("tool_search_tool_result_error") => {
+                self.extra_keys(content, &content_path, &["type", "error_code", "error_message"]);
+                let field = |key: &str| content.get(key).cloned().unwrap_or(Value::Null);
+                details = json!({"error_code": field("error_code"), "error_message": field("error_message")});
+            }
+            _ => {
+                return Err(shape(
+                    &format!("{content_path}.type"),
+                    "expected a tool search result's content of type tool_search_tool_search_result or \
+                     tool_search_tool_result_error",
+                ))
+            }
+        }
+        Ok(json!({
+            "part_kind": "builtin-tool-return", "tool_name": TOOL_SEARCH,
+            "content": {"discovered_tools": discovered}, "tool_call_id": id, "tool_kind": TOOL_SEARCH_KIND,
+            "provider_name": SYSTEM, "provider_details": details,
+        }))
+    }
+}
+
+/// The tool name of pydantic-ai's native tool search parts (`NativeToolSearchCallPart`).
+const TOOL_SEARCH: &str = "tool_search";
+/// Their `tool_kind`.
+const TOOL_SEARCH_KIND: &str = "tool-search";
+
+/// The input key holding a tool search's query (`normalize_tool_search_args`), for the server
+/// tools that are tool searches.
+fn tool_search_query_key(name: &str) -> Option<&'static str> {
+    match name {
+        "tool_search_tool_regex" => Some("pattern"),
+        "tool_search_tool_bm25" => Some("query"),
+        _ => None,
+    }
+}
+
 /// A `tool_use`'s `input`: an object (`args_as_dict`).
 fn object_input<'v>(input: &'v Value, path: &str) -> Result<&'v Value, ShapeError> {
     match input {
@@ -200,10 +312,12 @@ fn object_input<'v>(input: &'v Value, path: &str) -> Result<&'v Value, ShapeErro
     }
 }
 
-/// `anthropic_caller_provider_details`: a caller other than `direct`.
+/// `anthropic_caller_provider_details`, which `add_anthropic_caller_param` sends back as it is,
+/// except that a `direct` caller is kept too: pydantic-ai leaves the default out of a response's
+/// parts, but a request that names it (from a part that kept it) comes back as it was written.
 fn caller_details(caller: &Value) -> Map<String, Value> {
     let mut details = Map::new();
-    if caller.is_object() && caller.get("type").and_then(Value::as_str) != Some("direct") {
+    if caller.is_object() {
         details.insert("anthropic_caller".to_owned(), caller.clone());
     }
     details
@@ -220,27 +334,23 @@ fn details_value(details: Map<String, Value>) -> Value {
 /// `map_server_tool_use_block`.
 fn server_tool_call(id: &str, name: &str, input: &Value, caller: &Value, path: &str) -> Result<Value, ShapeError> {
     let mut details = caller_details(caller);
-    let tool_name =
-        match name {
-            "web_search" | "web_fetch" | "code_execution" | "advisor" => name,
-            "bash_code_execution" | "text_editor_code_execution" => {
-                details.insert("anthropic_tool_name".to_owned(), json!(name));
-                "code_execution"
-            }
-            "tool_search_tool_regex" | "tool_search_tool_bm25" => return Err(shape(
+    let tool_name = match name {
+        "web_search" | "web_fetch" | "code_execution" | "advisor" => name,
+        "bash_code_execution" | "text_editor_code_execution" => {
+            details.insert("anthropic_tool_name".to_owned(), json!(name));
+            "code_execution"
+        }
+        other => {
+            return Err(shape(
                 &format!("{path}.name"),
-                "tool search blocks are not read yet (msgflow cannot rebuild pydantic-ai's typed tool search parts)",
-            )),
-            other => {
-                return Err(shape(
-                    &format!("{path}.name"),
-                    format!(
-                        "unknown server tool `{other}`: expected web_search, web_fetch, code_execution, \
-                         bash_code_execution, text_editor_code_execution or advisor"
-                    ),
-                ))
-            }
-        };
+                format!(
+                    "unknown server tool `{other}`: expected web_search, web_fetch, code_execution, \
+                         bash_code_execution, text_editor_code_execution, advisor, tool_search_tool_regex or \
+                         tool_search_tool_bm25"
+                ),
+            ))
+        }
+    };
     // `cast(dict, item.input) or None`: an empty input is no arguments.
     let args = if input.as_object().is_some_and(Map::is_empty) {
         Value::Null
