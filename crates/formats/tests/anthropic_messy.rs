@@ -392,6 +392,26 @@ fn tool_search_blocks_read_as_pydantic_ai_reads_a_response() {
     // The query's companions have no place in the typed arguments.
     let dropped = report.paths(LossKind::Dropped);
     assert_eq!(dropped, ["$.messages[1].content[0].input.limit"]);
+    // `normalize_tool_search_args`: a query that is not text is none, a missing one is empty.
+    let none_found = json!({"type": "tool_search_tool_search_result", "tool_references": []});
+    let (history, report) = from(json!({"messages": [
+        {"role": "user", "content": "search"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "s1", "name": "tool_search_tool_regex", "input": {"pattern": 7}},
+            {"type": "tool_search_tool_result", "tool_use_id": "s1", "content": none_found},
+            {"type": "server_tool_use", "id": "s2", "name": "tool_search_tool_regex", "input": {}},
+            {"type": "tool_search_tool_result", "tool_use_id": "s2", "content": none_found}]}]}));
+    assert_eq!(
+        (&history[1]["parts"][0]["args"], &history[1]["parts"][2]["args"]),
+        (&json!({"queries": []}), &json!({"queries": [""]}))
+    );
+    assert_eq!(
+        report.paths(LossKind::Dropped),
+        ["$.messages[1].content[0].input.pattern"]
+    );
+    assert!(report
+        .paths(LossKind::Invented)
+        .contains(&"$.messages[1].content[2].input"));
     let (path, message) = error(json!({"messages": [{"role": "assistant", "content": [
         {"type": "tool_search_tool_result", "tool_use_id": "s", "content": {"type": "nothing"}}]}]}));
     assert_eq!(path, "$.messages[0].content[0].content.type");

@@ -196,7 +196,8 @@ impl Reader<'_> {
 impl Reader<'_> {
     /// `map_server_tool_use_block` of a tool search (`tool_search_tool_regex` / `_bm25`): a
     /// `NativeToolSearchCallPart` whose arguments are `normalize_tool_search_args`'s
-    /// `{"queries": [...]}` (the pattern or query when it is a string, else none) and whose
+    /// `{"queries": [...]}` (the pattern or query when it is a string, none when it is another
+    /// value, an empty one when it is missing) and whose
     /// `provider_details` keep the variant as `strategy`. Any other input key is reported: the
     /// typed arguments have no place for it.
     fn tool_search_call(
@@ -208,7 +209,16 @@ impl Reader<'_> {
         caller: &Value,
         path: &str,
     ) -> Value {
+        // `(tool_args or {}).get(wire_key, '')`: no query at all is one empty query.
         let mut queries = Vec::new();
+        if input.get(query_key).is_none() {
+            self.loss(
+                LossKind::Invented,
+                format!("{path}.input"),
+                format!("an empty query for a `{name}` input without `{query_key}` (as pydantic-ai reads it)"),
+            );
+            queries.push(String::new());
+        }
         for (key, value) in input.as_object().into_iter().flatten() {
             match value {
                 Value::String(query) if key == query_key => queries.push(query.clone()),
