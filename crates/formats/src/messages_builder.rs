@@ -1,5 +1,6 @@
 //! The history a UI adapter's `load_messages` builds: pydantic-ai's `MessagesBuilder`
-//! (`pydantic_ai.ui._messages_builder`) and the helpers both UI formats' loaders share.
+//! (`pydantic_ai.ui._messages_builder`) and the helpers both UI formats' loaders share; the OTel
+//! loader, which puts its messages together itself, makes them typed here too ([`loaded_message`]).
 //!
 //! Parts come as the JSON pydantic-ai reads them from, or typed ([`Part`]) for the shapes most
 //! parts have: a message of typed parts alone becomes a typed message, which the history takes
@@ -8,10 +9,11 @@
 
 use base64::Engine as _;
 use msgflow_wire::{
-    Field, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson, Timestamp,
-    ToolCallPart, ToolReturnPart,
+    Field, FinishReason, ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ModelResponsePart, RawJson,
+    Timestamp, ToolCallPart, ToolReturnPart,
 };
 use rayon::prelude::*;
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use crate::loaded::LoadedMessage;
@@ -213,8 +215,9 @@ impl Message {
 }
 
 /// The typed message an opened message's JSON reads as, when its parts are all typed and its
-/// other keys are the metadata and timestamp the loaders set (the metadata nested within
-/// the parser's depth limit, the timestamp a datetime text); else what it was given back.
+/// other keys are the ones the loaders set: the metadata (nested within the parser's depth
+/// limit), the timestamp (a datetime text), a request's instructions (a text) and a response's
+/// finish reason (one pydantic-ai has); else what it was given back.
 #[allow(clippy::type_complexity)]
 fn typed_message(
     request: bool,
@@ -226,11 +229,17 @@ fn typed_message(
         .iter()
         .all(|part| part.is_request() == Some(request) && part.reads_as_typed());
     let (mut metadata, mut timestamp) = (Field::Absent, Field::Absent);
+    let (mut instructions, mut finish_reason) = (Field::Absent, Field::Absent);
     for (key, value) in &fields {
         if !typed {
             break;
         }
         match (key.as_str(), value) {
+            ("instructions", Value::String(text)) if request => instructions = Field::Present(text.clone()),
+            ("finish_reason", Value::String(_)) if !request => match FinishReason::deserialize(value) {
+                Ok(reason) => finish_reason = Field::Present(reason),
+                Err(_) => typed = false,
+            },
             // Within the history's array and the message's object.
             ("metadata", Value::Object(_)) if crate::round_trip::within_parse_depth(value, 2) => {
                 metadata = Field::Present(RawJson::from_value(value).expect("a JSON value always serialises"));
@@ -267,6 +276,7 @@ fn typed_message(
         ModelMessage::Request(Box::new(ModelRequest {
             metadata,
             timestamp,
+            instructions,
             ..typed_parts::request(parts)
         }))
     } else {
@@ -274,9 +284,22 @@ fn typed_message(
         ModelMessage::Response(Box::new(ModelResponse {
             metadata,
             timestamp,
+            finish_reason,
             ..typed_parts::response(parts)
         }))
     })
+}
+
+/// A message a loader put together itself (the OTel loader, which has no `MessagesBuilder`):
+/// typed where [`typed_message`] makes it so, else its JSON, `parts` first and `kind` second.
+pub(crate) fn loaded_message(request: bool, parts: Vec<Part>, fields: Map<String, Value>) -> LoadedMessage {
+    Message::Opened {
+        request,
+        parts,
+        fields,
+        ui_message_id: None,
+    }
+    .into_loaded()
 }
 
 /// The history being built: `MessagesBuilder`.

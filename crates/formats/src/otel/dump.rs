@@ -59,7 +59,7 @@ pub(super) fn span(history: &[Value], version: u8) -> Result<Span, Unsupported> 
 /// Each message maps on its own, so they are mapped on rayon's thread pool; the first message
 /// (in order) that cannot be mapped gives the error.
 fn input_messages(input: &[Value], version: u8) -> Result<Vec<Value>, Unsupported> {
-    let current = current_request_start(input);
+    let current = current_request_start(input, |message| kind(message) == "request");
     let mapped: Vec<Result<Vec<Value>, Unsupported>> = input
         .par_iter()
         .enumerate()
@@ -81,12 +81,12 @@ fn input_messages(input: &[Value], version: u8) -> Result<Vec<Value>, Unsupporte
 
 /// `_current_request_start`: the first message of the trailing run of requests (and the
 /// responses continuing it).
-pub(super) fn current_request_start(messages: &[Value]) -> usize {
+pub(super) fn current_request_start<M>(messages: &[M], is_request: impl Fn(&M) -> bool) -> usize {
     let mut index = messages.len();
-    while index > 0 && kind(&messages[index - 1]) == "response" {
+    while index > 0 && !is_request(&messages[index - 1]) {
         index -= 1;
     }
-    while index > 0 && kind(&messages[index - 1]) == "request" {
+    while index > 0 && is_request(&messages[index - 1]) {
         index -= 1;
     }
     index

@@ -7,12 +7,18 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use msgflow_media::UrlKind;
+use msgflow_wire::{Field, ModelRequestPart, ModelResponsePart, ThinkingPart};
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use super::{ALL_MESSAGES, INPUT_MESSAGES, OUTPUT_MESSAGES, SYSTEM_INSTRUCTIONS};
+use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
+use crate::messages_builder::{loaded_message, Part};
 use crate::object::object;
 use crate::openai_chat::{shape, ShapeError};
+use crate::round_trip::within_parse_depth;
+use crate::typed_parts;
 
 /// `_RETRY_FEEDBACK_FRAMING`, the line before fenced retry feedback.
 const FEEDBACK_FRAMING: &str =
@@ -35,7 +41,7 @@ pub(super) fn span_document(
     path: &str,
     document: usize,
     report: &mut Report,
-) -> Result<Vec<Value>, ShapeError> {
+) -> Result<Vec<LoadedMessage>, ShapeError> {
     match value {
         Value::Array(_) => {
             let attribute = Attribute {
@@ -79,12 +85,14 @@ fn is_message_attribute(key: &str) -> bool {
 
 /// The history of one span's attributes: `pydantic_ai.all_messages` where present (it holds the
 /// whole run), else the input messages then the output messages; the system instructions go on
-/// the last request. Other attributes are reported as dropped.
+/// every request. Other attributes are reported as dropped. Its messages are typed where the
+/// loader built their parts typed (text, prompts, tool calls and results: the shapes most parts
+/// have), so that a tool result is written once, from the span, as its part's JSON text.
 pub(super) fn span_attributes(
     attributes: &[Attribute],
     document: usize,
     report: &mut Report,
-) -> Result<Vec<Value>, ShapeError> {
+) -> Result<Vec<LoadedMessage>, ShapeError> {
     let has_all = attributes.iter().any(|attribute| attribute.key == ALL_MESSAGES);
     let mut loader = Loader {
         document,
@@ -142,12 +150,13 @@ pub(super) fn span_attributes(
         // A prompt marked `visible: false` was sent with a request answered before the current
         // one: where the input's current request would hold it, the current request showed as no
         // message (empty, or only parts with no OTel form), and comes back empty.
-        let current = super::dump::current_request_start(&history[..end]);
+        let current = super::dump::current_request_start(&history[..end], |message| message.request);
         let marked = history[current..end].iter().any(|message| {
-            message["kind"] == "request"
-                && message["parts"]
-                    .as_array()
-                    .is_some_and(|parts| parts.iter().any(|part| part["scope"] == "request"))
+            message.request
+                && message
+                    .parts
+                    .iter()
+                    .any(|part| matches!(part, Part::Json(part) if part["scope"] == "request"))
         });
         if marked {
             report.push(
@@ -156,7 +165,7 @@ pub(super) fn span_attributes(
                 "$",
                 "an empty last request (a prompt of the span's input is marked as sent with an earlier request)",
             );
-            history.insert(end, object! {"parts": Vec::<Value>::new(), "kind": "request"});
+            history.insert(end, Built::request(Vec::new()));
         }
     }
     let input = attributes.iter().find(|attribute| attribute.key == INPUT_MESSAGES);
@@ -164,32 +173,30 @@ pub(super) fn span_attributes(
     if let (Some(input), false, false) = (input, has_output, has_all) {
         // A span is recorded for a request: one whose input ends in a response was for a request
         // that shows as no message (empty, or only parts with no OTel form).
-        if history.last().is_some_and(|message| message["kind"] == "response") {
+        if history.last().is_some_and(|message| !message.request) {
             report.push(
                 LossKind::Invented,
                 document,
                 input.path.clone(),
                 "an empty last request (the span's input ends in a response and it has no output)",
             );
-            history.push(object! {"parts": Vec::<Value>::new(), "kind": "request"});
+            history.push(Built::request(Vec::new()));
         }
     }
     if let Some((instructions, path)) = instructions.filter(|(text, _)| !text.is_empty()) {
         // A span records the instructions of its last request only; an agent run sends the same
         // ones with each of its requests, so every request gets them.
-        let mut requests = history
-            .iter_mut()
-            .filter(|message| message["kind"] == "request")
-            .peekable();
+        let mut requests = history.iter_mut().filter(|message| message.request).peekable();
         if requests.peek().is_none() {
-            history.insert(
-                0,
-                object! {"parts": Vec::<Value>::new(), "instructions": instructions, "kind": "request"},
-            );
+            let mut request = Built::request(Vec::new());
+            request.fields.insert("instructions".into(), instructions.into());
+            history.insert(0, request);
         } else {
             let mut count = 0;
             for request in requests {
-                request["instructions"] = instructions.as_str().into();
+                request
+                    .fields
+                    .insert("instructions".into(), instructions.as_str().into());
                 count += 1;
             }
             if count > 1 {
@@ -202,7 +209,29 @@ pub(super) fn span_attributes(
             }
         }
     }
-    Ok(history)
+    Ok(history.into_par_iter().map(Built::into_loaded).collect())
+}
+
+/// A message of the history being read: its parts, typed where the loader could build them so,
+/// and its keys other than `parts` and `kind`.
+struct Built {
+    request: bool,
+    parts: Vec<Part>,
+    fields: Map<String, Value>,
+}
+
+impl Built {
+    fn request(parts: Vec<Part>) -> Self {
+        Built {
+            request: true,
+            parts,
+            fields: Map::new(),
+        }
+    }
+
+    fn into_loaded(self) -> LoadedMessage {
+        loaded_message(self.request, self.parts, self.fields)
+    }
 }
 
 /// `gen_ai.system_instructions`: text parts, joined as pydantic-ai joins instruction parts.
@@ -228,9 +257,9 @@ fn instruction_text(value: &Value, path: &str) -> Result<String, ShapeError> {
 struct Loader<'r> {
     document: usize,
     report: &'r mut Report,
-    history: Vec<Value>,
+    history: Vec<Built>,
     /// The parts of the request being gathered, and the path of its first message.
-    request: Vec<Value>,
+    request: Vec<Part>,
     request_path: Option<String>,
     /// The role of the request's last OTel message.
     request_role: Option<String>,
@@ -260,14 +289,13 @@ impl Loader<'_> {
     }
 
     fn flush_user_prompt(&mut self) {
-        let items = std::mem::take(&mut self.user_items);
-        let content = match items.as_slice() {
+        let mut items = std::mem::take(&mut self.user_items);
+        let part = match items.as_mut_slice() {
             [] => return,
-            [Value::String(text)] => Value::String(text.clone()),
-            _ => Value::Array(items),
+            [Value::String(text)] => Part::Request(typed_parts::user_prompt(std::mem::take(text))),
+            _ => Part::Json(object! {"content": items, "part_kind": "user-prompt"}),
         };
-        self.request
-            .push(object! {"content": content, "part_kind": "user-prompt"});
+        self.request.push(part);
     }
 
     fn flush_request(&mut self) {
@@ -280,7 +308,7 @@ impl Loader<'_> {
                 "request timestamps (pydantic-ai fills in the load time)",
             );
             let parts = std::mem::take(&mut self.request);
-            self.history.push(object! {"parts": parts, "kind": "request"});
+            self.history.push(Built::request(parts));
         }
     }
 
@@ -323,8 +351,9 @@ impl Loader<'_> {
                 }
                 if parts.is_empty() && role == "user" {
                     // A user prompt of nothing but cache points, or of an empty list.
-                    self.request
-                        .push(object! {"content": Vec::<Value>::new(), "part_kind": "user-prompt"});
+                    self.request.push(Part::Json(
+                        object! {"content": Vec::<Value>::new(), "part_kind": "user-prompt"},
+                    ));
                 }
                 for (index, part) in parts.iter().enumerate() {
                     self.request_part(role, part, &format!("{parts_path}[{index}]"))?;
@@ -346,18 +375,19 @@ impl Loader<'_> {
             "text" if role == "system" => {
                 self.flush_user_prompt();
                 let content = self.text_content(object, path);
-                let mut prompt = object! {"content": content, "part_kind": "system-prompt"};
                 // `_span_input_messages` marks a request-scoped prompt an earlier request was sent with.
-                if object.get("visible") == Some(&Value::Bool(false)) {
-                    prompt["scope"] = "request".into();
-                }
+                let prompt = if object.get("visible") == Some(&Value::Bool(false)) {
+                    Part::Json(object! {"content": content, "scope": "request", "part_kind": "system-prompt"})
+                } else {
+                    Part::Request(typed_parts::system_prompt(content))
+                };
                 self.request.push(prompt);
             }
             "text" => {
                 let content = self.text_content(object, path);
                 if let Some(feedback) = retry_feedback(&content) {
                     self.flush_user_prompt();
-                    self.request.push(feedback);
+                    self.request.push(Part::Json(feedback));
                 } else {
                     self.user_items.push(Value::String(content));
                 }
@@ -401,9 +431,9 @@ impl Loader<'_> {
         }
     }
 
-    /// A `tool_call_response` as a tool return (or a retry prompt answering a tool call, or a
-    /// native tool's return).
-    fn tool_call_response(&mut self, object: &Map<String, Value>, path: &str, native: bool) -> Value {
+    /// A `tool_call_response` as a tool return (or a native tool's return): typed, its result
+    /// written as its JSON text straight from the span, where the JSON would read so.
+    fn tool_call_response(&mut self, object: &Map<String, Value>, path: &str, native: bool) -> Part {
         let id = self.call_id(object, path);
         let name = match get(object, "name") {
             Value::String(name) => name.clone(),
@@ -422,16 +452,27 @@ impl Loader<'_> {
         let result = object
             .get("result")
             .or_else(|| object.get("response"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        let kind = if native { "builtin-tool-return" } else { "tool-return" };
-        let mut part = object! {"tool_name": name, "content": result, "tool_call_id": id, "part_kind": kind};
+            .unwrap_or(&Value::Null);
         // The file items of a result are pydantic-ai's dumps of the files the content held: recorded,
         // so that they load as files again (`_check_file_provenance`).
-        if msgflow_media::content_needs_file_digests(&part["content"]) {
-            part["content_file_digests"] = super::tool_content::dumped_file_digests(&part["content"]).into();
+        let digests =
+            msgflow_media::content_needs_file_digests(result).then(|| super::tool_content::dumped_file_digests(result));
+        if let (false, Value::String(id)) = (native, &id) {
+            // As the JSON below reads: no tool kind, no outcome; a result within the parser's
+            // depth limit where it stands, and no file in it (`with_content` records none).
+            if digests.as_ref().is_none_or(Vec::is_empty) && within_parse_depth(result, 4) {
+                let mut part = typed_parts::tool_return(name, id.clone(), msgflow_wire::ToolReturnOutcome::Success);
+                part.tool_kind = Field::Absent;
+                part.outcome = Field::Absent;
+                return Part::Request(ModelRequestPart::ToolReturn(typed_parts::with_content(part, result)));
+            }
         }
-        part
+        let kind = if native { "builtin-tool-return" } else { "tool-return" };
+        let mut part = object! {"tool_name": name, "content": result.clone(), "tool_call_id": id, "part_kind": kind};
+        if let Some(digests) = digests {
+            part["content_file_digests"] = digests.into();
+        }
+        Part::Json(part)
     }
 
     /// A call's `id`; when the span has none, pydantic-ai makes one up on load.
@@ -511,25 +552,39 @@ impl Loader<'_> {
             match get(part_object, "type").as_str().unwrap_or("") {
                 "text" => {
                     let content = self.text_content(part_object, &part_path);
-                    history_parts.push(object! {"content": content, "part_kind": "text"});
+                    history_parts.push(Part::Response(typed_parts::text(content)));
                 }
                 "thinking" | "reasoning" => {
                     let content = self.text_content(part_object, &part_path);
-                    history_parts.push(object! {"content": content, "part_kind": "thinking"});
+                    history_parts.push(Part::Response(ModelResponsePart::Thinking(ThinkingPart {
+                        content,
+                        id: Field::Absent,
+                        signature: Field::Absent,
+                        provider_name: Field::Absent,
+                        provider_details: Field::Absent,
+                        extra: Default::default(),
+                    })));
                 }
                 kind @ ("tool_call" | "server_tool_call") => {
                     let id = self.call_id(part_object, &part_path);
                     if let (Value::String(id), Value::String(name)) = (&id, get(part_object, "name")) {
                         self.call_names.insert(id.clone(), name.clone());
                     }
-                    let args = part_object.get("arguments").cloned().unwrap_or(Value::Null);
-                    let part_kind = if builtin || kind == "server_tool_call" {
-                        "builtin-tool-call"
-                    } else {
-                        "tool-call"
-                    };
-                    history_parts.push(object! {"tool_name": get(part_object, "name").clone(), "args": args,
-                    "tool_call_id": id, "part_kind": part_kind});
+                    let native = builtin || kind == "server_tool_call";
+                    let args = get(part_object, "arguments");
+                    // As the JSON below reads: no tool kind; arguments within the parser's depth
+                    // limit where they stand (`null` ones read as none, not as `null` text).
+                    if let (false, Value::String(id), Value::String(name)) = (native, &id, get(part_object, "name")) {
+                        if !args.is_null() && within_parse_depth(args, 4) {
+                            let mut part = typed_parts::tool_call(name.clone(), typed_parts::payload(args), id.clone());
+                            part.tool_kind = Field::Absent;
+                            history_parts.push(Part::Response(ModelResponsePart::ToolCall(part)));
+                            continue;
+                        }
+                    }
+                    let part_kind = if native { "builtin-tool-call" } else { "tool-call" };
+                    history_parts.push(Part::Json(object! {"tool_name": get(part_object, "name").clone(),
+                    "args": args.clone(), "tool_call_id": id, "part_kind": part_kind}));
                 }
                 kind @ ("tool_call_response" | "server_tool_call_response")
                     if builtin || kind != "tool_call_response" =>
@@ -538,7 +593,7 @@ impl Loader<'_> {
                 }
                 "blob" | "binary" => {
                     if let Some(content) = self.binary(part_object, &part_path) {
-                        history_parts.push(object! {"content": content, "part_kind": "file"});
+                        history_parts.push(Part::Json(object! {"content": content, "part_kind": "file"}));
                     }
                 }
                 other => self.loss(
@@ -548,11 +603,15 @@ impl Loader<'_> {
                 ),
             }
         }
-        let mut response = object! {"parts": history_parts, "kind": "response"};
+        let mut response = Built {
+            request: false,
+            parts: history_parts,
+            fields: Map::new(),
+        };
         match get(object, "finish_reason") {
             Value::Null => {}
             Value::String(reason) if FINISH_REASONS.contains(&reason.as_str()) => {
-                response["finish_reason"] = reason.as_str().into();
+                response.fields.insert("finish_reason".into(), reason.as_str().into());
             }
             _ => self.loss(
                 LossKind::Dropped,
@@ -606,4 +665,75 @@ fn retry_feedback(text: &str) -> Option<Value> {
         return Some(object! {"content": content, "retry": object!{"cause": cause}, "part_kind": "retry-feedback"});
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The messages `span_document` reads from `span`, each with the JSON it must read as.
+    fn read(span: Value) -> Vec<LoadedMessage> {
+        span_document(&span, "$", 0, &mut Report::default()).expect("a span document")
+    }
+
+    fn json_read_as(message: Value) -> msgflow_wire::ModelMessage {
+        let mut history = msgflow_wire::from_str(&Value::Array(vec![message]).to_string()).expect("a history");
+        history.pop().expect("one message")
+    }
+
+    #[test]
+    fn the_common_parts_are_typed_as_their_json_reads() {
+        let messages = read(json!({
+            INPUT_MESSAGES: [
+                {"role": "system", "parts": [{"type": "text", "content": "be brief"}]},
+                {"role": "user", "parts": [{"type": "text", "content": "weather?"}]},
+                {"role": "assistant", "parts": [
+                    {"type": "thinking", "content": "hmm"},
+                    {"type": "text", "content": "checking"},
+                    {"type": "tool_call", "id": "c1", "name": "weather", "arguments": {"city": "Paris"}},
+                    {"type": "tool_call", "id": "c2", "name": "weather", "arguments": "{\"city\": \"Rome\"}"}],
+                 "finish_reason": "tool_call"},
+                {"role": "tool", "parts": [
+                    {"type": "tool_call_response", "id": "c1", "name": "weather", "result": {"sky": ["sun"]}},
+                    {"type": "tool_call_response", "id": "c2", "result": "rain"}]}
+            ],
+            SYSTEM_INSTRUCTIONS: [{"type": "text", "content": "answer in French"}]
+        }));
+        let expected = [
+            json!({"parts": [{"content": "be brief", "part_kind": "system-prompt"},
+                             {"content": "weather?", "part_kind": "user-prompt"}],
+                   "kind": "request", "instructions": "answer in French"}),
+            json!({"parts": [{"content": "hmm", "part_kind": "thinking"}, {"content": "checking", "part_kind": "text"},
+                             {"tool_name": "weather", "args": {"city": "Paris"}, "tool_call_id": "c1", "part_kind": "tool-call"},
+                             {"tool_name": "weather", "args": "{\"city\": \"Rome\"}", "tool_call_id": "c2", "part_kind": "tool-call"}],
+                   "kind": "response", "finish_reason": "tool_call"}),
+            json!({"parts": [{"tool_name": "weather", "content": {"sky": ["sun"]}, "tool_call_id": "c1",
+                              "part_kind": "tool-return", "content_file_digests": []},
+                             {"tool_name": "weather", "content": "rain", "tool_call_id": "c2", "part_kind": "tool-return"}],
+                   "kind": "request", "instructions": "answer in French"}),
+        ];
+        assert_eq!(messages.len(), expected.len());
+        for (message, expected) in messages.into_iter().zip(expected) {
+            let LoadedMessage::Typed(message) = message else {
+                panic!("not typed: {message:?}");
+            };
+            assert_eq!(message, json_read_as(expected));
+        }
+    }
+
+    #[test]
+    fn other_parts_stay_json() {
+        let messages = read(json!([
+            {"role": "system", "parts": [{"type": "text", "content": "earlier", "visible": false}]},
+            {"role": "user", "parts": [{"type": "text", "content": "look"}, {"type": "uri", "uri": "https://x.test/a.png", "modality": "image"}]},
+            {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f"}]},
+            {"role": "tool", "parts": [{"type": "tool_call_response", "name": "f", "result": 1}]}
+        ]));
+        assert!(
+            messages.iter().all(|message| matches!(message, LoadedMessage::Json(_))),
+            "{messages:?}"
+        );
+    }
 }

@@ -115,7 +115,6 @@ pub fn to_value(
         ),
     };
     let loaded = load::span_document(&value, "$", document, &mut Report::default()).map_err(unreadable)?;
-    let loaded = loaded.into_iter().map(LoadedMessage::Json).collect();
     match crate::round_trip::diff_loaded(history, original, loaded, document, report) {
         Ok(()) => {
             crate::round_trip::report_too_deep(&value, "OTel span attributes", document, report);
@@ -182,9 +181,8 @@ fn key_path(path: &str, key: &str) -> String {
     path
 }
 
-fn parse(history: Vec<Value>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {
-    crate::loaded::history_of(history.into_iter().map(LoadedMessage::Json).collect())
-        .map_err(|message| (document, unloadable(&message)))
+fn parse(history: Vec<LoadedMessage>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {
+    crate::loaded::history_of(history).map_err(|message| (document, unloadable(&message)))
 }
 
 /// The error for OTel messages whose loaded history pydantic-ai would refuse.
