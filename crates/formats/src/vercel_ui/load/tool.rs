@@ -1,7 +1,7 @@
 //! The tool parts of an assistant `UIMessage`: each a tool call, and its return once it has one
 //! (`load_messages`'s tool part branches, `narrow_message_parts`).
 
-use msgflow_wire::{Field, RawJson, ToolReturnOutcome};
+use msgflow_wire::{Field, ModelRequestPart, RawJson, ToolReturnOutcome};
 use serde_json::{Map, Value};
 
 use super::values::validated_tool_output;
@@ -16,7 +16,8 @@ use crate::vercel_ui::dump::DEFAULT_DENIAL;
 
 impl Loader<'_> {
     /// A tool part: its call, and its return once it has one. The part's input and output are
-    /// moved into the history (copied where the input is kept).
+    /// moved into the history (copied where the input is kept, but for a plain successful output,
+    /// whose JSON text is written from where it stands).
     pub(super) fn tool(
         &mut self,
         part: &mut Value,
@@ -92,7 +93,21 @@ impl Loader<'_> {
         // `content_file_digests` so that they load as files again. Content that is no scalar carries
         // the record even when empty, as pydantic-ai dumps it: without one, pydantic-ai takes the return
         // for one saved before records existed and may rebuild its file-shaped mappings as files.
-        let output = self.take(part, "output");
+        // Read in place (`keep_input`), a plain successful return's output, its largest value, is
+        // written as the part's JSON text from where it stands, not copied first: only what its
+        // copy would have become is kept (no file items to rebuild, within the parser's depth).
+        let output_in_place = self.keep_input
+            && state == "output-available"
+            && tool_kind.is_null()
+            && field_of(part, "providerExecuted") != Some(&Value::Bool(true))
+            && field_of(part, "output").is_none_or(|output| {
+                !crate::vercel_ui::holds_content_item(output) && crate::round_trip::within_parse_depth(output, 4)
+            });
+        let output = if output_in_place {
+            Value::Null
+        } else {
+            self.take(part, "output")
+        };
         let (output, file_digests) = if state == "output-available" {
             validated_tool_output(output)
         } else {
@@ -192,7 +207,13 @@ impl Loader<'_> {
                         tool_call_id.to_owned(),
                         ToolReturnOutcome::from_wire(outcome),
                     );
-                    pending.push(Part::ToolReturn(returned, output));
+                    if output_in_place {
+                        let output = field_of(part, "output").unwrap_or(&Value::Null);
+                        let returned = ModelRequestPart::ToolReturn(typed_parts::with_content(returned, output));
+                        pending.push(Part::Request(returned));
+                    } else {
+                        pending.push(Part::ToolReturn(returned, output));
+                    }
                     return Ok(());
                 }
                 with_digests(object! {"tool_name": tool_name, "content": output,
