@@ -93,15 +93,19 @@ impl Loader<'_> {
         // `content_file_digests` so that they load as files again. Content that is no scalar carries
         // the record even when empty, as pydantic-ai dumps it: without one, pydantic-ai takes the return
         // for one saved before records existed and may rebuild its file-shaped mappings as files.
-        // Read in place (`keep_input`), a plain successful return's output, its largest value, is
-        // written as the part's JSON text from where it stands, not copied first: only what its
-        // copy would have become is kept (no file items to rebuild, within the parser's depth).
+        // Read in place (`keep_input`), a plain successful return's structured output is written as
+        // the part's JSON text from where it stands, not copied first, where the copy would have
+        // been kept as it is (no file items to rebuild, within the parser's depth): copying a tree
+        // of `Value`s allocates each node. A text output is still copied (one allocation) and
+        // written on the pool with the others.
         let output_in_place = self.keep_input
             && state == "output-available"
             && tool_kind.is_null()
             && field_of(part, "providerExecuted") != Some(&Value::Bool(true))
-            && field_of(part, "output").is_none_or(|output| {
-                !crate::vercel_ui::holds_content_item(output) && crate::round_trip::within_parse_depth(output, 4)
+            && field_of(part, "output").is_some_and(|output| {
+                matches!(output, Value::Array(_) | Value::Object(_))
+                    && !crate::vercel_ui::holds_content_item(output)
+                    && crate::round_trip::within_parse_depth(output, 4)
             });
         let output = if output_in_place {
             Value::Null
