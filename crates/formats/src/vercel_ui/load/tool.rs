@@ -16,8 +16,8 @@ use crate::vercel_ui::dump::DEFAULT_DENIAL;
 
 impl Loader<'_> {
     /// A tool part: its call, and its return once it has one. The part's input and output are
-    /// moved into the history (copied where the input is kept, but for a plain successful output,
-    /// whose JSON text is written from where it stands).
+    /// moved into the history (copied where the input is kept, but for a plain successful structured
+    /// output, whose JSON text is written from where it stands).
     pub(super) fn tool(
         &mut self,
         part: &mut Value,
