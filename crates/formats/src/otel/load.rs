@@ -673,7 +673,7 @@ mod tests {
 
     use super::*;
 
-    /// The messages `span_document` reads from `span`, each with the JSON it must read as.
+    /// The messages `span_document` reads from `span`.
     fn read(span: Value) -> Vec<LoadedMessage> {
         span_document(&span, "$", 0, &mut Report::default()).expect("a span document")
     }
