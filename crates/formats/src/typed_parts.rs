@@ -1,4 +1,4 @@
-//! The typed parts the UI loaders build for the shapes most parts have, so that a message of them
+//! The typed parts the UI and OTel loaders build for the shapes most parts have, so that a message of them
 //! goes into the history as it is, not written as JSON and read back
 //! ([`crate::messages_builder::Part`]).
 //!
@@ -109,6 +109,19 @@ pub(crate) fn thinking(
     })
 }
 
+/// `{"content": content, "part_kind": "thinking"}`, as an OTel span records thinking (no id, no
+/// signature).
+pub(crate) fn bare_thinking(content: String) -> ModelResponsePart {
+    ModelResponsePart::Thinking(ThinkingPart {
+        content,
+        id: Field::Absent,
+        signature: Field::Absent,
+        provider_name: Field::Absent,
+        provider_details: Field::Absent,
+        extra: Extra::new(),
+    })
+}
+
 /// The typed field a string or `null` reads as; `None` for any other value.
 pub(crate) fn nullable_text(value: &Value) -> Option<Field<String>> {
     match value {
@@ -134,6 +147,15 @@ pub(crate) fn tool_call(tool_name: String, args: RawJson, tool_call_id: String) 
     }
 }
 
+/// `{"tool_name": tool_name, "args": args, "tool_call_id": tool_call_id, "part_kind": "tool-call"}`:
+/// [`tool_call`] without its `tool_kind` key, as the OTel loader writes a call.
+pub(crate) fn tool_call_without_kind(tool_name: String, args: RawJson, tool_call_id: String) -> ToolCallPart {
+    ToolCallPart {
+        tool_kind: Field::Absent,
+        ..tool_call(tool_name, args, tool_call_id)
+    }
+}
+
 /// `{"tool_name": tool_name, "content": null, "tool_call_id": tool_call_id, "tool_kind": null,
 /// "outcome": outcome, "part_kind": "tool-return"}`, whose content [`with_content`] then sets; a
 /// loader that writes more keys sets them on the part.
@@ -150,6 +172,17 @@ pub(crate) fn tool_return(tool_name: String, tool_call_id: String, outcome: Tool
         content_file_digests: Field::Absent,
         tool_name_absent: false,
         extra: Extra::new(),
+    }
+}
+
+/// `{"tool_name": tool_name, "content": null, "tool_call_id": tool_call_id, "part_kind":
+/// "tool-return"}`: [`tool_return`] without its `tool_kind` and `outcome` keys, as the OTel loader
+/// writes a result, whose content [`with_content`] then sets.
+pub(crate) fn tool_return_without_kind(tool_name: String, tool_call_id: String) -> ToolReturnPart {
+    ToolReturnPart {
+        tool_kind: Field::Absent,
+        outcome: Field::Absent,
+        ..tool_return(tool_name, tool_call_id, ToolReturnOutcome::Success)
     }
 }
 
@@ -225,6 +258,10 @@ mod tests {
                 )
             );
         }
+        assert_eq!(
+            in_response(bare_thinking("hmm".into())),
+            read(json!({"parts": [{"content": "hmm", "part_kind": "thinking"}], "kind": "response"}))
+        );
         assert_eq!(nullable_text(&json!({"a": 1})), None);
         let args = r#"{"path":"a.py","n":123456789012345678901234567890}"#;
         assert_eq!(
@@ -236,6 +273,17 @@ mod tests {
             read(
                 json!({"parts": [{"tool_name": "read", "args": args, "tool_call_id": "c1", "tool_kind": null,
                 "part_kind": "tool-call"}], "kind": "response"})
+            )
+        );
+        assert_eq!(
+            in_response(ModelResponsePart::ToolCall(tool_call_without_kind(
+                "read".into(),
+                payload(&json!(args)),
+                "c1".into()
+            ))),
+            read(
+                json!({"parts": [{"tool_name": "read", "args": args, "tool_call_id": "c1", "part_kind": "tool-call"}],
+                "kind": "response"})
             )
         );
         let mut call = tool_call(
@@ -281,6 +329,19 @@ mod tests {
                     "{content} {outcome}"
                 );
             }
+            let mut json = json!({"tool_name": "read", "content": content, "tool_call_id": "c1",
+                "part_kind": "tool-return"});
+            if let Some(digests) = &digests {
+                json["content_file_digests"] = digests.clone();
+            }
+            assert_eq!(
+                in_request(ModelRequestPart::ToolReturn(with_content(
+                    tool_return_without_kind("read".into(), "c1".into()),
+                    &content
+                ))),
+                read(json!({"parts": [json], "kind": "request"})),
+                "{content} without kind"
+            );
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use msgflow_media::UrlKind;
-use msgflow_wire::{Field, ModelRequestPart, ModelResponsePart, ThinkingPart};
+use msgflow_wire::{ModelRequestPart, ModelResponsePart};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -458,12 +458,10 @@ impl Loader<'_> {
         let digests =
             msgflow_media::content_needs_file_digests(result).then(|| super::tool_content::dumped_file_digests(result));
         if let (false, Value::String(id)) = (native, &id) {
-            // As the JSON below reads: no tool kind, no outcome; a result within the parser's
-            // depth limit where it stands, and no file in it (`with_content` records none).
+            // As the JSON below reads: a result within the parser's depth limit where it stands,
+            // and no file in it (`with_content` records none).
             if digests.as_ref().is_none_or(Vec::is_empty) && within_parse_depth(result, 4) {
-                let mut part = typed_parts::tool_return(name, id.clone(), msgflow_wire::ToolReturnOutcome::Success);
-                part.tool_kind = Field::Absent;
-                part.outcome = Field::Absent;
+                let part = typed_parts::tool_return_without_kind(name, id.clone());
                 return Part::Request(ModelRequestPart::ToolReturn(typed_parts::with_content(part, result)));
             }
         }
@@ -556,14 +554,7 @@ impl Loader<'_> {
                 }
                 "thinking" | "reasoning" => {
                     let content = self.text_content(part_object, &part_path);
-                    history_parts.push(Part::Response(ModelResponsePart::Thinking(ThinkingPart {
-                        content,
-                        id: Field::Absent,
-                        signature: Field::Absent,
-                        provider_name: Field::Absent,
-                        provider_details: Field::Absent,
-                        extra: Default::default(),
-                    })));
+                    history_parts.push(Part::Response(typed_parts::bare_thinking(content)));
                 }
                 kind @ ("tool_call" | "server_tool_call") => {
                     let id = self.call_id(part_object, &part_path);
@@ -572,12 +563,12 @@ impl Loader<'_> {
                     }
                     let native = builtin || kind == "server_tool_call";
                     let args = get(part_object, "arguments");
-                    // As the JSON below reads: no tool kind; arguments within the parser's depth
-                    // limit where they stand (`null` ones read as none, not as `null` text).
+                    // As the JSON below reads: arguments within the parser's depth limit where
+                    // they stand (`null` ones read as none, not as `null` text).
                     if let (false, Value::String(id), Value::String(name)) = (native, &id, get(part_object, "name")) {
                         if !args.is_null() && within_parse_depth(args, 4) {
-                            let mut part = typed_parts::tool_call(name.clone(), typed_parts::payload(args), id.clone());
-                            part.tool_kind = Field::Absent;
+                            let args = typed_parts::payload(args);
+                            let part = typed_parts::tool_call_without_kind(name.clone(), args, id.clone());
                             history_parts.push(Part::Response(ModelResponsePart::ToolCall(part)));
                             continue;
                         }
