@@ -198,6 +198,18 @@ pub(crate) fn with_content(mut part: ToolReturnPart, content: &Value) -> ToolRet
     part
 }
 
+/// `part` with `content`, the JSON text of a value holding no file item, as [`with_content`]
+/// gives that value's (`"content_file_digests": []` after an array or an object).
+pub(crate) fn with_json_text(mut part: ToolReturnPart, content: RawJson) -> ToolReturnPart {
+    part.content_file_digests = if content.is_array() || content.is_object() {
+        Field::Present(FileDigests::List(Vec::new()))
+    } else {
+        Field::Absent
+    };
+    part.content = content;
+    part
+}
+
 /// The JSON text of a tool call's arguments or a tool return's content, as reading its JSON gives it.
 pub(crate) fn payload(value: &Value) -> RawJson {
     match value {
@@ -329,6 +341,18 @@ mod tests {
                     "{content} {outcome}"
                 );
             }
+            let text = RawJson::normalized(&content.to_string()).unwrap().raw;
+            assert_eq!(
+                with_json_text(
+                    tool_return("read".into(), "c1".into(), ToolReturnOutcome::Success),
+                    text
+                ),
+                with_content(
+                    tool_return("read".into(), "c1".into(), ToolReturnOutcome::Success),
+                    &content
+                ),
+                "{content} as text"
+            );
             let mut json = json!({"tool_name": "read", "content": content, "tool_call_id": "c1",
                 "part_kind": "tool-return"});
             if let Some(digests) = &digests {

@@ -52,7 +52,7 @@ pub use field::Field;
 pub use generated::*;
 
 pub use non_finite::has_non_finite_literal;
-pub use raw::RawJson;
+pub use raw::{Normalized, RawJson};
 pub use scalars::{Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
 pub use typed::{ShapeMismatch, TypedKey, TypedRoute, TypedShape, TypedValue};

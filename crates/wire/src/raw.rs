@@ -2,6 +2,7 @@
 //! out about its bytes is in `scan` (with its 64-byte block classifier in `blocks`).
 
 mod blocks;
+mod normalize;
 mod scan;
 
 use std::fmt;
@@ -12,6 +13,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+pub use self::normalize::Normalized;
 use self::scan::{compact, scan};
 pub(crate) use self::scan::{holds_only_plain_integers, nests_deeper_than, skip_string, skip_whitespace};
 

@@ -3,7 +3,7 @@
 //! tool's content, and typed media parts as URL items, binary content or uploaded files
 //! (`_multimodal.py`).
 
-use msgflow_wire::UploadedFileProviderName;
+use msgflow_wire::{RawJson, UploadedFileProviderName};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -19,8 +19,25 @@ pub(super) fn wire<'v>(object: &'v Map<String, Value>, camel: &str, snake: &str)
         .filter(|value| !value.is_null())
 }
 
-/// What [`rehydrate`] makes of a tool message's content: the value, and the digests of its files.
-pub(super) type Rehydrated = (Value, Vec<String>);
+/// What [`rehydrate`] makes of a tool message's content.
+pub(super) enum Rehydrated {
+    /// A text that is not an object or an array, or an object or an array with no file item in
+    /// it, as the JSON text pydantic-ai dumps it as (for data, `RawJson::normalized`): written as
+    /// it was read, with no value built or text copied; and how deep arrays and objects nest in it.
+    Plain { json: RawJson, nesting: usize },
+    /// The content as a value (a text kept as it is, or data with files), and the digests of its files.
+    Value(Value, Vec<String>),
+}
+
+impl Rehydrated {
+    /// The content as a value, and the digests of its files.
+    pub(super) fn into_value(self) -> (Value, Vec<String>) {
+        match self {
+            Rehydrated::Plain { json, .. } => (json.to_value(), Vec::new()),
+            Rehydrated::Value(value, digests) => (value, digests),
+        }
+    }
+}
 
 /// [`rehydrate`] of each tool message's string content of 4 KiB or more, by message index, on the
 /// thread pool (the loader reads the others as it meets them).
@@ -53,16 +70,30 @@ pub(super) fn rehydrate(text: &str) -> Rehydrated {
     // Only an object or an array is read as one: any other text is kept as it is, whatever it parses as.
     let opens_a_container = text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with(['{', '[']);
     if !opens_a_container {
-        return (Value::String(text.to_owned()), Vec::new());
+        return Rehydrated::Plain {
+            json: RawJson::string(text),
+            nesting: 0,
+        };
+    }
+    // Most results are plain data; one with a file item, or a repeated key, is read as a value.
+    if let Some(normalized) = RawJson::normalized(text).filter(|normalized| !normalized.holds_content_item) {
+        return Rehydrated::Plain {
+            json: normalized.raw,
+            nesting: normalized.nesting,
+        };
     }
     match serde_json::from_str::<Value>(text) {
         Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
             if !crate::vercel_ui::holds_content_item(&parsed) {
-                return (parsed, Vec::new());
+                return Rehydrated::Value(parsed, Vec::new());
             }
-            crate::ui_payloads::loaded_tool_output(&parsed, false)
+            let (content, digests) = crate::ui_payloads::loaded_tool_output(&parsed, false);
+            Rehydrated::Value(content, digests)
         }
-        _ => (Value::String(text.to_owned()), Vec::new()),
+        _ => Rehydrated::Plain {
+            json: RawJson::string(text),
+            nesting: 0,
+        },
     }
 }
 
@@ -76,8 +107,9 @@ pub(super) enum MediaItem {
 
 /// A tool message's content parts as the tool's content (`tool_return_content_ta`), with the
 /// digests of its files, as [`rehydrate`] gives a text's.
-pub(super) fn returned_content(content: Value) -> (Value, Vec<String>) {
-    crate::ui_payloads::loaded_tool_output(&content, false)
+pub(super) fn returned_content(content: Value) -> Rehydrated {
+    let (content, digests) = crate::ui_payloads::loaded_tool_output(&content, false);
+    Rehydrated::Value(content, digests)
 }
 
 /// `multimodal_input_to_content`: a typed media part as a URL item, binary content or

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use msgflow_wire::{Field, RawJson, ToolReturnOutcome, UploadedFileProviderName};
+use msgflow_wire::{Field, ModelRequestPart, RawJson, ToolReturnOutcome, UploadedFileProviderName};
 use serde_json::{json, Map, Value};
 
 use super::content::{
@@ -472,7 +472,7 @@ impl Loader<'_> {
                 format!("tool call `{call_id}` is not in the history before this tool message"),
             ));
         };
-        let (content, file_digests) = match field(object, "content") {
+        let rehydrated = match field(object, "content") {
             Some(Value::String(text)) => rehydrated.unwrap_or_else(|| rehydrate(text)),
             Some(Value::Array(items)) => {
                 // 1.0 tool content parts: a lone text is the string form; anything else is the
@@ -483,7 +483,7 @@ impl Loader<'_> {
                     .map(|(_, item)| item)
                     .collect();
                 match items.as_slice() {
-                    [] => (Value::Null, Vec::new()),
+                    [] => Rehydrated::Value(Value::Null, Vec::new()),
                     [Value::String(text)] => rehydrate(text),
                     [_] => returned_content(items.pop().expect("one item")),
                     _ => returned_content(Value::Array(items)),
@@ -513,6 +513,27 @@ impl Loader<'_> {
         } else {
             "tool-return"
         };
+        // `parse_encrypted_tool_retry`, for a retried return only.
+        let retry = match (outcome, claims.get("retry")) {
+            ("retried", Some(claim)) => parse_tool_retry(claim),
+            _ => Value::Null,
+        };
+        let typed = tool_kind.is_null() && retry.is_null() && builtin_id(call_id).is_none();
+        let rehydrated = match rehydrated {
+            // Plain content within the parser's depth limit where it stands (in the history's
+            // array, the message, its parts and the part): its JSON goes into the typed part as it is.
+            Rehydrated::Plain { json, nesting } if typed && nesting + 4 < msgflow_wire::MAX_DEPTH => {
+                let mut returned =
+                    typed_parts::tool_return(name, call_id.clone(), ToolReturnOutcome::from_wire(outcome));
+                returned.retry = Field::Null;
+                let returned = typed_parts::with_json_text(returned, json);
+                self.builder
+                    .add(Part::Request(ModelRequestPart::ToolReturn(returned)), true);
+                return Ok(());
+            }
+            other => other,
+        };
+        let (content, file_digests) = rehydrated.into_value();
         // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped
         // (a return with no kind has nothing to narrow). The content goes into the probe and back out
         // of it, not copied.
@@ -542,11 +563,6 @@ impl Loader<'_> {
                 false,
             ),
             None => {
-                // `parse_encrypted_tool_retry`, for a retried return only.
-                let retry = match (outcome, claims.get("retry")) {
-                    ("retried", Some(claim)) => parse_tool_retry(claim),
-                    _ => Value::Null,
-                };
                 if tool_kind.is_null() && retry.is_null() && file_digests.is_empty() {
                     let mut returned =
                         typed_parts::tool_return(name, call_id.clone(), ToolReturnOutcome::from_wire(outcome));
