@@ -416,6 +416,27 @@ fn tool_search_blocks_read_as_pydantic_ai_reads_a_response() {
         {"type": "tool_search_tool_result", "tool_use_id": "s", "content": {"type": "nothing"}}]}]}));
     assert_eq!(path, "$.messages[0].content[0].content.type");
     assert!(message.contains("tool_search_tool_search_result"), "{message}");
+    // What the API requires is refused where it is missing, not read as nothing found.
+    for (content, at) in [
+        (json!({"type": "tool_search_tool_search_result"}), "tool_references"),
+        (
+            json!({"type": "tool_search_tool_search_result", "tool_references": null}),
+            "tool_references",
+        ),
+        (
+            json!({"type": "tool_search_tool_result_error", "error_message": "slow down"}),
+            "error_code",
+        ),
+        (
+            json!({"type": "tool_search_tool_result_error", "error_code": 429}),
+            "error_code",
+        ),
+    ] {
+        let (path, message) = error(json!({"messages": [{"role": "assistant", "content": [
+            {"type": "tool_search_tool_result", "tool_use_id": "s", "content": content}]}]}));
+        assert_eq!(path, format!("$.messages[0].content[0].content.{at}"));
+        assert!(message.contains(at), "{message}");
+    }
 }
 
 /// pydantic-ai's own requests for histories of typed tool search parts (the provider fixtures,

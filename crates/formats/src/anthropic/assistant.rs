@@ -256,15 +256,13 @@ impl Reader<'_> {
         match content.get("type").and_then(Value::as_str) {
             Some("tool_search_tool_search_result") => {
                 self.extra_keys(content, &content_path, &["type", "tool_references"]);
-                let references = match content.get("tool_references") {
-                    Some(Value::Array(references)) => references.as_slice(),
-                    None | Some(Value::Null) => &[],
-                    Some(_) => {
-                        return Err(shape(
-                            &format!("{content_path}.tool_references"),
-                            "expected the tool references as an array",
-                        ))
-                    }
+                // Required by the API (`BetaToolSearchToolSearchResultBlockParam`), an empty list
+                // when the search found nothing.
+                let Some(Value::Array(references)) = content.get("tool_references") else {
+                    return Err(shape(
+                        &format!("{content_path}.tool_references"),
+                        "expected the result's `tool_references` as an array",
+                    ));
                 };
                 for (index, reference) in references.iter().enumerate() {
                     let reference_path = format!("{content_path}.tool_references[{index}]");
@@ -280,8 +278,16 @@ impl Reader<'_> {
             }
             Some("tool_search_tool_result_error") => {
                 self.extra_keys(content, &content_path, &["type", "error_code", "error_message"]);
-                let field = |key: &str| content.get(key).cloned().unwrap_or(Value::Null);
-                details = json!({"error_code": field("error_code"), "error_message": field("error_message")});
+                // The code is required (`BetaToolSearchToolResultErrorParam`); a request carries no
+                // message, a response may.
+                let Some(Value::String(code)) = content.get("error_code") else {
+                    return Err(shape(
+                        &format!("{content_path}.error_code"),
+                        "expected the tool search error's `error_code` as a string",
+                    ));
+                };
+                let message = content.get("error_message").cloned().unwrap_or(Value::Null);
+                details = json!({"error_code": code, "error_message": message});
             }
             _ => {
                 return Err(shape(
