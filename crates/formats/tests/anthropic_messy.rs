@@ -217,7 +217,7 @@ fn errors_name_the_path_and_what_was_expected() {
         error(json!({"messages": [{"role": "robot", "content": "x"}]})),
         (
             "$.messages[0].role".to_owned(),
-            "unknown role `robot`: expected user or assistant".to_owned()
+            "unknown role `robot`: expected user, assistant or system".to_owned()
         )
     );
     let (path, message) = error(json!({"messages": [{"role": "user", "content": [{"type": "video"}]}]}));
@@ -469,4 +469,105 @@ fn tool_search_requests_pydantic_ai_made_come_back_as_they_were_sent() {
     }
     assert!(read >= 2, "the tool search fixtures: {read} read");
     assert!(with_blocks >= 1, "no fixture request holds tool search blocks");
+}
+
+/// A request of an agent that defers its tools, as pydantic-ai 2.68 maps it for `claude-opus-4-8`
+/// (`AnthropicModel._map_message` with `read_pdf` and `csv_tool` deferred; no system prompt, so no
+/// `system`): a local tool search
+/// answered by `tool_reference` blocks, and the tools later requests reveal as `tool_addition`
+/// blocks of a `system` entry after their user turn. The history was: a prompt; a
+/// `ToolSearchCallPart`; its `ToolSearchReturnPart` and a `ToolAvailabilityDeltaPart(["csv_tool"])`;
+/// a text; a prompt and a `ToolAvailabilityDeltaPart(["read_pdf", "csv_tool"])`, of which only
+/// `read_pdf` is rendered (`csv_tool` was revealed before).
+#[test]
+fn deferred_tool_blocks_read_as_the_parts_pydantic_ai_made_them_of() {
+    let (history, report) = from(json!({"messages": [
+        {"role": "user", "content": [{"text": "find a pdf tool", "type": "text"}]},
+        {"role": "assistant", "content": [{"id": "c1", "type": "tool_use", "name": "search_tools", "input": {"queries": ["pdf"]}}]},
+        {"role": "user", "content": [{"tool_use_id": "c1", "type": "tool_result",
+            "content": [{"tool_name": "read_pdf", "type": "tool_reference"}], "is_error": false}]},
+        {"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "name": "csv_tool"}}]},
+        {"role": "assistant", "content": [{"text": "ok", "type": "text"}]},
+        {"role": "user", "content": [{"text": "more", "type": "text"}]},
+        {"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "name": "read_pdf"}}]}
+    ]}));
+    let kinds: Vec<Vec<&str>> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| {
+            message["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|part| part["part_kind"].as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            vec!["user-prompt"],
+            vec!["tool-call"],
+            vec!["tool-return", "tool-availability-delta"],
+            vec!["text"],
+            vec!["user-prompt", "tool-availability-delta"]
+        ]
+    );
+    assert_eq!(history[1]["parts"][0]["tool_kind"], "tool-search");
+    assert_eq!(
+        history[2]["parts"][0],
+        json!({"part_kind": "tool-return", "tool_name": "search_tools",
+            "content": {"discovered_tools": [{"name": "read_pdf"}]}, "tool_call_id": "c1",
+            "tool_kind": "tool-search", "content_file_digests": []})
+    );
+    assert_eq!(history[2]["parts"][1]["tools_added"], json!(["csv_tool"]));
+    assert_eq!(history[4]["parts"][1]["tools_added"], json!(["read_pdf"]));
+    assert!(report.paths(LossKind::Dropped).is_empty());
+    // A system entry after a response is a request of its own; its texts are system prompts.
+    let (history, report) = from(json!({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "system", "content": [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}},
+            {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "a"}},
+            {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "b"}}]}
+    ]}));
+    assert_eq!(
+        history[2]["parts"],
+        json!([{"part_kind": "system-prompt", "content": "be brief"},
+            {"part_kind": "tool-availability-delta", "tools_added": ["a", "b"]}])
+    );
+    assert_eq!(
+        report.paths(LossKind::Dropped),
+        ["$.messages[2].content[0].cache_control"]
+    );
+    assert!(report.paths(LossKind::Invented).contains(&"$.messages[2]"));
+    // What is not those blocks is refused where it is.
+    for (message, at, expected) in [
+        (
+            json!({"role": "system", "content": "be brief"}),
+            "$.messages[1].content",
+            "array of blocks",
+        ),
+        (
+            json!({"role": "system", "content": [{"type": "image"}]}),
+            "$.messages[1].content[0].type",
+            "tool_addition",
+        ),
+        (
+            json!({"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference"}}]}),
+            "$.messages[1].content[0].tool",
+            "tool_reference",
+        ),
+        (
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c",
+                "content": [{"type": "tool_reference", "tool_name": "a"}, {"type": "text", "text": "x"}]}]}),
+            "$.messages[1].content[0].content[1]",
+            "tool_reference",
+        ),
+    ] {
+        let (path, message) = error(json!({"messages": [{"role": "user", "content": "hi"}, message]}));
+        assert_eq!(path, at);
+        assert!(message.contains(expected), "{message}");
+    }
 }

@@ -7,7 +7,8 @@
 //!   (`map_server_tool_use_block`, `map_web_search_tool_result_block`, ... for server-side tools,
 //!   `map_citations` for web search citations). A user turn of only `<assistant_thinking>` frames
 //!   is the reasoning `_append_model_response_turns` carried there ahead of its response's assistant
-//!   turn, and goes back into that response (one of its own when no assistant turn follows).
+//!   turn, and goes back into that response (one of its own when no assistant turn follows). A
+//!   `system` entry ends the request of the user turn before it (`deferred.rs`).
 
 use std::collections::HashMap;
 
@@ -19,6 +20,7 @@ use crate::openai_chat::{shape, ShapeError};
 use crate::ConvertError;
 
 mod assistant;
+mod deferred;
 
 /// `AnthropicModel.system`: the provider name of the parts its responses carry.
 const SYSTEM: &str = "anthropic";
@@ -301,10 +303,11 @@ impl Reader<'_> {
                 );
                 self.history.push(json!({"kind": "response", "parts": parts}));
             }
+            "system" => self.system_entry(content, path)?,
             other => {
                 return Err(shape(
                     &format!("{path}.role"),
-                    format!("unknown role `{other}`: expected user or assistant"),
+                    format!("unknown role `{other}`: expected user, assistant or system"),
                 ))
             }
         }
@@ -470,7 +473,11 @@ impl Reader<'_> {
         };
         let content_path = format!("{path}.content");
         let mut items = Vec::new();
+        let mut discovered = None;
         match block.get("content").unwrap_or(&Value::Null) {
+            content if deferred::holds_tool_references(content) => {
+                discovered = Some(self.discovered_tools(content, &content_path)?);
+            }
             Value::Null => {}
             Value::String(text) if text.is_empty() => {}
             // A string result written by hand, not by pydantic-ai (which sends text blocks).
@@ -511,6 +518,16 @@ impl Reader<'_> {
                 String::new()
             }
         };
+        if let Some(content) = discovered {
+            // A local tool search's result (`ToolSearchReturnPart`), answering its call.
+            self.mark_search_call(&id);
+            let mut part = json!({"part_kind": "tool-return", "tool_name": name, "content": content,
+                "tool_call_id": id, "tool_kind": deferred::TOOL_SEARCH_KIND, "content_file_digests": []});
+            if is_error {
+                part["outcome"] = json!("failed");
+            }
+            return Ok(part);
+        }
         if let [Value::String(text)] = items.as_slice() {
             if let Some(feedback) = text.strip_suffix(RETRY_SUFFIX).filter(|_| is_error) {
                 return Ok(json!({
