@@ -1,7 +1,8 @@
 //! The wire parser on arbitrary bytes: it returns a history or a located error, never panics,
 //! never overflows the stack, and every error names a position inside the input. Parsing with
 //! a shared input (`from_vec`) gives the same history or the same error as copying
-//! (`from_slice`).
+//! (`from_slice`). `RawJson::normalized` of the same text writes exactly what reading it into a
+//! `serde_json::Value` and writing that gives, or nothing where that does not read.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -39,5 +40,15 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = msgflow_wire::message_from_str(text);
+        let value = serde_json::from_str::<serde_json::Value>(text).ok();
+        match (msgflow_wire::RawJson::normalized(text), value) {
+            (Some(normalized), Some(value)) => {
+                let written = serde_json::to_string(&value).expect("a Value always writes");
+                assert_eq!(normalized.raw.get(), written, "normalized differs from the Value written");
+            }
+            (Some(normalized), None) => panic!("normalized {normalized:?} of a text the Value does not read"),
+            // Refused: a repeated key (the property test of `raw/normalize.rs` checks it is that).
+            (None, _) => {}
+        }
     }
 });
