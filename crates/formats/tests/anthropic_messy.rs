@@ -542,6 +542,15 @@ fn deferred_tool_blocks_read_as_the_parts_pydantic_ai_made_them_of() {
         ["$.messages[2].content[0].cache_control"]
     );
     assert!(report.paths(LossKind::Invented).contains(&"$.messages[2]"));
+    // A call whose arguments are not a search's stays an untyped call (typed, it would not load).
+    let (history, _) = from(json!({"messages": [
+        {"role": "user", "content": "find"},
+        {"role": "assistant", "content": [{"id": "c1", "type": "tool_use", "name": "search_tools", "input": {"q": 1}}]},
+        {"role": "user", "content": [{"tool_use_id": "c1", "type": "tool_result",
+            "content": [{"tool_name": "read_pdf", "type": "tool_reference"}]}]}
+    ]}));
+    assert_eq!(history[1]["parts"][0].get("tool_kind"), None);
+    assert_eq!(history[2]["parts"][0]["tool_kind"], "tool-search");
     // What is not those blocks is refused where it is.
     for (message, at, expected) in [
         (

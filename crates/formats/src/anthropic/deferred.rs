@@ -54,7 +54,8 @@ impl Reader<'_> {
     }
 
     /// Marks the call `id` that a tool search's references answer as the search
-    /// (`ToolSearchCallPart`: `search_tools` with a `tool_kind` of `tool-search`).
+    /// (`ToolSearchCallPart`: `search_tools` with a `tool_kind` of `tool-search`), where its
+    /// arguments are the search's (`ToolSearchArgs`): pydantic-ai refuses a typed call of others.
     pub(super) fn mark_search_call(&mut self, id: &str) {
         let calls = self
             .history
@@ -64,7 +65,11 @@ impl Reader<'_> {
             .flat_map(|message| message["parts"].as_array_mut().into_iter().flatten());
         for call in calls {
             if call["part_kind"] == "tool-call" && call["tool_call_id"] == id {
-                call["tool_kind"] = json!(TOOL_SEARCH_KIND);
+                let probe = json!({"part_kind": "tool-call", "tool_kind": TOOL_SEARCH_KIND, "args": call["args"]});
+                let (kind, _) = crate::ui_payloads::narrowed(&probe, "args");
+                if !kind.is_null() {
+                    call["tool_kind"] = kind;
+                }
                 return;
             }
         }
