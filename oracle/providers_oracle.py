@@ -25,6 +25,10 @@ Chat with each profile setting msgflow offers as an option (``openai-chat+thinki
 the reasoning it cannot take back as its own written in the reply (``anthropic+thinking=assistant-turn``), and for
 OpenAI with the reasoning it writes out as text carried in a user turn (``...+openai-thinking=user-turn``), in input
 order.
+
+A case may declare function tools (``"tools": {"visible": [names], "deferred": [names]}``, the deferred ones with
+``defer_loading=True``), for ``anthropic+tool-references``: ``AnthropicModel('claude-opus-4-8')``, which reveals
+deferred tools by reference, run only when named in ``--models``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pydantic_ai.models.anthropic._cache_control import raise_earlier_breakpoint
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel  # noqa: E402
 from pydantic_ai.providers.anthropic import AnthropicProvider  # noqa: E402
 from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
+from pydantic_ai.tools import ToolDefinition  # noqa: E402
 
 # The SDK clients are built but never used for a request: the mapping only builds the request's parameters.
 DUMMY_KEY = "msgflow-oracle-never-sent"
@@ -113,6 +118,30 @@ def build_models() -> dict:
     return models
 
 
+def build_opt_in_models() -> dict:
+    """Models run only when named in ``--models``, for cases that declare tools (``"tools"``)."""
+    return {
+        # A model that reveals deferred tools by reference (`supported_tool_addition_modes`): a
+        # local tool search's result goes as `tool_reference` blocks, a `ToolAvailabilityDeltaPart`
+        # as `tool_addition` blocks of a `system` entry.
+        "anthropic+tool-references": AnthropicModel("claude-opus-4-8", provider=AnthropicProvider(api_key=DUMMY_KEY)),
+    }
+
+
+def request_parameters(tools: dict | None) -> ModelRequestParameters:
+    """The request's parameters before `prepare_request`: no tools, or the case's function tools
+    (``{"visible": [names], "deferred": [names]}``, the deferred ones with `defer_loading=True`)."""
+    if not tools:
+        return ModelRequestParameters()
+    schema = {"type": "object", "properties": {}}
+    definitions = [
+        ToolDefinition(name=name, parameters_json_schema=schema, defer_loading=deferred)
+        for key, deferred in (("visible", False), ("deferred", True))
+        for name in tools.get(key, [])
+    ]
+    return ModelRequestParameters(function_tools=definitions)
+
+
 def to_json_value(value):
     """The request as a plain JSON value (the SDK's TypedDicts are dicts already; `Omit`/`NotGiven` are dropped)."""
     if isinstance(value, dict):
@@ -128,9 +157,9 @@ def _is_omitted(value) -> bool:
     return type(value).__name__ in ("Omit", "NotGiven")
 
 
-async def export(name: str, model, history: list) -> dict:
+async def export(name: str, model, history: list, tools: dict | None = None) -> dict:
     provider = name.split("+", 1)[0]
-    settings, params = model.prepare_request(None, ModelRequestParameters())
+    settings, params = model.prepare_request(None, request_parameters(tools))
     settings = settings or {}
     prepared = model.prepare_messages(history, params)
     if provider == "anthropic":
@@ -151,9 +180,10 @@ async def export(name: str, model, history: list) -> dict:
     return {"instructions": instructions, "input": items}
 
 
-async def run_case(models: dict, history_value, history_text: str | None = None) -> dict:
+async def run_case(models: dict, history_value, history_text: str | None = None, tools: dict | None = None) -> dict:
     """Every model's request for a history: the JSON value, or, where the case spells it otherwise than pydantic-ai
-    writes it (`history_text`), that text as pydantic-ai loads a file (`validate_json`)."""
+    writes it (`history_text`), that text as pydantic-ai loads a file (`validate_json`); with the case's `tools`
+    declared where it has some."""
     out = {}
     for provider, model in models.items():
         try:
@@ -165,7 +195,7 @@ async def run_case(models: dict, history_value, history_text: str | None = None)
             out[provider] = {"invalid": f"{type(exc).__name__}: {exc}"}
             continue
         try:
-            request = await export(provider, model, history)
+            request = await export(provider, model, history, tools)
             out[provider] = {"request": to_json_value(request)}
         except Exception as exc:  # noqa: BLE001 - a refusal is data for the report
             out[provider] = {"refused": f"{type(exc).__name__}: {exc}"}
@@ -176,13 +206,13 @@ async def main_async(cases_path: str, out_path: str, only: list[str] | None = No
     _patch_downloads()
     models = build_models()
     if only:
-        models = {name: model for name, model in models.items() if name in only}
+        models = {name: model for name, model in {**models, **build_opt_in_models()}.items() if name in only}
     with open(cases_path, encoding="utf-8") as cases, open(out_path, "w", encoding="utf-8") as out:
         for line in cases:
             if not line.strip():
                 continue
             case = json.loads(line)
-            result = await run_case(models, case["history"], case.get("history_text"))
+            result = await run_case(models, case["history"], case.get("history_text"), case.get("tools"))
             result["name"] = case["name"]
             out.write(json.dumps(result, ensure_ascii=False, default=str))
             out.write("\n")

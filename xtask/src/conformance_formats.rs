@@ -13,7 +13,8 @@
 //! table): for those only loading is required. The real foreign
 //! files of `../shared/formats/<format>` are converted too: pydantic-ai must load each history
 //! and map it to the messages msgflow's `to` gives. Anthropic's `cache_control` is compared
-//! left out: `from` drops it (a request setting, reported as a loss).
+//! left out: `from` drops it (a request setting, reported as a loss). What only a request that
+//! defers tools holds is checked on requests pydantic-ai writes itself ([`deferred_tools`]).
 
 use std::path::Path;
 
@@ -24,6 +25,8 @@ use msgflow_wire::arbitrary::{history, Flavour};
 use msgflow_wire::ModelMessage;
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{json, Value};
+
+mod deferred_tools;
 
 /// Seeded arbitrary histories per run.
 const ARBITRARY_COUNT: usize = 2500;
@@ -77,7 +80,9 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     for spec in &PROVIDER_FORMATS {
         check_format(spec, python, &dir, &root, &sources, fixture_count, realworld_count)?;
     }
-    Ok(())
+    // Drawn after the arbitrary histories, from a runner of its own, so that they stay the same.
+    let mut runner = crate::conformance::seeded_runner(seed.rotate_left(17));
+    deferred_tools::run(python, &dir, runner.rng())
 }
 
 /// The check of one format on the histories of `sources`.
