@@ -1,21 +1,24 @@
-//! `from anthropic` on the requests of a run that defers tools (part of the formats check).
+//! `from anthropic` and `from openai-chat` on the requests of a run that defers tools (part of
+//! the formats check).
 //!
 //! msgflow's own export declares no tools, so the round trip the rest of the check runs never
-//! meets what pydantic-ai writes when a request withholds tool schemas: a local tool search's
-//! result as `tool_reference` blocks and the tools a `ToolAvailabilityDeltaPart` reveals as
-//! `tool_addition` blocks of a `system` entry (`AnthropicModel._map_message`). Here pydantic-ai
-//! writes them itself: seeded histories of tool searches, their results and deltas, naming
-//! declared, deferred and unknown tools, are mapped by the oracle with those tools declared
-//! (`providers_oracle.py`, a case's `tools`), on the model that reveals tools by reference
-//! (`anthropic+tool-references`, `claude-opus-4-8`) and on one that does not (`anthropic`,
-//! `claude-sonnet-4-5`, where `prepare_messages` projects a delta onto a search exchange of its
-//! own). msgflow reads each request back; pydantic-ai must load that history and map it, with
+//! meets what pydantic-ai writes when a request withholds tool schemas: on a model that reveals
+//! tools by reference (`claude-opus-4-8`), a local tool search's result as `tool_reference`
+//! blocks and the tools a `ToolAvailabilityDeltaPart` reveals as `tool_addition` blocks of a
+//! `system` entry (`AnthropicModel._map_message`); on one that does not (`claude-sonnet-4-5`),
+//! each delta projected onto a search exchange of its own (`prepare_messages`); on OpenAI Chat, a
+//! system message naming the tools. Here pydantic-ai writes them itself: seeded histories of tool
+//! searches, their results and deltas, naming declared, deferred and unknown tools, are mapped by
+//! the oracle with those tools declared (`providers_oracle.py`, a case's `tools`) on each of those
+//! models. msgflow reads each request back; pydantic-ai must load that history and map it, with
 //! the same tools, to the very request read.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use msgflow_formats::{anthropic, Report};
+use msgflow_formats::openai_chat::ShapeError;
+use msgflow_formats::{anthropic, openai_chat, Report};
+use msgflow_wire::ModelMessage;
 use proptest::prelude::RngExt;
 use proptest::test_runner::TestRng;
 use serde_json::{json, Value};
@@ -25,9 +28,17 @@ use crate::conformance_providers::{json_equal, run_oracle};
 
 /// Seeded histories per run (each mapped on both models).
 const HISTORY_COUNT: usize = 600;
-/// The oracle's models (`providers_oracle.py --models`): one that reveals deferred tools by
-/// reference, one that does not.
-const MODELS: [&str; 2] = ["anthropic+tool-references", "anthropic"];
+/// A format's `from`.
+type From = fn(&Value, usize, &mut Report) -> Result<Vec<ModelMessage>, ShapeError>;
+
+/// The oracle's models (`providers_oracle.py --models`), each with the `from` of its requests: one
+/// that reveals deferred tools by reference, one that does not, and OpenAI Chat (a delta as a
+/// system message naming the tools).
+const MODELS: [(&str, From); 3] = [
+    ("anthropic+tool-references", anthropic::from_value),
+    ("anthropic", anthropic::from_value),
+    ("openai-chat", openai_chat::from_value),
+];
 /// Declared without `defer_loading` (Anthropic refuses a request whose tools are all deferred).
 const VISIBLE: [&str; 2] = ["lookup", "search_tools"];
 /// Declared with `defer_loading=True`.
@@ -58,7 +69,7 @@ pub(super) fn run(python: &Path, dir: &Path, rng: &mut TestRng) -> Result<()> {
     let mut counts = Counts::default();
     let mut failures = Vec::new();
     for (index, answer) in first.iter().enumerate() {
-        for model in MODELS {
+        for (model, from) in MODELS {
             let name = format!("deferred-{index} on {model}");
             let request = match (answer[model].get("request"), answer[model].get("refused")) {
                 (Some(request), _) => without_keys(request.clone(), &["cache_control"]),
@@ -71,7 +82,7 @@ pub(super) fn run(python: &Path, dir: &Path, rng: &mut TestRng) -> Result<()> {
                 }
             };
             count_blocks(&request, &mut counts);
-            match anthropic::from_value(&request, 0, &mut Report::default()) {
+            match from(&request, 0, &mut Report::default()) {
                 Ok(history) => {
                     read_back.push(serde_json::from_str::<Value>(&msgflow_wire::to_string(&history)?)?);
                     sent.push((name, model, request));
@@ -95,7 +106,7 @@ pub(super) fn run(python: &Path, dir: &Path, rng: &mut TestRng) -> Result<()> {
         }
     }
     println!(
-        "anthropic, deferred tools: {HISTORY_COUNT} histories on {} models: {equal} requests read back and mapped by \
+        "deferred tools: {HISTORY_COUNT} histories on {} models: {equal} requests read back and mapped by \
          pydantic-ai to the very request, {loaded} framed ones loaded ({} tool_reference blocks, {} tool_addition blocks \
          among them)",
         MODELS.len(),
@@ -107,14 +118,14 @@ pub(super) fn run(python: &Path, dir: &Path, rng: &mut TestRng) -> Result<()> {
             println!("FAIL {failure}");
         }
         bail!(
-            "anthropic, deferred tools: {} of {} requests differ",
+            "deferred tools: {} of {} requests differ",
             failures.len(),
             HISTORY_COUNT * MODELS.len()
         );
     }
     // The check is about these blocks: a run that writes too few of them checked nothing.
     if counts.references < HISTORY_COUNT / 4 || counts.additions < HISTORY_COUNT / 4 {
-        bail!("anthropic, deferred tools: too few tool_reference or tool_addition blocks written");
+        bail!("deferred tools: too few tool_reference or tool_addition blocks written");
     }
     Ok(())
 }
@@ -131,7 +142,8 @@ fn oracle_requests(python: &Path, dir: &Path, pass: &str, histories: &[Value], t
     }
     std::fs::write(&cases_path, lines).with_context(|| format!("writing {}", cases_path.display()))?;
     let out_path = dir.join(format!("oracle-deferred-tools-{pass}.jsonl"));
-    let answers = run_oracle(python, &cases_path, &out_path, &MODELS)?;
+    let models: Vec<&str> = MODELS.iter().map(|(model, _)| *model).collect();
+    let answers = run_oracle(python, &cases_path, &out_path, &models)?;
     if answers.len() != histories.len() {
         bail!("the oracle answered {} of {} cases", answers.len(), histories.len());
     }
