@@ -122,8 +122,11 @@ impl Report {
 /// after a trip through a format), at its path in `original`.
 ///
 /// A key the original leaves out and the other side writes with pydantic-ai's default for it
-/// (`null`, `complete`, an all-zero usage) is no difference: pydantic-ai loads both alike. Tool-call `args` and tool-return `content` that come back as the JSON text
-/// of the original value are reported as changed, not dropped.
+/// (`null`, an all-zero usage, the schema's default for that key of that kind of object: a tool
+/// return's `outcome` of `success`), or one the other side leaves out where the original holds
+/// the schema's default, is no difference: pydantic-ai loads both alike. Tool-call `args` and
+/// tool-return `content` that come back as the JSON text of the original value are reported as
+/// changed, not dropped.
 pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut Report) {
     let mut path = String::from("$");
     diff_at(original, back, &mut path, "history", document, report);
@@ -210,7 +213,9 @@ fn diff_differing(
                 let found = same_place_field(right, right_in_order.next(), key);
                 shared += usize::from(found.is_some());
                 let right_value = found.unwrap_or(&Value::Null);
-                if same_value(left_value, right_value) {
+                if same_value(left_value, right_value)
+                    || found.is_none() && is_schema_default(original_kind, key, left_value)
+                {
                     continue;
                 }
                 let length = path.len();
@@ -261,7 +266,10 @@ fn diff_differing(
                 return;
             }
             for (key, right_value) in right {
-                if crate::object::field(left, key).is_none() && !is_default(right_value) {
+                if crate::object::field(left, key).is_none()
+                    && !is_default(right_value)
+                    && !is_schema_default(original_kind, key, right_value)
+                {
                     let length = path.len();
                     push_key(path, key);
                     report.push(
@@ -348,16 +356,25 @@ fn same_value(original: &Value, back: &Value) -> bool {
 }
 
 /// Whether a value is the default pydantic-ai fills in for a key left out (`null`, zero, empty,
-/// `complete`, or an object of such values, as an all-zero usage).
+/// or an object of such values, as an all-zero usage).
 fn is_default(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::Bool(flag) => !flag,
         Value::Number(number) => number.as_f64() == Some(0.0),
-        Value::String(text) => text.is_empty() || text == "complete",
+        Value::String(text) => text.is_empty(),
         Value::Array(items) => items.is_empty(),
         Value::Object(object) => object.values().all(is_default),
     }
+}
+
+/// Whether `value` is the default the schema gives `key` of an object of kind `kind` (a tool
+/// return's `outcome` of `success`, a system prompt's `scope` of `conversation`): pydantic-ai
+/// loads the key left out as that value.
+fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
+    kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        .is_some_and(|default| same_value(&default, value))
 }
 
 /// The kind a history object declares: its `part_kind` or `kind` (`user-prompt`, `request`, `image-url`).
@@ -444,6 +461,39 @@ mod tests {
         assert_eq!(
             found,
             [(LossKind::Changed, "$[0].usage.a"), (LossKind::Invented, "$[0].z")]
+        );
+    }
+
+    #[test]
+    fn a_key_left_out_for_its_schema_default_is_no_difference() {
+        // Histories older pydantic-ai wrote have no `outcome` or `scope`; the read-back writes the
+        // defaults pydantic-ai loads them as, and the other way round.
+        let original = json!([{"kind": "request", "parts": [
+            {"part_kind": "tool-return", "tool_name": "f", "content": "x"},
+            {"part_kind": "system-prompt", "content": "s", "scope": "conversation"},
+        ], "state": "complete"}]);
+        let back = json!([{"kind": "request", "parts": [
+            {"part_kind": "tool-return", "tool_name": "f", "content": "x", "outcome": "success"},
+            {"part_kind": "system-prompt", "content": "s"},
+        ]}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        assert!(report.is_lossless(), "{:?}", report.losses);
+
+        // Another value, or the default of another kind's key, is a difference.
+        let back = json!([{"kind": "request", "parts": [
+            {"part_kind": "tool-return", "tool_name": "f", "content": "x", "outcome": "failed", "scope": "conversation"},
+            {"part_kind": "system-prompt", "content": "s", "scope": "request"},
+        ], "state": "interrupted"}]);
+        diff(&original, &back, 0, &mut report);
+        assert_eq!(
+            kinds_and_paths(&report),
+            [
+                (LossKind::Invented, "$[0].parts[0].outcome"),
+                (LossKind::Invented, "$[0].parts[0].scope"),
+                (LossKind::Changed, "$[0].parts[1].scope"),
+                (LossKind::Changed, "$[0].state"),
+            ]
         );
     }
 

@@ -7480,3 +7480,35 @@ impl crate::TypedShape {
         }],
     };
 }
+
+/// The JSON text of the default the schema gives `key` of an object whose tag (its `part_kind`,
+/// `kind`, ...) is `tag`, where that default is a value pydantic-ai fills in for the key left out
+/// (not `null`).
+///
+/// ```
+/// assert_eq!(msgflow_wire::schema_default("tool-return", "outcome"), Some(r#""success""#));
+/// assert_eq!(msgflow_wire::schema_default("tool-return", "tool_name"), None);
+/// ```
+pub fn schema_default(tag: &str, key: &str) -> Option<&'static str> {
+    match (tag, key) {
+        ("request", "state") => Some("\"complete\""),
+        ("response", "usage") => Some("{}"),
+        ("response", "state") => Some("\"complete\""),
+        ("system-prompt", "scope") => Some("\"conversation\""),
+        ("tool-return", "outcome") => Some("\"success\""),
+        ("tool-availability-delta", "tools_added") => Some("[]"),
+        ("capability-load-delta", "loaded") => Some("[]"),
+        ("model-settings-delta", "top_level") => Some("false"),
+        ("builtin-tool-return", "outcome") => Some("\"success\""),
+        ("structured-content", "content") => Some("\"\""),
+        ("image-url", "force_download") => Some("false"),
+        ("audio-url", "force_download") => Some("false"),
+        ("video-url", "force_download") => Some("false"),
+        ("document-url", "force_download") => Some("false"),
+        ("cache-point", "ttl") => Some("\"5m\""),
+        ("web", "excerpts") => Some("[]"),
+        ("document", "excerpts") => Some("[]"),
+        ("instruction-digest", "dynamic") => Some("false"),
+        _ => None,
+    }
+}
