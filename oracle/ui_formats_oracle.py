@@ -4,8 +4,8 @@ For each case this runs ``VercelAIAdapter.dump_messages`` (``sdk_version`` 5 and
 ``VercelAIAdapter.load_messages`` on UI messages, and compares them with what msgflow wrote and read:
 
 * ``to<v>``: msgflow's UI messages for the history (``ui<v>`` of the case) against ``dump_messages`` as pydantic-ai
-  serializes them (``mode='json', by_alias=True``). A denial's ``approval.id`` is a fresh UUID4 in every dump, so it
-  is left out on both sides, and so are the tool call ids made up for parts without one where the case says it
+  serializes them (``mode='json', by_alias=True``). A denial's ``approval.id`` is a fresh UUID4 in every dump of
+  pydantic-ai's (msgflow's is a UUID5 of the call's id), so it is left out on both sides, and so are the tool call ids made up for parts without one where the case says it
   has such parts (``made_up_ids``): pydantic-ai's are random.
 * ``from<v>``: msgflow's history read from those UI messages (``back<v>``), loaded by pydantic-ai, against
   ``load_messages`` of pydantic-ai's own dump. Timestamps pydantic-ai stamps with the load time (every part's, and a

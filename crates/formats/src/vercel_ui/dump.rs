@@ -499,6 +499,18 @@ fn tool_part(kind: String, call: &Value, state: &str, provider_executed: bool) -
     object
 }
 
+/// The id of the approval response a denied call's tool part carries. pydantic-ai makes a random
+/// UUID4 (`ToolApprovalResponded(id=str(uuid.uuid4()))`) and reads it nowhere (`load_messages`
+/// keys a decision by its call's id); msgflow makes a UUID5 of the call's id, so that a history
+/// always converts to the same bytes.
+fn denied_approval_id(call: &Value) -> String {
+    let name = format!(
+        "msgflow-vercel-ui-denied-{}",
+        field(call, "tool_call_id").as_str().unwrap_or_default()
+    );
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string()
+}
+
 /// A native (builtin) tool call, with its return from the same response when there is one.
 fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_version: u8) -> Value {
     let tool_type = format!("tool-{}", field(call, "tool_name").as_str().unwrap_or(""));
@@ -549,7 +561,7 @@ fn builtin_call(message: &Value, call: &Value, returned: Option<&Value>, sdk_ver
         insert_metadata(&mut object, "callProviderMetadata", combined);
         object.insert(
             "approval".into(),
-            json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false, "reason": return_error_text(returned)}),
+            json!({"id": denied_approval_id(call), "approved": false, "reason": return_error_text(returned)}),
         );
     } else if matches!(outcome, "failed" | "retried") || response_object.get("is_error") == Some(&Value::Bool(true)) {
         let error_text = match response_object.get("error_text") {
@@ -636,7 +648,7 @@ fn tool_call(message: &Value, call: &Value, tool_results: &HashMap<&str, &Value>
             insert_metadata(&mut object, "callProviderMetadata", metadata);
             object.insert(
                 "approval".into(),
-                json!({"id": uuid::Uuid::new_v4().to_string(), "approved": false,
+                json!({"id": denied_approval_id(call), "approved": false,
                        "reason": error_text()}),
             );
         }
