@@ -6,8 +6,9 @@
 
 use std::fmt;
 
+use msgflow_media::UrlKind;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// What happened to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -215,6 +216,7 @@ fn diff_differing(
                 let right_value = found.unwrap_or(&Value::Null);
                 if same_value(left_value, right_value)
                     || found.is_none() && is_schema_default(original_kind, key, left_value)
+                    || right_value.is_null() && is_computed_default(left, original_kind, key, left_value)
                 {
                     continue;
                 }
@@ -228,12 +230,14 @@ fn diff_differing(
                         format!("`{key}` of a `{owner_kind}`"),
                     );
                 } else if left_value.is_null() {
-                    report.push(
-                        LossKind::Invented,
-                        document,
-                        path.clone(),
-                        format!("`{key}` of a `{owner_kind}`"),
-                    );
+                    if !is_computed_default(right, original_kind, key, right_value) {
+                        report.push(
+                            LossKind::Invented,
+                            document,
+                            path.clone(),
+                            format!("`{key}` of a `{owner_kind}`"),
+                        );
+                    }
                 } else if is_json_text_of(right_value, left_value) {
                     report.push(
                         LossKind::Changed,
@@ -269,6 +273,7 @@ fn diff_differing(
                 if crate::object::field(left, key).is_none()
                     && !is_default(right_value)
                     && !is_schema_default(original_kind, key, right_value)
+                    && !is_computed_default(right, original_kind, key, right_value)
                 {
                     let length = path.len();
                     push_key(path, key);
@@ -375,6 +380,38 @@ fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
     kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .is_some_and(|default| same_value(&default, value))
+}
+
+/// Whether `value` is what pydantic-ai computes for `key` of the file item `item` (of kind `kind`)
+/// when the key is left out or `null`: its `identifier`, a hash of its URL, data or file id
+/// (`_multi_modal_content_identifier`), or a URL item's `media_type`, inferred from the URL. Both
+/// are computed fields, dumped as computed, so an item that holds them as computed loads and
+/// dumps as one without them.
+fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
+    let (Some(kind), Some(text)) = (kind, value.as_str()) else {
+        return false;
+    };
+    let text_of = |name: &str| crate::object::field(item, name).and_then(Value::as_str);
+    let url_kind = match kind {
+        "image-url" => Some(UrlKind::Image),
+        "audio-url" => Some(UrlKind::Audio),
+        "video-url" => Some(UrlKind::Video),
+        "document-url" => Some(UrlKind::Document),
+        _ => None,
+    };
+    match (key, url_kind) {
+        ("identifier", Some(_)) => text_of("url").is_some_and(|url| msgflow_media::identifier_for_url(url) == text),
+        ("media_type", Some(url_kind)) => text_of("url")
+            .and_then(|url| msgflow_media::url_item_media_type(url_kind, None, url))
+            .is_some_and(|inferred| inferred == text),
+        ("identifier", None) if kind == "binary" => crate::object::field(item, "data")
+            .and_then(crate::binary_bytes)
+            .is_some_and(|data| msgflow_media::identifier_for_bytes(&data) == text),
+        ("identifier", None) if kind == "uploaded-file" => {
+            text_of("file_id").is_some_and(|file_id| msgflow_media::identifier_for_file_id(file_id) == text)
+        }
+        _ => false,
+    }
 }
 
 /// The kind a history object declares: its `part_kind` or `kind` (`user-prompt`, `request`, `image-url`).
@@ -493,6 +530,44 @@ mod tests {
                 (LossKind::Invented, "$[0].parts[0].scope"),
                 (LossKind::Changed, "$[0].parts[1].scope"),
                 (LossKind::Changed, "$[0].state"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_item_s_computed_identifier_and_media_type_are_no_difference() {
+        // pydantic-ai dumps `identifier` and a URL item's `media_type` as computed; an item read
+        // back without them computes the same ones.
+        let url = "https://example.com/paris.jpg";
+        let original = json!([{"part_kind": "user-prompt", "content": [
+            {"kind": "image-url", "url": url, "media_type": "image/jpeg", "identifier": "d8ea78"},
+            {"kind": "binary", "data": "aGk=", "media_type": "text/plain", "identifier": msgflow_media::identifier_for_bytes(b"hi")},
+            {"kind": "image-url", "url": url, "media_type": "image/png", "identifier": "mine"},
+        ]}]);
+        assert_eq!(msgflow_media::identifier_for_url(url), "d8ea78");
+        let back = json!([{"part_kind": "user-prompt", "content": [
+            {"kind": "image-url", "url": url, "media_type": null, "identifier": null},
+            {"kind": "binary", "data": "aGk=", "media_type": "text/plain"},
+            {"kind": "image-url", "url": url},
+        ]}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        // An explicit value other than the computed one is lost.
+        assert_eq!(
+            kinds_and_paths(&report),
+            [
+                (LossKind::Dropped, "$[0].content[2].media_type"),
+                (LossKind::Dropped, "$[0].content[2].identifier"),
+            ]
+        );
+        // The other way round: computed values written where the history had none.
+        let mut report = Report::default();
+        diff(&back, &original, 0, &mut report);
+        assert_eq!(
+            kinds_and_paths(&report),
+            [
+                (LossKind::Invented, "$[0].content[2].media_type"),
+                (LossKind::Invented, "$[0].content[2].identifier"),
             ]
         );
     }
