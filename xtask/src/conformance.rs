@@ -126,6 +126,13 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
+        "formats: loss reports name exactly the messages pydantic-ai holds otherwise after the trip",
+        || {
+            let seed = head_seed(args.seed)?;
+            crate::conformance_loss_reports::run(&python, &work, seed)
+        },
+    ));
+    results.push(check(
         "clearing and clamping equal pydantic-ai-harness's ClearToolResults and ClampOversizedMessages",
         || {
             let seed = head_seed(args.seed)?;

@@ -10,6 +10,7 @@ mod conformance_ag_ui;
 mod conformance_canonical;
 mod conformance_context;
 mod conformance_formats;
+mod conformance_loss_reports;
 mod conformance_otel;
 mod conformance_providers;
 mod conformance_realworld;

@@ -198,6 +198,18 @@ fn diff_differing(
             let back_kind = kind_of(back);
             let owner_kind = original_kind.unwrap_or(owner);
             if original_kind != back_kind {
+                // pydantic-ai loads a legacy retry prompt as the part it meant
+                // (`_translate_legacy_retry_part`): that part is what has to come back.
+                if original_kind == Some("retry-prompt") {
+                    if let Some(translated) = crate::ui_payloads::legacy_retry_as_loaded(original)
+                        .filter(|translated| kind_of(translated) == back_kind)
+                    {
+                        if !same_value(&translated, back) {
+                            diff_differing(&translated, back, path, owner, document, report);
+                        }
+                        return;
+                    }
+                }
                 report.push(
                     LossKind::Changed,
                     document,
@@ -374,12 +386,15 @@ fn is_default(value: &Value) -> bool {
 }
 
 /// Whether `value` is the default the schema gives `key` of an object of kind `kind` (a tool
-/// return's `outcome` of `success`, a system prompt's `scope` of `conversation`): pydantic-ai
-/// loads the key left out as that value.
+/// return's `outcome` of `success`, a system prompt's `scope` of `conversation`, a response's
+/// `usage` of zeros): pydantic-ai loads the key left out as that value.
 fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
     kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .is_some_and(|default| same_value(&default, value))
+        .is_some_and(|default| {
+            // An object defaulted whole (a response's `usage`) is its fields' defaults.
+            same_value(&default, value) || default.is_object() && value.is_object() && is_default(value)
+        })
 }
 
 /// Whether `value` is what pydantic-ai computes for `key` of the file item `item` (of kind `kind`)
@@ -570,6 +585,35 @@ mod tests {
                 (LossKind::Invented, "$[0].content[2].identifier"),
             ]
         );
+    }
+
+    #[test]
+    fn a_legacy_retry_prompt_is_compared_as_the_part_pydantic_ai_loads_it_as() {
+        let original = json!([{"kind": "request", "parts": [
+            {"part_kind": "retry-prompt", "content": "try again"},
+            {"part_kind": "retry-prompt", "content": "bad", "tool_name": "f", "tool_call_id": "c"},
+        ]}]);
+        let back = json!([{"kind": "request", "parts": [
+            {"part_kind": "retry-feedback", "content": "try again", "retry": {"cause": "model_retry"}},
+            {"part_kind": "tool-return", "tool_name": "f", "content": "bad", "tool_call_id": "c", "outcome": "retried"},
+        ]}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        assert!(report.is_lossless(), "{:?}", report.losses);
+        // What does not come back as the translation is reported on it.
+        let back = json!([{"kind": "request", "parts": [
+            {"part_kind": "retry-feedback", "content": "try later", "retry": {"cause": "model_retry"}},
+            {"part_kind": "user-prompt", "content": "bad"},
+        ]}]);
+        diff(&original, &back, 0, &mut report);
+        assert_eq!(
+            kinds_and_paths(&report),
+            [
+                (LossKind::Changed, "$[0].parts[0].content"),
+                (LossKind::Changed, "$[0].parts[1]")
+            ]
+        );
+        assert_eq!(report.losses[1].what, "a `retry-prompt` became a `user-prompt`");
     }
 
     #[test]

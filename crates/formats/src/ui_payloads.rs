@@ -11,7 +11,9 @@ use crate::unsupported::{Target, Unsupported};
 
 mod loaded;
 
-pub(crate) use loaded::{as_loaded, dumped_tool_content, error_text_with_files, loaded_tool_output, narrowed};
+pub(crate) use loaded::{
+    as_loaded, dumped_tool_content, error_text_with_files, legacy_retry_as_loaded, loaded_tool_output, narrowed,
+};
 
 /// The key of pydantic-ai's own values in Vercel AI `providerMetadata` and `UIMessage.metadata`
 /// (`PROVIDER_METADATA_KEY`).

@@ -188,6 +188,23 @@ fn typed_route(part: &Value, kind: &str) -> Option<&'static msgflow_wire::TypedR
         .and_then(|tool_kind| msgflow_wire::TypedRoute::find(kind, tool_kind))
 }
 
+/// A legacy `retry-prompt` as pydantic-ai loads it ([`translated_legacy_retry`]), for the loss
+/// report to compare with what came back; without a `tool_call_id` where it has none (pydantic-ai
+/// makes one up). `None` for content pydantic-ai does not load.
+pub(crate) fn legacy_retry_as_loaded(part: &Value) -> Option<Value> {
+    struct Compared;
+    impl Target for Compared {
+        const NAME: &'static str = "the loss report";
+    }
+    let mut translated = translated_legacy_retry::<Compared>(part, "$", String::new()).ok()?;
+    if field(part, "tool_call_id").is_null() {
+        if let Value::Object(object) = &mut translated {
+            object.remove("tool_call_id");
+        }
+    }
+    Some(translated)
+}
+
 /// `_translate_legacy_retry_part` (`pydantic_ai.messages`), which pydantic-ai runs on every stored
 /// `retry-prompt` it loads: one naming a tool is that call's return again (`outcome='retried'`, its
 /// validation errors as `_dump_error_details` writes them, `retry.cause` `validation_error`); any

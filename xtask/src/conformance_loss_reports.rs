@@ -1,0 +1,173 @@
+//! The loss-report check (part of `cargo xtask conformance`, `--only "loss reports"`): a "to"
+//! conversion reports a message exactly where pydantic-ai 2.68.0 holds it otherwise after the trip.
+//!
+//! msgflow finds a "to" conversion's losses by reading its output back and diffing the two
+//! histories' JSON (`msgflow_formats::round_trip`). That diff is msgflow's own judgement of what
+//! pydantic-ai would hold alike: a key left out or its default, a number spelled otherwise, a
+//! computed identifier. Here pydantic-ai judges: for every committed fixture, the real-world
+//! corpora and seeded arbitrary histories, converted to every format and form and read back by
+//! msgflow, `oracle/loss_report_oracle.py` loads the history and what came back, dumps each message
+//! and lists the ones that differ (what loading invents, load-time timestamps and generated tool
+//! call ids, masked). The messages the report names must be exactly those: a message reported but
+//! equal is a loss that is not one (`--strict` would refuse a conversion for nothing), a message
+//! that differs unreported is a loss msgflow did not see.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+use msgflow_formats::{convert_with, ConvertOptions, Format, Output, Report};
+use serde_json::{json, Value};
+
+/// Seeded arbitrary histories per run (each converted in every form).
+const ARBITRARY_COUNT: usize = 600;
+/// Mismatches shown in detail.
+const SHOWN: usize = 8;
+
+/// The forms every history is converted to: (label, format, options).
+fn forms() -> Vec<(&'static str, Format, ConvertOptions)> {
+    let with = |lossless: bool, vercel_sdk_version: u8| ConvertOptions {
+        lossless,
+        vercel_sdk_version,
+        ..ConvertOptions::default()
+    };
+    vec![
+        ("openai-chat", Format::OpenAiChat, ConvertOptions::default()),
+        ("anthropic", Format::Anthropic, ConvertOptions::default()),
+        ("vercel-ui 5", Format::VercelUi, with(false, 5)),
+        ("vercel-ui 6", Format::VercelUi, with(false, 6)),
+        ("vercel-ui 6 lossless", Format::VercelUi, with(true, 6)),
+        ("ag-ui", Format::AgUi, ConvertOptions::default()),
+        ("ag-ui lossless", Format::AgUi, with(true, 6)),
+        ("otel", Format::Otel, ConvertOptions::default()),
+    ]
+}
+
+/// Runs the check with the given seed.
+pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
+    println!("seed {seed} (from the HEAD commit unless --seed is given)");
+    let dir = work.join("loss-reports");
+    crate::conformance::fresh_dir(&dir)?;
+    let root = crate::project_root();
+    let (sources, fixture_count, realworld_count) =
+        crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
+
+    let mut cases = Vec::new();
+    let mut reported: Vec<BTreeSet<usize>> = Vec::new();
+    let (mut refused, mut whole) = (0usize, 0usize);
+    for (name, history) in &sources {
+        let text = serde_json::to_string(history)?;
+        for (label, format, options) in forms() {
+            let Some((back, report)) = trip(&text, format, &options) else {
+                refused += 1; // refused by the "to" (the other checks' business) or not read back
+                continue;
+            };
+            let Some(messages) = reported_messages(&report) else {
+                whole += 1; // the whole history reported (output that does not load back)
+                continue;
+            };
+            cases.push(json!({"name": format!("{name} to {label}"), "original": text, "back": back}));
+            reported.push(messages);
+        }
+    }
+    let answers = crate::conformance::ask_oracle(python, "loss_report_oracle.py", &dir, &cases)?;
+
+    let mut failures = Vec::new();
+    let (mut agreed, mut lossy, mut unloadable, mut unread) = (0usize, 0usize, 0usize, 0usize);
+    for ((case, reported), answer) in cases.iter().zip(&reported).zip(&answers) {
+        let name = case["name"].as_str().unwrap_or_default();
+        match answer.get("invalid").and_then(Value::as_str) {
+            // A history pydantic-ai refuses has no messages it holds to compare with.
+            Some("original") => {
+                unloadable += 1;
+                continue;
+            }
+            Some(side) => {
+                failures.push(format!(
+                    "{name}: pydantic-ai does not load the {side} history: {}",
+                    answer["error"]
+                ));
+                continue;
+            }
+            None => {}
+        }
+        let (Some(differing), Some(unread_keys)) = (indices(&answer["differing"]), indices(&answer["unread_keys"]))
+        else {
+            failures.push(format!("{name}: the oracle failed: {answer}"));
+            continue;
+        };
+        let noise: BTreeSet<usize> = reported.difference(&differing).copied().collect();
+        let silent: Vec<_> = differing.difference(reported).collect();
+        // Keys pydantic-ai does not read are the file's data all the same: a format that drops
+        // them loses it, and says so, though pydantic-ai holds the message alike.
+        if silent.is_empty() && noise.is_subset(&unread_keys) {
+            agreed += 1;
+            lossy += usize::from(!reported.is_empty());
+            unread += usize::from(!noise.is_empty());
+            continue;
+        }
+        failures.push(format!(
+            "{name}: reported but held alike by pydantic-ai: messages {noise:?}; held otherwise but not reported: \
+             messages {silent:?}"
+        ));
+    }
+    println!(
+        "{} cases ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary histories in {} \
+         forms; {refused} refused or not read back, {whole} reported whole, {unloadable} of histories pydantic-ai \
+         refuses): the report names exactly the messages pydantic-ai holds otherwise in {agreed} ({lossy} of them \
+         lossy; {unread} also naming keys pydantic-ai does not read)",
+        cases.len() - unloadable,
+        forms().len()
+    );
+    if !failures.is_empty() {
+        for failure in failures.iter().take(SHOWN) {
+            println!("FAIL {failure}");
+        }
+        bail!(
+            "{} of {} loss reports disagree with pydantic-ai",
+            failures.len(),
+            cases.len()
+        );
+    }
+    if lossy < agreed / 4 || lossy == agreed {
+        bail!("too few cases on one side: {lossy} lossy of {agreed}");
+    }
+    Ok(())
+}
+
+/// The history `text` converted to `format` and read back: the history that came back (its JSON
+/// text) and the "to" conversion's report; `None` where either leg refuses.
+fn trip(text: &str, format: Format, options: &ConvertOptions) -> Option<(String, Report)> {
+    let converted = convert_with(text, Format::PydanticAi, format, options).ok()?;
+    let Output::Documents(documents) = converted.output else {
+        return None;
+    };
+    let document = serde_json::to_string(documents.first()?).ok()?;
+    let back = convert_with(&document, format, Format::PydanticAi, options).ok()?;
+    let Output::Histories(histories) = back.output else {
+        return None;
+    };
+    let history = msgflow_wire::to_string(histories.first()?).ok()?;
+    Some((history, converted.report))
+}
+
+/// A JSON array of message indices as a set.
+fn indices(value: &Value) -> Option<BTreeSet<usize>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|index| index.as_u64().map(|index| index as usize))
+        .collect()
+}
+
+/// The indices of the messages a report names (`$[i]...`); `None` when it names the whole history.
+fn reported_messages(report: &Report) -> Option<BTreeSet<usize>> {
+    report
+        .losses
+        .iter()
+        .map(|loss| {
+            let rest = loss.path.strip_prefix("$[")?;
+            rest[..rest.find(']')?].parse().ok()
+        })
+        .collect()
+}
