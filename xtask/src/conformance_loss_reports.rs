@@ -5,7 +5,7 @@
 //! histories' JSON (`msgflow_formats::round_trip`). That diff is msgflow's own judgement of what
 //! pydantic-ai would hold alike: a key left out or its default, a number spelled otherwise, a
 //! computed identifier. Here pydantic-ai judges: for every committed fixture, the real-world
-//! corpora and seeded arbitrary histories, converted to every format and form and read back by
+//! corpora and seeded arbitrary histories (as pydantic-ai writes them, and of any shape), converted to every format and form and read back by
 //! msgflow, `oracle/loss_report_oracle.py` loads the history and what came back, dumps each message
 //! and lists the ones that differ (what loading invents, load-time timestamps and generated tool
 //! call ids, masked). The messages the report names must be exactly those: a message reported but
@@ -17,10 +17,14 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 use msgflow_formats::{convert_with, ConvertOptions, Format, Output, Report};
+use msgflow_wire::arbitrary::{history, Flavour};
+use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{json, Value};
 
-/// Seeded arbitrary histories per run (each converted in every form).
+/// Seeded arbitrary histories per run (each converted in every form), as pydantic-ai writes them.
 const ARBITRARY_COUNT: usize = 600;
+/// And of any shape msgflow keeps.
+const ANY_COUNT: usize = 600;
 /// Mismatches shown in detail.
 const SHOWN: usize = 8;
 
@@ -51,14 +55,26 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     let root = crate::project_root();
     let (sources, fixture_count, realworld_count) =
         crate::conformance_formats::history_sources(&root, seed, ARBITRARY_COUNT)?;
+    let mut sources = sources
+        .into_iter()
+        .map(|(name, history)| Ok((name, serde_json::to_string(&history)?)))
+        .collect::<Result<Vec<_>>>()?;
+    // Histories with keys left out, nulls and keys pydantic-ai does not read, as older releases
+    // and other tools write them (those pydantic-ai refuses are counted, not compared).
+    let mut runner = crate::conformance::seeded_runner(seed.rotate_left(29));
+    let strategy = history(Flavour::Any);
+    for index in 0..ANY_COUNT {
+        let tree = strategy.new_tree(&mut runner).map_err(|err| anyhow::anyhow!("{err}"))?;
+        // As text: values such histories hold (`NaN`, ...) are no `serde_json::Value`.
+        sources.push((format!("any-{index}"), msgflow_wire::to_string(&tree.current())?));
+    }
 
     let mut cases = Vec::new();
     let mut reported: Vec<BTreeSet<usize>> = Vec::new();
     let (mut refused, mut whole) = (0usize, 0usize);
-    for (name, history) in &sources {
-        let text = serde_json::to_string(history)?;
+    for (name, text) in &sources {
         for (label, format, options) in forms() {
-            let Some((back, report)) = trip(&text, format, &options) else {
+            let Some((back, report)) = trip(text, format, &options) else {
                 refused += 1; // refused by the "to" (the other checks' business) or not read back
                 continue;
             };
@@ -112,7 +128,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
         ));
     }
     println!(
-        "{} cases ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} arbitrary histories in {} \
+        "{} cases ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} + {ANY_COUNT} arbitrary histories in {} \
          forms; {refused} refused or not read back, {whole} reported whole, {unloadable} of histories pydantic-ai \
          refuses): the report names exactly the messages pydantic-ai holds otherwise in {agreed} ({lossy} of them \
          lossy; {unread} also naming keys pydantic-ai does not read)",
