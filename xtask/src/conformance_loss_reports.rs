@@ -5,12 +5,13 @@
 //! histories' JSON (`msgflow_formats::round_trip`). That diff is msgflow's own judgement of what
 //! pydantic-ai would hold alike: a key left out or its default, a number spelled otherwise, a
 //! computed identifier. Here pydantic-ai judges: for every committed fixture, the real-world
-//! corpora and seeded arbitrary histories (as pydantic-ai writes them, and of any shape), converted to every format and form and read back by
-//! msgflow, `oracle/loss_report_oracle.py` loads the history and what came back, dumps each message
-//! and lists the ones that differ (what loading invents, load-time timestamps and generated tool
-//! call ids, masked). The messages the report names must be exactly those: a message reported but
-//! equal is a loss that is not one (`--strict` would refuse a conversion for nothing), a message
-//! that differs unreported is a loss msgflow did not see.
+//! corpora and seeded arbitrary histories (as pydantic-ai writes them, and of any shape),
+//! converted to every format and form and read back by msgflow, `oracle/loss_report_oracle.py`
+//! loads the history and what came back, dumps each message and lists the ones that differ (what
+//! loading invents, load-time timestamps and generated tool call ids, masked). The messages the
+//! report names must be exactly those: a message reported but equal is a loss that is not one
+//! (`--strict` would refuse a conversion for nothing), a message that differs unreported is a loss
+//! msgflow did not see.
 
 use std::collections::BTreeSet;
 use std::path::Path;
