@@ -122,12 +122,13 @@ impl Report {
 /// Reports every difference between `original` (a history's JSON) and `back` (the same history
 /// after a trip through a format), at its path in `original`.
 ///
-/// A key the original leaves out and the other side writes with pydantic-ai's default for it
-/// (`null`, an all-zero usage, the schema's default for that key of that kind of object: a tool
-/// return's `outcome` of `success`), or one the other side leaves out where the original holds
-/// the schema's default, is no difference: pydantic-ai loads both alike. Tool-call `args` and
-/// tool-return `content` that come back as the JSON text of the original value are reported as
-/// changed, not dropped.
+/// What pydantic-ai loads alike is no difference (the crate README lists it; `cargo xtask
+/// conformance --only "loss reports"` holds the report to pydantic-ai): a key one side leaves out
+/// where the other holds its default (`null`, an all-zero usage, the schema's default for that key
+/// of that kind of object: a tool return's `outcome` of `success`), a file item's computed
+/// `identifier` or inferred `media_type`, a legacy retry prompt that comes back as the part
+/// pydantic-ai loads it as, a number spelled otherwise. Tool-call `args` and tool-return `content`
+/// that come back as the JSON text of the original value are reported as changed, not dropped.
 pub(crate) fn diff(original: &Value, back: &Value, document: usize, report: &mut Report) {
     let mut path = String::from("$");
     diff_at(original, back, &mut path, "history", document, report);
