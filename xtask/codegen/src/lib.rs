@@ -33,6 +33,7 @@ const OUTPUT: &str = "crates/wire/src/generated.rs";
 mod emit;
 mod literal_sets;
 pub mod oracle_tables;
+mod schema_defaults;
 mod strategies;
 mod typed_routes;
 mod typify;
