@@ -7512,3 +7512,88 @@ pub fn schema_default(tag: &str, key: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+/// Whether the value of `key` in an object whose tag (its `part_kind`, `kind`, ...) is `tag`
+/// (`None` for an object without one, such as a usage) is data pydantic-ai keeps as written
+/// (`dict[str, Any]`, `Any`): within it, every key and value is the data's own, none a default.
+///
+/// ```
+/// assert!(msgflow_wire::holds_data(Some("tool-call"), "args"));
+/// assert!(!msgflow_wire::holds_data(Some("text"), "content"));
+/// ```
+pub fn holds_data(tag: Option<&str>, key: &str) -> bool {
+    matches!(
+        (tag, key),
+        (Some("request"), "metadata")
+            | (Some("response"), "provider_details")
+            | (Some("response"), "vendor_details")
+            | (Some("response"), "metadata")
+            | (Some("system-prompt"), "metadata")
+            | (Some("tool-return"), "content")
+            | (Some("tool-return"), "metadata")
+            | (Some("retry-feedback"), "content")
+            | (Some("retry-prompt"), "content")
+            | (Some("instruction-delta"), "id")
+            | (Some("compaction"), "provider_details")
+            | (Some("compaction"), "metadata")
+            | (Some("speech"), "provider_details")
+            | (Some("text"), "provider_details")
+            | (Some("thinking"), "provider_details")
+            | (Some("tool-call"), "args")
+            | (Some("tool-call"), "provider_details")
+            | (Some("builtin-tool-call"), "args")
+            | (Some("builtin-tool-call"), "provider_details")
+            | (Some("builtin-tool-return"), "content")
+            | (Some("builtin-tool-return"), "metadata")
+            | (Some("builtin-tool-return"), "provider_details")
+            | (Some("file"), "provider_details")
+            | (Some("text-content"), "metadata")
+            | (Some("structured-content"), "metadata")
+            | (Some("structured-content"), "value")
+            | (Some("image-url"), "vendor_metadata")
+            | (Some("audio-url"), "vendor_metadata")
+            | (Some("video-url"), "vendor_metadata")
+            | (Some("document-url"), "vendor_metadata")
+            | (Some("binary"), "vendor_metadata")
+            | (Some("uploaded-file"), "vendor_metadata")
+            | (None, "id")
+            | (Some("instruction-digest"), "id")
+            | (None, "details")
+            | (Some("tool_call"), "args_delta")
+            | (Some("tool_call"), "provider_details")
+    )
+}
+/// The field pydantic-ai reads the legacy input key `key` as (`AliasChoices(field, key)`), in an
+/// object whose tag is `tag` (`None` for an object without one, such as a usage); the field
+/// wins where both are given.
+///
+/// ```
+/// assert_eq!(msgflow_wire::legacy_alias_of(Some("response"), "vendor_id"), Some("provider_response_id"));
+/// assert_eq!(msgflow_wire::legacy_alias_of(Some("response"), "model_name"), None);
+/// ```
+pub fn legacy_alias_of(tag: Option<&str>, key: &str) -> Option<&'static str> {
+    match (tag, key) {
+        (Some("response"), "vendor_details") => Some("provider_details"),
+        (Some("response"), "vendor_id") => Some("provider_response_id"),
+        (Some("tool-availability-delta"), "added") => Some("tools_added"),
+        (None, "request_tokens") => Some("input_tokens"),
+        (None, "response_tokens") => Some("output_tokens"),
+        _ => None,
+    }
+}
+/// Whether pydantic-ai writes `key` of an object whose tag is `tag` (`None` for an object
+/// without one) only when it was given (a total=False TypedDict's key, a tool return's
+/// `content_file_digests`): left out, it stays out, so it is not its `null`.
+///
+/// ```
+/// assert!(msgflow_wire::written_only_when_given(None, "thinking"));
+/// assert!(!msgflow_wire::written_only_when_given(Some("tool-call"), "args"));
+/// ```
+pub fn written_only_when_given(tag: Option<&str>, key: &str) -> bool {
+    matches!(
+        (tag, key),
+        (Some("tool-return"), "content_file_digests")
+            | (Some("builtin-tool-return"), "content_file_digests")
+            | (None, "unmeasured_requests")
+            | (None, "thinking")
+    )
+}

@@ -38,6 +38,9 @@ impl Model {
         literal_sets::emit(&self.literal_sets, &mut out);
         emit_shapes(&self.shapes, &mut out);
         schema_defaults::emit(&self.defs, &mut out)?;
+        schema_defaults::emit_data_keys(&self.defs, &mut out);
+        schema_defaults::emit_legacy_aliases(&self.defs, &mut out);
+        schema_defaults::emit_conditional_keys(&self.defs, &mut out)?;
         Ok(out)
     }
 
