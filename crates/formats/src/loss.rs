@@ -6,9 +6,15 @@
 
 use std::fmt;
 
-use msgflow_media::UrlKind;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+mod alike;
+
+use alike::{
+    holds_under_legacy_name, is_computed_default, is_left_out_default, is_rendered_on_load, is_routed_tool_name,
+    is_schema_default, loads_alike, read_as_field, same_place_field, same_value, tool_return_as_loaded,
+};
 
 /// What happened to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -180,23 +186,39 @@ pub(crate) fn invented_message(index: usize, extra: Option<&Value>, document: us
 
 fn diff_at(original: &Value, back: &Value, path: &mut String, owner: &str, document: usize, report: &mut Report) {
     if !same_value(original, back) {
-        diff_differing(original, back, path, owner, document, report);
+        diff_differing(original, back, path, owner, false, document, report);
     }
 }
 
-/// [`diff_at`] of two values known not to be the [`same_value`].
+/// [`diff_at`] of two values known not to be the [`same_value`]. Within `data` (a value
+/// pydantic-ai keeps as written: `msgflow_wire::holds_data`), a key left out is no default: the
+/// data's keys and values are its own.
 fn diff_differing(
     original: &Value,
     back: &Value,
     path: &mut String,
     owner: &str,
+    data: bool,
     document: usize,
     report: &mut Report,
 ) {
     match (original, back) {
         (Value::Object(left), Value::Object(right)) => {
-            let original_kind = kind_of(original);
             let back_kind = kind_of(back);
+            // An object without its tag where the type is known (a file part's `BinaryContent`)
+            // loads as the kind the other side writes.
+            let implied_tag = (!data && kind_of(original).is_none() && back_kind.is_some()).then(|| {
+                if right.contains_key("part_kind") {
+                    "part_kind"
+                } else {
+                    "kind"
+                }
+            });
+            let original_kind = if implied_tag.is_some() {
+                back_kind
+            } else {
+                kind_of(original)
+            };
             let owner_kind = original_kind.unwrap_or(owner);
             if original_kind != back_kind {
                 // pydantic-ai loads a legacy retry prompt as the part it meant
@@ -206,7 +228,7 @@ fn diff_differing(
                         .filter(|translated| kind_of(translated) == back_kind)
                     {
                         if !same_value(&translated, back) {
-                            diff_differing(&translated, back, path, owner, document, report);
+                            diff_differing(&translated, back, path, owner, data, document, report);
                         }
                         return;
                     }
@@ -219,23 +241,40 @@ fn diff_differing(
                 );
                 return;
             }
+            // Tool returns are compared as pydantic-ai loads them: their content's file items
+            // rebuilt, and the record of them it writes.
+            let loaded = (!data && matches!(original_kind, Some("tool-return" | "builtin-tool-return")))
+                .then(|| (tool_return_as_loaded(original), tool_return_as_loaded(back)));
+            let (left, right) = match &loaded {
+                Some((left, right)) if same_value(left, right) => return,
+                Some((Value::Object(left), Value::Object(right))) => (left, right),
+                _ => (left, right),
+            };
             // The keys of `right` that `left` holds too: when that is all of them, `right` has no
             // key of its own to report.
             let mut shared = 0;
             let mut right_in_order = right.iter();
             for (key, left_value) in left {
-                let found = same_place_field(right, right_in_order.next(), key);
+                let found = same_place_field(right, right_in_order.next(), key)
+                    .or_else(|| read_as_field(left, right, original_kind, key, data));
                 shared += usize::from(found.is_some());
                 let right_value = found.unwrap_or(&Value::Null);
-                if same_value(left_value, right_value)
-                    || found.is_none() && is_schema_default(original_kind, key, left_value)
+                if found.is_none() && (data || msgflow_wire::written_only_when_given(original_kind, key)) {
+                    // Fall through: the data lost a key, whatever its value; so did an object
+                    // whose key pydantic-ai writes only when given.
+                } else if same_value(left_value, right_value)
+                    || found.is_none()
+                        && (is_left_out_default(original_kind, owner, left_value)
+                            || is_schema_default(original_kind, key, left_value))
                     || right_value.is_null() && is_computed_default(left, original_kind, key, left_value)
+                    || !data && loads_alike(original_kind, owner, key, left_value, right_value)
+                    || !data && is_rendered_on_load(left, original_kind, key, right_value)
                 {
                     continue;
                 }
                 let length = path.len();
                 push_key(path, key);
-                if right_value.is_null() {
+                if found.is_none() || right_value.is_null() {
                     report.push(
                         LossKind::Dropped,
                         document,
@@ -243,7 +282,7 @@ fn diff_differing(
                         format!("`{key}` of a `{owner_kind}`"),
                     );
                 } else if left_value.is_null() {
-                    if !is_computed_default(right, original_kind, key, right_value) {
+                    if data || !is_computed_default(right, original_kind, key, right_value) {
                         report.push(
                             LossKind::Invented,
                             document,
@@ -266,6 +305,7 @@ fn diff_differing(
                         right_value,
                         path,
                         &format!("{owner_kind}.{key}"),
+                        data || msgflow_wire::holds_data(original_kind, key),
                         document,
                         report,
                     );
@@ -284,9 +324,15 @@ fn diff_differing(
             }
             for (key, right_value) in right {
                 if crate::object::field(left, key).is_none()
-                    && !is_default(right_value)
-                    && !is_schema_default(original_kind, key, right_value)
-                    && !is_computed_default(right, original_kind, key, right_value)
+                    && implied_tag != Some(key.as_str())
+                    && (data || !holds_under_legacy_name(left, original_kind, key))
+                    && (data
+                        || msgflow_wire::written_only_when_given(original_kind, key)
+                        || !is_left_out_default(original_kind, owner, right_value)
+                            && !is_schema_default(original_kind, key, right_value)
+                            && !is_computed_default(right, original_kind, key, right_value)
+                            && !loads_alike(original_kind, owner, key, &Value::Null, right_value)
+                            && !is_routed_tool_name(left, original_kind, key, right_value))
                 {
                     let length = path.len();
                     push_key(path, key);
@@ -305,7 +351,7 @@ fn diff_differing(
                 if !same_value(left_value, right_value) {
                     let length = path.len();
                     push_index(path, index);
-                    diff_differing(left_value, right_value, path, owner, document, report);
+                    diff_differing(left_value, right_value, path, owner, data, document, report);
                     path.truncate(length);
                 }
             }
@@ -334,99 +380,6 @@ fn diff_differing(
             path.clone(),
             format!("the value of a `{owner}`"),
         ),
-    }
-}
-
-/// `map.get(key)`, where `at_same_place` is the entry of `map` at the place `key` has in the
-/// other object: both sides of a diff are usually written in the same key order, so the key is
-/// compared there first instead of looked up (serde_json's maps hash every lookup).
-fn same_place_field<'m>(
-    map: &'m serde_json::Map<String, Value>,
-    at_same_place: Option<(&'m String, &'m Value)>,
-    key: &str,
-) -> Option<&'m Value> {
-    match at_same_place {
-        Some((name, value)) if name == key => Some(value),
-        _ => crate::object::field(map, key),
-    }
-}
-
-/// Equal, or numbers Python reads as the same (`1e5` and `100000.0`, `-0` and `0`): a number
-/// written as pydantic-ai writes the one it read is no change (msgflow keeps a history's numbers
-/// as written, pydantic-ai re-dumps them). Objects are equal whatever the order of their keys.
-fn same_value(original: &Value, back: &Value) -> bool {
-    match (original, back) {
-        (Value::Number(_), Value::Number(_)) => {
-            original == back || msgflow_providers::python_json(original) == msgflow_providers::python_json(back)
-        }
-        (Value::Array(left), Value::Array(right)) => {
-            left.len() == right.len() && left.iter().zip(right).all(|(left, right)| same_value(left, right))
-        }
-        (Value::Object(left), Value::Object(right)) => {
-            let mut right_in_order = right.iter();
-            left.len() == right.len()
-                && left.iter().all(|(key, left)| {
-                    same_place_field(right, right_in_order.next(), key).is_some_and(|right| same_value(left, right))
-                })
-        }
-        _ => original == back,
-    }
-}
-
-/// Whether a value is the default pydantic-ai fills in for a key left out (`null`, zero, empty,
-/// or an object of such values, as an all-zero usage).
-fn is_default(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(flag) => !flag,
-        Value::Number(number) => number.as_f64() == Some(0.0),
-        Value::String(text) => text.is_empty(),
-        Value::Array(items) => items.is_empty(),
-        Value::Object(object) => object.values().all(is_default),
-    }
-}
-
-/// Whether `value` is the default the schema gives `key` of an object of kind `kind` (a tool
-/// return's `outcome` of `success`, a system prompt's `scope` of `conversation`, a response's
-/// `usage` of zeros): pydantic-ai loads the key left out as that value.
-fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
-    kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
-        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .is_some_and(|default| {
-            // An object defaulted whole (a response's `usage`) is its fields' defaults.
-            same_value(&default, value) || default.is_object() && value.is_object() && is_default(value)
-        })
-}
-
-/// Whether `value` is what pydantic-ai computes for `key` of the file item `item` (of kind `kind`)
-/// when the key is left out or `null`: its `identifier`, a hash of its URL, data or file id
-/// (`_multi_modal_content_identifier`), or a URL item's `media_type`, inferred from the URL. Both
-/// are computed fields, dumped as computed, so an item that holds them as computed loads and
-/// dumps as one without them.
-fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
-    let (Some(kind), Some(text)) = (kind, value.as_str()) else {
-        return false;
-    };
-    let text_of = |name: &str| crate::object::field(item, name).and_then(Value::as_str);
-    let url_kind = match kind {
-        "image-url" => Some(UrlKind::Image),
-        "audio-url" => Some(UrlKind::Audio),
-        "video-url" => Some(UrlKind::Video),
-        "document-url" => Some(UrlKind::Document),
-        _ => None,
-    };
-    match (key, url_kind) {
-        ("identifier", Some(_)) => text_of("url").is_some_and(|url| msgflow_media::identifier_for_url(url) == text),
-        ("media_type", Some(url_kind)) => text_of("url")
-            .and_then(|url| msgflow_media::url_item_media_type(url_kind, None, url))
-            .is_some_and(|inferred| inferred == text),
-        ("identifier", None) if kind == "binary" => crate::object::field(item, "data")
-            .and_then(crate::binary_bytes)
-            .is_some_and(|data| msgflow_media::identifier_for_bytes(&data) == text),
-        ("identifier", None) if kind == "uploaded-file" => {
-            text_of("file_id").is_some_and(|file_id| msgflow_media::identifier_for_file_id(file_id) == text)
-        }
-        _ => false,
     }
 }
 
@@ -504,7 +457,7 @@ mod tests {
     #[test]
     fn key_order_and_number_spelling_are_no_difference() {
         let original = json!([{"kind": "request", "parts": [], "usage": {"a": 1e5, "b": [2.5e0, -0]}, "x": null}]);
-        let back = json!([{"usage": {"b": [2.5, 0], "a": 100000.0}, "parts": [], "kind": "request", "z": 0}]);
+        let back = json!([{"usage": {"b": [2.5, 0], "a": 100000.0}, "parts": [], "kind": "request", "z": null}]);
         let mut report = Report::default();
         diff(&original, &back, 0, &mut report);
         assert!(report.is_lossless(), "{:?}", report.losses);
@@ -630,5 +583,136 @@ mod tests {
             (LossKind::Dropped, 3)
         );
         assert_eq!(report.groups()[1].what, "a `text`");
+    }
+
+    /// The paths `diff` reports for one request holding `original`'s parts, against `back`'s.
+    fn part_diff(original: Value, back: Value) -> Vec<(LossKind, String)> {
+        let mut report = Report::default();
+        diff(
+            &json!([{"kind": "request", "parts": [original]}]),
+            &json!([{"kind": "request", "parts": [back]}]),
+            0,
+            &mut report,
+        );
+        report.losses.into_iter().map(|loss| (loss.kind, loss.path)).collect()
+    }
+
+    #[test]
+    fn within_data_a_key_left_out_is_a_loss_whatever_its_value() {
+        // pydantic-ai keeps `metadata` as written: `{"a": null}` and `{}` are two dicts.
+        let found = part_diff(
+            json!({"part_kind": "tool-return", "tool_name": "f", "content": {"rows": [], "n": 0}, "metadata": {"a": null}}),
+            json!({"part_kind": "tool-return", "tool_name": "f", "content": {"rows": [], "extra": {}}, "metadata": {"b": []}}),
+        );
+        let paths: Vec<&str> = found.iter().map(|(_, path)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "$[0].parts[0].content.n",
+                "$[0].parts[0].content.extra",
+                "$[0].parts[0].metadata.a",
+                "$[0].parts[0].metadata.b"
+            ]
+        );
+        // A tagged object's key left out is its default only when that is `null` (or the schema's).
+        let found = part_diff(
+            json!({"part_kind": "tool-call", "tool_name": "f", "tool_call_id": "c"}),
+            json!({"part_kind": "tool-call", "tool_name": "f", "tool_call_id": "c", "args": {}}),
+        );
+        assert_eq!(found, [(LossKind::Invented, "$[0].parts[0].args".to_owned())]);
+    }
+
+    #[test]
+    fn a_field_given_under_its_legacy_name_is_compared_with_the_field() {
+        let original = json!([{"kind": "response", "parts": [], "vendor_id": "r1", "vendor_details": {"a": 1},
+            "usage": {"request_tokens": 5}}]);
+        let back = json!([{"kind": "response", "parts": [], "provider_response_id": "r1",
+            "provider_details": {"a": 2}, "usage": {"input_tokens": 5}}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        assert_eq!(kinds_and_paths(&report), [(LossKind::Changed, "$[0].vendor_details.a")]);
+        let found = part_diff(
+            json!({"part_kind": "tool-availability-delta", "added": ["t"]}),
+            json!({"part_kind": "tool-availability-delta", "tools_added": ["t"]}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn values_written_otherwise_that_load_alike_are_no_loss() {
+        let original = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "+/8", "media_type": "image/png"}}],
+            "timestamp": "2026-07-01T09:00:02.000000Z", "usage": {"details": null, "output_tokens": 0}}]);
+        let back = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "-_8=", "media_type": "image/png", "kind": "binary"}}],
+            "timestamp": "2026-07-01T09:00:02Z", "usage": {"details": {}}}]);
+        let mut report = Report::default();
+        diff(&original, &back, 0, &mut report);
+        assert!(report.is_lossless(), "{:?}", report.losses);
+        // Not another instant, another offset, or a float's sign.
+        let back = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "+/8", "media_type": "image/png"}}],
+            "timestamp": "2026-07-01T09:00:02+01:00", "usage": {"details": {}, "output_tokens": -0.0}}]);
+        diff(&original, &back, 0, &mut report);
+        assert_eq!(
+            kinds_and_paths(&report),
+            [
+                (LossKind::Changed, "$[0].timestamp"),
+                (LossKind::Changed, "$[0].usage.output_tokens")
+            ]
+        );
+    }
+
+    #[test]
+    fn values_pydantic_ai_fills_in_or_renders_are_no_loss() {
+        let found = part_diff(
+            json!({"part_kind": "user-prompt", "content": [
+                {"kind": "audio-url", "url": "https://e.com/a.unknownext", "media_type": null},
+                {"kind": "structured-content", "value": {"a": 1}, "tag": "t", "content": ""},
+            ]}),
+            json!({"part_kind": "user-prompt", "content": [
+                {"kind": "audio-url", "url": "https://e.com/a.unknownext", "media_type": ""},
+                {"kind": "structured-content", "value": {"a": 1}, "tag": "t", "content": "<t>{\"a\":1}</t>"},
+            ]}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+        let found = part_diff(
+            json!({"part_kind": "tool-return", "tool_kind": "tool-search", "content": {"discovered_tools": []}, "tool_call_id": "c"}),
+            json!({"part_kind": "tool-return", "tool_kind": "tool-search", "tool_name": "search_tools", "content": {"discovered_tools": []}, "tool_call_id": "c"}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_tool_result_is_compared_as_its_file_record_loads_it() {
+        let item = json!({"url": "https://e.com/a.png", "force_download": false, "vendor_metadata": null,
+            "kind": "image-url", "media_type": "image/png", "identifier": "x"});
+        let digest = msgflow_media::file_item_digest(&item);
+        let part = |record: Value| json!({"part_kind": "tool-return", "tool_name": "f", "content": {"img": item}, "content_file_digests": record});
+        // The same item rebuilt, under a record that also names a file no longer there: alike.
+        let found = part_diff(part(json!([digest, "00"])), part(json!([digest])));
+        assert!(found.is_empty(), "{found:?}");
+        // Under an empty record the same mapping is data, not a file: a loss.
+        let found = part_diff(part(json!([])), part(json!([digest])));
+        assert_eq!(
+            found,
+            [(LossKind::Invented, "$[0].parts[0].content_file_digests[0]".to_owned())]
+        );
+    }
+
+    #[test]
+    fn only_a_usage_defaults_its_counters_to_zero_and_a_given_only_key_has_no_default() {
+        // A retry's `attempt` left out loads as `None`, not 0; a usage's counters as 0.
+        let found = part_diff(
+            json!({"part_kind": "retry-feedback", "content": "x", "retry": {"cause": "model_retry", "attempt": 0}}),
+            json!({"part_kind": "retry-feedback", "content": "x", "retry": {"cause": "model_retry"}}),
+        );
+        assert_eq!(found, [(LossKind::Dropped, "$[0].parts[0].retry.attempt".to_owned())]);
+        // `RecordedModelSettings` is a total=False TypedDict: `thinking` left out stays out.
+        let found = part_diff(
+            json!({"part_kind": "model-settings-delta", "settings": {}}),
+            json!({"part_kind": "model-settings-delta", "settings": {"thinking": null}}),
+        );
+        assert_eq!(
+            found,
+            [(LossKind::Invented, "$[0].parts[0].settings.thinking".to_owned())]
+        );
     }
 }

@@ -238,8 +238,9 @@ fn diff_changed_message(
 /// In each part of `back` that did not come back equal to its part of `sent`, the tool result or
 /// arguments that came back with the same text are set to `null`, here and at the same place in
 /// `original` (the JSON of `sent`), as [`diff_changed_message`] does with equal parts: equal text is
-/// equal JSON, so the diff is the same, and writing these payloads as JSON (parsing their text) is
-/// most of the cost of a changed message's JSON (a tool return that lost only its timestamp).
+/// equal JSON (a tool return's under the same file record, which decides what its content loads
+/// as), so the diff is the same, and writing these payloads as JSON (parsing their text) is most of
+/// the cost of a changed message's JSON (a tool return that lost only its timestamp).
 fn without_equal_payloads(sent: &ModelMessage, back: &mut ModelMessage, original: &mut Value, equal_parts: &[bool]) {
     use msgflow_wire::{Field, ModelRequestPart as Request, ModelResponsePart as Response, RawJson};
 
@@ -264,7 +265,10 @@ fn without_equal_payloads(sent: &ModelMessage, back: &mut ModelMessage, original
                     continue;
                 }
                 if let (Request::ToolReturn(sent), Request::ToolReturn(back)) = (sent, back) {
-                    if same_text(&sent.content, &mut back.content) {
+                    // Under another file record, the same content can load otherwise.
+                    if sent.content_file_digests == back.content_file_digests
+                        && same_text(&sent.content, &mut back.content)
+                    {
                         emptied.push((index, "content"));
                     }
                 }
@@ -283,7 +287,9 @@ fn without_equal_payloads(sent: &ModelMessage, back: &mut ModelMessage, original
                         same_present(&sent.args, &mut back.args).then_some("args")
                     }
                     (Response::BuiltinToolReturn(sent), Response::BuiltinToolReturn(back)) => {
-                        same_text(&sent.content, &mut back.content).then_some("content")
+                        (sent.content_file_digests == back.content_file_digests
+                            && same_text(&sent.content, &mut back.content))
+                        .then_some("content")
                     }
                     _ => None,
                 };

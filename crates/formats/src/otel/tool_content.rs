@@ -86,6 +86,30 @@ pub(crate) fn recorded(content: &Value, record: &FileRecord) -> Value {
     }
 }
 
+/// The record pydantic-ai writes for the loaded `content` (`_RecordsContentFiles`): the sorted
+/// digests of the URL items and uploaded files it rebuilt, not of mappings that only look like
+/// their dumps.
+pub(crate) fn rebuilt_file_digests(content: &Value, record: &FileRecord) -> Vec<String> {
+    fn collect(value: &Value, record: &FileRecord, digests: &mut Vec<String>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| collect(item, record, digests)),
+            Value::Object(object) => match file_item(object, record) {
+                Some(dump) if msgflow_media::is_recorded_file_item(&dump) => {
+                    digests.push(msgflow_media::file_item_digest(&dump));
+                }
+                Some(_) => {}
+                None => object.values().for_each(|item| collect(item, record, digests)),
+            },
+            _ => {}
+        }
+    }
+    let mut digests = Vec::new();
+    collect(content, record, &mut digests);
+    digests.sort_unstable();
+    digests.dedup();
+    digests
+}
+
 /// Whether `value` loads as a file (`is_multi_modal_content` of what pydantic-ai loads).
 pub(crate) fn loads_as_file(value: &Value, record: &FileRecord) -> bool {
     matches!(value, Value::Object(object) if file_item(object, record).is_some())
