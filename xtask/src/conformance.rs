@@ -126,7 +126,7 @@ pub fn run(args: &Args) -> Result<()> {
         },
     ));
     results.push(check(
-        "formats: loss reports name exactly the messages pydantic-ai holds otherwise after the trip",
+        "formats: loss reports name exactly the values pydantic-ai holds otherwise after the trip",
         || {
             let seed = head_seed(args.seed)?;
             crate::conformance_loss_reports::run(&python, &work, seed)

@@ -1,19 +1,22 @@
 //! The loss-report check (part of `cargo xtask conformance`, `--only "loss reports"`): a "to"
-//! conversion reports a message exactly where pydantic-ai 2.68.0 holds it otherwise after the trip.
+//! conversion reports a value exactly where pydantic-ai 2.68.0 holds it otherwise after the trip.
 //!
 //! msgflow finds a "to" conversion's losses by reading its output back and diffing the two
 //! histories' JSON (`msgflow_formats::round_trip`). That diff is msgflow's own judgement of what
-//! pydantic-ai would hold alike: a key left out or its default, a number spelled otherwise, a
-//! computed identifier. Here pydantic-ai judges: for every committed fixture, the real-world
-//! corpora and seeded arbitrary histories (as pydantic-ai writes them, and of any shape),
-//! converted to every format and form and read back by msgflow, `oracle/loss_report_oracle.py`
-//! loads the history and what came back, dumps each message and lists the ones that differ (what
-//! loading invents, load-time timestamps and generated tool call ids, masked). The messages the
-//! report names must be exactly those: a message reported but equal is a loss that is not one
-//! (`--strict` would refuse a conversion for nothing), a message that differs unreported is a loss
-//! msgflow did not see.
+//! pydantic-ai would hold alike: a key left out or its default, a number or a timestamp spelled
+//! otherwise, a computed identifier, a legacy name, a tool result's file record. Here pydantic-ai
+//! judges: for every committed fixture, the real-world corpora and seeded arbitrary histories (as
+//! pydantic-ai writes them, and of any shape), converted to every format and form and read back by
+//! msgflow, `oracle/loss_report_oracle.py` loads the history and what came back, dumps each message
+//! and lists the JSON paths at which the dumps differ (what loading invents, load-time timestamps
+//! and generated tool call ids, masked). Each path must be one a report entry names, holds or lies
+//! within (a part reported as become another kind differs in its kind and its content), and each
+//! entry must name such a path: an entry for a value pydantic-ai holds alike is a loss that is not
+//! one (`--strict` would refuse a conversion for nothing), a difference no entry names is a loss
+//! msgflow did not see. Two allowances: an entry for a key pydantic-ai does not read (the file's
+//! data all the same, which a format may drop), and a difference in a field the history gives
+//! under a legacy name (`vendor_id`), which the report names by the history's key.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{bail, Result};
@@ -71,7 +74,7 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
     }
 
     let mut cases = Vec::new();
-    let mut reported: Vec<BTreeSet<usize>> = Vec::new();
+    let mut reported: Vec<Vec<String>> = Vec::new();
     let (mut refused, mut whole) = (0usize, 0usize);
     for (name, text) in &sources {
         for (label, format, options) in forms() {
@@ -79,12 +82,12 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
                 refused += 1; // refused by the "to" (the other checks' business) or not read back
                 continue;
             };
-            let Some(messages) = reported_messages(&report) else {
+            let Some(paths) = reported_paths(&report) else {
                 whole += 1; // the whole history reported (output that does not load back)
                 continue;
             };
             cases.push(json!({"name": format!("{name} to {label}"), "original": text, "back": back}));
-            reported.push(messages);
+            reported.push(paths);
         }
     }
     let answers = crate::conformance::ask_oracle(python, "loss_report_oracle.py", &dir, &cases)?;
@@ -108,35 +111,56 @@ pub fn run(python: &Path, work: &Path, seed: u64) -> Result<()> {
             }
             None => {}
         }
-        let (Some(differing), Some(unread_keys)) = (indices(&answer["differing"]), indices(&answer["unread_keys"]))
-        else {
+        let (Some(differing), Some(unread_keys), Some(read_as)) = (
+            paths(&answer["differing"]),
+            paths(&answer["unread_keys"]),
+            path_pairs(&answer["read_as"]),
+        ) else {
             failures.push(format!("{name}: the oracle failed: {answer}"));
             continue;
         };
-        let noise: BTreeSet<usize> = reported.difference(&differing).copied().collect();
-        let silent: Vec<_> = differing.difference(reported).collect();
+        // A report entry and a difference are the same loss when one's path holds the other's: a
+        // part reported as become another kind differs in its kind and content.
+        let silent: Vec<&str> = differing
+            .iter()
+            .filter(|difference| !reported.iter().any(|path| explains(path, difference, &read_as)))
+            .copied()
+            .collect();
+        let noise: Vec<&str> = reported
+            .iter()
+            .filter(|path| !differing.iter().any(|difference| related(path, difference)))
+            .map(String::as_str)
+            .collect();
         // Keys pydantic-ai does not read are the file's data all the same: a format that drops
         // them loses it, and says so, though pydantic-ai holds the message alike.
-        if silent.is_empty() && noise.is_subset(&unread_keys) {
+        let unexplained: Vec<&str> = noise
+            .iter()
+            .filter(|path| !unread_keys.iter().any(|key| related(path, key)))
+            .copied()
+            .collect();
+        if silent.is_empty() && unexplained.is_empty() {
             agreed += 1;
             lossy += usize::from(!reported.is_empty());
             unread += usize::from(!noise.is_empty());
             continue;
         }
         failures.push(format!(
-            "{name}: reported but held alike by pydantic-ai: messages {noise:?}; held otherwise but not reported: \
-             messages {silent:?}"
+            "{name}: reported but held alike by pydantic-ai: {unexplained:?}; held otherwise but not reported: \
+             {silent:?}"
         ));
     }
     println!(
         "{} cases ({fixture_count} fixtures, {realworld_count} real-world, {ARBITRARY_COUNT} + {ANY_COUNT} arbitrary histories in {} \
          forms; {refused} refused or not read back, {whole} reported whole, {unloadable} of histories pydantic-ai \
-         refuses): the report names exactly the messages pydantic-ai holds otherwise in {agreed} ({lossy} of them \
+         refuses): the report names exactly the values pydantic-ai holds otherwise in {agreed} ({lossy} of them \
          lossy; {unread} also naming keys pydantic-ai does not read)",
         cases.len() - unloadable,
         forms().len()
     );
     if !failures.is_empty() {
+        let listed = dir.join("failures.txt");
+        std::fs::write(&listed, failures.join("\n") + "\n")?;
+        println!("every disagreement: {}", listed.display());
         for failure in failures.iter().take(SHOWN) {
             println!("FAIL {failure}");
         }
@@ -168,23 +192,51 @@ fn trip(text: &str, format: Format, options: &ConvertOptions) -> Option<(String,
     Some((history, converted.report))
 }
 
-/// A JSON array of message indices as a set.
-fn indices(value: &Value) -> Option<BTreeSet<usize>> {
+/// A JSON array of paths.
+fn paths(value: &Value) -> Option<Vec<&str>> {
+    value.as_array()?.iter().map(Value::as_str).collect()
+}
+
+/// A JSON array of pairs of paths.
+fn path_pairs(value: &Value) -> Option<Vec<(&str, &str)>> {
     value
         .as_array()?
         .iter()
-        .map(|index| index.as_u64().map(|index| index as usize))
+        .map(|pair| Some((pair.get(0)?.as_str()?, pair.get(1)?.as_str()?)))
         .collect()
 }
 
-/// The indices of the messages a report names (`$[i]...`); `None` when it names the whole history.
-fn reported_messages(report: &Report) -> Option<BTreeSet<usize>> {
+/// Whether one of two JSON paths (as msgflow writes them) is the other or holds it.
+fn related(left: &str, right: &str) -> bool {
+    let (short, long) = if left.len() <= right.len() {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    long.starts_with(short) && matches!(long.as_bytes().get(short.len()), None | Some(b'.' | b'['))
+}
+
+/// Whether the report entry at `path` accounts for pydantic-ai's `difference`: they are
+/// [`related`]; or the difference is in a field the history gave under a legacy name (`read_as`:
+/// the name's path, the field's) and the entry is at that name; or the difference is in a tool
+/// return's `content_file_digests`, which pydantic-ai writes from the content
+/// (`_RecordsContentFiles`), and the entry is in that content.
+fn explains(path: &str, difference: &str, read_as: &[(&str, &str)]) -> bool {
+    related(path, difference)
+        || read_as
+            .iter()
+            .any(|(name, field)| related(field, difference) && related(path, name))
+        || difference
+            .split_once(".content_file_digests")
+            .is_some_and(|(part, _)| related(path, &format!("{part}.content")))
+}
+
+/// The paths a report names, each within one message (`$[i]...`); `None` when it names the whole
+/// history.
+fn reported_paths(report: &Report) -> Option<Vec<String>> {
     report
         .losses
         .iter()
-        .map(|loss| {
-            let rest = loss.path.strip_prefix("$[")?;
-            rest[..rest.find(']')?].parse().ok()
-        })
+        .map(|loss| loss.path.starts_with("$[").then(|| loss.path.clone()))
         .collect()
 }

@@ -392,7 +392,9 @@ pub(crate) fn collect_fixtures(dir: &Path, label: &str, cases: &mut Vec<(String,
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            collect_fixtures(&path, label, cases)?;
+            // Named by their path under `label`: directories hold files of one name (`fixed.json`).
+            let nested = format!("{label}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+            collect_fixtures(&path, &nested, cases)?;
         } else if path.extension().is_some_and(|ext| ext == "json") {
             let text = std::fs::read_to_string(&path)?;
             let Ok(value) = serde_json::from_str::<Value>(&text) else {
