@@ -8,9 +8,9 @@
 //! `system` entry (`AnthropicModel._map_message`); on one that does not (`claude-sonnet-4-5`),
 //! each delta projected onto a search exchange of its own (`prepare_messages`); on OpenAI Chat, a
 //! system message naming the tools. Here pydantic-ai writes them itself: seeded histories of tool
-//! searches, their results and deltas, naming declared, deferred and unknown tools, are mapped by
-//! the oracle with those tools declared (`providers_oracle.py`, a case's `tools`) on each of those
-//! models. msgflow reads each request back; pydantic-ai must load that history and map it, with
+//! searches, their results and deltas (some naming the search call that revealed their tools),
+//! naming declared, deferred and unknown tools, are mapped by the oracle with those tools declared
+//! (`providers_oracle.py`, a case's `tools`) on each of those models. msgflow reads each request back; pydantic-ai must load that history and map it, with
 //! the same tools, to the very request read.
 
 use std::path::Path;
@@ -42,7 +42,7 @@ const MODELS: [(&str, From); 3] = [
 /// Declared without `defer_loading` (Anthropic refuses a request whose tools are all deferred).
 const VISIBLE: [&str; 2] = ["lookup", "search_tools"];
 /// Declared with `defer_loading=True`.
-const DEFERRED: [&str; 3] = ["alpha", "beta", "gamma"];
+const DEFERRED: [&str; 4] = ["alpha", "beta", "gamma", "get-weather_v2"];
 /// Named by searches and deltas but declared by no request: pydantic-ai leaves their references out.
 const UNKNOWN: &str = "ghost";
 /// A fixed timestamp for every part and response that has one.
@@ -176,11 +176,18 @@ fn history(rng: &mut TestRng) -> Value {
     }
     request.push(user_prompt(rng));
     let turns = rng.random_range(1..=4);
+    // The searches of the last response: a delta may name the call that revealed its tools.
+    let mut searches: Vec<String> = Vec::new();
     for turn in 0..turns {
-        maybe_delta(rng, &mut request);
+        maybe_delta(rng, &mut request, &searches);
         messages.push(json!({"kind": "request", "parts": std::mem::take(&mut request)}));
         let (response, calls) = response(rng, turn);
         messages.push(response);
+        searches = calls
+            .iter()
+            .filter(|(_, is_search)| *is_search)
+            .map(|(id, _)| id.clone())
+            .collect();
         for (call_id, is_search) in calls {
             request.push(if is_search {
                 search_return(rng, &call_id)
@@ -193,7 +200,7 @@ fn history(rng: &mut TestRng) -> Value {
             request.push(user_prompt(rng));
         }
     }
-    maybe_delta(rng, &mut request);
+    maybe_delta(rng, &mut request, &searches);
     if rng.random_bool(0.8) {
         messages.push(json!({"kind": "request", "parts": request}));
     }
@@ -252,10 +259,15 @@ fn found_nothing(content: &Value) -> bool {
     content["discovered_tools"].as_array().is_some_and(Vec::is_empty)
 }
 
-/// Now and then a delta revealing some tools, at any place among the request's parts.
-fn maybe_delta(rng: &mut TestRng, parts: &mut Vec<Value>) {
+/// Now and then a delta revealing some tools, at any place among the request's parts, now and then
+/// naming one of `searches` (the calls of the last response that searched) as the call that
+/// revealed them.
+fn maybe_delta(rng: &mut TestRng, parts: &mut Vec<Value>, searches: &[String]) {
     if rng.random_bool(0.5) {
-        let delta = json!({"part_kind": "tool-availability-delta", "tools_added": names(rng)});
+        let mut delta = json!({"part_kind": "tool-availability-delta", "tools_added": names(rng)});
+        if !searches.is_empty() && rng.random_bool(0.4) {
+            delta["tool_call_id"] = json!(searches[rng.random_range(0..searches.len())]);
+        }
         let at = rng.random_range(0..=parts.len());
         parts.insert(at, delta);
     }
