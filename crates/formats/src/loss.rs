@@ -11,10 +11,7 @@ use serde_json::Value;
 
 mod alike;
 
-use alike::{
-    holds_under_legacy_name, is_computed_default, is_left_out_default, is_rendered_on_load, is_routed_tool_name,
-    is_schema_default, loads_alike, read_as_field, same_place_field, same_value, tool_return_as_loaded,
-};
+use alike::{same_place_field, same_value, tool_return_as_loaded, Place};
 
 /// What happened to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -250,28 +247,23 @@ fn diff_differing(
                 Some((Value::Object(left), Value::Object(right))) => (left, right),
                 _ => (left, right),
             };
+            let place = Place {
+                kind: original_kind,
+                owner,
+                data,
+            };
             // The keys of `right` that `left` holds too: when that is all of them, `right` has no
             // key of its own to report.
             let mut shared = 0;
             let mut right_in_order = right.iter();
             for (key, left_value) in left {
-                let found = same_place_field(right, right_in_order.next(), key)
-                    .or_else(|| read_as_field(left, right, original_kind, key, data));
+                let found =
+                    same_place_field(right, right_in_order.next(), key).or_else(|| place.read_as(left, right, key));
                 shared += usize::from(found.is_some());
-                let right_value = found.unwrap_or(&Value::Null);
-                if found.is_none() && (data || msgflow_wire::written_only_when_given(original_kind, key)) {
-                    // Fall through: the data lost a key, whatever its value; so did an object
-                    // whose key pydantic-ai writes only when given.
-                } else if same_value(left_value, right_value)
-                    || found.is_none()
-                        && (is_left_out_default(original_kind, owner, left_value)
-                            || is_schema_default(original_kind, key, left_value))
-                    || right_value.is_null() && is_computed_default(left, original_kind, key, left_value)
-                    || !data && loads_alike(original_kind, owner, key, left_value, right_value)
-                    || !data && is_rendered_on_load(left, original_kind, key, right_value)
-                {
+                if place.kept(left, key, left_value, found) {
                     continue;
                 }
+                let right_value = found.unwrap_or(&Value::Null);
                 let length = path.len();
                 push_key(path, key);
                 if found.is_none() || right_value.is_null() {
@@ -282,7 +274,7 @@ fn diff_differing(
                         format!("`{key}` of a `{owner_kind}`"),
                     );
                 } else if left_value.is_null() {
-                    if data || !is_computed_default(right, original_kind, key, right_value) {
+                    if !place.computed(right, key, right_value) {
                         report.push(
                             LossKind::Invented,
                             document,
@@ -325,14 +317,7 @@ fn diff_differing(
             for (key, right_value) in right {
                 if crate::object::field(left, key).is_none()
                     && implied_tag != Some(key.as_str())
-                    && (data || !holds_under_legacy_name(left, original_kind, key))
-                    && (data
-                        || msgflow_wire::written_only_when_given(original_kind, key)
-                        || !is_left_out_default(original_kind, owner, right_value)
-                            && !is_schema_default(original_kind, key, right_value)
-                            && !is_computed_default(right, original_kind, key, right_value)
-                            && !loads_alike(original_kind, owner, key, &Value::Null, right_value)
-                            && !is_routed_tool_name(left, original_kind, key, right_value))
+                    && !place.filled_in(left, right, key, right_value)
                 {
                     let length = path.len();
                     push_key(path, key);

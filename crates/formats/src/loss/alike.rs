@@ -6,6 +6,81 @@
 use msgflow_media::UrlKind;
 use serde_json::{Map, Value};
 
+/// Where the diff compares two objects: the kind of the object (its tag, or the tag the other side
+/// writes where the type implies it), what holds it (`response.usage`, for an object without a
+/// tag), and whether it lies in data pydantic-ai keeps as written (`msgflow_wire::holds_data`),
+/// where every key and value is the data's own and none is a default.
+#[derive(Clone, Copy)]
+pub(super) struct Place<'a> {
+    pub(super) kind: Option<&'a str>,
+    pub(super) owner: &'a str,
+    pub(super) data: bool,
+}
+
+impl Place<'_> {
+    /// Whether `left`'s `key`, of value `left_value`, loads as `right`'s does: `found` there, or
+    /// left out (`None`).
+    pub(super) fn kept(&self, left: &Map<String, Value>, key: &str, left_value: &Value, found: Option<&Value>) -> bool {
+        let Place { kind, owner, data } = *self;
+        // A key the data lost is lost whatever its value; so is one pydantic-ai writes only when given.
+        if found.is_none() && (data || msgflow_wire::written_only_when_given(kind, key)) {
+            return false;
+        }
+        let right_value = found.unwrap_or(&Value::Null);
+        same_value(left_value, right_value)
+            || found.is_none()
+                && (is_left_out_default(kind, owner, left_value) || is_schema_default(kind, key, left_value))
+            || right_value.is_null() && is_computed_default(left, kind, key, left_value)
+            || !data && loads_alike(kind, owner, key, left_value, right_value)
+            || !data && is_rendered_on_load(left, kind, key, right_value)
+    }
+
+    /// Whether `value`, which `item` holds for `key` where the other side holds `null`, is what
+    /// pydantic-ai computes for the key ([`is_computed_default`]).
+    pub(super) fn computed(&self, item: &Map<String, Value>, key: &str, value: &Value) -> bool {
+        !self.data && is_computed_default(item, self.kind, key, value)
+    }
+
+    /// Whether `value`, which `right` holds for a `key` `left` leaves out, is what pydantic-ai fills
+    /// in for `left` without it (or reads from `left` under a legacy name).
+    pub(super) fn filled_in(
+        &self,
+        left: &Map<String, Value>,
+        right: &Map<String, Value>,
+        key: &str,
+        value: &Value,
+    ) -> bool {
+        let Place { kind, owner, data } = *self;
+        !data
+            && (holds_under_legacy_name(left, kind, key)
+                || !msgflow_wire::written_only_when_given(kind, key)
+                    && (is_left_out_default(kind, owner, value)
+                        || is_schema_default(kind, key, value)
+                        || is_computed_default(right, kind, key, value)
+                        || loads_alike(kind, owner, key, &Value::Null, value)
+                        || is_routed_tool_name(left, kind, key, value)))
+    }
+
+    /// The value of the field `right` holds where `left` gives it under its legacy name `key`
+    /// (`msgflow_wire::legacy_alias_of`: a response's `vendor_id`, a usage's `request_tokens`),
+    /// which pydantic-ai reads as that field when `left` does not hold the field itself.
+    pub(super) fn read_as<'m>(
+        &self,
+        left: &Map<String, Value>,
+        right: &'m Map<String, Value>,
+        key: &str,
+    ) -> Option<&'m Value> {
+        if self.data {
+            return None;
+        }
+        let field = msgflow_wire::legacy_alias_of(self.kind, key)?;
+        if crate::object::field(left, field).is_some() {
+            return None;
+        }
+        crate::object::field(right, field)
+    }
+}
+
 /// `map.get(key)`, where `at_same_place` is the entry of `map` at the place `key` has in the
 /// other object: both sides of a diff are usually written in the same key order, so the key is
 /// compared there first instead of looked up (serde_json's maps hash every lookup).
@@ -46,7 +121,7 @@ pub(super) fn same_value(original: &Value, back: &Value) -> bool {
 /// pydantic-ai fills in for any such key: `null`, or in a usage, whose counters default to zero,
 /// any [`is_default`] value. A tagged object's other defaults are the schema's
 /// ([`is_schema_default`]).
-pub(super) fn is_left_out_default(kind: Option<&str>, owner: &str, value: &Value) -> bool {
+fn is_left_out_default(kind: Option<&str>, owner: &str, value: &Value) -> bool {
     match kind {
         None if owner.ends_with(".usage") => is_default(value),
         _ => value.is_null(),
@@ -70,7 +145,7 @@ fn is_default(value: &Value) -> bool {
 /// Whether `value` is the default the schema gives `key` of an object of kind `kind` (a tool
 /// return's `outcome` of `success`, a system prompt's `scope` of `conversation`, a response's
 /// `usage` of zeros): pydantic-ai loads the key left out as that value.
-pub(super) fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
+fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
     kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .is_some_and(|default| {
@@ -87,7 +162,7 @@ pub(super) fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) ->
 /// and none rebuild no mapping of the content as a file alike
 /// (`_RecordsContentFiles._validate_recorded_files`), and the dump writes the record from the
 /// content, so both load and dump alike.
-pub(super) fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
+fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
     if key == "content_file_digests" && matches!(kind, Some("tool-return" | "builtin-tool-return")) {
         return value.as_array().is_some_and(Vec::is_empty);
     }
@@ -121,28 +196,8 @@ pub(super) fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>,
     }
 }
 
-/// The value of the field `right` holds where `left` gives it under its legacy name `key`
-/// (`msgflow_wire::legacy_alias_of`: a response's `vendor_id`, a usage's `request_tokens`),
-/// which pydantic-ai reads as that field when `left` does not hold the field itself.
-pub(super) fn read_as_field<'m>(
-    left: &Map<String, Value>,
-    right: &'m Map<String, Value>,
-    kind: Option<&str>,
-    key: &str,
-    data: bool,
-) -> Option<&'m Value> {
-    if data {
-        return None;
-    }
-    let field = msgflow_wire::legacy_alias_of(kind, key)?;
-    if crate::object::field(left, field).is_some() {
-        return None;
-    }
-    crate::object::field(right, field)
-}
-
-/// Whether `left` gives the field `field` under a legacy name ([`read_as_field`]).
-pub(super) fn holds_under_legacy_name(left: &Map<String, Value>, kind: Option<&str>, field: &str) -> bool {
+/// Whether `left` gives the field `field` under a legacy name ([`Place::read_as`]).
+fn holds_under_legacy_name(left: &Map<String, Value>, kind: Option<&str>, field: &str) -> bool {
     left.keys()
         .any(|key| msgflow_wire::legacy_alias_of(kind, key) == Some(field))
 }
@@ -150,7 +205,7 @@ pub(super) fn holds_under_legacy_name(left: &Map<String, Value>, kind: Option<&s
 /// Whether `value` is the `content` pydantic-ai renders for the structured-content item `item` (of
 /// kind `kind`) stored with an empty one (`StructuredContent.__post_init__`: `render`, its default
 /// JSON).
-pub(super) fn is_rendered_on_load(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
+fn is_rendered_on_load(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
     let field = |name: &str| crate::object::field(item, name);
     if kind != Some("structured-content") || key != "content" || field("content").is_some_and(|content| content != "") {
         return false;
@@ -170,7 +225,7 @@ pub(super) fn is_rendered_on_load(item: &Map<String, Value>, kind: Option<&str>,
 /// Whether `value` is the `tool_name` pydantic-ai gives the tool part `part` (of kind `kind`) that
 /// leaves it out: the one name of the typed class its `tool_kind` routes it to
 /// (`msgflow_wire::TypedRoute`: a `tool-search` call is a `ToolSearchCallPart`, `search_tools`).
-pub(super) fn is_routed_tool_name(part: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
+fn is_routed_tool_name(part: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
     let text_of = |name: &str| crate::object::field(part, name).and_then(Value::as_str);
     key == "tool_name"
         && kind
@@ -187,7 +242,7 @@ pub(super) fn is_routed_tool_name(part: &Map<String, Value>, kind: Option<&str>,
 /// of the same instant and offset (`2025-01-01T00:00:00.000Z` and `2025-01-01T00:00:00Z`), a
 /// binary item's data in either base64 alphabet, padded or not (`BinaryContent`'s validator), and
 /// a usage's `details` that are both empty or falsy (`usage._with_legacy_defaults` makes them `{}`).
-pub(super) fn loads_alike(kind: Option<&str>, owner: &str, key: &str, left: &Value, right: &Value) -> bool {
+fn loads_alike(kind: Option<&str>, owner: &str, key: &str, left: &Value, right: &Value) -> bool {
     match key {
         "timestamp" => {
             let parts = |value: &Value| {
