@@ -30,7 +30,7 @@ impl Place<'_> {
         same_value(left_value, right_value)
             || found.is_none()
                 && (is_left_out_default(kind, owner, left_value) || is_schema_default(kind, key, left_value))
-            || right_value.is_null() && is_computed_default(left, kind, key, left_value)
+            || !data && right_value.is_null() && is_computed_default(left, kind, key, left_value)
             || !data && loads_alike(kind, owner, key, left_value, right_value)
             || !data && is_rendered_on_load(left, kind, key, right_value)
     }
@@ -158,14 +158,9 @@ fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
 /// when the key is left out or `null`: its `identifier`, a hash of its URL, data or file id
 /// (`_multi_modal_content_identifier`), or a URL item's `media_type`, inferred from the URL. Both
 /// are computed fields, dumped as computed, so an item that holds them as computed loads and
-/// dumps as one without them. And a tool return's empty `content_file_digests`: an empty record
-/// and none rebuild no mapping of the content as a file alike
-/// (`_RecordsContentFiles._validate_recorded_files`), and the dump writes the record from the
-/// content, so both load and dump alike.
+/// dumps as one without them. (A tool return's `content_file_digests` is judged with its content,
+/// [`tool_return_as_loaded`]: an empty record and none load a content's files otherwise.)
 fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str, value: &Value) -> bool {
-    if key == "content_file_digests" && matches!(kind, Some("tool-return" | "builtin-tool-return")) {
-        return value.as_array().is_some_and(Vec::is_empty);
-    }
     let (Some(kind), Some(text)) = (kind, value.as_str()) else {
         return false;
     };
