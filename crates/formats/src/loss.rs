@@ -680,6 +680,19 @@ mod tests {
             found,
             [(LossKind::Invented, "$[0].parts[0].content_file_digests[0]".to_owned())]
         );
+        // No record at all rebuilds every file-like mapping (histories written before the
+        // record existed); an empty one rebuilds none: the URL item loads otherwise.
+        let without_record = |mut part: Value| {
+            part.as_object_mut()
+                .map(|part| part.shift_remove("content_file_digests"));
+            part
+        };
+        let found = part_diff(without_record(part(json!([]))), part(json!([])));
+        assert_eq!(
+            found,
+            [(LossKind::Dropped, "$[0].parts[0].content_file_digests[0]".to_owned())]
+        );
+        assert!(part_diff(without_record(part(json!([]))), part(json!([digest]))).is_empty());
     }
 
     #[test]

@@ -231,13 +231,8 @@ impl StructuredContentBuilder {
     pub fn build(self) -> Result<StructuredContent, BuildError> {
         let content = match self.content {
             Some(content) if !content.is_empty() => content,
-            _ => {
-                if let Some(tag) = &self.tag {
-                    check_tag(tag)?;
-                }
-                // Never empty: compact JSON has at least one character.
-                render_json(&self.value, self.tag.as_deref(), self.description.as_deref())
-            }
+            // Never empty: compact JSON has at least one character.
+            _ => rendered_on_load(&self.value, self.tag.as_deref(), self.description.as_deref())?,
         };
         Ok(StructuredContent {
             content: Field::Present(content),
@@ -248,6 +243,27 @@ impl StructuredContentBuilder {
             extra: Extra::new(),
         })
     }
+}
+
+/// The text pydantic-ai renders for a structured-content item stored without one, when it loads it
+/// (`StructuredContent.__post_init__`: `render`, its default JSON, since the format an item was made
+/// with is not stored): what every reader of a stored item that has no `content` compares with.
+///
+/// ```
+/// let text = msgflow_media::rendered_on_load(&serde_json::json!({"a": 1}), Some("state"), None)?;
+/// assert_eq!(text, r#"<state>{"a":1}</state>"#);
+/// # Ok::<(), msgflow_media::BuildError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`BuildError::StructuredContentTag`] for a tag pydantic-ai refuses to render under (it then
+/// does not load the item).
+pub fn rendered_on_load(value: &Value, tag: Option<&str>, description: Option<&str>) -> Result<String, BuildError> {
+    if let Some(tag) = tag {
+        check_tag(tag)?;
+    }
+    Ok(render_json(value, tag, description))
 }
 
 /// Conversion of anything a user prompt can hold into a [`UserContent`].

@@ -12,7 +12,8 @@
 //!   [`python_json_dumps_sorted_ascii`].
 //!
 //! * Building items: [`FileItem`] (URL items, binary data from bytes, a path or a `data:` URI, uploaded files),
-//!   [`text_content`], [`structured_content`], [`cache_point`], [`IntoUserContent`], [`user_prompt`], and tool
+//!   [`text_content`], [`structured_content`] (and the text pydantic-ai renders for one on load,
+//!   [`rendered_on_load`]), [`cache_point`], [`IntoUserContent`], [`user_prompt`], and tool
 //!   results with their file record: [`tool_return`], [`content_file_digests_field`],
 //!   [`record_content_file_digests`]. Built items are the `msgflow_wire` types with `media_type` and
 //!   `identifier` filled in, so `msgflow_wire` writes them exactly as pydantic-ai dumps the same item.
@@ -67,7 +68,8 @@ mod tool_return;
 
 pub use build::{BinaryBuilder, BuildError, FileItem, UploadedFileBuilder, UrlItem, UrlItemBuilder};
 pub use content::{
-    cache_point, structured_content, text_content, user_prompt, IntoUserContent, StructuredContentBuilder,
+    cache_point, rendered_on_load, structured_content, text_content, user_prompt, IntoUserContent,
+    StructuredContentBuilder,
 };
 pub use data_uri::{b64decode, parse_data_uri};
 pub use digests::{

@@ -205,16 +205,9 @@ fn is_rendered_on_load(item: &Map<String, Value>, kind: Option<&str>, key: &str,
     if kind != Some("structured-content") || key != "content" || field("content").is_some_and(|content| content != "") {
         return false;
     }
-    let mut builder = msgflow_media::structured_content(field("value").cloned().unwrap_or(Value::Null));
-    if let Some(tag) = field("tag").and_then(Value::as_str) {
-        builder = builder.tag(tag);
-    }
-    if let Some(description) = field("description").and_then(Value::as_str) {
-        builder = builder.description(description);
-    }
-    builder
-        .build()
-        .is_ok_and(|rendered| rendered.content.get().map(String::as_str) == value.as_str())
+    let text = |name: &str| field(name).and_then(Value::as_str);
+    msgflow_media::rendered_on_load(field("value").unwrap_or(&Value::Null), text("tag"), text("description"))
+        .is_ok_and(|rendered| Some(rendered.as_str()) == value.as_str())
 }
 
 /// Whether `value` is the `tool_name` pydantic-ai gives the tool part `part` (of kind `kind`) that

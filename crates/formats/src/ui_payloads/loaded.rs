@@ -107,22 +107,20 @@ fn render_structured_content<T: Target>(part: &mut Value, path: &str) -> Result<
         if !is_unrendered(item) {
             continue;
         }
-        let mut builder = msgflow_media::structured_content(field(item, "value").clone());
-        if let Some(tag) = field(item, "tag").as_str() {
-            builder = builder.tag(tag);
-        }
-        if let Some(description) = field(item, "description").as_str() {
-            builder = builder.description(description);
-        }
-        let rendered = builder.build().map_err(|err| {
+        let rendered = msgflow_media::rendered_on_load(
+            field(item, "value"),
+            field(item, "tag").as_str(),
+            field(item, "description").as_str(),
+        )
+        .map_err(|err| {
             Unsupported::not_loaded(
                 format!("{path}[{index}].tag"),
                 "this structured content without its rendered text",
                 &format!("rendering it on load raises `ValueError: {err}`"),
             )
         })?;
-        if let (Value::Object(object), Some(content)) = (item, rendered.content.get()) {
-            object.insert("content".into(), content.clone().into());
+        if let Value::Object(object) = item {
+            object.insert("content".into(), rendered.into());
         }
     }
     Ok(())

@@ -342,10 +342,6 @@ pub(super) fn request_item(
     }
 }
 
-/// A system prompt as the mappings take it: the standing ones lifted into the system field, a
-/// mid-conversation one in place or, without inline system prompts, `<system>`-wrapped
-/// (`_wrap_non_leading_system_prompts`). The application's own text: never looked at for
-/// lookalikes.
 /// The text pydantic-ai renders for a structured-content item stored without one, on load
 /// (`StructuredContent.__post_init__`: `render`, its default JSON, as the format an item was made
 /// with is not stored). A tag it refuses to render under makes the history one it does not load.
@@ -357,24 +353,25 @@ fn rendered_on_load(structured: &StructuredContent, at: PartLocation, path: &str
             "structured content too deeply nested to render",
         )
     })?;
-    let mut builder = msgflow_media::structured_content(value);
-    if let Some(tag) = structured.tag.get() {
-        builder = builder.tag(tag.as_str());
-    }
-    if let Some(description) = structured.description.get() {
-        builder = builder.description(description.as_str());
-    }
-    let item = builder.build().map_err(|err| {
+    msgflow_media::rendered_on_load(
+        &value,
+        structured.tag.get().map(String::as_str),
+        structured.description.get().map(String::as_str),
+    )
+    .map_err(|err| {
         ExportError::refused(
             at,
             &format!("{path}.tag"),
             "StructuredContent".to_owned(),
             format!("pydantic-ai 2.68.0 does not load it: rendering it raises `ValueError: {err}`"),
         )
-    })?;
-    Ok(item.content.get().cloned().unwrap_or_default())
+    })
 }
 
+/// A system prompt as the mappings take it: the standing ones lifted into the system field, a
+/// mid-conversation one in place or, without inline system prompts, `<system>`-wrapped
+/// (`_wrap_non_leading_system_prompts`). The application's own text: never looked at for
+/// lookalikes.
 pub(super) fn system_prompt_item(content: String, standing: bool, profile: Profile) -> RequestItem {
     if !standing && !profile.inline_system_prompts {
         RequestItem::WrappedSystemPrompt { content }
