@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 
 import pyarrow
@@ -49,6 +50,40 @@ def test_history_comes_back_in_the_form_it_was_given() -> None:
     as_text = msgflow.repair(SESSION.decode()).history
     assert isinstance(as_text, str)
     assert ModelMessagesTypeAdapter.dump_json(as_objects) == as_text.encode() == msgflow.repair(SESSION).history
+
+
+def test_a_history_as_json_values_comes_back_as_json_values_without_warnings() -> None:
+    # What `json.loads` or a database's JSON column gives: no pydantic-ai objects in or out.
+    values = json.loads(SESSION)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = msgflow.check(values)
+        repaired = msgflow.repair(values).history
+        trimmed = msgflow.trim(tuple(values), keep_turns=1).history
+        converted = msgflow.convert(values, to="pydantic-ai").output
+    assert [problem.code for problem in report.problems] == ["dangling-call", "dangling-call"]
+    assert isinstance(repaired, list) and isinstance(repaired[-1], dict)
+    assert repaired == json.loads(msgflow.repair(SESSION).history)
+    assert trimmed == json.loads(msgflow.trim(SESSION, keep_turns=1).history)
+    assert converted == values
+    assert msgflow.fmt(values) == msgflow.fmt(SESSION)
+    # Not a history: located as in its text.
+    with pytest.raises(msgflow.InvalidHistory) as raised:
+        msgflow.check([{"kind": "request", "parts": [{"part_kind": "user-prompt"}]}, 3])
+    assert raised.value.path.startswith("$[")
+
+
+def test_a_history_as_dump_python_gives_comes_back_so() -> None:
+    messages = ModelMessagesTypeAdapter.validate_json(SESSION)
+    python_values = ModelMessagesTypeAdapter.dump_python(messages)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        repaired = msgflow.repair(python_values).history
+        assert msgflow.fmt(python_values) == ModelMessagesTypeAdapter.dump_json(messages)
+        converted = msgflow.convert(python_values, to="pydantic-ai").output
+    expected = ModelMessagesTypeAdapter.validate_json(msgflow.repair(SESSION).history)
+    assert repaired == ModelMessagesTypeAdapter.dump_python(expected)
+    assert converted == python_values
 
 
 def test_fmt_is_dump_json() -> None:

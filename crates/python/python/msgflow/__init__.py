@@ -1,9 +1,10 @@
 """msgflow for Python: pydantic-ai message histories checked, repaired, trimmed and exported in Rust.
 
 Every function takes a history as pydantic-ai JSON (``bytes`` or ``str``, as
-``ModelMessagesTypeAdapter.dump_json`` writes it or as a database stores it) or as a sequence of
-``ModelMessage`` (bridged through pydantic-ai's own ``ModelMessagesTypeAdapter``), and gives a history
-back in the form it was given. The work is the same Rust code the ``msgflow`` command runs, with the
+``ModelMessagesTypeAdapter.dump_json`` writes it or as a database stores it), as JSON values (the
+dicts ``json.loads`` or a JSON column gives; or ``dump_python``'s), or as a sequence of ``ModelMessage``
+(bridged through pydantic-ai's own ``ModelMessagesTypeAdapter``), and gives a history back in the form
+it was given. The work is the same Rust code the ``msgflow`` command runs, with the
 GIL released. ``msgflow.pydantic_ai`` holds the agent capabilities (``FitContext``, ``ProviderGuard``).
 """
 
@@ -47,6 +48,11 @@ __all__ = [
 _BYTES = "bytes"
 _STR = "str"
 _MESSAGES = "messages"
+# JSON values, as `json.loads` or a database's JSON column gives a history: dicts, lists, strings...
+_OBJECTS = "objects"
+# Dicts as `ModelMessagesTypeAdapter.dump_python` gives them (datetimes, bytes): not JSON values.
+_PYTHON = "python"
+_JSON_TYPES = (dict, list, str, int, float, bool, type(None))
 
 
 def _adapter() -> Any:
@@ -70,10 +76,28 @@ def _to_json(history: Any) -> tuple[bytes, str]:
         # Lone surrogates cannot be JSON text; kept as bytes they make the parser name the place.
         return history.encode("utf-8", "surrogatepass"), _STR
     if isinstance(history, Sequence):
-        return _adapter().dump_json(list(history)), _MESSAGES
+        messages = list(history)
+        if not all(isinstance(message, _JSON_TYPES) for message in messages):
+            return _adapter().dump_json(messages), _MESSAGES
+        try:
+            return _json_values(messages), _OBJECTS
+        except (TypeError, ValueError):
+            # Not JSON values but what `dump_python` gives: read as pydantic-ai reads them, so
+            # that a datetime or bytes is written as its JSON dump writes it.
+            return _adapter().dump_json(_adapter().validate_python(messages)), _PYTHON
     raise TypeError(
-        f"expected a history as bytes, str or a sequence of pydantic-ai ModelMessage, not {type(history).__name__}"
+        "expected a history as bytes, str, a sequence of pydantic-ai ModelMessage or JSON values (dicts), "
+        f"not {type(history).__name__}"
     )
+
+
+def _json_values(data: Any) -> bytes:
+    """The JSON text of ``data``, JSON values as ``json.loads`` gives them; a ``TypeError`` for others.
+
+    A float that JSON cannot write (NaN, an infinity) is written as Python writes it, which is no
+    JSON: the parser then names its place as it names any other.
+    """
+    return json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _from_json(data: bytes, form: str) -> Any:
@@ -82,6 +106,10 @@ def _from_json(data: bytes, form: str) -> Any:
         return data
     if form == _STR:
         return data.decode("utf-8")
+    if form == _OBJECTS:
+        return json.loads(data)
+    if form == _PYTHON:
+        return _adapter().dump_python(_adapter().validate_json(data))
     return _adapter().validate_json(data)
 
 
@@ -428,8 +456,6 @@ def assemble(
     return Assembled(history=_from_json(assembled, form), report=json.loads(report_json))
 
 
-_OBJECTS = "objects"
-
 
 @dataclass(frozen=True)
 class Loss:
@@ -466,17 +492,15 @@ class Converted(_Result):
 
 
 def _convert_input(data: Any, from_: str) -> tuple[bytes, str]:
-    if isinstance(data, (bytes, bytearray, memoryview, str)):
-        return _to_json(data)
-    if from_ == "pydantic-ai" and isinstance(data, Sequence) and data and not isinstance(data[0], (dict, list, str)):
+    if isinstance(data, (bytes, bytearray, memoryview, str)) or (from_ == "pydantic-ai" and isinstance(data, Sequence)):
         return _to_json(data)
     if isinstance(data, (list, dict)):
-        return json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass"), _OBJECTS
+        return _json_values(data), _OBJECTS
     raise TypeError(f"expected the input as bytes, str, a list of ModelMessage or JSON values, not {type(data).__name__}")
 
 
 def _convert_output(document: bytes, form: str, history: bool) -> Any:
-    if form in (_BYTES, _STR) or (history and form == _MESSAGES):
+    if form in (_BYTES, _STR) or (history and form in (_MESSAGES, _PYTHON)):
         return _from_json(document, form)
     return json.loads(document)
 
