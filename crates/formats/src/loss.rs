@@ -626,21 +626,21 @@ mod tests {
     #[test]
     fn values_written_otherwise_that_load_alike_are_no_loss() {
         let original = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "+/8", "media_type": "image/png"}}],
-            "timestamp": "2026-07-01T09:00:02.000000Z", "usage": {"details": null, "output_tokens": 0}}]);
+            "timestamp": "2026-07-01T09:00:02.000000Z", "usage": {"details": null, "output_tokens": 0, "audio_seconds": 0.0}}]);
         let back = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "-_8=", "media_type": "image/png", "kind": "binary"}}],
             "timestamp": "2026-07-01T09:00:02Z", "usage": {"details": {}}}]);
         let mut report = Report::default();
         diff(&original, &back, 0, &mut report);
         assert!(report.is_lossless(), "{:?}", report.losses);
-        // Not another instant, another offset, or a float's sign.
+        // Not another instant, another offset, or a float's sign (an `int` field reads `-0.0` as 0).
         let back = json!([{"kind": "response", "parts": [{"part_kind": "file", "content": {"data": "+/8", "media_type": "image/png"}}],
-            "timestamp": "2026-07-01T09:00:02+01:00", "usage": {"details": {}, "output_tokens": -0.0}}]);
+            "timestamp": "2026-07-01T09:00:02+01:00", "usage": {"details": {}, "output_tokens": -0.0, "audio_seconds": -0.0}}]);
         diff(&original, &back, 0, &mut report);
         assert_eq!(
             kinds_and_paths(&report),
             [
                 (LossKind::Changed, "$[0].timestamp"),
-                (LossKind::Changed, "$[0].usage.output_tokens")
+                (LossKind::Changed, "$[0].usage.audio_seconds")
             ]
         );
     }
@@ -693,6 +693,48 @@ mod tests {
             [(LossKind::Dropped, "$[0].parts[0].content_file_digests[0]".to_owned())]
         );
         assert!(part_diff(without_record(part(json!([]))), part(json!([digest]))).is_empty());
+    }
+
+    #[test]
+    fn a_lax_scalar_spelled_otherwise_is_no_difference() {
+        // pydantic-ai reads `"off"` as `False`, `5.0` and `"5"` as `5`, `5` as `5.0`.
+        let found = part_diff(
+            json!({"part_kind": "model-settings-delta", "settings": {}, "top_level": "off"}),
+            json!({"part_kind": "model-settings-delta", "settings": {}, "top_level": false}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+        // Left out, `top_level` is the schema's `false`, however the other side spells it.
+        let found = part_diff(
+            json!({"part_kind": "model-settings-delta", "settings": {}, "top_level": "no"}),
+            json!({"part_kind": "model-settings-delta", "settings": {}}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+        let found = part_diff(
+            json!({"part_kind": "model-settings-delta", "settings": {}, "top_level": "on"}),
+            json!({"part_kind": "model-settings-delta", "settings": {}, "top_level": false}),
+        );
+        assert_eq!(found, [(LossKind::Changed, "$[0].parts[0].top_level".to_owned())]);
+        let found = part_diff(
+            json!({"part_kind": "retry-feedback", "content": "x", "retry": {"cause": "model_retry", "attempt": 2.0}}),
+            json!({"part_kind": "retry-feedback", "content": "x", "retry": {"cause": "model_retry", "attempt": "2"}}),
+        );
+        assert!(found.is_empty(), "{found:?}");
+        // In data, a spelling is the data's own.
+        let found = part_diff(
+            json!({"part_kind": "tool-call", "tool_name": "f", "args": {"top_level": "off"}, "tool_call_id": "c"}),
+            json!({"part_kind": "tool-call", "tool_name": "f", "args": {"top_level": false}, "tool_call_id": "c"}),
+        );
+        assert_eq!(found, [(LossKind::Changed, "$[0].parts[0].args.top_level".to_owned())]);
+        // A usage's counter: `"5"` is 5, and `"0"` is the zero a counter left out loads as.
+        let response = |usage: Value| json!([{"kind": "response", "parts": [], "usage": usage}]);
+        let mut report = Report::default();
+        diff(
+            &response(json!({"input_tokens": "5", "output_tokens": "0", "audio_seconds": 1})),
+            &response(json!({"input_tokens": 5, "audio_seconds": 1.0})),
+            0,
+            &mut report,
+        );
+        assert!(report.is_lossless(), "{:?}", report.losses);
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub(crate) fn delta_payload(part: &Value) -> Value {
                 .filter(|(key, _)| key.as_str() == "thinking")
                 .map(|(key, value)| (key.clone(), value.clone()))
                 .collect();
-            json!({"settings": settings, "top_level": field(part, "top_level").as_bool().unwrap_or(false)})
+            json!({"settings": settings, "top_level": msgflow_wire::lax::boolean(field(part, "top_level")).unwrap_or(false)})
         }
     }
 }

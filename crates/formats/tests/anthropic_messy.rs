@@ -580,3 +580,46 @@ fn deferred_tool_blocks_read_as_the_parts_pydantic_ai_made_them_of() {
         assert!(message.contains(expected), "{message}");
     }
 }
+
+#[test]
+fn an_uploaded_document_gets_a_media_type_only_where_its_id_names_another_kind() {
+    let prompt = |file_id: &str| {
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "read this"},
+            {"type": "document", "source": {"type": "file", "file_id": file_id}}]}])
+    };
+    // pydantic-ai infers `application/octet-stream` and `application/pdf`: a document either way.
+    for file_id in ["file_011", "gs://b/report.pdf"] {
+        let (history, report) = from(prompt(file_id));
+        assert_eq!(
+            history[0]["parts"][0]["content"][1]["media_type"],
+            Value::Null,
+            "{file_id}"
+        );
+        assert!(
+            !report
+                .paths(LossKind::Invented)
+                .iter()
+                .any(|path| path.contains("source")),
+            "{file_id}"
+        );
+    }
+    // A video's extension would make pydantic-ai refuse the upload, a picture's send an image.
+    for file_id in ["gs://b/v.mp4", "a.png"] {
+        let (history, report) = from(prompt(file_id));
+        let item = &history[0]["parts"][0]["content"][1];
+        assert_eq!(item["media_type"], "application/octet-stream", "{file_id}");
+        assert!(
+            report.paths(LossKind::Invented).contains(&"$[0].content[1].source"),
+            "{file_id}: {report:?}"
+        );
+        let back = convert(&history.to_string(), Format::PydanticAi, Format::Anthropic).unwrap();
+        let msgflow_formats::Output::Documents(requests) = back.output else {
+            unreachable!()
+        };
+        assert_eq!(
+            requests[0]["messages"][0]["content"][1]["type"], "document",
+            "{file_id}"
+        );
+    }
+}

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::rt;
 #[allow(unused_imports)]
 use crate::{
-    Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp,
-    UnknownObject,
+    Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, LaxScalar, RawJson,
+    Timestamp, UnknownObject,
 };
 
 /// One message of a pydantic-ai history, tagged by `kind` (required; missing or null gives `union_tag_not_found`). An unknown `kind` is an error in pydantic-ai and in msgflow (legacy role-based messages fail too).
@@ -7596,4 +7596,47 @@ pub fn written_only_when_given(tag: Option<&str>, key: &str) -> bool {
             | (None, "unmeasured_requests")
             | (None, "thinking")
     )
+}
+/// The kind of scalar pydantic-ai reads `key` of an object whose tag is `tag` as (`None` for an
+/// object without one, such as a usage), in lax mode: [`LaxScalar::reads_alike`] tells which
+/// spellings it reads as one value.
+///
+/// ```
+/// use msgflow_wire::LaxScalar;
+/// assert_eq!(msgflow_wire::lax_scalar(Some("model-settings-delta"), "top_level"), Some(LaxScalar::Bool));
+/// assert_eq!(msgflow_wire::lax_scalar(None, "input_tokens"), Some(LaxScalar::Int));
+/// assert_eq!(msgflow_wire::lax_scalar(Some("text"), "content"), None);
+/// ```
+pub fn lax_scalar(tag: Option<&str>, key: &str) -> Option<LaxScalar> {
+    match (tag, key) {
+        (Some("model-settings-delta"), "top_level") => Some(LaxScalar::Bool),
+        (Some("speech"), "interrupted_at_ms") => Some(LaxScalar::Int),
+        (None, "attempt") => Some(LaxScalar::Int),
+        (None, "max_retries") => Some(LaxScalar::Int),
+        (Some("content"), "start") => Some(LaxScalar::Int),
+        (Some("content"), "end") => Some(LaxScalar::Int),
+        (Some("marker"), "start") => Some(LaxScalar::Int),
+        (Some("marker"), "end") => Some(LaxScalar::Int),
+        (None, "start_ms") => Some(LaxScalar::Int),
+        (None, "duration_ms") => Some(LaxScalar::Int),
+        (None, "dynamic") => Some(LaxScalar::Bool),
+        (Some("instruction-digest"), "dynamic") => Some(LaxScalar::Bool),
+        (None, "input_tokens") => Some(LaxScalar::Int),
+        (None, "request_tokens") => Some(LaxScalar::Int),
+        (None, "cache_write_tokens") => Some(LaxScalar::Int),
+        (None, "cache_write_1h_tokens") => Some(LaxScalar::Int),
+        (None, "cache_read_tokens") => Some(LaxScalar::Int),
+        (None, "output_tokens") => Some(LaxScalar::Int),
+        (None, "response_tokens") => Some(LaxScalar::Int),
+        (None, "unmeasured_requests") => Some(LaxScalar::Int),
+        (None, "output_reasoning_tokens") => Some(LaxScalar::Int),
+        (None, "input_audio_tokens") => Some(LaxScalar::Int),
+        (None, "cache_audio_read_tokens") => Some(LaxScalar::Int),
+        (None, "output_audio_tokens") => Some(LaxScalar::Int),
+        (None, "audio_seconds") => Some(LaxScalar::Float),
+        (Some("part_start"), "index") => Some(LaxScalar::Int),
+        (Some("part_delta"), "index") => Some(LaxScalar::Int),
+        (Some("part_end"), "index") => Some(LaxScalar::Int),
+        _ => None,
+    }
 }

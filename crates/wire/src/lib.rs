@@ -53,7 +53,9 @@ pub use generated::*;
 
 pub use non_finite::has_non_finite_literal;
 pub use raw::{Normalized, RawJson};
-pub use scalars::{Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, OutOfRange, ParseIntError};
+pub use scalars::{
+    Decimal, Duration, FileDigests, Float, ForceDownload, Int, LaxBool, LaxScalar, OutOfRange, ParseIntError,
+};
 pub use timestamp::{Timestamp, TimestampError, TimestampParts};
 pub use typed::{ShapeMismatch, TypedKey, TypedRoute, TypedShape, TypedValue};
 

@@ -19,6 +19,47 @@ pub use self::lax_bool::LaxBool;
 pub(crate) use self::lax_bool::{read_lax_bool, str_as_bool, BoolRefusal};
 use crate::RawJson;
 
+/// The kind of a scalar field pydantic-ai reads in lax mode ([`crate::lax_scalar`] names the
+/// fields): a `bool`, an `int` or a `float`, each of which it reads from several spellings
+/// (`"off"` and `0` are `False`, `5.0` and `"5"` are `5`, `5` is `5.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaxScalar {
+    /// A `bool` ([`LaxBool`]).
+    Bool,
+    /// An `int` ([`Int`]).
+    Int,
+    /// A `float` ([`Float`]).
+    Float,
+}
+
+impl LaxScalar {
+    /// Whether pydantic-ai reads the JSON values `left` and `right` of a field of this kind as the
+    /// same value (a float's sign included); `false` where it reads either as none.
+    ///
+    /// ```
+    /// use msgflow_wire::LaxScalar;
+    /// use serde_json::json;
+    /// assert!(LaxScalar::Bool.reads_alike(&json!("off"), &json!(false)));
+    /// assert!(LaxScalar::Int.reads_alike(&json!(5.0), &json!("5")));
+    /// assert!(LaxScalar::Float.reads_alike(&json!(5), &json!(5.0)));
+    /// assert!(!LaxScalar::Float.reads_alike(&json!(0.0), &json!(-0.0)));
+    /// assert!(!LaxScalar::Int.reads_alike(&json!(5), &json!(6)));
+    /// assert!(!LaxScalar::Bool.reads_alike(&json!("maybe"), &json!("maybe")));
+    /// ```
+    pub fn reads_alike(self, left: &serde_json::Value, right: &serde_json::Value) -> bool {
+        match self {
+            LaxScalar::Bool => crate::lax::boolean(left).is_some_and(|left| crate::lax::boolean(right) == Some(left)),
+            LaxScalar::Int => crate::lax::int(left).is_some_and(|left| crate::lax::int(right) == Some(left)),
+            // By their bits: Python keeps (and writes) the sign of `-0.0`.
+            LaxScalar::Float => {
+                let read =
+                    |value: &serde_json::Value| Float::deserialize(value).ok().map(|float| float.value().to_bits());
+                read(left).is_some_and(|left| read(right) == Some(left))
+            }
+        }
+    }
+}
+
 macro_rules! opaque_scalar {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -21,7 +21,7 @@ impl Model {
              use serde::{Deserialize, Serialize};\n\n\
              use crate::rt;\n\
              #[allow(unused_imports)]\n\
-             use crate::{Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, RawJson, Timestamp, UnknownObject};\n\n",
+             use crate::{Base64Data, Decimal, Duration, Extra, Field, FileDigests, Float, ForceDownload, Int, LaxBool, LaxScalar, RawJson, Timestamp, UnknownObject};\n\n",
         );
         for def in &self.defs {
             match &def.kind {
@@ -41,6 +41,7 @@ impl Model {
         schema_defaults::emit_data_keys(&self.defs, &mut out);
         schema_defaults::emit_legacy_aliases(&self.defs, &mut out);
         schema_defaults::emit_conditional_keys(&self.defs, &mut out)?;
+        schema_defaults::emit_lax_scalars(&self.defs, &mut out);
         Ok(out)
     }
 

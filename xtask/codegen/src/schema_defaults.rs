@@ -1,8 +1,9 @@
-//! `schema_default` and `holds_data` of `crates/wire/src/generated.rs`: the default the schema
-//! gives each key of a tagged object where that default is a value pydantic-ai fills in for the key
-//! left out, and the keys whose values pydantic-ai keeps as written (`dict[str, Any]`, `Any`), for
-//! the hand-written code that judges whether a difference changes what pydantic-ai loads (the loss
-//! report of `msgflow-formats`).
+//! The tables of `crates/wire/src/generated.rs` that the hand-written code judging whether a
+//! difference changes what pydantic-ai loads (the loss report of `msgflow-formats`) reads:
+//! `schema_default` (the default the schema gives each key of a tagged object, where pydantic-ai
+//! fills it in for the key left out), `holds_data` (the keys whose values pydantic-ai keeps as
+//! written: `dict[str, Any]`, `Any`), `legacy_alias_of`, `written_only_when_given` and
+//! `lax_scalar` (the fields it reads in lax mode as `int`, `float` or `bool`).
 
 use std::fmt::Write as _;
 
@@ -190,4 +191,52 @@ pub(super) fn emit_conditional_keys(defs: &[Def], out: &mut String) -> Result<()
     out.push_str(&arms.join("\n| "));
     out.push_str(")\n}\n");
     Ok(())
+}
+
+/// `lax_scalar`: the scalar fields pydantic-ai reads in lax mode (`int`, `float`, `bool`), by the
+/// tag of the object holding them (`None` for the objects without one, such as a usage). A key two
+/// objects of one tag type differently is left out.
+pub(super) fn emit_lax_scalars(defs: &[Def], out: &mut String) {
+    let mut arms: Vec<(Option<String>, String, Option<&str>)> = Vec::new();
+    for (tag, s) in tagged_structs(defs) {
+        let tag = tag.cloned();
+        for prop in &s.props {
+            let PropKind::Value { ty, .. } = &prop.kind else {
+                continue;
+            };
+            let kind = match ty {
+                Ty::I64 => Some("Int"),
+                Ty::F64 => Some("Float"),
+                Ty::Bool => Some("Bool"),
+                Ty::Named(name) if name == "LaxBool" => Some("Bool"),
+                _ => None,
+            };
+            match arms.iter_mut().find(|(t, k, _)| *t == tag && *k == prop.key) {
+                Some((_, _, other)) if *other != kind => *other = None,
+                Some(_) => {}
+                None => arms.push((tag.clone(), prop.key.clone(), kind)),
+            }
+        }
+    }
+    out.push_str(
+        "/// The kind of scalar pydantic-ai reads `key` of an object whose tag is `tag` as (`None` for an\n\
+         /// object without one, such as a usage), in lax mode: [`LaxScalar::reads_alike`] tells which\n\
+         /// spellings it reads as one value.\n\
+         ///\n\
+         /// ```\n\
+         /// use msgflow_wire::LaxScalar;\n\
+         /// assert_eq!(msgflow_wire::lax_scalar(Some(\"model-settings-delta\"), \"top_level\"), Some(LaxScalar::Bool));\n\
+         /// assert_eq!(msgflow_wire::lax_scalar(None, \"input_tokens\"), Some(LaxScalar::Int));\n\
+         /// assert_eq!(msgflow_wire::lax_scalar(Some(\"text\"), \"content\"), None);\n\
+         /// ```\n\
+         pub fn lax_scalar(tag: Option<&str>, key: &str) -> Option<LaxScalar> {\nmatch (tag, key) {\n",
+    );
+    for (tag, key, kind) in &arms {
+        let Some(kind) = kind else { continue };
+        let tag = tag
+            .as_ref()
+            .map_or_else(|| "None".to_owned(), |tag| format!("Some({})", lit(tag)));
+        let _ = writeln!(out, "({tag}, {}) => Some(LaxScalar::{kind}),", lit(key));
+    }
+    out.push_str("_ => None,\n}\n}\n");
 }

@@ -439,6 +439,18 @@ impl Reader<'_> {
                         &source_path,
                         "the media type of an uploaded image (`image/*`)",
                     );
+                } else if !msgflow_media::uploaded_file_media_type(string("file_id")?)
+                    .is_ok_and(|inferred| inferred.starts_with("text/") || inferred.starts_with("application/"))
+                {
+                    // A document only for a `text/...` or `application/...` type, which pydantic-ai
+                    // infers from the id's extension: one that says otherwise (`v.mp4`, `a.png`)
+                    // gets the type it infers for an id without one.
+                    item["media_type"] = json!("application/octet-stream");
+                    self.loss(
+                        LossKind::Invented,
+                        &source_path,
+                        "the media type of an uploaded document (`application/octet-stream`)",
+                    );
                 }
                 Ok(item)
             }

@@ -29,7 +29,7 @@ impl Place<'_> {
         let right_value = found.unwrap_or(&Value::Null);
         same_value(left_value, right_value)
             || found.is_none()
-                && (is_left_out_default(kind, owner, left_value) || is_schema_default(kind, key, left_value))
+                && (is_left_out_default(kind, owner, key, left_value) || is_schema_default(kind, key, left_value))
             || !data && right_value.is_null() && is_computed_default(left, kind, key, left_value)
             || !data && loads_alike(kind, owner, key, left_value, right_value)
             || !data && is_rendered_on_load(left, kind, key, right_value)
@@ -54,7 +54,7 @@ impl Place<'_> {
         !data
             && (holds_under_legacy_name(left, kind, key)
                 || !msgflow_wire::written_only_when_given(kind, key)
-                    && (is_left_out_default(kind, owner, value)
+                    && (is_left_out_default(kind, owner, key, value)
                         || is_schema_default(kind, key, value)
                         || is_computed_default(right, kind, key, value)
                         || loads_alike(kind, owner, key, &Value::Null, value)
@@ -117,13 +117,16 @@ pub(super) fn same_value(original: &Value, back: &Value) -> bool {
     }
 }
 
-/// Whether `value`, of a key an object of kind `kind` (held by `owner`) leaves out, is what
+/// Whether `value`, of `key` that an object of kind `kind` (held by `owner`) leaves out, is what
 /// pydantic-ai fills in for any such key: `null`, or in a usage, whose counters default to zero,
-/// any [`is_default`] value. A tagged object's other defaults are the schema's
-/// ([`is_schema_default`]).
-fn is_left_out_default(kind: Option<&str>, owner: &str, value: &Value) -> bool {
+/// any [`is_default`] value or a counter zero however spelled (`"0"`). A tagged object's other
+/// defaults are the schema's ([`is_schema_default`]).
+fn is_left_out_default(kind: Option<&str>, owner: &str, key: &str, value: &Value) -> bool {
     match kind {
-        None if owner.ends_with(".usage") => is_default(value),
+        None if owner.ends_with(".usage") => {
+            is_default(value)
+                || msgflow_wire::lax_scalar(None, key).is_some_and(|scalar| scalar.reads_alike(&Value::from(0), value))
+        }
         _ => value.is_null(),
     }
 }
@@ -149,8 +152,11 @@ fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
     kind.and_then(|kind| msgflow_wire::schema_default(kind, key))
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .is_some_and(|default| {
-            // An object defaulted whole (a response's `usage`) is its fields' defaults.
-            same_value(&default, value) || default.is_object() && value.is_object() && is_default(value)
+            // An object defaulted whole (a response's `usage`) is its fields' defaults; a scalar
+            // may be spelled as pydantic-ai reads it (`top_level: "off"`).
+            same_value(&default, value)
+                || default.is_object() && value.is_object() && is_default(value)
+                || msgflow_wire::lax_scalar(kind, key).is_some_and(|scalar| scalar.reads_alike(&default, value))
         })
 }
 
@@ -229,7 +235,9 @@ fn is_routed_tool_name(part: &Map<String, Value>, kind: Option<&str>, key: &str,
 /// load alike though they are written otherwise (`null` standing for a key left out): timestamps
 /// of the same instant and offset (`2025-01-01T00:00:00.000Z` and `2025-01-01T00:00:00Z`), a
 /// binary item's data in either base64 alphabet, padded or not (`BinaryContent`'s validator), and
-/// a usage's `details` that are both empty or falsy (`usage._with_legacy_defaults` makes them `{}`).
+/// a usage's `details` that are both empty or falsy (`usage._with_legacy_defaults` makes them `{}`),
+/// and a scalar field pydantic-ai reads in lax mode (`msgflow_wire::lax_scalar`) written in two
+/// spellings of one value (`"off"` and `false`, `5.0` and `5`).
 fn loads_alike(kind: Option<&str>, owner: &str, key: &str, left: &Value, right: &Value) -> bool {
     match key {
         "timestamp" => {
@@ -253,7 +261,7 @@ fn loads_alike(kind: Option<&str>, owner: &str, key: &str, left: &Value, right: 
             };
             falsy(left) && falsy(right)
         }
-        _ => false,
+        _ => msgflow_wire::lax_scalar(kind, key).is_some_and(|scalar| scalar.reads_alike(left, right)),
     }
 }
 
