@@ -428,8 +428,9 @@ impl Reader<'_> {
                 }
             }
             Some("file") => {
+                let file_id = string("file_id")?;
                 let mut item = json!({
-                    "kind": "uploaded-file", "file_id": string("file_id")?, "provider_name": SYSTEM, "media_type": null,
+                    "kind": "uploaded-file", "file_id": file_id, "provider_name": SYSTEM, "media_type": null,
                 });
                 if image {
                     // `_map_uploaded_file` sends an image only for an `image/...` media type.
@@ -439,7 +440,7 @@ impl Reader<'_> {
                         &source_path,
                         "the media type of an uploaded image (`image/*`)",
                     );
-                } else if !msgflow_media::uploaded_file_media_type(string("file_id")?)
+                } else if !msgflow_media::uploaded_file_media_type(file_id)
                     .is_ok_and(|inferred| inferred.starts_with("text/") || inferred.starts_with("application/"))
                 {
                     // A document only for a `text/...` or `application/...` type, which pydantic-ai
