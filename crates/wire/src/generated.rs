@@ -145,7 +145,15 @@ impl ModelRequest {
 
 impl Serialize for ModelRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.timestamp.is_absent())
+            + usize::from(!self.instructions.is_absent())
+            + usize::from(!self.run_id.is_absent())
+            + usize::from(!self.conversation_id.is_absent())
+            + usize::from(!self.metadata.is_absent())
+            + usize::from(!self.state.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("parts", &self.parts)?;
         rt::serialize_field(&mut map, "timestamp", &self.timestamp)?;
         rt::serialize_field(&mut map, "instructions", &self.instructions)?;
@@ -312,7 +320,28 @@ impl ModelResponse {
 
 impl Serialize for ModelResponse {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.usage.is_absent())
+            + usize::from(!self.model_name.is_absent())
+            + usize::from(!self.model_id.is_absent())
+            + usize::from(!self.timestamp.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_url.is_absent())
+            + usize::from(!self.canonical_system.is_absent())
+            + usize::from(!self.provider_details.is_absent())
+            + usize::from(!self.vendor_details.is_absent())
+            + usize::from(!self.provider_response_id.is_absent())
+            + usize::from(!self.vendor_id.is_absent())
+            + usize::from(!self.finish_reason.is_absent())
+            + usize::from(!self.run_id.is_absent())
+            + usize::from(!self.conversation_id.is_absent())
+            + usize::from(!self.metadata.is_absent())
+            + usize::from(!self.workspace_ref.is_absent())
+            + usize::from(!self.history_digest.is_absent())
+            + usize::from(!self.failed_attempts.is_absent())
+            + usize::from(!self.state.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("parts", &self.parts)?;
         rt::serialize_field(&mut map, "usage", &self.usage)?;
         rt::serialize_field(&mut map, "model_name", &self.model_name)?;
@@ -685,7 +714,14 @@ impl SystemPromptPart {
 
 impl Serialize for SystemPromptPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.timestamp.is_absent())
+            + usize::from(!self.dynamic_ref.is_absent())
+            + usize::from(!self.context_id.is_absent())
+            + usize::from(!self.scope.is_absent())
+            + usize::from(!self.metadata.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "timestamp", &self.timestamp)?;
         rt::serialize_field(&mut map, "dynamic_ref", &self.dynamic_ref)?;
@@ -787,7 +823,8 @@ impl UserPromptPart {
 
 impl Serialize for UserPromptPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len() + usize::from(!self.timestamp.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "timestamp", &self.timestamp)?;
         map.serialize_entry("part_kind", "user-prompt")?;
@@ -895,7 +932,17 @@ impl ToolReturnPart {
 
 impl Serialize for ToolReturnPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.tool_name_absent)
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.tool_kind.is_absent())
+            + usize::from(!self.metadata.is_absent())
+            + usize::from(!self.timestamp.is_absent())
+            + usize::from(!self.outcome.is_absent())
+            + usize::from(!self.retry.is_absent())
+            + usize::from(!self.content_file_digests.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         if !self.tool_name_absent {
             map.serialize_entry("tool_name", &self.tool_name)?;
         }
@@ -1026,7 +1073,8 @@ impl RetryFeedbackPart {
 
 impl Serialize for RetryFeedbackPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len() + usize::from(!self.timestamp.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         map.serialize_entry("retry", &self.retry)?;
         rt::serialize_field(&mut map, "timestamp", &self.timestamp)?;
@@ -1119,7 +1167,12 @@ impl RetryPromptPart {
 
 impl Serialize for RetryPromptPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.tool_name.is_absent())
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.timestamp.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "tool_name", &self.tool_name)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
@@ -1222,7 +1275,12 @@ impl Default for ToolAvailabilityDeltaPart {
 
 impl Serialize for ToolAvailabilityDeltaPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.tools_added.is_absent())
+            + usize::from(!self.added.is_absent())
+            + usize::from(!self.tool_call_id.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "tools_added", &self.tools_added)?;
         rt::serialize_field(&mut map, "added", &self.added)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
@@ -1320,7 +1378,9 @@ impl Default for CapabilityLoadDeltaPart {
 
 impl Serialize for CapabilityLoadDeltaPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries =
+            1 + self.extra.len() + usize::from(!self.loaded.is_absent()) + usize::from(!self.tool_call_id.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "loaded", &self.loaded)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
         map.serialize_entry("part_kind", "capability-load-delta")?;
@@ -1402,7 +1462,8 @@ impl ModelSettingsDeltaPart {
 
 impl Serialize for ModelSettingsDeltaPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len() + usize::from(!self.top_level.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("settings", &self.settings)?;
         rt::serialize_field(&mut map, "top_level", &self.top_level)?;
         map.serialize_entry("part_kind", "model-settings-delta")?;
@@ -1487,7 +1548,8 @@ impl InstructionDeltaPart {
 
 impl Serialize for InstructionDeltaPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len() + usize::from(!self.base_hash.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("id", &self.id)?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "base_hash", &self.base_hash)?;
@@ -1571,7 +1633,8 @@ impl InstructionBaselinePart {
 
 impl Serialize for InstructionBaselinePart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("instructions", &self.instructions)?;
         map.serialize_entry("part_kind", "instruction-baseline")?;
         self.extra.serialize_into(&mut map)?;
@@ -1666,7 +1729,14 @@ impl Default for CompactionPart {
 
 impl Serialize for CompactionPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.content.is_absent())
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent())
+            + usize::from(!self.metadata.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "content", &self.content)?;
         rt::serialize_field(&mut map, "id", &self.id)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
@@ -1781,7 +1851,16 @@ impl SpeechPart {
 
 impl Serialize for SpeechPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.transcript.is_absent())
+            + usize::from(!self.audio.is_absent())
+            + usize::from(!self.interrupted_at_ms.is_absent())
+            + usize::from(!self.timestamps.is_absent())
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("speaker", &self.speaker)?;
         rt::serialize_field(&mut map, "transcript", &self.transcript)?;
         rt::serialize_field(&mut map, "audio", &self.audio)?;
@@ -2079,7 +2158,13 @@ impl TextPart {
 
 impl Serialize for TextPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent())
+            + usize::from(!self.citations.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "id", &self.id)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
@@ -2187,7 +2272,13 @@ impl ThinkingPart {
 
 impl Serialize for ThinkingPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.signature.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "id", &self.id)?;
         rt::serialize_field(&mut map, "signature", &self.signature)?;
@@ -2304,7 +2395,16 @@ impl ToolCallPart {
 
 impl Serialize for ToolCallPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.tool_name_absent)
+            + usize::from(!self.args.is_absent())
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.tool_kind.is_absent())
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         if !self.tool_name_absent {
             map.serialize_entry("tool_name", &self.tool_name)?;
         }
@@ -2440,7 +2540,16 @@ impl NativeToolCallPart {
 
 impl Serialize for NativeToolCallPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.tool_name_absent)
+            + usize::from(!self.args.is_absent())
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.tool_kind.is_absent())
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         if !self.tool_name_absent {
             map.serialize_entry("tool_name", &self.tool_name)?;
         }
@@ -2584,7 +2693,18 @@ impl NativeToolReturnPart {
 
 impl Serialize for NativeToolReturnPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.tool_name_absent)
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.tool_kind.is_absent())
+            + usize::from(!self.metadata.is_absent())
+            + usize::from(!self.timestamp.is_absent())
+            + usize::from(!self.outcome.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent())
+            + usize::from(!self.content_file_digests.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         if !self.tool_name_absent {
             map.serialize_entry("tool_name", &self.tool_name)?;
         }
@@ -2722,7 +2842,12 @@ impl FilePart {
 
 impl Serialize for FilePart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "id", &self.id)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
@@ -3003,7 +3128,8 @@ impl TextContent {
 
 impl Serialize for TextContent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len() + usize::from(!self.metadata.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "metadata", &self.metadata)?;
         map.serialize_entry("kind", "text-content")?;
@@ -3094,7 +3220,13 @@ impl StructuredContent {
 
 impl Serialize for StructuredContent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.content.is_absent())
+            + usize::from(!self.metadata.is_absent())
+            + usize::from(!self.tag.is_absent())
+            + usize::from(!self.description.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "content", &self.content)?;
         rt::serialize_field(&mut map, "metadata", &self.metadata)?;
         map.serialize_entry("kind", "structured-content")?;
@@ -3200,7 +3332,13 @@ impl ImageUrl {
 
 impl Serialize for ImageUrl {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.force_download.is_absent())
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.media_type.is_absent())
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("url", &self.url)?;
         rt::serialize_field(&mut map, "force_download", &self.force_download)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3306,7 +3444,13 @@ impl AudioUrl {
 
 impl Serialize for AudioUrl {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.force_download.is_absent())
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.media_type.is_absent())
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("url", &self.url)?;
         rt::serialize_field(&mut map, "force_download", &self.force_download)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3412,7 +3556,13 @@ impl VideoUrl {
 
 impl Serialize for VideoUrl {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.force_download.is_absent())
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.media_type.is_absent())
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("url", &self.url)?;
         rt::serialize_field(&mut map, "force_download", &self.force_download)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3518,7 +3668,13 @@ impl DocumentUrl {
 
 impl Serialize for DocumentUrl {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.force_download.is_absent())
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.media_type.is_absent())
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("url", &self.url)?;
         rt::serialize_field(&mut map, "force_download", &self.force_download)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3625,7 +3781,12 @@ impl BinaryContent {
 
 impl Serialize for BinaryContent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.kind_absent)
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("data", &self.data)?;
         map.serialize_entry("media_type", &self.media_type)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3733,7 +3894,12 @@ impl UploadedFile {
 
 impl Serialize for UploadedFile {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3
+            + self.extra.len()
+            + usize::from(!self.vendor_metadata.is_absent())
+            + usize::from(!self.media_type.is_absent())
+            + usize::from(!self.identifier.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("file_id", &self.file_id)?;
         map.serialize_entry("provider_name", &self.provider_name)?;
         rt::serialize_field(&mut map, "vendor_metadata", &self.vendor_metadata)?;
@@ -3833,7 +3999,8 @@ impl Default for CachePoint {
 
 impl Serialize for CachePoint {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1 + self.extra.len() + usize::from(!self.ttl.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("kind", "cache-point")?;
         rt::serialize_field(&mut map, "ttl", &self.ttl)?;
         self.extra.serialize_into(&mut map)?;
@@ -3907,7 +4074,9 @@ impl RetryInfo {
 
 impl Serialize for RetryInfo {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries =
+            1 + self.extra.len() + usize::from(!self.attempt.is_absent()) + usize::from(!self.max_retries.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("cause", &self.cause)?;
         rt::serialize_field(&mut map, "attempt", &self.attempt)?;
         rt::serialize_field(&mut map, "max_retries", &self.max_retries)?;
@@ -3988,7 +4157,8 @@ impl Citation {
 
 impl Serialize for Citation {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1 + self.extra.len() + usize::from(!self.anchor.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("sources", &self.sources)?;
         rt::serialize_field(&mut map, "anchor", &self.anchor)?;
         self.extra.serialize_into(&mut map)?;
@@ -4157,7 +4327,9 @@ impl WebCitationSource {
 
 impl Serialize for WebCitationSource {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries =
+            2 + self.extra.len() + usize::from(!self.title.is_absent()) + usize::from(!self.excerpts.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("url", &self.url)?;
         rt::serialize_field(&mut map, "title", &self.title)?;
         rt::serialize_field(&mut map, "excerpts", &self.excerpts)?;
@@ -4253,7 +4425,12 @@ impl Default for DocumentCitationSource {
 
 impl Serialize for DocumentCitationSource {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.document_id.is_absent())
+            + usize::from(!self.title.is_absent())
+            + usize::from(!self.excerpts.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "document_id", &self.document_id)?;
         rt::serialize_field(&mut map, "title", &self.title)?;
         rt::serialize_field(&mut map, "excerpts", &self.excerpts)?;
@@ -4425,7 +4602,8 @@ impl ContentCitationAnchor {
 
 impl Serialize for ContentCitationAnchor {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("start", &self.start)?;
         map.serialize_entry("end", &self.end)?;
         map.serialize_entry("kind", "content")?;
@@ -4507,7 +4685,8 @@ impl MarkerCitationAnchor {
 
 impl Serialize for MarkerCitationAnchor {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("start", &self.start)?;
         map.serialize_entry("end", &self.end)?;
         map.serialize_entry("kind", "marker")?;
@@ -4592,7 +4771,8 @@ impl SpeechTimestamp {
 
 impl Serialize for SpeechTimestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len() + usize::from(!self.granularity.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("text", &self.text)?;
         map.serialize_entry("start_ms", &self.start_ms)?;
         map.serialize_entry("duration_ms", &self.duration_ms)?;
@@ -4757,7 +4937,14 @@ impl InstructionPart {
 
 impl Serialize for InstructionPart {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.dynamic.is_absent())
+            + usize::from(!self.on_change.is_absent())
+            + usize::from(!self.name.is_absent())
+            + usize::from(!self.id.is_absent())
+            + usize::from(!self.part_kind.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content", &self.content)?;
         rt::serialize_field(&mut map, "dynamic", &self.dynamic)?;
         rt::serialize_field(&mut map, "on_change", &self.on_change)?;
@@ -4859,7 +5046,8 @@ impl InstructionDigest {
 
 impl Serialize for InstructionDigest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len() + usize::from(!self.id.is_absent()) + usize::from(!self.dynamic.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "id", &self.id)?;
         rt::serialize_field(&mut map, "dynamic", &self.dynamic)?;
         map.serialize_entry("content_hash", &self.content_hash)?;
@@ -4943,7 +5131,8 @@ impl WorkspaceRef {
 
 impl Serialize for WorkspaceRef {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("provider", &self.provider)?;
         map.serialize_entry("id", &self.id)?;
         self.extra.serialize_into(&mut map)?;
@@ -5039,7 +5228,12 @@ impl ModelRequestAttempt {
 
 impl Serialize for ModelRequestAttempt {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 4
+            + self.extra.len()
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.error.is_absent())
+            + usize::from(!self.usage.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("model_name", &self.model_name)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
         map.serialize_entry("outcome", &self.outcome)?;
@@ -5189,7 +5383,24 @@ impl Default for RequestUsage {
 
 impl Serialize for RequestUsage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 0
+            + self.extra.len()
+            + usize::from(!self.input_tokens.is_absent())
+            + usize::from(!self.request_tokens.is_absent())
+            + usize::from(!self.cache_write_tokens.is_absent())
+            + usize::from(!self.cache_write_1h_tokens.is_absent())
+            + usize::from(!self.cache_read_tokens.is_absent())
+            + usize::from(!self.output_tokens.is_absent())
+            + usize::from(!self.response_tokens.is_absent())
+            + usize::from(!self.unmeasured_requests.is_absent())
+            + usize::from(!self.output_reasoning_tokens.is_absent())
+            + usize::from(!self.input_audio_tokens.is_absent())
+            + usize::from(!self.cache_audio_read_tokens.is_absent())
+            + usize::from(!self.output_audio_tokens.is_absent())
+            + usize::from(!self.audio_seconds.is_absent())
+            + usize::from(!self.details.is_absent())
+            + usize::from(!self.cost.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "input_tokens", &self.input_tokens)?;
         rt::serialize_field(&mut map, "request_tokens", &self.request_tokens)?;
         rt::serialize_field(&mut map, "cache_write_tokens", &self.cache_write_tokens)?;
@@ -5345,7 +5556,8 @@ impl Default for RecordedModelSettings {
 
 impl Serialize for RecordedModelSettings {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 0 + self.extra.len() + usize::from(!self.thinking.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "thinking", &self.thinking)?;
         self.extra.serialize_into(&mut map)?;
         map.end()
@@ -6550,7 +6762,12 @@ impl TextPartDelta {
 
 impl Serialize for TextPartDelta {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 2
+            + self.extra.len()
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent())
+            + usize::from(!self.citations_delta.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("content_delta", &self.content_delta)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
         rt::serialize_field(&mut map, "provider_details", &self.provider_details)?;
@@ -6657,7 +6874,13 @@ impl Default for ThinkingPartDelta {
 
 impl Serialize for ThinkingPartDelta {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.content_delta.is_absent())
+            + usize::from(!self.signature_delta.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "content_delta", &self.content_delta)?;
         rt::serialize_field(&mut map, "signature_delta", &self.signature_delta)?;
         rt::serialize_field(&mut map, "provider_name", &self.provider_name)?;
@@ -6764,7 +6987,14 @@ impl Default for ToolCallPartDelta {
 
 impl Serialize for ToolCallPartDelta {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.tool_name_delta.is_absent())
+            + usize::from(!self.args_delta.is_absent())
+            + usize::from(!self.tool_call_id.is_absent())
+            + usize::from(!self.provider_name.is_absent())
+            + usize::from(!self.provider_details.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "tool_name_delta", &self.tool_name_delta)?;
         rt::serialize_field(&mut map, "args_delta", &self.args_delta)?;
         rt::serialize_field(&mut map, "tool_call_id", &self.tool_call_id)?;
@@ -6876,7 +7106,14 @@ impl Default for SpeechPartDelta {
 
 impl Serialize for SpeechPartDelta {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 1
+            + self.extra.len()
+            + usize::from(!self.speaker.is_absent())
+            + usize::from(!self.transcript_delta.is_absent())
+            + usize::from(!self.transcript.is_absent())
+            + usize::from(!self.audio_chunk.is_absent())
+            + usize::from(!self.timestamps.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         rt::serialize_field(&mut map, "speaker", &self.speaker)?;
         rt::serialize_field(&mut map, "transcript_delta", &self.transcript_delta)?;
         rt::serialize_field(&mut map, "transcript", &self.transcript)?;
@@ -7084,7 +7321,11 @@ impl PartStartEvent {
 
 impl Serialize for PartStartEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3
+            + self.extra.len()
+            + usize::from(!self.previous_part_kind.is_absent())
+            + usize::from(!self.canonical_system.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("index", &self.index)?;
         map.serialize_entry("part", &self.part)?;
         rt::serialize_field(&mut map, "previous_part_kind", &self.previous_part_kind)?;
@@ -7176,7 +7417,8 @@ impl PartDeltaEvent {
 
 impl Serialize for PartDeltaEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("index", &self.index)?;
         map.serialize_entry("delta", &self.delta)?;
         map.serialize_entry("event_kind", "part_delta")?;
@@ -7264,7 +7506,11 @@ impl PartEndEvent {
 
 impl Serialize for PartEndEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3
+            + self.extra.len()
+            + usize::from(!self.next_part_kind.is_absent())
+            + usize::from(!self.canonical_system.is_absent());
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("index", &self.index)?;
         map.serialize_entry("part", &self.part)?;
         rt::serialize_field(&mut map, "next_part_kind", &self.next_part_kind)?;
@@ -7356,7 +7602,8 @@ impl FinalResultEvent {
 
 impl Serialize for FinalResultEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
+        let entries = 3 + self.extra.len();
+        let mut map = serializer.serialize_map(Some(entries))?;
         map.serialize_entry("tool_name", &self.tool_name)?;
         map.serialize_entry("tool_call_id", &self.tool_call_id)?;
         map.serialize_entry("event_kind", "final_result")?;

@@ -234,11 +234,43 @@ impl Model {
             );
         }
 
-        // Serialize.
+        // Serialize. The map is told its exact number of entries: `serde_json::to_value` sizes
+        // the object's map by it (with `None` the map grew entry by entry), and a serializer may
+        // rely on it being exact.
         let _ = writeln!(
             out,
-            "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
-             let mut map = serializer.serialize_map(None)?;"
+            "impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{"
+        );
+        let always = s
+            .props
+            .iter()
+            .filter(|prop| !prop.absent_kept && !matches!(prop.kind, PropKind::Value { required: false, .. }))
+            .count();
+        let _ = write!(out, "let entries = {always} + self.extra.len()");
+        for prop in &s.props {
+            let field = rust_field_name(&prop.key);
+            let optional = matches!(prop.kind, PropKind::Value { required: false, .. });
+            match (prop.absent_kept, optional) {
+                (false, false) => {}
+                (false, true) => {
+                    let _ = write!(out, " + usize::from(!self.{field}.is_absent())");
+                }
+                (true, false) => {
+                    let _ = write!(out, " + usize::from(!self.{})", absent_flag(&prop.key));
+                }
+                (true, true) => {
+                    let _ = write!(
+                        out,
+                        " + usize::from(!self.{} && !self.{field}.is_absent())",
+                        absent_flag(&prop.key)
+                    );
+                }
+            }
+        }
+        out.push_str(
+            ";
+let mut map = serializer.serialize_map(Some(entries))?;
+",
         );
         for prop in &s.props {
             if prop.absent_kept {
