@@ -14,7 +14,8 @@ pub(crate) trait Target {
 pub(crate) struct Unsupported<T: Target> {
     pub(crate) path: String,
     pub(crate) message: String,
-    target: PhantomData<T>,
+    // `fn() -> T`: the error names its target and holds none, so it crosses threads whatever `T` is.
+    target: PhantomData<fn() -> T>,
 }
 
 impl<T: Target> Unsupported<T> {

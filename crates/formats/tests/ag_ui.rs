@@ -88,6 +88,45 @@ fn histories(output: Output) -> Vec<Vec<msgflow_wire::ModelMessage>> {
 }
 
 #[test]
+fn ids_are_numbered_across_the_whole_dump() {
+    // Each history message is written on its own (on rayon's pool); the ids are still the UUID5s
+    // of `msgflow-ag-ui-{n}` for the nth id of the whole dump, as msgflow has always written them.
+    let converted = convert(turn_with_a_tool_call(), Format::PydanticAi, Format::AgUi).unwrap();
+    let messages = documents(converted.output).remove(0);
+    let ids: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| message["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "559e27ba-50e5-5ca3-babf-d1dc8bf86ee8",
+            "778c6c29-1a82-5b0c-9589-d43a70f67e23",
+            "a46e6c30-bd11-5ee8-a904-c5308a9dd97b",
+            "e1d2999b-8729-5893-bb40-c3564e60a03b",
+            "b5c329b1-b5d4-52a3-99b1-873ad19b5a60",
+            "40b47551-d907-5b38-b961-bcdb2d21b408",
+        ]
+    );
+}
+
+#[test]
+fn of_two_parts_msgflow_cannot_write_the_first_is_refused() {
+    let history = r#"[
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"}]},
+      {"kind": "response", "parts": [{"part_kind": "text", "content": "y"}, {"part_kind": "hologram"}]},
+      {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "again"}]},
+      {"kind": "response", "parts": [{"part_kind": "hologram", "content": "x"}]}
+    ]"#;
+    for to in [Format::AgUi, Format::VercelUi] {
+        let err = convert(history, Format::PydanticAi, to).unwrap_err();
+        assert_eq!(err.path, "$[1].parts[1]", "{to:?}: {err}");
+    }
+}
+
+#[test]
 fn the_default_form_is_pydantic_ais_and_reports_what_it_cannot_hold() {
     let converted = convert(turn_with_a_tool_call(), Format::PydanticAi, Format::AgUi).unwrap();
     let messages = documents(converted.output).remove(0);

@@ -33,45 +33,84 @@ const ERROR_WRITING_OUTCOMES: [&str; 3] = ["failed", "retried", "denied"];
 /// Makes the ids of the AG-UI messages: pydantic-ai makes a random UUID4 for each
 /// (`_new_message_id`); msgflow makes a UUID5 of the message's place, so a history always converts
 /// to the same bytes.
+///
+/// Each history message is written on its own, so it draws its ids from a count of its own: an id
+/// is first written as that count ([`Ids::fresh`]), and made the UUID of its place in the whole
+/// dump once the ids drawn before it are known ([`Ids::placed`]).
 pub(super) struct Ids {
     next: usize,
 }
 
 impl Ids {
-    pub(super) fn new() -> Self {
+    fn new() -> Self {
         Ids { next: 0 }
     }
 
+    /// The next id of this message, as its number among the message's ids.
     fn fresh(&mut self) -> String {
-        let name = format!("msgflow-ag-ui-{}", self.next);
+        let local = self.next.to_string();
         self.next += 1;
+        local
+    }
+
+    /// The id [`Ids::fresh`] wrote as `local`, of a message whose first id is the dump's `first`th.
+    fn placed(local: &str, first: usize) -> String {
+        let local: usize = local.parse().expect("an id the message drew from its own count");
+        let name = format!("msgflow-ag-ui-{}", first + local);
         uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string()
     }
 }
 
 /// `dump_messages(messages)`: the AG-UI messages of each history message, in order.
-pub(super) fn dump(history: &[Value], ids: &mut Ids) -> Result<Vec<Vec<Value>>, Unsupported> {
+pub(super) fn dump(history: &[Value]) -> Result<Vec<Vec<Value>>, Unsupported> {
     // Legacy retry prompts translated and missing tool call ids made up, as pydantic-ai loads them.
     let history = as_loaded(history)?;
-    let mut contents = tool_contents(&history);
-    let mut groups = Vec::with_capacity(history.len());
-    for (index, message) in history.iter().enumerate() {
-        let path = format!("$[{index}]");
-        let mut dumped = if kind(message) == "response" {
-            response(message, &path, ids)?
-        } else {
-            request(message, &path, ids, |part_index| contents.remove(&(index, part_index)))?
-        };
-        // `get_ui_message_id`: the id `load_messages` kept goes back on the last AG-UI message.
-        let kept = field(field(message, "metadata"), INTERNAL_KEY)
-            .get("ui_message_id")
-            .and_then(Value::as_str);
-        if let (Some(id), Some(last)) = (kept, dumped.last_mut()) {
-            last["id"] = Value::String(id.to_owned());
-        }
-        groups.push(dumped);
+    let mut contents: Vec<HashMap<usize, ToolContent>> = history.iter().map(|_| HashMap::new()).collect();
+    for ((message_index, part_index), content) in tool_contents(&history) {
+        contents[message_index].insert(part_index, content);
     }
-    Ok(groups)
+    // Each history message is written on its own, on rayon's pool.
+    let written: Vec<Result<(Vec<Value>, usize), Unsupported>> = history
+        .par_iter()
+        .zip(contents)
+        .enumerate()
+        .map(|(index, (message, mut contents))| {
+            let path = format!("$[{index}]");
+            let mut ids = Ids::new();
+            let dumped = if kind(message) == "response" {
+                response(message, &path, &mut ids)?
+            } else {
+                request(message, &path, &mut ids, |part_index| contents.remove(&part_index))?
+            };
+            Ok((dumped, ids.next))
+        })
+        .collect();
+    // The first error in message order, as writing the messages one by one stops at.
+    let mut placed = Vec::with_capacity(written.len());
+    let mut drawn = 0;
+    for (message, written) in history.iter().zip(written) {
+        let (dumped, count) = written?;
+        placed.push((message, dumped, drawn));
+        drawn += count;
+    }
+    Ok(placed
+        .into_par_iter()
+        .map(|(message, mut dumped, first)| {
+            for ag_ui_message in &mut dumped {
+                if let Some(Value::String(id)) = ag_ui_message.get_mut("id") {
+                    *id = Ids::placed(id, first);
+                }
+            }
+            // `get_ui_message_id`: the id `load_messages` kept goes back on the last AG-UI message.
+            let kept = field(field(message, "metadata"), INTERNAL_KEY)
+                .get("ui_message_id")
+                .and_then(Value::as_str);
+            if let (Some(id), Some(last)) = (kept, dumped.last_mut()) {
+                last["id"] = Value::String(id.to_owned());
+            }
+            dumped
+        })
+        .collect())
 }
 
 /// What the tool message of each tool return in the history's requests writes of its content, by

@@ -54,7 +54,7 @@ impl crate::ui_format::UiFormat for AgUi {
     const BODY_FIELD: &'static str = "run input field";
 
     fn dump(history: &[Value], _options: &ConvertOptions) -> Result<Vec<Value>, Unsupported> {
-        let groups = dump::dump(history, &mut dump::Ids::new())?;
+        let groups = dump::dump(history)?;
         Ok(groups.into_iter().flatten().collect())
     }
 
@@ -118,7 +118,7 @@ pub fn from_value(
 /// message written for it (a history message written as nothing rides with the next one, or the
 /// last one).
 fn lossless_dump(history: &[Value]) -> Result<Vec<Value>, Unsupported> {
-    let groups = dump::dump(history, &mut dump::Ids::new())?;
+    let groups = dump::dump(history)?;
     let mut written: Vec<Value> = Vec::new();
     let mut unrecorded: Vec<Value> = Vec::new();
     for (message, group) in history.iter().zip(groups) {

@@ -5,6 +5,7 @@
 //! [`loaded_tool_output`]).
 
 use base64::Engine as _;
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::{field, part_kind};
@@ -26,18 +27,29 @@ const TOOL_PARTS_WITH_IDS: [&str; 4] = ["tool-call", "builtin-tool-call", "tool-
 /// [`invented_tool_call_id`], and structured content stored without its text is rendered
 /// ([`render_structured_content`]). Borrowed as it is when nothing changes.
 pub(crate) fn as_loaded<T: Target>(history: &[Value]) -> Result<std::borrow::Cow<'_, [Value]>, Unsupported<T>> {
-    let mut needs_change = false;
-    for (message_index, message) in history.iter().enumerate() {
-        for (part_index, part) in field(message, "parts").as_array().into_iter().flatten().enumerate() {
-            let kind = part_kind(part);
-            if kind == "retry-prompt" || (kind == "user-prompt" && holds_unrendered_structured_content(part)) {
-                needs_change = true;
-            } else if TOOL_PARTS_WITH_IDS.contains(&kind) {
-                needs_change |= tool_part_needs_defaults(part, kind, (message_index, part_index))?;
+    // Every part of a long history is looked at, so the messages are looked at on rayon's pool;
+    // the error is the first in message order, as a scan one by one finds.
+    let needs_change: Vec<Result<bool, Unsupported<T>>> = history
+        .par_iter()
+        .enumerate()
+        .map(|(message_index, message)| {
+            let mut needs_change = false;
+            for (part_index, part) in field(message, "parts").as_array().into_iter().flatten().enumerate() {
+                let kind = part_kind(part);
+                if kind == "retry-prompt" || (kind == "user-prompt" && holds_unrendered_structured_content(part)) {
+                    needs_change = true;
+                } else if TOOL_PARTS_WITH_IDS.contains(&kind) {
+                    needs_change |= tool_part_needs_defaults(part, kind, (message_index, part_index))?;
+                }
             }
-        }
+            Ok(needs_change)
+        })
+        .collect();
+    let mut any_change = false;
+    for message_needs_change in needs_change {
+        any_change |= message_needs_change?;
     }
-    if !needs_change {
+    if !any_change {
         return Ok(std::borrow::Cow::Borrowed(history));
     }
     let mut loaded = history.to_vec();
@@ -135,7 +147,7 @@ fn tool_part_needs_defaults<T: Target>(
 ) -> Result<bool, Unsupported<T>> {
     // The path is written only for a refusal: this runs on every tool part of every history.
     let path = || format!("$[{message}].parts[{index}]");
-    let missing = |key: &str| part.get(key).is_none_or(Value::is_null);
+    let missing = |key: &str| field(part, key).is_null();
     if missing("tool_name") {
         let typed = field(part, "tool_kind")
             .as_str()

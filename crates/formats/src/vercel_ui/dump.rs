@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use msgflow_media::UrlKind;
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::citations::text_metadata;
@@ -33,59 +34,113 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
     let history = as_loaded(history)?;
     let history = &*history;
     // The returns are borrowed from the history (they hold the largest strings).
-    let mut tool_results: HashMap<&str, &Value> = HashMap::new();
-    for message in history {
-        if kind(message) != "request" {
-            continue;
-        }
-        for part in parts(message) {
-            if part_kind(part) == "tool-return" {
-                if let Some(id) = crate::object::field_of(part, "tool_call_id").and_then(Value::as_str) {
-                    tool_results.insert(id, part);
-                }
-            }
-        }
+    // Found on rayon's pool, and kept in history order: a later return of one id wins.
+    let returns: Vec<(&str, &Value)> = history
+        .par_iter()
+        .filter(|message| kind(message) == "request")
+        .flat_map_iter(|message| {
+            parts(message)
+                .iter()
+                .filter(|part| part_kind(part) == "tool-return")
+                .filter_map(|part| Some((crate::object::field_of(part, "tool_call_id")?.as_str()?, part)))
+        })
+        .collect();
+    let tool_results: HashMap<&str, &Value> = returns.into_iter().collect();
+    // Each history message is written on its own, on rayon's pool; only a fresh id needs the
+    // number of UI messages before it, so ids are made once every message's count is known.
+    let written: Vec<Result<Vec<Unnumbered>, Unsupported>> = history
+        .par_iter()
+        .enumerate()
+        .map(|(index, message)| ui_messages(message, index, &tool_results, sdk_version))
+        .collect();
+    // The first error in message order, as writing the messages one by one stops at.
+    let written = written.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut first_numbers = Vec::with_capacity(written.len());
+    let mut count = 0;
+    for messages in &written {
+        first_numbers.push(count);
+        count += messages.len();
     }
-    let mut result = Vec::new();
-    for (index, message) in history.iter().enumerate() {
-        let path = format!("$[{index}]");
-        if kind(message) == "request" {
-            let segments = request_segments(message, &path)?;
-            let metadata = message_metadata(message, &path)?;
-            let last_user = segments.iter().rposition(|(role, _)| *role == "user");
-            let metadata_position = last_user.unwrap_or(segments.len().saturating_sub(1));
-            let count = segments.len();
-            for (position, (role, ui_parts)) in segments.into_iter().enumerate() {
-                let id = if position + 1 < count {
-                    fresh_message_id(message, role, result.len(), &path)?
-                } else {
-                    message_id(message, role, result.len(), &path)?
-                };
-                let mut ui_message = Map::new();
-                ui_message.insert("id".into(), Value::String(id));
-                ui_message.insert("role".into(), Value::String(role.into()));
-                if !metadata.is_empty() && position == metadata_position {
-                    ui_message.insert("metadata".into(), Value::Object(metadata.clone()));
-                }
-                ui_message.insert("parts".into(), Value::Array(ui_parts));
-                result.push((Value::Object(ui_message), index));
-            }
-        } else {
-            let ui_parts = response_parts(message, &tool_results, sdk_version, &path)?;
-            if !ui_parts.is_empty() {
-                let id = message_id(message, "assistant", result.len(), &path)?;
-                let metadata = message_metadata(message, &path)?;
-                // Built by hand: `json!` would copy the parts value by value.
-                let mut ui_message = Map::new();
-                ui_message.insert("id".into(), Value::String(id));
-                ui_message.insert("role".into(), "assistant".into());
-                ui_message.insert("metadata".into(), Value::Object(metadata));
-                ui_message.insert("parts".into(), Value::Array(ui_parts));
-                result.push((Value::Object(ui_message), index));
-            }
+    let numbered: Vec<Vec<(Value, usize)>> = written
+        .into_par_iter()
+        .zip(first_numbers)
+        .enumerate()
+        .map(|(index, (messages, first_number))| {
+            (first_number..)
+                .zip(messages)
+                .map(|(number, message)| (message.numbered(number), index))
+                .collect()
+        })
+        .collect();
+    Ok(numbered.into_iter().flatten().collect())
+}
+
+/// A UI message written from a history message, all but its id, which depends on how many UI
+/// messages come before it (`_generate_fresh_message_id`).
+struct Unnumbered {
+    id: IdRecipe,
+    role: &'static str,
+    metadata: Option<Map<String, Value>>,
+    parts: Vec<Value>,
+}
+
+impl Unnumbered {
+    /// The UI message, the `number`th of the dump.
+    fn numbered(self, number: usize) -> Value {
+        // Built by hand: `json!` would copy the parts value by value.
+        let mut ui_message = Map::new();
+        ui_message.insert("id".into(), Value::String(self.id.id(number)));
+        ui_message.insert("role".into(), Value::String(self.role.into()));
+        if let Some(metadata) = self.metadata {
+            ui_message.insert("metadata".into(), Value::Object(metadata));
         }
+        ui_message.insert("parts".into(), Value::Array(self.parts));
+        Value::Object(ui_message)
     }
-    Ok(result)
+}
+
+/// The UI messages of history message `index`, `message`: one per run of same-role request parts,
+/// or one for a response that shows anything.
+fn ui_messages(
+    message: &Value,
+    index: usize,
+    tool_results: &HashMap<&str, &Value>,
+    sdk_version: u8,
+) -> Result<Vec<Unnumbered>, Unsupported> {
+    let path = format!("$[{index}]");
+    if kind(message) == "request" {
+        let segments = request_segments(message, &path)?;
+        let metadata = message_metadata(message, &path)?;
+        let last_user = segments.iter().rposition(|(role, _)| *role == "user");
+        let metadata_position = last_user.unwrap_or(segments.len().saturating_sub(1));
+        let count = segments.len();
+        let mut written = Vec::with_capacity(count);
+        for (position, (role, ui_parts)) in segments.into_iter().enumerate() {
+            let id = if position + 1 < count {
+                fresh_id_recipe(message, role, &path)?
+            } else {
+                id_recipe(message, role, &path)?
+            };
+            written.push(Unnumbered {
+                id,
+                role,
+                metadata: (!metadata.is_empty() && position == metadata_position).then(|| metadata.clone()),
+                parts: ui_parts,
+            });
+        }
+        Ok(written)
+    } else {
+        let ui_parts = response_parts(message, tool_results, sdk_version, &path)?;
+        if ui_parts.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Unnumbered {
+            id: id_recipe(message, "assistant", &path)?,
+            role: "assistant",
+            metadata: Some(message_metadata(message, &path)?),
+            parts: ui_parts,
+        }])
+    }
 }
 
 pub(crate) fn kind(message: &Value) -> &str {
@@ -714,37 +769,60 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
     Ok(metadata)
 }
 
+/// How a UI message's id is made from its place among the UI messages of the dump.
+enum IdRecipe {
+    /// The `UIMessage.id` the message was loaded from.
+    Kept(String),
+    /// `{prefix}-{index}`.
+    Numbered(String),
+    /// A UUID5 of `{prefix}-{index}`.
+    Uuid(String),
+}
+
+impl IdRecipe {
+    /// The id of the UI message at `index`.
+    fn id(self, index: usize) -> String {
+        match self {
+            IdRecipe::Kept(id) => id,
+            IdRecipe::Numbered(prefix) => format!("{prefix}-{index}"),
+            IdRecipe::Uuid(prefix) => {
+                let name = format!("{prefix}-{index}");
+                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string()
+            }
+        }
+    }
+}
+
 /// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.
-fn message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<String, Unsupported> {
+fn id_recipe(message: &Value, role: &str, path: &str) -> Result<IdRecipe, Unsupported> {
     if let Some(id) = field(message, "metadata")
         .get(INTERNAL_KEY)
         .and_then(|namespace| namespace.get("ui_message_id"))
         .and_then(Value::as_str)
     {
-        return Ok(id.to_owned());
+        return Ok(IdRecipe::Kept(id.to_owned()));
     }
-    fresh_message_id(message, role, index, path)
+    fresh_id_recipe(message, role, path)
 }
 
 /// `_generate_fresh_message_id`: `{provider_response_id}-{index}`, `{run_id}-{index}`, or a UUID5
 /// of the timestamp, kind, role and index.
-fn fresh_message_id(message: &Value, role: &str, index: usize, path: &str) -> Result<String, Unsupported> {
+fn fresh_id_recipe(message: &Value, role: &str, path: &str) -> Result<IdRecipe, Unsupported> {
     let truthy = |key: &str| field(message, key).as_str().filter(|text| !text.is_empty());
     if kind(message) == "response" {
         // `vendor_id` is the legacy name pydantic-ai loads as `provider_response_id`.
         if let Some(id) = truthy("provider_response_id").or_else(|| truthy("vendor_id")) {
-            return Ok(format!("{id}-{index}"));
+            return Ok(IdRecipe::Numbered(id.to_owned()));
         }
     }
     if let Some(run_id) = truthy("run_id") {
-        return Ok(format!("{run_id}-{index}"));
+        return Ok(IdRecipe::Numbered(run_id.to_owned()));
     }
     let timestamp = match timestamp_parts(field(message, "timestamp"), path)? {
         Some(parts) => python_isoformat(parts),
         None => String::new(),
     };
-    let name = format!("{timestamp}-{}-{role}-{index}", kind(message));
-    Ok(uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string())
+    Ok(IdRecipe::Uuid(format!("{timestamp}-{}-{role}", kind(message))))
 }
 
 /// `datetime.isoformat()`: microseconds only when set, the offset as `+HH:MM`.
