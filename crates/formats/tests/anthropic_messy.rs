@@ -623,3 +623,43 @@ fn an_uploaded_document_gets_a_media_type_only_where_its_id_names_another_kind()
         );
     }
 }
+
+#[test]
+fn an_uploaded_image_gets_a_media_type_only_where_its_id_names_no_image() {
+    let prompt = |file_id: &str| {
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "source": {"type": "file", "file_id": file_id}}]}])
+    };
+    let sent_as = |history: &Value| {
+        let back = convert(&history.to_string(), Format::PydanticAi, Format::Anthropic).unwrap();
+        let msgflow_formats::Output::Documents(requests) = back.output else {
+            unreachable!()
+        };
+        requests[0]["messages"][0]["content"][1]["type"].clone()
+    };
+    // pydantic-ai infers `image/png` from the id: an image as it is, nothing invented.
+    let (history, report) = from(prompt("gs://b/a.png"));
+    assert_eq!(history[0]["parts"][0]["content"][1]["media_type"], Value::Null);
+    assert!(
+        report
+            .paths(LossKind::Invented)
+            .iter()
+            .all(|path| !path.contains("source")),
+        "{report:?}"
+    );
+    assert_eq!(sent_as(&history), "image");
+    // Anthropic's own ids name no type (pydantic-ai would send a document): the image gets one.
+    for file_id in ["file_011", "gs://b/report.pdf"] {
+        let (history, report) = from(prompt(file_id));
+        assert_eq!(
+            history[0]["parts"][0]["content"][1]["media_type"], "image/*",
+            "{file_id}"
+        );
+        assert!(
+            report.paths(LossKind::Invented).contains(&"$[0].content[1].source"),
+            "{file_id}: {report:?}"
+        );
+        assert_eq!(sent_as(&history), "image", "{file_id}");
+    }
+}

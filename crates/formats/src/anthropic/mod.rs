@@ -432,15 +432,21 @@ impl Reader<'_> {
                 let mut item = json!({
                     "kind": "uploaded-file", "file_id": file_id, "provider_name": SYSTEM, "media_type": null,
                 });
+                let inferred = msgflow_media::uploaded_file_media_type(file_id);
                 if image {
-                    // `_map_uploaded_file` sends an image only for an `image/...` media type.
+                    // `_map_uploaded_file` sends an image only for an `image/...` media type, which
+                    // pydantic-ai infers from the id's extension: one that says otherwise (or none)
+                    // gets a type that says so.
+                    if inferred.is_ok_and(|inferred| inferred.starts_with("image/")) {
+                        return Ok(item);
+                    }
                     item["media_type"] = json!("image/*");
                     self.loss(
                         LossKind::Invented,
                         &source_path,
                         "the media type of an uploaded image (`image/*`)",
                     );
-                } else if !msgflow_media::uploaded_file_media_type(file_id)
+                } else if !inferred
                     .is_ok_and(|inferred| inferred.starts_with("text/") || inferred.starts_with("application/"))
                 {
                     // A document only for a `text/...` or `application/...` type, which pydantic-ai
