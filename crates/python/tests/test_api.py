@@ -86,6 +86,24 @@ def test_a_history_as_dump_python_gives_comes_back_so() -> None:
     assert converted == python_values
 
 
+def test_a_dump_python_history_pydantic_ai_refuses_is_checked_not_raised() -> None:
+    # What pydantic-ai refuses is found and located as in the same history as JSON values, not
+    # raised as pydantic's error.
+    python_values = ModelMessagesTypeAdapter.dump_python(ModelMessagesTypeAdapter.validate_json(SESSION))
+    json_values = json.loads(SESSION)
+    for values in (python_values, json_values):
+        values[1]["parts"][2]["args"] = [1, 2]
+    found = [(problem.code, problem.path) for problem in msgflow.check(python_values).problems]
+    assert ("not-loadable", "$[1].parts[2]") in found
+    assert found == [(problem.code, problem.path) for problem in msgflow.check(json_values).problems]
+    # What repair leaves unloadable has no `dump_python` form: it comes back as JSON values.
+    assert msgflow.repair(python_values).history == msgflow.repair(json_values).history
+    python_values[0]["parts"][0]["timestamp"] = "yesterday"
+    with pytest.raises(msgflow.InvalidHistory) as raised:
+        msgflow.check(python_values)
+    assert raised.value.path == "$[0].parts[0].timestamp"
+
+
 def test_fmt_is_dump_json() -> None:
     messages = ModelMessagesTypeAdapter.validate_json(SESSION)
     assert msgflow.fmt(SESSION) == ModelMessagesTypeAdapter.dump_json(messages)

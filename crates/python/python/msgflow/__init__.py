@@ -82,13 +82,29 @@ def _to_json(history: Any) -> tuple[bytes, str]:
         try:
             return _json_values(messages), _OBJECTS
         except (TypeError, ValueError):
-            # Not JSON values but what `dump_python` gives: read as pydantic-ai reads them, so
-            # that a datetime or bytes is written as its JSON dump writes it.
-            return _adapter().dump_json(_adapter().validate_python(messages)), _PYTHON
+            return _python_values(messages), _PYTHON
     raise TypeError(
         "expected a history as bytes, str, a sequence of pydantic-ai ModelMessage or JSON values (dicts), "
         f"not {type(history).__name__}"
     )
+
+
+def _python_values(messages: list[Any]) -> bytes:
+    """The JSON text of what ``dump_python`` gives (dicts holding datetimes or bytes).
+
+    Read as pydantic-ai reads them, so that a datetime or bytes is written as its JSON dump writes
+    it. What pydantic-ai refuses is written as pydantic's serializer writes the same values (bytes
+    as base64, as the adapter's JSON holds them), so that msgflow names what is refused and where,
+    as it does for JSON, instead of raising pydantic's error.
+    """
+    import pydantic
+    import pydantic_core
+
+    adapter = _adapter()
+    try:
+        return adapter.dump_json(adapter.validate_python(messages))
+    except pydantic.ValidationError:
+        return pydantic_core.to_json(messages, bytes_mode="base64")
 
 
 def _json_values(data: Any) -> bytes:
@@ -109,7 +125,14 @@ def _from_json(data: bytes, form: str) -> Any:
     if form == _OBJECTS:
         return json.loads(data)
     if form == _PYTHON:
-        return _adapter().dump_python(_adapter().validate_json(data))
+        import pydantic
+
+        try:
+            return _adapter().dump_python(_adapter().validate_json(data))
+        except pydantic.ValidationError:
+            # What pydantic-ai refuses has no `dump_python` form (a history repair could not make
+            # loadable): given back as the JSON values it is.
+            return json.loads(data)
     return _adapter().validate_json(data)
 
 
