@@ -31,6 +31,7 @@ const SCHEMA: &str = "schema/pydantic-ai-messages.schema.json";
 const OUTPUT: &str = "crates/wire/src/generated.rs";
 
 mod emit;
+mod emit_serialize;
 mod literal_sets;
 pub mod oracle_tables;
 mod schema_defaults;
