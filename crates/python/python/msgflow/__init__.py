@@ -97,10 +97,10 @@ def _python_values(messages: list[Any]) -> bytes:
     as base64, as the adapter's JSON holds them), so that msgflow names what is refused and where,
     as it does for JSON, instead of raising pydantic's error.
     """
+    adapter = _adapter()  # first: without pydantic-ai, its error says what to install
     import pydantic
     import pydantic_core
 
-    adapter = _adapter()
     try:
         return adapter.dump_json(adapter.validate_python(messages))
     except pydantic.ValidationError:
