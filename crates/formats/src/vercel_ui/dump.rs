@@ -16,6 +16,9 @@ use crate::ui_payloads::{
     as_loaded, bare_metadata, canonical_system, compaction_payload, delta_payload, dumped_tool_content,
     error_text_with_files, narrowed, part_kind, provider_metadata, retry_feedback, timestamp_parts, tool_retry_payload,
 };
+use ids::{fresh_id_recipe, id_recipe, Unnumbered};
+
+mod ids;
 
 /// `_USER_PROMPT_START_KEY`: marks where a request's second or later `UserPromptPart` begins.
 pub(super) const USER_PROMPT_START_KEY: &str = "user_prompt_start";
@@ -75,30 +78,6 @@ pub(super) fn dump(history: &[Value], sdk_version: u8) -> Result<Vec<(Value, usi
     Ok(numbered.into_iter().flatten().collect())
 }
 
-/// A UI message written from a history message, all but its id, which depends on how many UI
-/// messages come before it (`_generate_fresh_message_id`).
-struct Unnumbered {
-    id: IdRecipe,
-    role: &'static str,
-    metadata: Option<Map<String, Value>>,
-    parts: Vec<Value>,
-}
-
-impl Unnumbered {
-    /// The UI message, the `number`th of the dump.
-    fn numbered(self, number: usize) -> Value {
-        // Built by hand: `json!` would copy the parts value by value.
-        let mut ui_message = Map::new();
-        ui_message.insert("id".into(), Value::String(self.id.id(number)));
-        ui_message.insert("role".into(), Value::String(self.role.into()));
-        if let Some(metadata) = self.metadata {
-            ui_message.insert("metadata".into(), Value::Object(metadata));
-        }
-        ui_message.insert("parts".into(), Value::Array(self.parts));
-        Value::Object(ui_message)
-    }
-}
-
 /// The UI messages of history message `index`, `message`: one per run of same-role request parts,
 /// or one for a response that shows anything.
 fn ui_messages(
@@ -117,9 +96,9 @@ fn ui_messages(
         let mut written = Vec::with_capacity(count);
         for (position, (role, ui_parts)) in segments.into_iter().enumerate() {
             let id = if position + 1 < count {
-                fresh_id_recipe(message, role, &path)?
+                fresh_id_recipe(message, "request", role, &path)?
             } else {
-                id_recipe(message, role, &path)?
+                id_recipe(message, "request", role, &path)?
             };
             written.push(Unnumbered {
                 id,
@@ -135,7 +114,7 @@ fn ui_messages(
             return Ok(Vec::new());
         }
         Ok(vec![Unnumbered {
-            id: id_recipe(message, "assistant", &path)?,
+            id: id_recipe(message, kind(message), "assistant", &path)?,
             role: "assistant",
             metadata: Some(message_metadata(message, &path)?),
             parts: ui_parts,
@@ -767,77 +746,4 @@ fn message_metadata(message: &Value, path: &str) -> Result<Map<String, Value>, U
         metadata.insert(PROVIDER_METADATA_KEY.into(), json!({"timestamp": written.as_written()}));
     }
     Ok(metadata)
-}
-
-/// How a UI message's id is made from its place among the UI messages of the dump.
-enum IdRecipe {
-    /// The `UIMessage.id` the message was loaded from.
-    Kept(String),
-    /// `{prefix}-{index}`.
-    Numbered(String),
-    /// A UUID5 of `{prefix}-{index}`.
-    Uuid(String),
-}
-
-impl IdRecipe {
-    /// The id of the UI message at `index`.
-    fn id(self, index: usize) -> String {
-        match self {
-            IdRecipe::Kept(id) => id,
-            IdRecipe::Numbered(prefix) => format!("{prefix}-{index}"),
-            IdRecipe::Uuid(prefix) => {
-                let name = format!("{prefix}-{index}");
-                uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, name.as_bytes()).to_string()
-            }
-        }
-    }
-}
-
-/// `_generate_message_id`: the `UIMessage.id` the message was loaded from, else a fresh one.
-fn id_recipe(message: &Value, role: &str, path: &str) -> Result<IdRecipe, Unsupported> {
-    if let Some(id) = field(message, "metadata")
-        .get(INTERNAL_KEY)
-        .and_then(|namespace| namespace.get("ui_message_id"))
-        .and_then(Value::as_str)
-    {
-        return Ok(IdRecipe::Kept(id.to_owned()));
-    }
-    fresh_id_recipe(message, role, path)
-}
-
-/// `_generate_fresh_message_id`: `{provider_response_id}-{index}`, `{run_id}-{index}`, or a UUID5
-/// of the timestamp, kind, role and index.
-fn fresh_id_recipe(message: &Value, role: &str, path: &str) -> Result<IdRecipe, Unsupported> {
-    let truthy = |key: &str| field(message, key).as_str().filter(|text| !text.is_empty());
-    if kind(message) == "response" {
-        // `vendor_id` is the legacy name pydantic-ai loads as `provider_response_id`.
-        if let Some(id) = truthy("provider_response_id").or_else(|| truthy("vendor_id")) {
-            return Ok(IdRecipe::Numbered(id.to_owned()));
-        }
-    }
-    if let Some(run_id) = truthy("run_id") {
-        return Ok(IdRecipe::Numbered(run_id.to_owned()));
-    }
-    let timestamp = match timestamp_parts(field(message, "timestamp"), path)? {
-        Some(parts) => python_isoformat(parts),
-        None => String::new(),
-    };
-    Ok(IdRecipe::Uuid(format!("{timestamp}-{}-{role}", kind(message))))
-}
-
-/// `datetime.isoformat()`: microseconds only when set, the offset as `+HH:MM`.
-fn python_isoformat(parts: msgflow_wire::TimestampParts) -> String {
-    let mut text = format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second
-    );
-    if parts.microsecond != 0 {
-        text.push_str(&format!(".{:06}", parts.microsecond));
-    }
-    if let Some(offset) = parts.offset_minutes {
-        let sign = if offset < 0 { '-' } else { '+' };
-        let abs = offset.unsigned_abs();
-        text.push_str(&format!("{sign}{:02}:{:02}", abs / 60, abs % 60));
-    }
-    text
 }
