@@ -391,6 +391,13 @@ fn push_index(path: &mut String, index: usize) {
     write!(path, "[{index}]").expect("writing to a String cannot fail");
 }
 
+/// `path` and one key further: `.key`, or `["key"]` for a key that is not a plain name.
+pub(crate) fn key_path(path: &str, key: &str) -> String {
+    let mut path = path.to_owned();
+    push_key(&mut path, key);
+    path
+}
+
 /// Appends `.key` (or `["key"]` for a key that is not a plain name) to a JSON path.
 pub(crate) fn push_key(path: &mut String, key: &str) {
     if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

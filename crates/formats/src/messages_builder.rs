@@ -309,6 +309,107 @@ pub(crate) struct Builder {
     /// the last of them (`_sealed_tail`), and none is a UI message's metadata target (they carry
     /// their own, `_metadata_target`).
     whole: Vec<usize>,
+    /// For each message (by index, up to the last one UI messages landed in), which of them gave
+    /// it what it holds ([`Givers`]).
+    givers: Vec<Givers>,
+}
+
+/// Which UI message gave a history message its id, its application `metadata` and its timestamp,
+/// by the UI message's index in its array. pydantic-ai's builder puts consecutive UI messages of
+/// one side into one history message (`MessagesBuilder.add` extends the last message), and each
+/// then writes its own over the earlier one's (`apply_message_metadata`, `set_ui_message_id`):
+/// what a later one replaces is lost, and [`Givers::land`] says where it was.
+#[derive(Default)]
+pub(crate) struct Givers {
+    id: Option<usize>,
+    /// The UI message and the keys of its application metadata.
+    metadata: Option<(usize, Vec<String>)>,
+    timestamp: Option<usize>,
+}
+
+/// What a UI message gives the history message it lands in.
+#[derive(Default)]
+pub(crate) struct Given {
+    /// An `id`.
+    pub(crate) id: bool,
+    /// Application metadata with these keys (none: it leaves the message's as it is).
+    pub(crate) metadata: Vec<String>,
+    /// A timestamp the message takes.
+    pub(crate) timestamp: bool,
+}
+
+/// A value of an earlier UI message that a later one landing in the same history message replaced.
+pub(crate) enum Replaced {
+    Id,
+    MetadataKey(String),
+    Timestamp,
+}
+
+impl Replaced {
+    /// Its path, given the path of its UI message.
+    pub(crate) fn path(&self, message_path: &str) -> String {
+        match self {
+            Replaced::Id => format!("{message_path}.id"),
+            Replaced::MetadataKey(key) => crate::loss::key_path(&format!("{message_path}.metadata"), key),
+            Replaced::Timestamp => format!("{message_path}.metadata.pydantic_ai.timestamp"),
+        }
+    }
+
+    /// What it was, for the report.
+    pub(crate) fn what(&self) -> &'static str {
+        match self {
+            Replaced::Id => {
+                "the `id` of a UI message that shares its history message with a later one (which keeps the later's)"
+            }
+            Replaced::MetadataKey(_) => {
+                "`metadata` of a UI message that shares its history message with a later one (whose `metadata` replaces it)"
+            }
+            Replaced::Timestamp => {
+                "the timestamp of a UI message that shares its history message with a later one (whose timestamp replaces it)"
+            }
+        }
+    }
+}
+
+impl Givers {
+    /// Records that the UI message of index `message` landed in this history message, giving it
+    /// `given`, and returns the values of earlier UI messages it replaced, by their messages'
+    /// indices. Application metadata replaces the whole metadata object, and with it an earlier id.
+    pub(crate) fn land(&mut self, message: usize, given: Given) -> Vec<(usize, Replaced)> {
+        let mut replaced = Vec::new();
+        let gives_metadata = !given.metadata.is_empty();
+        if given.id || gives_metadata {
+            if let Some(earlier) = self.id.take() {
+                replaced.push((earlier, Replaced::Id));
+            }
+        }
+        if gives_metadata {
+            if let Some((earlier, keys)) = self.metadata.take() {
+                replaced.extend(keys.into_iter().map(|key| (earlier, Replaced::MetadataKey(key))));
+            }
+            self.metadata = Some((message, given.metadata));
+        }
+        if given.timestamp {
+            if let Some(earlier) = self.timestamp.replace(message) {
+                replaced.push((earlier, Replaced::Timestamp));
+            }
+        }
+        if given.id {
+            self.id = Some(message);
+        }
+        replaced
+    }
+
+    /// The UI message whose id the history message holds, if any.
+    pub(crate) fn id(&self) -> Option<usize> {
+        self.id
+    }
+}
+
+/// The path of the UI message of index `index` in the array of the one at `message_path`.
+pub(crate) fn sibling_path(message_path: &str, index: usize) -> String {
+    let array = message_path.rsplit_once('[').map_or(message_path, |(array, _)| array);
+    format!("{array}[{index}]")
 }
 
 impl Builder {
@@ -325,6 +426,7 @@ impl Builder {
         Builder {
             messages,
             whole: Vec::new(),
+            givers: Vec::new(),
         }
     }
 
@@ -365,12 +467,25 @@ impl Builder {
         }
     }
 
-    /// Removes the last message (a response another replaces).
-    pub(crate) fn pop(&mut self) {
+    /// Removes the last message (a response another replaces), and returns which UI messages had
+    /// given it what it held.
+    pub(crate) fn pop(&mut self) -> Option<Givers> {
         self.messages.pop();
         if self.whole.last() == Some(&self.messages.len()) {
             self.whole.pop();
         }
+        let popped = self.messages.len();
+        let givers = (popped < self.givers.len()).then(|| std::mem::take(&mut self.givers[popped]));
+        self.givers.truncate(popped);
+        givers
+    }
+
+    /// Which UI messages gave the message at `index` (from [`Builder::target_index`]) what it holds.
+    pub(crate) fn givers(&mut self, index: usize) -> &mut Givers {
+        if self.givers.len() <= index {
+            self.givers.resize_with(index + 1, Givers::default);
+        }
+        &mut self.givers[index]
     }
 
     /// The messages built, put together on the thread pool (see [`Part::ToolReturn`]).

@@ -124,7 +124,7 @@ fn locate_messages<'v>(
                     report.push(
                         LossKind::Dropped,
                         document,
-                        format!("{path}.{key}"),
+                        crate::loss::key_path(&path, key),
                         format!("request field `{key}` (a history holds messages only)"),
                     );
                 }
@@ -213,7 +213,7 @@ impl Reader<'_> {
             if !known.contains(&key.as_str()) && !value.is_null() && !thinking_field {
                 self.loss(
                     LossKind::Dropped,
-                    format!("{path}.{key}"),
+                    crate::loss::key_path(path, key),
                     format!(
                         "`{key}` of a{} `{role}` message",
                         if role == "assistant" { "n" } else { "" }

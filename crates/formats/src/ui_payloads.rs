@@ -271,8 +271,15 @@ fn non_blank(id: Value) -> Value {
 }
 
 /// `tool_availability_delta_from_payload`: the delta a UI payload gives; one that does not
-/// validate is an empty change, and tool names of the wrong shape are left out.
-pub(crate) fn tool_availability_delta_from_payload(payload: &Map<String, Value>) -> Value {
+/// validate is an empty change, and tool names of the wrong shape are left out. Beside it, what of
+/// the payload it leaves out, by path within the payload (`""`: all of it; `.tools_added[2]`).
+pub(crate) fn tool_availability_delta_from_payload(payload: &Map<String, Value>) -> (Value, Vec<String>) {
+    // `tools_added` also answers to the alias `added`, which the payload uses.
+    let key = if payload.contains_key("tools_added") {
+        "tools_added"
+    } else {
+        "added"
+    };
     let validated = (|| {
         if payload
             .get("part_kind")
@@ -280,17 +287,39 @@ pub(crate) fn tool_availability_delta_from_payload(payload: &Map<String, Value>)
         {
             return None;
         }
-        // `tools_added` also answers to the alias `added`, which the payload uses.
-        let added = match payload.get("tools_added").or_else(|| payload.get("added")) {
+        let added = match payload.get(key) {
             None => Vec::new(),
             Some(value) => string_list(value)?,
         };
         Some((added, optional_string(payload, "tool_call_id")?))
     })();
-    let (added, tool_call_id) = validated.unwrap_or((Vec::new(), Value::Null));
-    let added: Vec<String> = added.into_iter().filter(|name| is_tool_name(name)).collect();
-    serde_json::json!({"tools_added": added, "tool_call_id": non_blank(tool_call_id),
-                       "part_kind": "tool-availability-delta"})
+    let Some((added, tool_call_id)) = validated else {
+        let left_out = if payload.is_empty() {
+            Vec::new()
+        } else {
+            vec![String::new()]
+        };
+        let delta =
+            serde_json::json!({"tools_added": [], "tool_call_id": null, "part_kind": "tool-availability-delta"});
+        return (delta, left_out);
+    };
+    // Keys the delta has no field for, and `added` beside `tools_added`, are not read.
+    let mut left_out: Vec<String> = payload
+        .keys()
+        .filter(|other| !matches!(other.as_str(), "tool_call_id" | "part_kind") && *other != key)
+        .map(|other| crate::loss::key_path("", other))
+        .collect();
+    let mut kept = Vec::with_capacity(added.len());
+    for (index, name) in added.into_iter().enumerate() {
+        if is_tool_name(&name) {
+            kept.push(name);
+        } else {
+            left_out.push(format!(".{key}[{index}]"));
+        }
+    }
+    let delta = serde_json::json!({"tools_added": kept, "tool_call_id": non_blank(tool_call_id),
+                                   "part_kind": "tool-availability-delta"});
+    (delta, left_out)
 }
 
 /// `capability_load_delta_from_payload`: the delta a UI payload gives, or `None` when it does not
@@ -306,6 +335,40 @@ pub(crate) fn capability_load_delta_from_payload(payload: &Map<String, Value>) -
         serde_json::json!({"loaded": loaded, "tool_call_id": non_blank(tool_call_id),
                             "part_kind": "capability-load-delta"}),
     )
+}
+
+/// What of a compaction's, capability-load or model-settings delta's payload its `*_from_payload`
+/// does not read, by path within the payload (`.key`): keys the part has no field for (beside a
+/// compaction, its `canonical_system`), and settings other than `thinking` (a
+/// `RecordedModelSettings` keeps that one only).
+pub(crate) fn payload_left_out(payload: &Map<String, Value>, part_kind: &str) -> Vec<String> {
+    let fields: &[&str] = match part_kind {
+        "compaction" => &[
+            "content",
+            "id",
+            "provider_name",
+            "provider_details",
+            "metadata",
+            "part_kind",
+            "canonical_system",
+        ],
+        "capability-load-delta" => &["loaded", "tool_call_id", "part_kind"],
+        _ => &["settings", "top_level", "part_kind"],
+    };
+    let mut left_out: Vec<String> = payload
+        .keys()
+        .filter(|key| !fields.contains(&key.as_str()))
+        .map(|key| crate::loss::key_path("", key))
+        .collect();
+    if let Some(Value::Object(settings)) = payload.get("settings").filter(|_| part_kind == "model-settings-delta") {
+        left_out.extend(
+            settings
+                .keys()
+                .filter(|key| *key != "thinking")
+                .map(|key| crate::loss::key_path(".settings", key)),
+        );
+    }
+    left_out
 }
 
 /// `model_settings_delta_from_payload`: the change a UI payload gives, or `None` when it does not
@@ -397,6 +460,35 @@ pub(crate) fn retry_feedback_from_payload(payload: &Value) -> Option<Value> {
     }
     part.insert("part_kind".into(), "retry-feedback".into());
     Some(Value::Object(part))
+}
+
+/// What of a `retry_feedback` claim [`retry_feedback_from_payload`] does not read, by path within
+/// the claim (`.key`): `""`, all of it, where it does not validate (the part is read as its text),
+/// else the keys the part and its `retry` have no field for.
+pub(crate) fn retry_feedback_left_out(payload: &Value) -> Vec<String> {
+    if payload.is_null() {
+        return Vec::new();
+    }
+    let Some(payload) = payload
+        .as_object()
+        .filter(|_| retry_feedback_from_payload(payload).is_some())
+    else {
+        return vec![String::new()];
+    };
+    let mut left_out: Vec<String> = payload
+        .keys()
+        .filter(|key| !matches!(key.as_str(), "content" | "retry" | "part_kind" | "timestamp"))
+        .map(|key| crate::loss::key_path("", key))
+        .collect();
+    if let Some(Value::Object(retry)) = payload.get("retry") {
+        left_out.extend(
+            retry
+                .keys()
+                .filter(|key| !matches!(key.as_str(), "cause" | "attempt" | "max_retries"))
+                .map(|key| crate::loss::key_path(".retry", key)),
+        );
+    }
+    left_out
 }
 
 /// `parse_tool_kind`: a claimed `tool_kind` only when it names a kind pydantic-ai defines.

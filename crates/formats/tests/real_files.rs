@@ -2,26 +2,9 @@
 //! UI messages) convert with the expected counts, and what `from` makes of them is a history
 //! pydantic-ai loads.
 
-use std::path::PathBuf;
+mod common;
 
 use msgflow_formats::{convert, Format, Output};
-
-fn folder(format: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/formats")
-        .join(format);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    // CI runs on a clean clone beside `shared/`: a missing corpus there is a failure, not a skip.
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the foreign-format corpus {} is missing",
-        dir.display()
-    );
-    eprintln!("skipped: {} is missing (outside CI)", dir.display());
-    None
-}
 
 /// (file name, documents, messages per history, tool calls in all).
 const OPENAI_CHAT: [(&str, usize, &[usize], usize); 12] = [
@@ -93,7 +76,9 @@ fn real_anthropic_files_convert_with_the_expected_counts() {
         .collect();
     real_files_convert("anthropic", Format::Anthropic, &expected);
     // The server-side tool blocks of the web search conversation come back as pydantic-ai's parts.
-    let Some(dir) = folder("anthropic") else { return };
+    let Some(dir) = common::shared_formats_folder("anthropic") else {
+        return;
+    };
     let text = std::fs::read_to_string(dir.join(ANTHROPIC[2].0)).unwrap();
     let converted = convert(&text, Format::Anthropic, Format::PydanticAi).unwrap();
     let Output::Histories(histories) = converted.output else {
@@ -108,7 +93,9 @@ fn real_anthropic_files_convert_with_the_expected_counts() {
 /// Every file of `../shared/formats/<format>` converts with the counts expected, loads, has as
 /// many `check` findings as expected, and converts back.
 fn real_files_convert(format_dir: &str, format: Format, expected: &[Expected]) {
-    let Some(dir) = folder(format_dir) else { return };
+    let Some(dir) = common::shared_formats_folder(format_dir) else {
+        return;
+    };
     let files = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(
         files,
@@ -210,7 +197,9 @@ const VERCEL_UI: [(&str, usize, usize, usize); 10] = [
 
 #[test]
 fn real_vercel_ui_files_convert_with_the_expected_counts() {
-    let Some(dir) = folder("vercel-ui") else { return };
+    let Some(dir) = common::shared_formats_folder("vercel-ui") else {
+        return;
+    };
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         VERCEL_UI.len(),
@@ -274,7 +263,9 @@ const AG_UI: [(&str, AgUiExpected); 12] = [
 
 #[test]
 fn real_ag_ui_files_convert_with_the_expected_counts() {
-    let Some(dir) = folder("ag-ui") else { return };
+    let Some(dir) = common::shared_formats_folder("ag-ui") else {
+        return;
+    };
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         AG_UI.len(),
@@ -326,7 +317,9 @@ const OTEL: [(&str, usize, &[usize], usize, usize); 13] = [
 
 #[test]
 fn real_otel_files_convert_with_the_expected_counts() {
-    let Some(dir) = folder("otel") else { return };
+    let Some(dir) = common::shared_formats_folder("otel") else {
+        return;
+    };
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         OTEL.len(),

@@ -12,15 +12,17 @@ use super::content::{
 use super::{dump, BUILTIN_TOOL_CALL_ID_PREFIX, ENCRYPTED_VALUE_NAMESPACE};
 use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{Builder, Part};
+use crate::messages_builder::{sibling_path, Builder, Given, Givers, Part};
 use crate::object::{field, object};
 use crate::openai_chat::ShapeError;
 use crate::typed_parts;
 use crate::ui_payloads::{
-    capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, parse_tool_kind, parse_tool_retry, retry_feedback_from_payload,
-    structured_content_from_payload, tool_availability_delta_from_payload,
+    parse_tool_kind, parse_tool_retry, retry_feedback_from_payload, structured_content_from_payload,
 };
+use crate::vercel_ui::dump::client_error_text;
+
+mod activities;
+mod unread;
 
 /// The activity pydantic-ai's event stream sends messages enqueued during a run in
 /// (`ENQUEUED_MESSAGES_ACTIVITY_TYPE`); a client sends it back with the conversation.
@@ -136,7 +138,7 @@ impl Loader<'_> {
         let mut rehydrated = rehydrated_tool_contents(messages);
         for (index, message) in messages.iter().enumerate() {
             let path = format!("{path}[{}]", first + index);
-            self.message(message, &path, rehydrated[index].take())?;
+            self.message(message, &path, first + index, rehydrated[index].take())?;
         }
         Ok(self.builder.into_messages())
     }
@@ -145,9 +147,15 @@ impl Loader<'_> {
         self.report.push(kind, self.document, path, what);
     }
 
-    /// Reads `message` into the history; `rehydrated` is [`rehydrate`] of its content when it is a
+    /// Reads `message` (of index `index`, at `path`) into the history; `rehydrated` is [`rehydrate`] of its content when it is a
     /// tool message's string, read ahead ([`rehydrated_tool_contents`]).
-    fn message(&mut self, message: &Value, path: &str, rehydrated: Option<Rehydrated>) -> Result<(), ShapeError> {
+    fn message(
+        &mut self,
+        message: &Value,
+        path: &str,
+        index: usize,
+        rehydrated: Option<Rehydrated>,
+    ) -> Result<(), ShapeError> {
         let Some(object) = message.as_object() else {
             return Err(shape(path, "expected an AG-UI message object with `id` and `role`"));
         };
@@ -188,10 +196,15 @@ impl Loader<'_> {
             if !read_keys(role).contains(&key.as_str()) && !only_record {
                 self.loss(
                     LossKind::Dropped,
-                    format!("{path}.{key}"),
+                    crate::loss::key_path(path, key),
                     format!("`{key}` of an AG-UI {role} message"),
                 );
             }
+        }
+        match role {
+            "user" => self.unread_claims(object, || path.to_owned(), &["retry_feedback", "structured_content"]),
+            "system" | "developer" => self.unread_claims(object, || path.to_owned(), &["retry_feedback"]),
+            _ => {}
         }
         let checkpoint = self.builder.checkpoint();
         let mut popped = false;
@@ -230,6 +243,14 @@ impl Loader<'_> {
         };
         match (target, id) {
             (Some(target), Some(id)) => {
+                let given = Given {
+                    id: true,
+                    ..Given::default()
+                };
+                for (earlier, replaced) in self.builder.givers(target).land(index, given) {
+                    let at = replaced.path(&sibling_path(path, earlier));
+                    self.loss(LossKind::Dropped, at, replaced.what());
+                }
                 self.builder.set_ui_message_id(target, id);
                 self.loss(
                     LossKind::Invented,
@@ -242,6 +263,13 @@ impl Loader<'_> {
                 path,
                 "timestamps (pydantic-ai fills in the load time)",
             ),
+            (None, Some(_)) if popped => {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{path}.id"),
+                    "the `id` of an AG-UI answer that replaces the empty one before it (pydantic-ai keeps none)",
+                );
+            }
             (None, Some(_)) if role != "activity" => {
                 self.loss(
                     LossKind::Dropped,
@@ -333,6 +361,7 @@ impl Loader<'_> {
             let Some(object) = item.as_object() else {
                 return Err(shape(&item_path, "expected a content part object with a `type`"));
             };
+            self.unread_item_keys(object, &item_path);
             match object.get("type").and_then(Value::as_str) {
                 Some("text") => match object.get("text") {
                     Some(Value::String(text)) => content.push((index, Value::String(text.clone()))),
@@ -395,7 +424,14 @@ impl Loader<'_> {
         // An empty answer only marks a response boundary: what follows in the same response replaces it.
         let mut popped = false;
         if (has_content || !calls.is_empty()) && self.builder.ends_on_empty_text_response() {
-            self.builder.pop();
+            let replaced = self.builder.pop();
+            if let Some(earlier) = replaced.as_ref().and_then(Givers::id) {
+                self.loss(
+                    LossKind::Dropped,
+                    format!("{}.id", sibling_path(path, earlier)),
+                    "the `id` of an empty AG-UI assistant answer that the next answer replaces",
+                );
+            }
             popped = true;
         }
         if has_content || (content == Some("") && calls.is_empty()) {
@@ -429,6 +465,17 @@ impl Loader<'_> {
             let tool_kind = claims(wire(call, "encryptedValue", "encrypted_value")).map_or(Value::Null, |claims| {
                 parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null))
             });
+            self.unread_claims(call, || call_path(index), &["tool_kind"]);
+            if let Some(function) = function {
+                let read = ["id", "type", "function", "encryptedValue", "encrypted_value"];
+                self.unread_keys(call, &read, || (call_path(index), "an AG-UI tool call".into()));
+                self.unread_keys(function, &["name", "arguments"], || {
+                    (
+                        format!("{}.function", call_path(index)),
+                        "an AG-UI tool call's `function`".into(),
+                    )
+                });
+            }
             if !tool_kind.is_null() {
                 self.tool_kinds.insert(call_id.clone(), tool_kind.clone());
             }
@@ -497,6 +544,13 @@ impl Loader<'_> {
             }
         };
         let claims = claims(wire(object, "encryptedValue", "encrypted_value")).unwrap_or_default();
+        let retried = claims.get("outcome").is_some_and(|outcome| outcome == "retried");
+        let read: &[&str] = if retried {
+            &["tool_kind", "outcome", "retry"]
+        } else {
+            &["tool_kind", "outcome"]
+        };
+        self.unread_claims(object, || path.to_owned(), read);
         // The return's own claim, else its call's (`ToolCallResultEvent` has no metadata slot).
         let tool_kind = match parse_tool_kind(claims.get("tool_kind").unwrap_or(&Value::Null)) {
             Value::Null => self.tool_kinds.get(call_id).cloned().unwrap_or(Value::Null),
@@ -523,6 +577,7 @@ impl Loader<'_> {
             // Plain content within the parser's depth limit where it stands (in the history's
             // array, the message, its parts and the part): its JSON goes into the typed part as it is.
             Rehydrated::Plain { json, nesting } if typed && nesting + 4 < msgflow_wire::MAX_DEPTH => {
+                self.unread_error_text(object, path, || client_error_text(&json.to_value()));
                 let mut returned =
                     typed_parts::tool_return(name, call_id.clone(), ToolReturnOutcome::from_wire(outcome));
                 returned.retry = Field::Null;
@@ -534,6 +589,14 @@ impl Loader<'_> {
             other => other,
         };
         let (content, file_digests) = rehydrated.into_value();
+        self.unread_error_text(object, path, || {
+            if file_digests.is_empty() && !crate::vercel_ui::holds_content_item(&content) {
+                client_error_text(&content)
+            } else {
+                let probe = object! {"content": content.clone(), "content_file_digests": file_digests.clone()};
+                crate::ui_payloads::error_text_with_files(&probe)
+            }
+        });
         // `_narrow_return`: one of pydantic-ai's own kinds the content does not substantiate is stripped
         // (a return with no kind has nothing to narrow). The content goes into the probe and back out
         // of it, not copied.
@@ -585,11 +648,40 @@ impl Loader<'_> {
     fn reasoning(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
         let content = string_content(object, path)?;
         // The part's provider fields, as JSON text; anything else reads as none.
-        let metadata = wire(object, "encryptedValue", "encrypted_value")
-            .and_then(Value::as_str)
+        let encrypted = ["encryptedValue", "encrypted_value"]
+            .into_iter()
+            .find_map(|key| Some((key, field(object, key).filter(|value| !value.is_null())?)));
+        let metadata = encrypted
+            .and_then(|(_, value)| value.as_str())
             .and_then(|text| serde_json::from_str::<Value>(text).ok())
-            .filter(Value::is_object)
-            .unwrap_or_else(|| json!({}));
+            .filter(Value::is_object);
+        const READ: [&str; 5] = [
+            "id",
+            "signature",
+            "provider_name",
+            "provider_details",
+            "canonical_system",
+        ];
+        match (encrypted, &metadata) {
+            (Some((key, _)), None) => self.loss(
+                LossKind::Dropped,
+                format!("{path}.{key}"),
+                "a reasoning message's `encryptedValue` that is no JSON object (pydantic-ai reads none of it)",
+            ),
+            (Some((key, _)), Some(Value::Object(fields))) => {
+                for unread in fields.keys().filter(|field| !READ.contains(&field.as_str())) {
+                    self.loss(
+                        LossKind::Dropped,
+                        format!("{path}.{key}"),
+                        format!(
+                            "`{unread}` of a reasoning message's `encryptedValue`, which pydantic-ai does not read"
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+        let metadata = metadata.unwrap_or_else(|| json!({}));
         let field = |key: &str| metadata.get(key).cloned().unwrap_or(Value::Null);
         let typed = (
             typed_parts::nullable_text(&field("id")),
@@ -610,121 +702,6 @@ impl Loader<'_> {
         }
         self.builder
             .restore_canonical_system(&field("provider_name"), &field("canonical_system"));
-        Ok(())
-    }
-
-    /// pydantic-ai's own activities carry the parts it rides through the client, or whole
-    /// messages enqueued during a run (then this returns `true`); any other activity (and files,
-    /// which `preserve_file_data=False` skips) loads as nothing.
-    fn activity(&mut self, object: &Map<String, Value>, path: &str) -> Result<bool, ShapeError> {
-        let activity_type = wire(object, "activityType", "activity_type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if activity_type == ENQUEUED_MESSAGES_ACTIVITY_TYPE {
-            self.enqueued_messages(object, path)?;
-            return Ok(true);
-        }
-        let own = [
-            dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE,
-            dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE,
-            dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE,
-            dump::COMPACTION_ACTIVITY_TYPE,
-        ];
-        if own.contains(&activity_type) {
-            let Some(content) = object.get("content").and_then(Value::as_object) else {
-                return Err(shape(
-                    &format!("{path}.content"),
-                    "expected the activity's `content` as an object",
-                ));
-            };
-            let part = match activity_type {
-                dump::TOOL_AVAILABILITY_DELTA_ACTIVITY_TYPE => Some(tool_availability_delta_from_payload(content)),
-                dump::CAPABILITY_LOAD_DELTA_ACTIVITY_TYPE => capability_load_delta_from_payload(content),
-                dump::MODEL_SETTINGS_DELTA_ACTIVITY_TYPE => model_settings_delta_from_payload(content),
-                _ => compaction_from_payload(&object["content"]),
-            };
-            let Some(part) = part else {
-                self.loss(
-                    LossKind::Dropped,
-                    path,
-                    format!("a `{activity_type}` activity whose content pydantic-ai does not load"),
-                );
-                return Ok(false);
-            };
-            if part["part_kind"] == "compaction" {
-                // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
-                let provider_name = part.get("provider_name").cloned().unwrap_or(Value::Null);
-                let to_request = is_request_compaction(&part);
-                self.builder.add(part, to_request);
-                let canonical = content.get("canonical_system").unwrap_or(&Value::Null);
-                self.builder.restore_canonical_system(&provider_name, canonical);
-            } else {
-                self.builder.add(part, true);
-            }
-            return Ok(false);
-        }
-        if activity_type != super::RECORD_ACTIVITY_TYPE {
-            self.loss(
-                LossKind::Dropped,
-                path,
-                format!("an AG-UI `{activity_type}` activity (not part of a history)"),
-            );
-        }
-        Ok(false)
-    }
-
-    /// An enqueued-messages activity: its messages loaded on their own (`load_messages` of
-    /// `_enqueued_messages`), then appended whole (`MessagesBuilder._append_whole`). pydantic-ai
-    /// loads messages that do not validate as AG-UI messages as none and refuses the input where
-    /// they do not load; msgflow leaves out what it cannot load, reported dropped, either way.
-    fn enqueued_messages(&mut self, object: &Map<String, Value>, path: &str) -> Result<(), ShapeError> {
-        let Some(content) = object.get("content").and_then(Value::as_object) else {
-            return Err(shape(
-                &format!("{path}.content"),
-                "expected the activity's `content` as an object",
-            ));
-        };
-        if self.enqueued {
-            self.loss(
-                LossKind::Dropped,
-                path,
-                "an enqueued-messages activity within another (pydantic-ai loads it as nothing)",
-            );
-            return Ok(());
-        }
-        let messages_path = format!("{path}.content.messages");
-        let Some(Value::Array(messages)) = content.get("messages") else {
-            self.loss(
-                LossKind::Dropped,
-                path,
-                "an enqueued-messages activity without a `messages` array (pydantic-ai loads it as nothing)",
-            );
-            return Ok(());
-        };
-        // `load_messages` of them alone: a history of their own, calls of their own.
-        let mut report = Report::default();
-        let enqueued = Loader {
-            document: self.document,
-            report: &mut report,
-            builder: Builder::new(Vec::new()),
-            tool_names: HashMap::new(),
-            tool_kinds: HashMap::new(),
-            enqueued: true,
-        };
-        match enqueued.read(messages, &messages_path, 0) {
-            Ok(loaded) => {
-                self.report.losses.extend(report.losses);
-                self.builder.append_whole(loaded);
-            }
-            Err(err) => self.loss(
-                LossKind::Dropped,
-                err.path,
-                format!(
-                    "the enqueued messages of this activity, which do not load: {}",
-                    err.message
-                ),
-            ),
-        }
         Ok(())
     }
 }

@@ -133,7 +133,7 @@ fn locate_body<'v>(value: &'v Value, document: usize, report: &mut Report) -> Re
                 report.push(
                     LossKind::Dropped,
                     document,
-                    format!("{path}.{key}"),
+                    crate::loss::key_path(&path, key),
                     format!("request field `{key}` (a history holds messages only)"),
                 );
             }
@@ -248,7 +248,7 @@ impl Reader<'_> {
             } else {
                 format!("`{key}` of a `{kind}` block")
             };
-            self.loss(LossKind::Dropped, format!("{path}.{key}"), what);
+            self.loss(LossKind::Dropped, crate::loss::key_path(path, key), what);
         }
     }
 
@@ -264,7 +264,7 @@ impl Reader<'_> {
         for key in object.keys().filter(|key| !matches!(key.as_str(), "role" | "content")) {
             self.loss(
                 LossKind::Dropped,
-                format!("{path}.{key}"),
+                crate::loss::key_path(path, key),
                 format!("`{key}` of a message"),
             );
         }

@@ -57,7 +57,7 @@ pub(super) fn span_document(
                 .map(|(key, value)| Attribute {
                     key: key.clone(),
                     value: Cow::Borrowed(value),
-                    path: super::key_path(path, key),
+                    path: crate::loss::key_path(path, key),
                 })
                 .collect();
             if !attributes.iter().any(|attribute| is_message_attribute(&attribute.key)) {
@@ -329,7 +329,7 @@ impl Loader<'_> {
             if !matches!(key.as_str(), "role" | "parts" | "finish_reason") {
                 self.loss(
                     LossKind::Dropped,
-                    super::key_path(path, key),
+                    crate::loss::key_path(path, key),
                     format!("`{key}` of an OTel message"),
                 );
             }
@@ -371,6 +371,7 @@ impl Loader<'_> {
     fn request_part(&mut self, role: &str, part: &Value, path: &str) -> Result<(), ShapeError> {
         let object = part_object(part, path)?;
         let kind = get(object, "type").as_str().unwrap_or("");
+        self.unread_part_keys(object, kind, role, path);
         match kind {
             "text" if role == "system" => {
                 self.flush_user_prompt();
@@ -416,6 +417,42 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// Reports the keys of a part of `kind` (in a message of `role`, at `path`) that its reading
+    /// leaves out: each kind's own, and of alternative spellings the first given.
+    fn unread_part_keys(&mut self, object: &Map<String, Value>, kind: &str, role: &str, path: &str) {
+        let first_of = |keys: &[&'static str]| keys.iter().copied().find(|key| object.contains_key(*key));
+        let mut read: Vec<&str> = vec!["type"];
+        match kind {
+            "text" if role == "system" => read.extend(["content", "visible"]),
+            "text" | "thinking" | "reasoning" => read.push("content"),
+            "tool_call" | "server_tool_call" => {
+                read.extend(["id", "name", "builtin"]);
+                read.extend(first_of(&["arguments", "server_tool_call"]));
+            }
+            "tool_call_response" | "server_tool_call_response" => {
+                read.extend(["id", "name", "builtin"]);
+                read.extend(first_of(&["result", "response", "server_tool_call_response"]));
+            }
+            "uri" | "image-url" | "audio-url" | "video-url" | "document-url" => {
+                read.extend(["mime_type", "modality"]);
+                read.extend(first_of(&["uri", "url"]));
+            }
+            "blob" | "binary" => {
+                read.extend(["content", "modality"]);
+                read.extend(first_of(&["mime_type", "media_type"]));
+            }
+            // Dropped whole where it is read.
+            _ => return,
+        }
+        for key in object.keys().filter(|key| !read.contains(&key.as_str())) {
+            self.loss(
+                LossKind::Dropped,
+                crate::loss::key_path(path, key),
+                format!("`{key}` of an OTel `{kind}` part"),
+            );
+        }
+    }
+
     /// A text part's `content`; a span recorded without content holds none.
     fn text_content(&mut self, object: &Map<String, Value>, path: &str) -> String {
         match get(object, "content") {
@@ -452,6 +489,7 @@ impl Loader<'_> {
         let result = object
             .get("result")
             .or_else(|| object.get("response"))
+            .or_else(|| object.get("server_tool_call_response"))
             .unwrap_or(&Value::Null);
         // The file items of a result are pydantic-ai's dumps of the files the content held: recorded,
         // so that they load as files again (`_check_file_provenance`).
@@ -547,7 +585,9 @@ impl Loader<'_> {
             let part_path = format!("{path}[{index}]");
             let part_object = part_object(part, &part_path)?;
             let builtin = get(part_object, "builtin") == &Value::Bool(true);
-            match get(part_object, "type").as_str().unwrap_or("") {
+            let kind = get(part_object, "type").as_str().unwrap_or("");
+            self.unread_part_keys(part_object, kind, "assistant", &part_path);
+            match kind {
                 "text" => {
                     let content = self.text_content(part_object, &part_path);
                     history_parts.push(Part::Response(typed_parts::text(content)));
@@ -562,7 +602,11 @@ impl Loader<'_> {
                         self.call_names.insert(id.clone(), name.clone());
                     }
                     let native = builtin || kind == "server_tool_call";
-                    let args = get(part_object, "arguments");
+                    // The semantic conventions' `server_tool_call` holds the call's own details.
+                    let args = part_object
+                        .get("arguments")
+                        .or_else(|| part_object.get("server_tool_call"))
+                        .unwrap_or(&Value::Null);
                     // As the JSON below reads: arguments within the parser's depth limit where
                     // they stand (`null` ones read as none, not as `null` text).
                     if let (false, Value::String(id), Value::String(name)) = (native, &id, get(part_object, "name")) {

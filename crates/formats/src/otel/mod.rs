@@ -33,7 +33,7 @@ use msgflow_wire::ModelMessage;
 use serde_json::{Map, Value};
 
 use crate::loaded::LoadedMessage;
-use crate::loss::{self, Report};
+use crate::loss::Report;
 use crate::openai_chat::ShapeError;
 use crate::round_trip::ReadBackError;
 use crate::{ConvertError, ConvertOptions};
@@ -172,13 +172,6 @@ pub fn from_documents(
         histories.push(parse(history, document)?);
     }
     Ok(histories)
-}
-
-/// `path` and one key further.
-fn key_path(path: &str, key: &str) -> String {
-    let mut path = path.to_owned();
-    loss::push_key(&mut path, key);
-    path
 }
 
 fn parse(history: Vec<LoadedMessage>, document: usize) -> Result<Vec<ModelMessage>, (usize, ShapeError)> {

@@ -122,27 +122,65 @@ fn normal_citation(citation: &Value, offset: i64) -> Value {
 }
 
 /// `load_citations` (`pydantic_ai.ui.vercel_ai._utils`): the citations of a UI text part that
-/// validate and whose anchor fits in its text, or null for none.
-pub(super) fn load_citations(data: &Value, text: &str) -> Value {
+/// validate and whose anchor fits in its text, or null for none; beside them what of `data` they
+/// leave out, by path within it: `[2]` for a citation that does not load, `[0].sources[1].key` for
+/// a key its model has no field for.
+pub(super) fn load_citations(data: &Value, text: &str) -> (Value, Vec<String>) {
     let Some(items) = data.as_array() else {
-        return Value::Null;
+        return (Value::Null, Vec::new());
     };
     let length = text.chars().count() as i64;
-    let citations: Vec<Value> = items
-        .iter()
-        .filter_map(valid_citation)
-        .filter(|citation| {
+    let mut left_out = Vec::new();
+    let mut citations = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let loaded = valid_citation(item).filter(|citation| {
             citation["anchor"]
                 .get("end")
                 .and_then(Value::as_i64)
                 .is_none_or(|end| end <= length)
-        })
-        .collect();
-    if citations.is_empty() {
+        });
+        match loaded {
+            Some(citation) => {
+                citations.push(citation);
+                left_out.extend(unread_keys(item).into_iter().map(|within| format!("[{index}]{within}")));
+            }
+            None => left_out.push(format!("[{index}]")),
+        }
+    }
+    let citations = if citations.is_empty() {
         Value::Null
     } else {
         Value::Array(citations)
+    };
+    (citations, left_out)
+}
+
+/// The keys of a citation that loads ([`valid_citation`]) its models have no field for, by path
+/// within it.
+fn unread_keys(item: &Value) -> Vec<String> {
+    fn others(object: Option<&Map<String, Value>>, path: &str, fields: &[&str], out: &mut Vec<String>) {
+        for key in object.into_iter().flat_map(Map::keys) {
+            if !fields.contains(&key.as_str()) {
+                out.push(crate::loss::key_path(path, key));
+            }
+        }
     }
+    let mut out = Vec::new();
+    others(item.as_object(), "", &["sources", "anchor"], &mut out);
+    for (index, source) in item["sources"].as_array().into_iter().flatten().enumerate() {
+        let fields: &[&str] = match source["kind"].as_str() {
+            Some("document") => &["document_id", "title", "excerpts", "kind"],
+            _ => &["url", "title", "excerpts", "kind"],
+        };
+        others(source.as_object(), &format!(".sources[{index}]"), fields, &mut out);
+    }
+    others(
+        item["anchor"].as_object(),
+        ".anchor",
+        &["start", "end", "kind"],
+        &mut out,
+    );
+    out
 }
 
 /// A `Citation` as pydantic validates it: at least one web or document source (a document source

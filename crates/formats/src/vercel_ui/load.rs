@@ -9,19 +9,21 @@ use super::dump::USER_PROMPT_START_KEY;
 use super::PROVIDER_METADATA_KEY;
 use crate::loaded::LoadedMessage;
 use crate::loss::{LossKind, Report};
-use crate::messages_builder::{binary_json, from_data_uri, Builder, Part};
+use crate::messages_builder::{binary_json, from_data_uri, sibling_path, Builder, Part, INTERNAL_KEY};
 use crate::object::{field, field_of, object};
 use crate::openai_chat::ShapeError;
 use crate::typed_parts;
 use crate::ui_payloads::{
     capability_load_delta_from_payload, compaction_from_payload, is_request_compaction,
-    model_settings_delta_from_payload, retry_feedback_from_payload, tool_availability_delta_from_payload,
+    model_settings_delta_from_payload, payload_left_out, retry_feedback_from_payload,
+    tool_availability_delta_from_payload,
 };
 
 mod tool;
+mod unread;
 mod values;
 
-use values::{apply_message_metadata, structured_content, user_file};
+use values::{apply_message_metadata, loadable_timestamp, structured_content, user_file};
 
 fn shape(path: &str, message: impl Into<String>) -> ShapeError {
     ShapeError {
@@ -92,7 +94,7 @@ impl Loader<'_> {
     /// Reads `messages` (index `first` on of the array at `path`) into the history.
     fn read(mut self, messages: &mut [Value], path: &str, first: usize) -> Result<Vec<LoadedMessage>, ShapeError> {
         for (index, message) in messages.iter_mut().enumerate() {
-            self.message(message, &format!("{path}[{}]", first + index))?;
+            self.message(message, &format!("{path}[{}]", first + index), first + index)?;
         }
         Ok(self.builder.into_messages())
     }
@@ -134,7 +136,8 @@ impl Loader<'_> {
         self.report.push(kind, self.document, path, what);
     }
 
-    fn message(&mut self, message: &mut Value, path: &str) -> Result<(), ShapeError> {
+    /// Reads the UI message of index `index` (at `path`) into the history.
+    fn message(&mut self, message: &mut Value, path: &str, index: usize) -> Result<(), ShapeError> {
         let Some(object) = message.as_object_mut() else {
             return Err(shape(path, "expected a UIMessage object with `id`, `role` and `parts`"));
         };
@@ -162,7 +165,7 @@ impl Loader<'_> {
         };
         for key in object.keys() {
             if !matches!(key.as_str(), "id" | "role" | "metadata" | "parts") {
-                self.unknown_key(format!("{path}.{key}"), format!("`{key}` of a UIMessage"))?;
+                self.unknown_key(crate::loss::key_path(path, key), format!("`{key}` of a UIMessage"))?;
             }
         }
         let Some(Value::Array(ui_parts)) = object.get_mut("parts") else {
@@ -189,14 +192,24 @@ impl Loader<'_> {
             }
             // Sources are dropped whole, below.
             let read_whole = !matches!(part_type, "source-url" | "source-document");
+            if read_whole {
+                self.unread_provider_metadata(part, &part_path, part_type, role);
+            }
+            // A tool part is read as the model of its state; another part as any model of its type.
+            let state_model = field_of(part, "state")
+                .and_then(Value::as_str)
+                .and_then(|state| super::part_defaults::model_of_state(part_type, state));
             for key in part.as_object().into_iter().flat_map(Map::keys) {
-                // Keys no model of its type has (pydantic-ai's, which the AI SDK's parts share), and
-                // those `load_messages` reads nothing from.
-                let known = super::part_defaults::models_of(part_type).any(|model| model.keys.contains(&key.as_str()));
+                // Keys no model of its type (or state) has (pydantic-ai's, which the AI SDK's parts
+                // share), and those `load_messages` reads nothing from.
+                let known = match state_model {
+                    Some(model) => model.keys.contains(&key.as_str()),
+                    None => super::part_defaults::models_of(part_type).any(|model| model.keys.contains(&key.as_str())),
+                };
                 if !known || (read_whole && UNREAD_KEYS.contains(&key.as_str())) {
                     self.loss(
                         LossKind::Dropped,
-                        format!("{part_path}.{key}"),
+                        crate::loss::key_path(&part_path, key),
                         format!("`{key}` of a `{part_type}` UI part"),
                     );
                 }
@@ -208,15 +221,22 @@ impl Loader<'_> {
             // The tool parts give up their input and output to the history.
             _ => self.assistant(ui_parts, &parts_path)?,
         }
-        let has_parts = !ui_parts.is_empty();
         let target_kind = if role == "assistant" { "response" } else { "request" };
         let metadata = field(object, "metadata").unwrap_or(&Value::Null);
+        let timestamp = loadable_timestamp(metadata);
+        let timestamp_given = timestamp.is_some();
+        self.unread_message_metadata(metadata, path, timestamp_given);
         let had_timestamp = ours(metadata).get("timestamp").is_some();
         match self.builder.target_index(checkpoint, target_kind) {
             Some(target) => {
                 let fields = self.builder.message_mut(target);
-                apply_message_metadata(fields, metadata);
+                let mut given = apply_message_metadata(fields, metadata, timestamp);
                 let stamped = fields.contains_key("timestamp");
+                given.id = id.is_some();
+                for (earlier, replaced) in self.builder.givers(target).land(index, given) {
+                    let at = replaced.path(&sibling_path(path, earlier));
+                    self.loss(LossKind::Dropped, at, replaced.what());
+                }
                 if let Some(id) = id {
                     self.builder.set_ui_message_id(target, id);
                 }
@@ -228,16 +248,64 @@ impl Loader<'_> {
                     );
                 }
             }
-            None if has_parts && id.is_some() => {
-                self.loss(
-                    LossKind::Dropped,
-                    format!("{path}.id"),
-                    "the `id` of a UIMessage that loads as no part",
-                );
+            // No history message to keep them on: what the message gives one is lost with it.
+            None => {
+                if id.is_some() {
+                    self.loss(
+                        LossKind::Dropped,
+                        format!("{path}.id"),
+                        "the `id` of a UIMessage that loads as no part",
+                    );
+                }
+                if let Value::Object(metadata) = metadata {
+                    for key in metadata
+                        .keys()
+                        .filter(|key| *key != PROVIDER_METADATA_KEY && *key != INTERNAL_KEY)
+                    {
+                        self.loss(
+                            LossKind::Dropped,
+                            crate::loss::key_path(&format!("{path}.metadata"), key),
+                            "`metadata` of a UIMessage that loads as no part",
+                        );
+                    }
+                }
+                if timestamp_given {
+                    self.loss(
+                        LossKind::Dropped,
+                        format!("{path}.metadata.{PROVIDER_METADATA_KEY}.timestamp"),
+                        "the timestamp of a UIMessage that loads as no part",
+                    );
+                }
             }
-            None => {}
         }
         Ok(())
+    }
+
+    /// The delta part a `data-*-delta` UI part at `path` loads as ([`delta_from_data`]); what it
+    /// leaves out, or the whole part where it loads none, is reported.
+    fn delta(&mut self, part: &Value, path: &str, part_type: &str) -> Option<Value> {
+        match delta_from_data(part) {
+            Some((delta, left_out)) => {
+                for within in left_out {
+                    self.loss(
+                        LossKind::Dropped,
+                        format!("{path}.data{within}"),
+                        format!(
+                            "a value of a `{part_type}` part pydantic-ai leaves out (not a tool name, or not read)"
+                        ),
+                    );
+                }
+                Some(delta)
+            }
+            None => {
+                self.loss(
+                    LossKind::Dropped,
+                    path,
+                    format!("a `{part_type}` part whose data pydantic-ai does not load"),
+                );
+                None
+            }
+        }
     }
 
     fn system(&mut self, ui_parts: &[Value], path: &str) -> Result<(), ShapeError> {
@@ -252,6 +320,7 @@ impl Loader<'_> {
                 ours(field_of(part, "providerMetadata").unwrap_or(&Value::Null)),
                 "retry_feedback",
             );
+            self.unread_retry_feedback(claim, &part_path);
             match retry_feedback_from_payload(claim) {
                 Some(feedback) => self.builder.add(feedback, true),
                 None => self.builder.add(typed_parts::system_prompt(text.to_owned()), true),
@@ -275,6 +344,7 @@ impl Loader<'_> {
             match part_type {
                 "text" => {
                     let text = text_of(part, &part_path)?;
+                    self.unread_retry_feedback(get(metadata, "retry_feedback"), &part_path);
                     if let Some(feedback) = retry_feedback_from_payload(get(metadata, "retry_feedback")) {
                         self.flush_prompt(&mut content);
                         self.builder.add(feedback, true);
@@ -285,12 +355,16 @@ impl Loader<'_> {
                         claim => content.push(structured_content(claim, text)),
                     }
                 }
-                "file" => content.push(user_file(part, metadata, &part_path)?),
+                "file" => {
+                    self.unread_media_type(part, &part_path);
+                    content.push(user_file(part, metadata, &part_path)?);
+                }
                 super::dump::COMPACTION_DATA_TYPE => {
                     // A summary the application wrote keeps its place among the prompts around it;
                     // a provider's compaction (or a payload that does not validate) is skipped.
                     match compaction_from_payload(part.get("data").unwrap_or(&Value::Null)) {
                         Some(compaction) if is_request_compaction(&compaction) => {
+                            self.unread_payload(part, &part_path, "compaction");
                             self.flush_prompt(&mut content);
                             self.builder.add(compaction, true);
                         }
@@ -302,20 +376,13 @@ impl Loader<'_> {
                     }
                 }
                 "data-tool-availability-delta" | "data-capability-load-delta" | "data-model-settings-delta" => {
-                    match delta_from_data(part) {
-                        // A settings change goes after the prompt it was recorded behind; the other
-                        // deltas go where they are, ahead of the prompt not flushed yet.
-                        Some(delta) => {
-                            if part_type == "data-model-settings-delta" {
-                                self.flush_prompt(&mut content);
-                            }
-                            self.builder.add(delta, true);
+                    // A settings change goes after the prompt it was recorded behind; the other
+                    // deltas go where they are, ahead of the prompt not flushed yet.
+                    if let Some(delta) = self.delta(part, &part_path, part_type) {
+                        if part_type == "data-model-settings-delta" {
+                            self.flush_prompt(&mut content);
                         }
-                        None => self.loss(
-                            LossKind::Dropped,
-                            &part_path,
-                            format!("a `{part_type}` part whose data pydantic-ai does not load"),
-                        ),
+                        self.builder.add(delta, true);
                     }
                 }
                 _ if part_type.starts_with("data-") => self.data_part(part_type, &part_path),
@@ -387,16 +454,21 @@ impl Loader<'_> {
             enqueued: true,
             keep_input: self.keep_input,
         };
-        match loader.read(messages, &format!("{path}.data.messages"), 0) {
+        let messages_path = format!("{path}.data.messages");
+        match loader.read(messages, &messages_path, 0) {
             Ok(loaded) => {
                 self.report.losses.extend(report.losses);
                 loaded
             }
+            // pydantic-ai loads none of them: all are dropped, for the reason found where it is.
             Err(err) => {
                 self.loss(
                     LossKind::Dropped,
-                    err.path,
-                    format!("the enqueued messages of this part, which do not load: {}", err.message),
+                    messages_path,
+                    format!(
+                        "the enqueued messages of this part, which do not load (at {}: {})",
+                        err.path, err.message
+                    ),
                 );
                 Vec::new()
             }
@@ -425,13 +497,24 @@ impl Loader<'_> {
                 "text" => {
                     let text = text_of(part, &part_path)?;
                     let details = get(&metadata, "provider_details");
-                    let citations = load_citations(get(&metadata, "citations"), text);
-                    if citations.is_null() && !get(&metadata, "citations").is_null() {
+                    let claimed = get(&metadata, "citations");
+                    let (citations, left_out) = load_citations(claimed, text);
+                    let citations_path = format!("{part_path}.providerMetadata.pydantic_ai.citations");
+                    if !claimed.is_null() && !claimed.is_array() {
                         self.loss(
                             LossKind::Dropped,
-                            format!("{part_path}.providerMetadata.pydantic_ai.citations"),
+                            citations_path,
                             "citations pydantic-ai does not load (`load_citations`)",
                         );
+                    } else {
+                        for within in left_out {
+                            let what = if within.ends_with(']') {
+                                "a citation pydantic-ai does not load (`load_citations`: it does not validate, or its anchor is past the text)"
+                            } else {
+                                "a value of a citation its models have no field for"
+                            };
+                            self.loss(LossKind::Dropped, format!("{citations_path}{within}"), what);
+                        }
                     }
                     let details = if details.is_object() {
                         details.clone()
@@ -492,6 +575,7 @@ impl Loader<'_> {
                         .restore_canonical_system(get(&metadata, "provider_name"), get(&metadata, "canonical_system"));
                 }
                 "file" => {
+                    self.unread_media_type(part, &part_path);
                     let url = part["url"].as_str().unwrap_or("");
                     let Some((media_type, bytes)) = from_data_uri(url) else {
                         return Err(shape(
@@ -520,6 +604,7 @@ impl Loader<'_> {
                     let data = part.get("data").unwrap_or(&Value::Null);
                     match compaction_from_payload(data) {
                         Some(compaction) => {
+                            self.unread_payload(part, &part_path, "compaction");
                             let provider_name = get_value(&compaction, "provider_name").clone();
                             // `MessagesBuilder.add`: a compaction no provider produced goes to a request.
                             let to_request = is_request_compaction(&compaction);
@@ -535,7 +620,7 @@ impl Loader<'_> {
                     }
                 }
                 "data-tool-availability-delta" | "data-capability-load-delta" | "data-model-settings-delta" => {
-                    match delta_from_data(part) {
+                    match self.delta(part, &part_path, part_type) {
                         // A settings change is streamed at the start of the request recording it:
                         // at its end, after the messages enqueued into the step if there are any.
                         Some(delta) if part_type == "data-model-settings-delta" && !pending_enqueued.is_empty() => {
@@ -547,11 +632,7 @@ impl Loader<'_> {
                             pending.push(delta.into());
                         }
                         Some(delta) => self.builder.add(delta, true),
-                        None => self.loss(
-                            LossKind::Dropped,
-                            &part_path,
-                            format!("a `{part_type}` part whose data pydantic-ai does not load"),
-                        ),
+                        None => {}
                     }
                 }
                 ENQUEUED_MESSAGES_DATA_TYPE => {
@@ -579,13 +660,15 @@ impl Loader<'_> {
 }
 
 /// The delta part a `data-*-delta` UI part loads as (`*_from_payload`), or `None` when pydantic-ai
-/// skips it.
-fn delta_from_data(part: &Value) -> Option<Value> {
+/// skips it, and the paths within its `data` of what it leaves out.
+fn delta_from_data(part: &Value) -> Option<(Value, Vec<String>)> {
     let payload = part.get("data")?.as_object()?;
     match part["type"].as_str()? {
         "data-tool-availability-delta" => Some(tool_availability_delta_from_payload(payload)),
-        "data-capability-load-delta" => capability_load_delta_from_payload(payload),
-        _ => model_settings_delta_from_payload(payload),
+        "data-capability-load-delta" => capability_load_delta_from_payload(payload)
+            .map(|delta| (delta, payload_left_out(payload, "capability-load-delta"))),
+        _ => model_settings_delta_from_payload(payload)
+            .map(|delta| (delta, payload_left_out(payload, "model-settings-delta"))),
     }
 }
 

@@ -74,11 +74,53 @@ impl Loader<'_> {
         let provider_name = get(&metadata, "provider_name").clone();
         let provider_details = get(&metadata, "provider_details").clone();
         let tool_kind = parse_tool_kind(get(&metadata, "tool_kind"));
-        if get(&metadata, "tool_kind").is_string() && tool_kind.is_null() {
+        if !get(&metadata, "tool_kind").is_null() && tool_kind.is_null() {
             self.loss(
                 LossKind::Dropped,
                 format!("{path}.callProviderMetadata.pydantic_ai.tool_kind"),
                 "a `tool_kind` pydantic-ai does not define (`parse_tool_kind`)",
+            );
+        }
+        // `outcome` says what the state does not (an interrupted or retried return); another
+        // than the state's own is not read.
+        let outcome_claim = get(&metadata, "outcome");
+        let state_outcomes: &[&str] = match state {
+            "output-available" => &["success", "interrupted"],
+            "output-error" => &["failed", "retried"],
+            "output-denied" => &["denied"],
+            _ => &[],
+        };
+        if !outcome_claim.is_null()
+            && !outcome_claim
+                .as_str()
+                .is_some_and(|outcome| state_outcomes.contains(&outcome))
+        {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.outcome"),
+                "an `outcome` claim the tool part's state does not take",
+            );
+        }
+        // `retry` is read for a retried return only (`parse_tool_retry`), and only as a retry.
+        let retry_claim = get(&metadata, "retry");
+        let retried = state == "output-error" && get(&metadata, "outcome") == "retried";
+        if !retry_claim.is_null() && (!retried || parse_tool_retry(retry_claim).is_null()) {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.callProviderMetadata.pydantic_ai.retry"),
+                "a `retry` claim pydantic-ai does not read (of a return that was not retried, or no retry)",
+            );
+        }
+        // An approval's id is its call's where pydantic-ai asks for one (`approval-requested`); a
+        // denial's is made up on the way out (`output-denied`), and either way none is kept.
+        let approval_id = field_of(part, "approval").and_then(|approval| approval.get("id"));
+        if state != "approval-responded"
+            && approval_id.is_some_and(|id| id.as_str().is_some_and(|id| id != tool_call_id))
+        {
+            self.loss(
+                LossKind::Dropped,
+                format!("{path}.approval.id"),
+                "the `approval.id` of a tool part, other than its call's (a history keeps no approval id)",
             );
         }
         if state == "approval-responded" {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{get, shape, truthy};
-use crate::messages_builder::{binary_json, from_data_uri, INTERNAL_KEY};
+use crate::messages_builder::{binary_json, from_data_uri, Given, INTERNAL_KEY};
 use crate::object::object;
 use crate::openai_chat::ShapeError;
 use crate::ui_payloads::{loaded_tool_output, structured_content_from_payload, PROVIDER_METADATA_KEY};
@@ -79,23 +79,40 @@ pub(super) fn user_file(part: &Value, metadata: &Map<String, Value>, path: &str)
     )
 }
 
+/// A UIMessage's `metadata.pydantic_ai.timestamp` where it validates as a `datetime` (a Unix
+/// time too), as `apply_message_metadata` takes it.
+pub(super) fn loadable_timestamp(metadata: &Value) -> Option<msgflow_wire::Timestamp> {
+    let value = metadata.get(PROVIDER_METADATA_KEY)?.get("timestamp")?;
+    <msgflow_wire::Timestamp as serde::Deserialize>::deserialize(value)
+        .ok()
+        .filter(msgflow_wire::Timestamp::is_loadable)
+}
+
 /// `apply_message_metadata`: application metadata replaces the message's; `pydantic_ai.timestamp`
-/// sets its timestamp when it validates as a `datetime` (a Unix time too).
-pub(super) fn apply_message_metadata(target: &mut Map<String, Value>, metadata: &Value) {
-    let Value::Object(metadata) = metadata else { return };
+/// (`timestamp`, [`loadable_timestamp`] of it) sets its timestamp. Returns what it gave the
+/// message (the keys of the application metadata, whether a timestamp), the `id` left out.
+pub(super) fn apply_message_metadata(
+    target: &mut Map<String, Value>,
+    metadata: &Value,
+    timestamp: Option<msgflow_wire::Timestamp>,
+) -> Given {
+    let Value::Object(metadata) = metadata else {
+        return Given::default();
+    };
     let application: Map<String, Value> = metadata
         .iter()
         .filter(|(key, _)| key.as_str() != PROVIDER_METADATA_KEY && key.as_str() != INTERNAL_KEY)
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
+    let keys = application.keys().cloned().collect();
     if !application.is_empty() {
         target.insert("metadata".into(), Value::Object(application));
     }
-    let timestamp = metadata
-        .get(PROVIDER_METADATA_KEY)
-        .and_then(|ours| ours.get("timestamp"))
-        .and_then(|value| serde_json::from_value::<msgflow_wire::Timestamp>(value.clone()).ok())
-        .filter(msgflow_wire::Timestamp::is_loadable);
+    let given = Given {
+        id: false,
+        metadata: keys,
+        timestamp: timestamp.is_some(),
+    };
     match timestamp.as_ref().map(|timestamp| (timestamp, timestamp.parts())) {
         // A datetime as pydantic-ai writes the one it read.
         Some((_, Some(parts))) => {
@@ -113,4 +130,5 @@ pub(super) fn apply_message_metadata(target: &mut Map<String, Value>, metadata: 
         }
         None => {}
     }
+    given
 }
