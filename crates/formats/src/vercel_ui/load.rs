@@ -291,7 +291,7 @@ impl Loader<'_> {
                         LossKind::Dropped,
                         format!("{path}.data{within}"),
                         format!(
-                            "a value of a `{part_type}` part pydantic-ai leaves out (not a tool name, or not read)"
+                            "a value of a `{part_type}` part pydantic-ai does not read (no field of the delta, or not a tool name)"
                         ),
                     );
                 }
