@@ -504,12 +504,17 @@ mod tests {
             {"kind": "image-url", "url": url, "media_type": "image/jpeg", "identifier": "d8ea78"},
             {"kind": "binary", "data": "aGk=", "media_type": "text/plain", "identifier": msgflow_media::identifier_for_bytes(b"hi")},
             {"kind": "image-url", "url": url, "media_type": "image/png", "identifier": "mine"},
+            {"kind": "uploaded-file", "file_id": "files/x/report.pdf", "provider_name": "openai",
+             "media_type": "application/pdf"},
         ]}]);
         assert_eq!(msgflow_media::identifier_for_url(url), "d8ea78");
         let back = json!([{"part_kind": "user-prompt", "content": [
             {"kind": "image-url", "url": url, "media_type": null, "identifier": null},
             {"kind": "binary", "data": "aGk=", "media_type": "text/plain"},
             {"kind": "image-url", "url": url},
+            // An uploaded file's media type is inferred from its file id (found by a seeded run of
+            // the loss-report check, through `to openai-chat`, which sends no media type).
+            {"kind": "uploaded-file", "file_id": "files/x/report.pdf", "provider_name": "openai", "media_type": null},
         ]}]);
         let mut report = Report::default();
         diff(&original, &back, 0, &mut report);

@@ -162,7 +162,8 @@ fn is_schema_default(kind: Option<&str>, key: &str, value: &Value) -> bool {
 
 /// Whether `value` is what pydantic-ai computes for `key` of the file item `item` (of kind `kind`)
 /// when the key is left out or `null`: its `identifier`, a hash of its URL, data or file id
-/// (`_multi_modal_content_identifier`), or a URL item's `media_type`, inferred from the URL. Both
+/// (`_multi_modal_content_identifier`), or a URL item's or an uploaded file's `media_type`, inferred
+/// from the URL or the file id. Both
 /// are computed fields, dumped as computed, so an item that holds them as computed loads and
 /// dumps as one without them. (A tool return's `content_file_digests` is judged with its content,
 /// [`tool_return_as_loaded`]: an empty record and none load a content's files otherwise.)
@@ -193,6 +194,10 @@ fn is_computed_default(item: &Map<String, Value>, kind: Option<&str>, key: &str,
         ("identifier", None) if kind == "uploaded-file" => {
             text_of("file_id").is_some_and(|file_id| msgflow_media::identifier_for_file_id(file_id) == text)
         }
+        // `UploadedFile.media_type`: inferred from the file id's path.
+        ("media_type", None) if kind == "uploaded-file" => text_of("file_id")
+            .and_then(|file_id| msgflow_media::uploaded_file_item_media_type(None, file_id).ok())
+            .is_some_and(|inferred| inferred == text),
         _ => false,
     }
 }
